@@ -1,0 +1,44 @@
+"""Assist Memory's engine: pure Python, no Home Assistant imports.
+
+Importable as `custom_components.assist_memory.engine` inside Home Assistant and as the
+installed package `assist_memory_engine` (add-on, CLI, benchmarks). Relative imports only.
+"""
+
+from .backend import LocalBackend, MemoryBackend, MemoryFields, StoreStats
+from .errors import (
+    InvalidMemoryError,
+    MemoryEngineError,
+    MemoryFullError,
+    MemoryNotFoundError,
+    StorageError,
+    StoreBusyError,
+)
+from .models import CATEGORIES, HOUSEHOLD_SCOPE, SOURCES, Memory
+from .paths import resolve_store_path
+from .prompt import build_prompt_with_memory
+from .settings import StoreSettings
+from .store import ImportResult, LoadReport, MemoryPage, MemoryStore
+
+__all__ = [
+    "CATEGORIES",
+    "HOUSEHOLD_SCOPE",
+    "SOURCES",
+    "ImportResult",
+    "InvalidMemoryError",
+    "LoadReport",
+    "LocalBackend",
+    "Memory",
+    "MemoryBackend",
+    "MemoryEngineError",
+    "MemoryFields",
+    "MemoryFullError",
+    "MemoryNotFoundError",
+    "MemoryPage",
+    "MemoryStore",
+    "StorageError",
+    "StoreBusyError",
+    "StoreSettings",
+    "StoreStats",
+    "build_prompt_with_memory",
+    "resolve_store_path",
+]

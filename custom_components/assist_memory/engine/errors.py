@@ -1,0 +1,66 @@
+"""Errors raised by the engine.
+
+Every error carries a stable `code` (used for translations in Home Assistant, JSON
+bodies in the REST API and exit messages in the CLI) and `placeholders` for the message.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class MemoryEngineError(Exception):
+    """Base class of every error the engine raises on purpose."""
+
+    code = "engine_error"
+
+    def __init__(self, message: str, **placeholders: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.placeholders: dict[str, str] = {k: str(v) for k, v in placeholders.items()}
+
+
+class InvalidMemoryError(MemoryEngineError, ValueError):
+    """Input that can never be stored: empty content, bad confidence, unknown category."""
+
+    def __init__(self, code: str, message: str, **placeholders: Any) -> None:
+        super().__init__(message, **placeholders)
+        self.code = code
+
+
+class MemoryFullError(MemoryEngineError):
+    """The store holds `MEMORY_MAX_ITEMS` records and eviction is off."""
+
+    code = "memory_full"
+
+    def __init__(self, max_items: int) -> None:
+        super().__init__(f"memory is full ({max_items} items)", max_items=max_items)
+        self.max_items = max_items
+
+
+class MemoryNotFoundError(MemoryEngineError, KeyError):
+    """No memory has the given id (raised by callers that need a record)."""
+
+    code = "not_found"
+
+    def __init__(self, memory_id: str) -> None:
+        super().__init__(f"no memory with id {memory_id!r}", memory_id=memory_id)
+        self.memory_id = memory_id
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class StorageError(MemoryEngineError, OSError):
+    """The store could not be read or written (disk full, read-only folder, lock held)."""
+
+    code = "storage_error"
+
+    def __init__(self, message: str, path: object) -> None:
+        super().__init__(message, path=path)
+
+
+class StoreBusyError(StorageError):
+    """Another process holds the store's lock for longer than we wait."""
+
+    code = "store_busy"

@@ -1,0 +1,337 @@
+"""The memory record and the rules every field must satisfy."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+import json
+import math
+import re
+import secrets
+from typing import Any, Final
+
+from .errors import InvalidMemoryError
+
+CATEGORIES: Final = (
+    "preference",
+    "fact",
+    "pattern",
+    "event",
+    "person",
+    "routine",
+    "note",
+)
+DEFAULT_CATEGORY: Final = "fact"
+SOURCES: Final = ("user_stated", "inferred", "system")
+DEFAULT_SOURCE: Final = "user_stated"
+HOUSEHOLD_SCOPE: Final = "household"
+
+DEFAULT_MAX_CONTENT_LENGTH: Final = 2000
+MAX_KEY_LENGTH: Final = 200
+MAX_SCOPE_LENGTH: Final = 200
+MAX_TAG_LENGTH: Final = 50
+MAX_TAGS: Final = 20
+MAX_METADATA_CHARS: Final = 8192
+_ID_PATTERN: Final = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def utc_now() -> str:
+    """Return the current time as the ISO 8601 string every record uses."""
+    return datetime.now(UTC).isoformat()
+
+
+def new_id() -> str:
+    """Return a fresh random id (16 hex characters)."""
+    return secrets.token_hex(8)
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    """One long-term memory. Immutable: changes produce a new record."""
+
+    id: str
+    content: str
+    category: str = DEFAULT_CATEGORY
+    key: str | None = None
+    tags: tuple[str, ...] = ()
+    confidence: float = 1.0
+    source: str = DEFAULT_SOURCE
+    scope: str = HOUSEHOLD_SCOPE
+    session_id: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    created_at: str = ""
+    updated_at: str = ""
+    last_accessed: str | None = None
+    access_count: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form (a fresh, mutable copy)."""
+        return {
+            "id": self.id,
+            "content": self.content,
+            "category": self.category,
+            "key": self.key,
+            "tags": list(self.tags),
+            "confidence": self.confidence,
+            "source": self.source,
+            "scope": self.scope,
+            "session_id": self.session_id,
+            "metadata": dict(self.metadata),
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "last_accessed": self.last_accessed,
+            "access_count": self.access_count,
+        }
+
+    def with_changes(self, **changes: Any) -> Memory:
+        """Return a copy with the given fields replaced."""
+        return replace(self, **changes)
+
+
+# Names other implementations (seed 004 is TypeScript) use for the same fields.
+_ALIASES: Final = {
+    "createdAt": "created_at",
+    "updatedAt": "updated_at",
+    "lastAccessed": "last_accessed",
+    "accessCount": "access_count",
+    "sessionId": "session_id",
+    "value": "content",
+}
+
+
+def memory_from_dict(data: object, *, max_content_length: int) -> Memory:
+    """Validate a stored or imported record and return it.
+
+    Ids and timestamps are kept exactly, so an export restores exactly.
+    Raises InvalidMemoryError naming the first bad field.
+    """
+    if not isinstance(data, Mapping):
+        raise InvalidMemoryError(
+            "invalid_record", "a memory must be a JSON object", field="record"
+        )
+    record = {_ALIASES.get(str(k), str(k)): v for k, v in data.items()}
+    now = utc_now()
+    created_at = validate_timestamp(record.get("created_at") or now, "created_at")
+    last_accessed = record.get("last_accessed")
+    return Memory(
+        id=validate_id(record.get("id")),
+        content=validate_content(record.get("content"), max_content_length),
+        category=validate_category(record.get("category", DEFAULT_CATEGORY)),
+        key=validate_key(record.get("key")),
+        tags=validate_tags(record.get("tags", ())),
+        confidence=validate_confidence(record.get("confidence", 1.0)),
+        source=validate_source(record.get("source", DEFAULT_SOURCE)),
+        scope=validate_scope(record.get("scope", HOUSEHOLD_SCOPE)),
+        session_id=validate_optional_text(record.get("session_id"), "session_id"),
+        metadata=validate_metadata(record.get("metadata", {})),
+        created_at=created_at,
+        updated_at=validate_timestamp(
+            record.get("updated_at") or created_at, "updated_at"
+        ),
+        last_accessed=None
+        if last_accessed is None
+        else validate_timestamp(last_accessed, "last_accessed"),
+        access_count=validate_access_count(record.get("access_count", 0)),
+    )
+
+
+def validate_id(value: object) -> str:
+    """Ids are 1-64 characters of letters, digits, '_' and '-'."""
+    if not isinstance(value, str) or not _ID_PATTERN.match(value):
+        raise InvalidMemoryError(
+            "invalid_id",
+            "id must be 1-64 letters, digits, '_' or '-'",
+            field="id",
+        )
+    return value
+
+
+def validate_content(value: object, max_length: int) -> str:
+    """Content is non-blank text of at most `max_length` characters."""
+    if not isinstance(value, str):
+        raise InvalidMemoryError(
+            "invalid_content", "content must be text", field="content"
+        )
+    text = value.strip()
+    if not text:
+        raise InvalidMemoryError(
+            "empty_content", "content must not be empty", field="content"
+        )
+    if "\x00" in text:
+        raise InvalidMemoryError(
+            "invalid_content",
+            "content must not contain NUL characters",
+            field="content",
+        )
+    if len(text) > max_length:
+        raise InvalidMemoryError(
+            "content_too_long",
+            f"content is {len(text)} characters, the limit is {max_length}",
+            length=len(text),
+            max_length=max_length,
+        )
+    return text
+
+
+def validate_category(value: object) -> str:
+    """The category is one of CATEGORIES (case-insensitive)."""
+    category = value.strip().lower() if isinstance(value, str) else value
+    if category not in CATEGORIES:
+        raise InvalidMemoryError(
+            "unknown_category",
+            f"unknown category {value!r}; use one of: {', '.join(CATEGORIES)}",
+            category=value,
+            categories=", ".join(CATEGORIES),
+        )
+    return str(category)
+
+
+def validate_source(value: object) -> str:
+    """The source is one of SOURCES."""
+    if value not in SOURCES:
+        raise InvalidMemoryError(
+            "unknown_source",
+            f"unknown source {value!r}; use one of: {', '.join(SOURCES)}",
+            source=value,
+            sources=", ".join(SOURCES),
+        )
+    return str(value)
+
+
+def validate_confidence(value: object) -> float:
+    """Confidence is a number from 0 to 1."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or not 0.0 <= value <= 1.0
+    ):
+        raise InvalidMemoryError(
+            "invalid_confidence",
+            f"confidence must be a number from 0 to 1, not {value!r}",
+            confidence=value,
+        )
+    return float(value)
+
+
+def validate_scope(value: object) -> str:
+    """A scope is `household` or a user id: short text without whitespace."""
+    if (
+        not isinstance(value, str)
+        or not value.strip()
+        or len(value) > MAX_SCOPE_LENGTH
+        or any(ch.isspace() for ch in value.strip())
+    ):
+        raise InvalidMemoryError(
+            "invalid_scope",
+            "scope must be 'household' or a user id",
+            scope=value,
+        )
+    return value.strip()
+
+
+def validate_key(value: object) -> str | None:
+    """A key is optional short text; blank means none."""
+    return validate_optional_text(value, "key")
+
+
+def validate_optional_text(value: object, name: str) -> str | None:
+    """Optional short text (keys, session ids): blank means none."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or len(value) > MAX_KEY_LENGTH or "\x00" in value:
+        raise InvalidMemoryError(
+            f"invalid_{name}",
+            f"{name} must be text of at most {MAX_KEY_LENGTH} characters",
+            field=name,
+        )
+    return value.strip() or None
+
+
+def validate_tags(value: object) -> tuple[str, ...]:
+    """Tags: a list of short words or one comma-separated string.
+
+    Stored lowercase, trimmed and without duplicates, in the order given.
+    """
+    if isinstance(value, str):
+        raw: Iterable[object] = value.split(",")
+    elif isinstance(value, list | tuple):
+        raw = value
+    else:
+        raise InvalidMemoryError(
+            "invalid_tags", "tags must be a list of text", field="tags"
+        )
+    tags: list[str] = []
+    for item in raw:
+        if not isinstance(item, str):
+            raise InvalidMemoryError(
+                "invalid_tags", "tags must be a list of text", field="tags"
+            )
+        tag = item.strip().lower()
+        if not tag:
+            continue
+        if len(tag) > MAX_TAG_LENGTH or "," in tag or "\x00" in tag:
+            raise InvalidMemoryError(
+                "invalid_tags",
+                f"a tag has at most {MAX_TAG_LENGTH} characters and no commas",
+                field="tags",
+            )
+        if tag not in tags:
+            tags.append(tag)
+    if len(tags) > MAX_TAGS:
+        raise InvalidMemoryError(
+            "invalid_tags", f"at most {MAX_TAGS} tags", field="tags"
+        )
+    return tuple(tags)
+
+
+def validate_metadata(value: object) -> dict[str, Any]:
+    """Metadata is a JSON object of limited size."""
+    if not isinstance(value, Mapping):
+        raise InvalidMemoryError(
+            "invalid_metadata", "metadata must be a JSON object", field="metadata"
+        )
+    try:
+        encoded = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as err:
+        raise InvalidMemoryError(
+            "invalid_metadata",
+            f"metadata must be plain JSON: {err}",
+            field="metadata",
+        ) from err
+    if len(encoded) > MAX_METADATA_CHARS:
+        raise InvalidMemoryError(
+            "invalid_metadata",
+            f"metadata is larger than {MAX_METADATA_CHARS} characters",
+            field="metadata",
+        )
+    result: dict[str, Any] = json.loads(encoded)
+    return result
+
+
+def validate_timestamp(value: object, name: str) -> str:
+    """An ISO 8601 time; a time without zone is taken as UTC."""
+    if isinstance(value, str):
+        try:
+            parsed = datetime.fromisoformat(value)
+        except ValueError:
+            pass
+        else:
+            if parsed.tzinfo is None:
+                parsed = parsed.replace(tzinfo=UTC)
+            return parsed.isoformat()
+    raise InvalidMemoryError(
+        "invalid_timestamp", f"{name} must be an ISO 8601 time", field=name
+    )
+
+
+def validate_access_count(value: object) -> int:
+    """A non-negative whole number."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidMemoryError(
+            "invalid_access_count",
+            "access_count must be a whole number >= 0",
+            field="access_count",
+        )
+    return value

@@ -1,0 +1,678 @@
+"""MemoryStore: long-term memories in a JSON file (seed 004), crash-safe and fast.
+
+Files, side by side:
+- `memories.json`: the canonical snapshot, `{"format", "version", "generation",
+  "memories": [...]}` (a plain JSON list of records is also read).
+- `memories.journal`: changes since that snapshot, one fsynced JSON line each. It is
+  folded into the snapshot when it grows, at start and at close, so an add costs one
+  small append instead of rewriting every record.
+- `memories.lock`: an flock that serialises writers across processes (Home Assistant
+  and the CLI may share a folder). Each call notices changes made by another process.
+
+The store is synchronous and thread-safe; `LocalBackend` runs it off the event loop.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+import json
+import logging
+import math
+import os
+from pathlib import Path
+import threading
+from typing import Any, Final, Literal
+
+from .durable import (
+    append_durably,
+    fsync_directory,
+    process_lock,
+    storage_error,
+    write_atomically,
+)
+from .errors import InvalidMemoryError, MemoryFullError, StorageError
+from .journal import encode_begin, encode_delete, encode_put, read_journal
+from .models import (
+    DEFAULT_CATEGORY,
+    DEFAULT_SOURCE,
+    HOUSEHOLD_SCOPE,
+    Memory,
+    memory_from_dict,
+    new_id,
+    utc_now,
+    validate_category,
+    validate_confidence,
+    validate_content,
+    validate_key,
+    validate_metadata,
+    validate_optional_text,
+    validate_scope,
+    validate_source,
+    validate_tags,
+)
+from .settings import StoreSettings
+
+_LOGGER = logging.getLogger(__name__)
+
+SNAPSHOT_FORMAT: Final = "assist_memory"
+EXPORT_FORMAT: Final = "assist_memory_export"
+FORMAT_VERSION: Final = 1
+SortOrder = Literal["newest", "oldest", "updated", "most_used"]
+SORT_ORDERS: Final = ("newest", "oldest", "updated", "most_used")
+ImportMode = Literal["merge", "replace"]
+# Fold the journal when it is larger than this share of the snapshot (or 64 KiB).
+_FOLD_RATIO: Final = 8
+_FOLD_MIN_BYTES: Final = 64 * 1024
+
+_Signature = tuple[tuple[int, int, int] | None, tuple[int, int, int] | None]
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryPage:
+    """One page of a listing."""
+
+    items: list[Memory]
+    total: int
+    offset: int
+    limit: int
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    """What an import changed."""
+
+    added: int
+    updated: int
+    total: int
+
+
+@dataclass(slots=True)
+class LoadReport:
+    """What loading found; `set_aside` lists files moved away instead of lost."""
+
+    count: int = 0
+    set_aside: list[Path] = field(default_factory=list)
+    invalid_records: int = 0
+    replayed_ops: int = 0
+    dropped_torn_write: bool = False
+
+
+class MemoryStore:
+    """Persistent long-term memory with the seed-004 API and more."""
+
+    def __init__(
+        self,
+        path: Path,
+        settings: StoreSettings | None = None,
+        *,
+        clock: Callable[[], str] = utc_now,
+    ) -> None:
+        self.path = Path(path)
+        self.journal_path = self.path.with_suffix(".journal")
+        self.lock_path = self.path.with_suffix(".lock")
+        self.settings = settings or StoreSettings()
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._records: dict[str, Memory] = {}
+        self._generation = 0
+        self._seen: _Signature = (None, None)
+        self._journal_valid_size = 0
+        self._snapshot_size = 0
+        self._initialized = False
+        self.last_changed: str | None = None
+        self.last_report = LoadReport()
+
+    # -- lifecycle -----------------------------------------------------------
+
+    def init(self) -> LoadReport:
+        """Create the folder, load the file (or create an empty one) and fold the journal."""
+        with self._lock:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as err:
+                raise storage_error(err, self.path.parent) from err
+            with process_lock(self.lock_path):
+                report = self._load()
+                if not self.path.exists() or self._records_in_journal():
+                    self._write_snapshot(self._records)
+                self._initialized = True
+            return report
+
+    def close(self) -> None:
+        """Fold pending journal entries into the snapshot."""
+        with self._lock:
+            if self._initialized:
+                self.checkpoint()
+
+    def checkpoint(self) -> None:
+        """Fold the journal into the snapshot now (also done automatically)."""
+        with self._lock, process_lock(self.lock_path):
+            self._refresh_locked()
+            if self._records_in_journal():
+                self._write_snapshot(self._records)
+
+    def set_settings(self, settings: StoreSettings) -> None:
+        """Apply new limits; existing records are kept even if now over a limit."""
+        with self._lock:
+            self.settings = settings
+
+    # -- seed 004 API ---------------------------------------------------------
+
+    def add(
+        self,
+        content: str,
+        *,
+        category: str = DEFAULT_CATEGORY,
+        key: str | None = None,
+        tags: Sequence[str] | str = (),
+        confidence: float = 1.0,
+        source: str = DEFAULT_SOURCE,
+        scope: str = HOUSEHOLD_SCOPE,
+        session_id: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Memory:
+        """Store a new memory and return it; MemoryFullError when at the limit."""
+        now = self._clock()
+        draft = Memory(
+            id="",
+            content=validate_content(content, self.settings.max_content_length),
+            category=validate_category(category),
+            key=validate_key(key),
+            tags=validate_tags(tags),
+            confidence=validate_confidence(confidence),
+            source=validate_source(source),
+            scope=validate_scope(scope),
+            session_id=validate_optional_text(session_id, "session_id"),
+            metadata=validate_metadata(metadata or {}),
+            created_at=now,
+            updated_at=now,
+        )
+        with self._write() as records:
+            max_items = self.settings.max_items
+            if max_items and len(records) >= max_items:
+                raise MemoryFullError(max_items)
+            memory_id = new_id()
+            while memory_id in records:  # pragma: no cover - 64 random bits
+                memory_id = new_id()
+            memory = draft.with_changes(id=memory_id)
+            self._append(encode_put(memory.to_dict()))
+            records[memory_id] = memory
+            return memory
+
+    def get(self, memory_id: str) -> Memory | None:
+        """Return one memory, or None."""
+        with self._read() as records:
+            return records.get(memory_id)
+
+    def get_all(self) -> builtins.list[Memory]:
+        """Return every memory, oldest first."""
+        with self._read() as records:
+            return list(records.values())
+
+    def update(
+        self,
+        memory_id: str,
+        content: str | None = None,
+        *,
+        category: str | None = None,
+        key: str | None = None,
+        tags: Sequence[str] | str | None = None,
+        confidence: float | None = None,
+        source: str | None = None,
+        scope: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Memory | None:
+        """Change the given fields (None leaves one as it is); None for an unknown id.
+
+        An empty `key` removes the key; empty `tags` or `metadata` clear them.
+        """
+        changes: dict[str, Any] = {}
+        if content is not None:
+            changes["content"] = validate_content(
+                content, self.settings.max_content_length
+            )
+        if category is not None:
+            changes["category"] = validate_category(category)
+        if key is not None:
+            changes["key"] = validate_key(key)
+        if tags is not None:
+            changes["tags"] = validate_tags(tags)
+        if confidence is not None:
+            changes["confidence"] = validate_confidence(confidence)
+        if source is not None:
+            changes["source"] = validate_source(source)
+        if scope is not None:
+            changes["scope"] = validate_scope(scope)
+        if metadata is not None:
+            changes["metadata"] = validate_metadata(metadata)
+        if not changes:
+            raise InvalidMemoryError(
+                "nothing_to_update", "give at least one field to change"
+            )
+        with self._write() as records:
+            current = records.get(memory_id)
+            if current is None:
+                return None
+            updated = current.with_changes(updated_at=self._clock(), **changes)
+            self._append(encode_put(updated.to_dict()))
+            records[memory_id] = updated
+            return updated
+
+    def delete(self, memory_id: str) -> bool:
+        """Remove one memory; False when the id is unknown."""
+        with self._write() as records:
+            if memory_id not in records:
+                return False
+            self._append(encode_delete(memory_id))
+            del records[memory_id]
+            return True
+
+    def search(self, keyword: str) -> builtins.list[Memory]:
+        """Memories whose content contains `keyword`, ignoring case (seed 004)."""
+        if not isinstance(keyword, str) or not keyword.strip():
+            raise InvalidMemoryError("empty_query", "the search text must not be empty")
+        needle = keyword.strip().casefold()
+        with self._read() as records:
+            return [m for m in records.values() if needle in m.content.casefold()]
+
+    # -- beyond the seed -----------------------------------------------------
+
+    def count(self) -> int:
+        """Number of stored memories."""
+        with self._read() as records:
+            return len(records)
+
+    def list(
+        self,
+        *,
+        offset: int = 0,
+        limit: int = 50,
+        category: str | None = None,
+        scope: str | None = None,
+        tags: Sequence[str] | str | None = None,
+        sort: SortOrder = "newest",
+    ) -> MemoryPage:
+        """A page of memories matching every filter given, in the chosen order."""
+        if offset < 0 or limit < 1:
+            raise InvalidMemoryError(
+                "invalid_paging", "offset must be >= 0 and limit >= 1"
+            )
+        if sort not in SORT_ORDERS:
+            raise InvalidMemoryError(
+                "invalid_sort",
+                f"sort must be one of: {', '.join(SORT_ORDERS)}",
+                sorts=", ".join(SORT_ORDERS),
+            )
+        wanted_category = validate_category(category) if category else None
+        wanted_tags = set(validate_tags(tags)) if tags else set()
+        with self._read() as records:
+            matches = [
+                m
+                for m in records.values()
+                if (wanted_category is None or m.category == wanted_category)
+                and (scope is None or m.scope == scope)
+                and wanted_tags.issubset(m.tags)
+            ]
+        matches.sort(key=_SORT_KEYS[sort], reverse=sort != "oldest")
+        return MemoryPage(
+            items=matches[offset : offset + limit],
+            total=len(matches),
+            offset=offset,
+            limit=limit,
+        )
+
+    def clear(self) -> int:
+        """Remove every memory; returns how many there were."""
+        with self._write() as records:
+            removed = len(records)
+            if removed:
+                self._write_snapshot({})
+                records.clear()
+                self.last_changed = self._clock()
+            return removed
+
+    def record_access(self, memory_ids: Iterable[str]) -> None:
+        """Note that memories were used in a prompt (last_accessed, access_count).
+
+        Access statistics are written to the journal without waiting for the disk:
+        after a crash a few counts may be missing, never a memory.
+        """
+        with self._write() as records:
+            now = self._clock()
+            lines: builtins.list[bytes] = []
+            for memory_id in dict.fromkeys(memory_ids):
+                if (current := records.get(memory_id)) is None:
+                    continue
+                touched = current.with_changes(
+                    last_accessed=now, access_count=current.access_count + 1
+                )
+                records[memory_id] = touched
+                lines.append(encode_put(touched.to_dict()))
+            if lines:
+                self._append(b"".join(lines), durable=False)
+
+    def export(self) -> dict[str, Any]:
+        """Every memory with ids and timestamps, as a JSON-ready document."""
+        with self._read() as records:
+            return {
+                "format": EXPORT_FORMAT,
+                "version": FORMAT_VERSION,
+                "exported_at": self._clock(),
+                "count": len(records),
+                "memories": [m.to_dict() for m in records.values()],
+            }
+
+    def import_(self, document: object, *, mode: ImportMode = "merge") -> ImportResult:
+        """Restore an export (or a plain list of records), keeping ids and times.
+
+        `merge` adds new ids and overwrites known ones; `replace` drops everything else.
+        The document is checked in full first: one bad record and nothing changes.
+        """
+        if mode not in ("merge", "replace"):
+            raise InvalidMemoryError(
+                "invalid_import_mode", "mode must be 'merge' or 'replace'"
+            )
+        incoming = self._parse_import(document)
+        with self._write() as records:
+            merged = {} if mode == "replace" else dict(records)
+            added = sum(1 for memory_id in incoming if memory_id not in records)
+            updated = len(incoming) - added
+            merged.update(incoming)
+            max_items = self.settings.max_items
+            if max_items and len(merged) > max_items:
+                raise MemoryFullError(max_items)
+            self._write_snapshot(merged)
+            records.clear()
+            records.update(merged)
+            self.last_changed = self._clock()
+            return ImportResult(added=added, updated=updated, total=len(merged))
+
+    # -- internals -------------------------------------------------------------
+
+    def _parse_import(self, document: object) -> dict[str, Memory]:
+        items = document.get("memories") if isinstance(document, Mapping) else document
+        if not isinstance(items, list):
+            raise InvalidMemoryError(
+                "invalid_import",
+                "an import must be a list of memories or an export document",
+            )
+        incoming: dict[str, Memory] = {}
+        for index, item in enumerate(items, start=1):
+            try:
+                memory = memory_from_dict(
+                    item, max_content_length=self.settings.max_content_length
+                )
+            except InvalidMemoryError as err:
+                raise InvalidMemoryError(
+                    "invalid_import_record",
+                    f"record {index}: {err.message}",
+                    index=index,
+                    error=err.message,
+                ) from err
+            if memory.id in incoming:
+                raise InvalidMemoryError(
+                    "invalid_import_record",
+                    f"record {index}: the id {memory.id} appears twice",
+                    index=index,
+                    error=f"the id {memory.id} appears twice",
+                )
+            incoming[memory.id] = memory
+        return incoming
+
+    @contextmanager
+    def _read(self) -> Iterator[dict[str, Memory]]:
+        """The records, reloaded first if another process changed the files."""
+        with self._lock:
+            self._ensure_initialized()
+            if self._signature() != self._seen:
+                with process_lock(self.lock_path):
+                    self._refresh_locked()
+            yield self._records
+
+    @contextmanager
+    def _write(self) -> Iterator[dict[str, Memory]]:
+        """The records, for one change made under both locks."""
+        with self._lock:
+            self._ensure_initialized()
+            with process_lock(self.lock_path):
+                self._refresh_locked()
+                yield self._records
+                if self._journal_is_large():
+                    self._write_snapshot(self._records)
+
+    def _ensure_initialized(self) -> None:
+        if not self._initialized:
+            self.init()
+
+    def _signature(self) -> _Signature:
+        return (_stat(self.path), _stat(self.journal_path))
+
+    def _refresh_locked(self) -> None:
+        """Reload if another process changed the files (process lock held)."""
+        if self._signature() != self._seen:
+            self._load()
+
+    def _records_in_journal(self) -> bool:
+        return self._journal_valid_size > len(encode_begin(self._generation))
+
+    def _journal_is_large(self) -> bool:
+        limit = max(_FOLD_MIN_BYTES, self._snapshot_size // _FOLD_RATIO)
+        return self._journal_valid_size > limit
+
+    def _load(self) -> LoadReport:
+        """Read snapshot and journal into memory (process lock held)."""
+        report = LoadReport()
+        records, generation, needs_rewrite = self._load_snapshot(report)
+        journal = read_journal(self.journal_path)
+        if journal.size > journal.valid_size:
+            report.dropped_torn_write = True
+            _LOGGER.warning(
+                "Dropped an unacknowledged, half-written change at the end of %s",
+                self.journal_path,
+            )
+        if journal.generation == generation:
+            report.replayed_ops = self._replay(records, journal.ops, report)
+            needs_rewrite = needs_rewrite or report.invalid_records > 0
+        superseded = journal.generation is not None and journal.generation < generation
+        if journal.damaged_lines or (
+            journal.ops and not superseded and journal.generation != generation
+        ):
+            # Damaged lines, or changes that belong to no snapshot we know (the
+            # snapshot was replaced by hand): keep the journal for a person to check.
+            moved = self._set_aside(self.journal_path, "journal")
+            _LOGGER.error(
+                "%s could not be fully applied; moved it to %s",
+                self.journal_path,
+                moved,
+            )
+            report.set_aside.append(moved)
+            needs_rewrite = True
+        # A journal of another generation (superseded after a crash between snapshot
+        # and journal reset, or a bare header) must be reset before anything is appended.
+        needs_rewrite = needs_rewrite or (
+            journal.size > 0 and journal.generation != generation
+        )
+        self._records = records
+        self._generation = generation
+        self._journal_valid_size = journal.valid_size
+        self._seen = self._signature()
+        self._snapshot_size = self._seen[0][1] if self._seen[0] else 0
+        self.last_changed = _files_changed_at(self._seen)
+        if needs_rewrite or journal.size > journal.valid_size:
+            self._write_snapshot(records)
+        report.count = len(records)
+        self.last_report = report
+        return report
+
+    def _load_snapshot(self, report: LoadReport) -> tuple[dict[str, Memory], int, bool]:
+        """Parse memories.json; returns records, generation and whether to rewrite it."""
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return {}, 0, False
+        except OSError as err:
+            raise StorageError(
+                f"cannot read {self.path}: {err.strerror}", self.path
+            ) from err
+        if not raw.strip():
+            return {}, 0, False
+        try:
+            document = json.loads(raw)
+        except ValueError:
+            document = None
+        if isinstance(document, list):
+            items, generation = document, 0
+        elif isinstance(document, dict) and isinstance(document.get("memories"), list):
+            items = document["memories"]
+            raw_generation = document.get("generation", 0)
+            generation = raw_generation if isinstance(raw_generation, int) else 0
+        else:
+            moved = self._set_aside(self.path, "corrupt")
+            _LOGGER.error(
+                "%s is not a valid memory file; moved it to %s and started empty",
+                self.path,
+                moved,
+            )
+            report.set_aside.append(moved)
+            return {}, 0, True
+        records: dict[str, Memory] = {}
+        rejected: builtins.list[Any] = []
+        for item in items:
+            try:
+                memory = memory_from_dict(
+                    item, max_content_length=self.settings.max_content_length
+                )
+            except InvalidMemoryError:
+                rejected.append(item)
+                continue
+            if memory.id in records:
+                rejected.append(item)
+                continue
+            records[memory.id] = memory
+        if rejected:
+            report.invalid_records = len(rejected)
+            side = self._side_path("invalid", ".json")
+            write_atomically(side, [json.dumps(rejected, ensure_ascii=False, indent=1)])
+            report.set_aside.append(side)
+            _LOGGER.error(
+                "%d invalid records in %s were moved to %s",
+                len(rejected),
+                self.path,
+                side,
+            )
+        return records, generation, bool(rejected)
+
+    def _replay(
+        self,
+        records: dict[str, Memory],
+        ops: builtins.list[dict[str, Any]],
+        report: LoadReport,
+    ) -> int:
+        applied = 0
+        for op in ops:
+            if op["op"] == "delete":
+                records.pop(str(op.get("id")), None)
+                applied += 1
+                continue
+            try:
+                memory = memory_from_dict(
+                    op.get("memory"),
+                    max_content_length=self.settings.max_content_length,
+                )
+            except InvalidMemoryError:
+                report.invalid_records += 1
+                continue
+            records[memory.id] = memory
+            applied += 1
+        return applied
+
+    def _append(self, line: bytes, *, durable: bool = True) -> None:
+        """Append to the journal (process lock held), first cutting any torn tail."""
+        path = self.journal_path
+        try:
+            if self._journal_valid_size == 0 or not path.exists():
+                header = encode_begin(self._generation)
+                write_atomically(path, [header.decode()])
+                self._journal_valid_size = len(header)
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        except OSError as err:
+            raise storage_error(err, path) from err
+        try:
+            if os.fstat(fd).st_size != self._journal_valid_size:
+                os.ftruncate(fd, self._journal_valid_size)
+            if durable:
+                append_durably(fd, line, path)
+            else:
+                os.write(fd, line)
+        except OSError as err:
+            raise storage_error(err, path) from err
+        finally:
+            os.close(fd)
+        self._journal_valid_size += len(line)
+        self._seen = self._signature()
+        if durable:
+            self.last_changed = self._clock()
+
+    def _write_snapshot(self, records: Mapping[str, Memory]) -> None:
+        """Write all records as a new generation, then start its empty journal."""
+        generation = self._generation + 1
+        write_atomically(self.path, _snapshot_chunks(records.values(), generation))
+        write_atomically(self.journal_path, [encode_begin(generation).decode()])
+        self._generation = generation
+        self._journal_valid_size = len(encode_begin(generation))
+        self._seen = self._signature()
+        self._snapshot_size = self._seen[0][1] if self._seen[0] else 0
+
+    def _side_path(self, label: str, suffix: str) -> Path:
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+        return self.path.with_name(f"{self.path.stem}.{label}-{stamp}{suffix}")
+
+    def _set_aside(self, path: Path, label: str) -> Path:
+        """Move a damaged file out of the way, keeping it for a person to inspect."""
+        target = self._side_path(label, path.suffix)
+        try:
+            os.replace(path, target)
+            fsync_directory(path.parent)
+        except OSError as err:
+            raise storage_error(err, path) from err
+        return target
+
+
+_SORT_KEYS: Final[dict[str, Callable[[Memory], Any]]] = {
+    "newest": lambda m: m.created_at,
+    "oldest": lambda m: m.created_at,
+    "updated": lambda m: m.updated_at,
+    "most_used": lambda m: (m.access_count, m.last_accessed or ""),
+}
+
+
+def _snapshot_chunks(records: Iterable[Memory], generation: int) -> Iterator[str]:
+    yield (
+        f'{{"format": "{SNAPSHOT_FORMAT}", "version": {FORMAT_VERSION}, '
+        f'"generation": {generation}, "memories": [\n'
+    )
+    separator = ""
+    for memory in records:
+        yield separator + json.dumps(memory.to_dict(), ensure_ascii=False)
+        separator = ",\n"
+    yield "\n]}\n"
+
+
+def _stat(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _files_changed_at(signature: _Signature) -> str | None:
+    times = [s[2] for s in signature if s is not None]
+    if not times:
+        return None
+    seconds = max(times) / 1e9
+    return datetime.fromtimestamp(math.floor(seconds * 1e6) / 1e6, UTC).isoformat()
