@@ -4,6 +4,8 @@ Importable as `custom_components.assist_memory.engine` inside Home Assistant and
 installed package `assist_memory_engine` (add-on, CLI, benchmarks). Relative imports only.
 """
 
+import logging
+
 from .backend import LocalBackend, MemoryBackend, MemoryFields, StoreStats
 from .errors import (
     InvalidMemoryError,
@@ -18,6 +20,9 @@ from .paths import resolve_store_path
 from .prompt import build_prompt_with_memory
 from .settings import StoreSettings
 from .store import ImportResult, LoadReport, MemoryPage, MemoryStore
+
+# A library logs; the application (Home Assistant, the server, the CLI) decides where to.
+logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 __all__ = [
     "CATEGORIES",

@@ -128,6 +128,7 @@ class LocalBackend:
             max_workers=1, thread_name_prefix="assist_memory"
         )
         self._listeners: builtins.list[Callable[[], None]] = []
+        self._closed = False
 
     @classmethod
     async def open(
@@ -267,7 +268,10 @@ class LocalBackend:
         await self._run(self.store.set_settings, settings)
 
     async def close(self) -> None:
-        """Fold the journal into the snapshot and stop the worker thread."""
+        """Fold the journal into the snapshot and stop the worker thread (once)."""
+        if self._closed:
+            return
+        self._closed = True
         try:
             await self._run(self.store.close)
         finally:

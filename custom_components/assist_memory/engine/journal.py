@@ -17,6 +17,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .errors import StorageError
+
 
 @dataclass(slots=True)
 class JournalContents:
@@ -36,6 +38,8 @@ def read_journal(path: Path) -> JournalContents:
         data = path.read_bytes()
     except FileNotFoundError:
         return JournalContents()
+    except OSError as err:
+        raise StorageError(f"cannot read {path}: {err.strerror}", path) from err
     contents = JournalContents(size=len(data))
     end = data.rfind(b"\n") + 1
     contents.valid_size = end

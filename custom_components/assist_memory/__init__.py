@@ -1,0 +1,77 @@
+"""Assist Memory: long-term memory for Home Assistant voice assistants."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from homeassistant.config_entries import ConfigEntry
+from homeassistant.const import EVENT_HOMEASSISTANT_STOP, Platform
+from homeassistant.core import Event, HomeAssistant
+from homeassistant.exceptions import ConfigEntryNotReady
+from homeassistant.helpers import config_validation as cv
+from homeassistant.helpers.typing import ConfigType
+
+from .const import DOMAIN
+from .engine import LoadReport, LocalBackend, MemoryEngineError
+from .options import store_path, store_settings
+from .repairs import async_report_set_aside_files
+from .services import async_setup_services
+
+PLATFORMS: list[Platform] = [Platform.SENSOR]
+CONFIG_SCHEMA = cv.config_entry_only_config_schema(DOMAIN)
+
+
+@dataclass(slots=True)
+class AssistMemoryData:
+    """What a loaded entry holds."""
+
+    backend: LocalBackend
+    store_path: Path
+    load_report: LoadReport
+
+
+type AssistMemoryConfigEntry = ConfigEntry[AssistMemoryData]
+
+
+async def async_setup(hass: HomeAssistant, config: ConfigType) -> bool:
+    """Register the services (they exist even while no entry is loaded)."""
+    async_setup_services(hass)
+    return True
+
+
+async def async_setup_entry(
+    hass: HomeAssistant, entry: AssistMemoryConfigEntry
+) -> bool:
+    """Open the memory store and set up the sensor."""
+    path = store_path(hass)
+    try:
+        backend, report = await LocalBackend.open(path, store_settings(entry.options))
+    except MemoryEngineError as err:
+        raise ConfigEntryNotReady(
+            translation_domain=DOMAIN,
+            translation_key="store_unavailable",
+            translation_placeholders={"path": str(path), "error": err.message},
+        ) from err
+    entry.runtime_data = AssistMemoryData(backend, path, report)
+    async_report_set_aside_files(hass, path, report)
+
+    async def _close_on_stop(_event: Event) -> None:
+        await backend.close()
+
+    # Home Assistant does not unload entries when it stops: fold the journal then.
+    entry.async_on_unload(
+        hass.bus.async_listen_once(EVENT_HOMEASSISTANT_STOP, _close_on_stop)
+    )
+    await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
+    return True
+
+
+async def async_unload_entry(
+    hass: HomeAssistant, entry: AssistMemoryConfigEntry
+) -> bool:
+    """Unload the sensor and close the store."""
+    unloaded = await hass.config_entries.async_unload_platforms(entry, PLATFORMS)
+    if unloaded:
+        await entry.runtime_data.backend.close()
+    return unloaded

@@ -1,0 +1,29 @@
+"""Diagnostics: counts and settings, never memory content."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from homeassistant.core import HomeAssistant
+
+from . import AssistMemoryConfigEntry
+
+
+async def async_get_config_entry_diagnostics(
+    hass: HomeAssistant, entry: AssistMemoryConfigEntry
+) -> dict[str, Any]:
+    """Describe the store without revealing what it remembers."""
+    data = entry.runtime_data
+    report = data.load_report
+    return {
+        "entry": {"data": dict(entry.data), "options": dict(entry.options)},
+        "store": asdict(await data.backend.stats()),
+        "load_report": {
+            "count": report.count,
+            "set_aside_files": len(report.set_aside),
+            "invalid_records": report.invalid_records,
+            "replayed_ops": report.replayed_ops,
+            "dropped_torn_write": report.dropped_torn_write,
+        },
+    }

@@ -1,0 +1,34 @@
+"""The options of an entry, turned into engine settings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from homeassistant.core import HomeAssistant
+
+from .const import CONF_MAX_CONTENT_LENGTH, CONF_MAX_ITEMS, DATA_FOLDER
+from .engine import StoreSettings
+from .engine.models import DEFAULT_MAX_CONTENT_LENGTH
+from .engine.paths import STORE_FILE_NAME
+from .engine.settings import DEFAULT_MAX_ITEMS
+
+DEFAULT_OPTIONS: dict[str, Any] = {
+    CONF_MAX_ITEMS: DEFAULT_MAX_ITEMS,
+    CONF_MAX_CONTENT_LENGTH: DEFAULT_MAX_CONTENT_LENGTH,
+}
+
+
+def store_path(hass: HomeAssistant) -> Path:
+    """The embedded store file: `<config>/data/memories.json` (seed 004's layout)."""
+    return Path(hass.config.path(DATA_FOLDER, STORE_FILE_NAME))
+
+
+def store_settings(options: Mapping[str, Any]) -> StoreSettings:
+    """Engine limits from the entry options (defaults for missing ones)."""
+    merged = {**DEFAULT_OPTIONS, **options}
+    return StoreSettings(
+        max_items=int(merged[CONF_MAX_ITEMS]),
+        max_content_length=int(merged[CONF_MAX_CONTENT_LENGTH]),
+    )

@@ -1,0 +1,42 @@
+"""Repair issues: files the store moved aside instead of losing them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from homeassistant.components.repairs import ConfirmRepairFlow, RepairsFlow
+from homeassistant.core import HomeAssistant, callback
+from homeassistant.helpers import issue_registry as ir
+
+from .const import DOMAIN
+from .engine import LoadReport
+
+ISSUE_SET_ASIDE = "store_set_aside"
+
+
+@callback
+def async_report_set_aside_files(
+    hass: HomeAssistant, store_path: Path, report: LoadReport
+) -> None:
+    """Raise one repair issue per file the store could not read and moved aside."""
+    for moved in report.set_aside:
+        ir.async_create_issue(
+            hass,
+            DOMAIN,
+            f"{ISSUE_SET_ASIDE}_{moved.name}",
+            is_fixable=True,
+            is_persistent=True,
+            severity=ir.IssueSeverity.WARNING,
+            translation_key=ISSUE_SET_ASIDE,
+            translation_placeholders={
+                "store": str(store_path),
+                "moved_to": str(moved),
+            },
+        )
+
+
+async def async_create_fix_flow(
+    hass: HomeAssistant, issue_id: str, data: dict[str, str | int | float | None] | None
+) -> RepairsFlow:
+    """The person confirms they have looked at the moved file."""
+    return ConfirmRepairFlow()

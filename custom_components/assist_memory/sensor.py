@@ -1,0 +1,72 @@
+"""A sensor with the number of stored memories."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from homeassistant.components.sensor import SensorEntity, SensorStateClass
+from homeassistant.core import HomeAssistant, callback
+from homeassistant.helpers.device_registry import DeviceEntryType, DeviceInfo
+from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
+
+from . import AssistMemoryConfigEntry
+from .const import DOMAIN
+from .engine import StoreStats
+
+PARALLEL_UPDATES = 0
+
+
+async def async_setup_entry(
+    hass: HomeAssistant,
+    entry: AssistMemoryConfigEntry,
+    async_add_entities: AddConfigEntryEntitiesCallback,
+) -> None:
+    """Add the memory count sensor."""
+    async_add_entities([MemoryCountSensor(entry)], update_before_add=True)
+
+
+class MemoryCountSensor(SensorEntity):
+    """How many memories are stored; refreshed after every change."""
+
+    _attr_has_entity_name = True
+    _attr_translation_key = "memories"
+    _attr_state_class = SensorStateClass.MEASUREMENT
+    _attr_should_poll = False
+
+    def __init__(self, entry: AssistMemoryConfigEntry) -> None:
+        self._backend = entry.runtime_data.backend
+        self._stats: StoreStats | None = None
+        self._attr_unique_id = f"{entry.entry_id}_memories"
+        self._attr_device_info = DeviceInfo(
+            identifiers={(DOMAIN, entry.entry_id)},
+            name=entry.title,
+            manufacturer="Assist Memory",
+            entry_type=DeviceEntryType.SERVICE,
+        )
+
+    async def async_added_to_hass(self) -> None:
+        """Follow the store's changes."""
+        self.async_on_remove(self._backend.add_listener(self._on_change))
+
+    @callback
+    def _on_change(self) -> None:
+        self.async_schedule_update_ha_state(force_refresh=True)
+
+    async def async_update(self) -> None:
+        """Read the counts from the store."""
+        self._stats = await self._backend.stats()
+
+    @property
+    def native_value(self) -> int | None:
+        """The number of memories."""
+        return None if self._stats is None else self._stats.count
+
+    @property
+    def extra_state_attributes(self) -> dict[str, Any]:
+        """The limit and the time of the last change."""
+        if self._stats is None:
+            return {}
+        return {
+            "max_items": self._stats.max_items,
+            "last_changed": self._stats.last_changed,
+        }

@@ -1,0 +1,288 @@
+"""Services: add, get, list, update, delete, clear, search and build_prompt."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from homeassistant.const import ATTR_CONFIG_ENTRY_ID
+from homeassistant.core import (
+    HomeAssistant,
+    ServiceCall,
+    ServiceResponse,
+    SupportsResponse,
+    callback,
+)
+from homeassistant.exceptions import HomeAssistantError, ServiceValidationError
+from homeassistant.helpers import config_validation as cv, service
+import probatio
+
+from .const import DOMAIN
+from .engine import (
+    InvalidMemoryError,
+    LocalBackend,
+    Memory,
+    MemoryEngineError,
+    MemoryFields,
+)
+from .engine.store import SORT_ORDERS
+
+ATTR_ID = "id"
+ATTR_CONTENT = "content"
+ATTR_CATEGORY = "category"
+ATTR_KEY = "key"
+ATTR_TAGS = "tags"
+ATTR_CONFIDENCE = "confidence"
+ATTR_SOURCE = "source"
+ATTR_SCOPE = "scope"
+ATTR_SESSION_ID = "session_id"
+ATTR_METADATA = "metadata"
+ATTR_LIMIT = "limit"
+ATTR_OFFSET = "offset"
+ATTR_SORT = "sort"
+ATTR_QUERY = "query"
+ATTR_PROMPT = "prompt"
+ATTR_CONFIRM = "confirm"
+
+SERVICE_ADD = "add"
+SERVICE_GET = "get"
+SERVICE_LIST = "list"
+SERVICE_UPDATE = "update"
+SERVICE_DELETE = "delete"
+SERVICE_CLEAR = "clear"
+SERVICE_SEARCH = "search"
+SERVICE_BUILD_PROMPT = "build_prompt"
+
+MAX_PAGE = 1000
+MAX_RESULTS = 100
+
+_ENTRY = {probatio.Optional(ATTR_CONFIG_ENTRY_ID): cv.string}
+# Types are checked here; meaning (known category, length, range) by the engine,
+# whose errors name the rule that was broken.
+_TAGS = probatio.All(cv.ensure_list_csv, [cv.string])
+_FIELDS = {
+    probatio.Optional(ATTR_CATEGORY): cv.string,
+    probatio.Optional(ATTR_KEY): cv.string,
+    probatio.Optional(ATTR_TAGS): _TAGS,
+    probatio.Optional(ATTR_CONFIDENCE): probatio.Coerce(float),
+    probatio.Optional(ATTR_SOURCE): cv.string,
+    probatio.Optional(ATTR_SCOPE): cv.string,
+    probatio.Optional(ATTR_METADATA): dict,
+}
+_LIMIT = probatio.All(probatio.Coerce(int), probatio.Range(min=1, max=MAX_PAGE))
+
+ADD_SCHEMA = probatio.Schema(
+    {
+        **_ENTRY,
+        probatio.Required(ATTR_CONTENT): cv.string,
+        **_FIELDS,
+        probatio.Optional(ATTR_SESSION_ID): cv.string,
+    }
+)
+ID_SCHEMA = probatio.Schema({**_ENTRY, probatio.Required(ATTR_ID): cv.string})
+UPDATE_SCHEMA = probatio.Schema(
+    {
+        **_ENTRY,
+        probatio.Required(ATTR_ID): cv.string,
+        probatio.Optional(ATTR_CONTENT): cv.string,
+        **_FIELDS,
+    }
+)
+LIST_SCHEMA = probatio.Schema(
+    {
+        **_ENTRY,
+        probatio.Optional(ATTR_LIMIT, default=50): _LIMIT,
+        probatio.Optional(ATTR_OFFSET, default=0): probatio.All(
+            probatio.Coerce(int), probatio.Range(min=0)
+        ),
+        probatio.Optional(ATTR_CATEGORY): cv.string,
+        probatio.Optional(ATTR_SCOPE): cv.string,
+        probatio.Optional(ATTR_TAGS): _TAGS,
+        probatio.Optional(ATTR_SORT, default="newest"): probatio.In(SORT_ORDERS),
+    }
+)
+CLEAR_SCHEMA = probatio.Schema(
+    {**_ENTRY, probatio.Required(ATTR_CONFIRM): probatio.All(cv.boolean, True)}
+)
+SEARCH_SCHEMA = probatio.Schema(
+    {
+        **_ENTRY,
+        probatio.Required(ATTR_QUERY): cv.string,
+        probatio.Optional(ATTR_LIMIT, default=10): probatio.All(
+            probatio.Coerce(int), probatio.Range(min=1, max=MAX_RESULTS)
+        ),
+    }
+)
+BUILD_PROMPT_SCHEMA = probatio.Schema(
+    {
+        **_ENTRY,
+        probatio.Required(ATTR_PROMPT): cv.string,
+        probatio.Optional(ATTR_QUERY): cv.string,
+        probatio.Optional(ATTR_LIMIT): probatio.All(
+            probatio.Coerce(int), probatio.Range(min=1, max=MAX_RESULTS)
+        ),
+    }
+)
+
+
+def _backend(call: ServiceCall) -> LocalBackend:
+    entry = service.async_get_config_entry(
+        call.hass, DOMAIN, call.data.get(ATTR_CONFIG_ENTRY_ID)
+    )
+    backend: LocalBackend = entry.runtime_data.backend
+    return backend
+
+
+@contextmanager
+def _engine_errors() -> Iterator[None]:
+    """Turn engine errors into translated Home Assistant errors."""
+    try:
+        yield
+    except InvalidMemoryError as err:
+        raise ServiceValidationError(
+            translation_domain=DOMAIN,
+            translation_key=err.code,
+            translation_placeholders={"error": err.message, **err.placeholders},
+        ) from err
+    except MemoryEngineError as err:
+        raise HomeAssistantError(
+            translation_domain=DOMAIN,
+            translation_key=err.code,
+            translation_placeholders={"error": err.message, **err.placeholders},
+        ) from err
+
+
+def _not_found(memory_id: str) -> ServiceValidationError:
+    return ServiceValidationError(
+        translation_domain=DOMAIN,
+        translation_key="not_found",
+        translation_placeholders={"memory_id": memory_id},
+    )
+
+
+def _fields(data: dict[str, Any]) -> MemoryFields:
+    fields: MemoryFields = {}
+    for name in (
+        ATTR_CATEGORY,
+        ATTR_KEY,
+        ATTR_TAGS,
+        ATTR_CONFIDENCE,
+        ATTR_SOURCE,
+        ATTR_SCOPE,
+        ATTR_SESSION_ID,
+        ATTR_METADATA,
+    ):
+        if name in data:
+            fields[name] = data[name]  # type: ignore[literal-required]
+    return fields
+
+
+def _record(memory: Memory) -> dict[str, Any]:
+    return memory.to_dict()
+
+
+async def _add(call: ServiceCall) -> ServiceResponse:
+    with _engine_errors():
+        memory = await _backend(call).add(call.data[ATTR_CONTENT], **_fields(call.data))
+    return {"memory": _record(memory)}
+
+
+async def _get(call: ServiceCall) -> ServiceResponse:
+    memory_id = call.data[ATTR_ID]
+    with _engine_errors():
+        memory = await _backend(call).get(memory_id)
+    if memory is None:
+        raise _not_found(memory_id)
+    return {"memory": _record(memory)}
+
+
+async def _list(call: ServiceCall) -> ServiceResponse:
+    with _engine_errors():
+        page = await _backend(call).list(
+            offset=call.data[ATTR_OFFSET],
+            limit=call.data[ATTR_LIMIT],
+            category=call.data.get(ATTR_CATEGORY),
+            scope=call.data.get(ATTR_SCOPE),
+            tags=call.data.get(ATTR_TAGS),
+            sort=call.data[ATTR_SORT],
+        )
+    return {
+        "items": [_record(m) for m in page.items],
+        "total": page.total,
+        "offset": page.offset,
+        "limit": page.limit,
+    }
+
+
+async def _update(call: ServiceCall) -> ServiceResponse:
+    memory_id = call.data[ATTR_ID]
+    with _engine_errors():
+        memory = await _backend(call).update(
+            memory_id, call.data.get(ATTR_CONTENT), **_fields(call.data)
+        )
+    if memory is None:
+        raise _not_found(memory_id)
+    return {"memory": _record(memory)}
+
+
+async def _delete(call: ServiceCall) -> ServiceResponse:
+    memory_id = call.data[ATTR_ID]
+    with _engine_errors():
+        deleted = await _backend(call).delete(memory_id)
+    if not deleted:
+        raise _not_found(memory_id)
+    return {"deleted": memory_id}
+
+
+async def _clear(call: ServiceCall) -> ServiceResponse:
+    with _engine_errors():
+        removed = await _backend(call).clear()
+    return {"removed": removed}
+
+
+async def _search(call: ServiceCall) -> ServiceResponse:
+    with _engine_errors():
+        found = await _backend(call).search(
+            call.data[ATTR_QUERY], limit=call.data[ATTR_LIMIT]
+        )
+    return {"results": [_record(m) for m in found]}
+
+
+async def _build_prompt(call: ServiceCall) -> ServiceResponse:
+    with _engine_errors():
+        prompt = await _backend(call).build_prompt(
+            call.data[ATTR_PROMPT],
+            query=call.data.get(ATTR_QUERY),
+            limit=call.data.get(ATTR_LIMIT),
+        )
+    return {"prompt": prompt}
+
+
+_SERVICES: tuple[
+    tuple[
+        str,
+        Callable[[ServiceCall], Coroutine[Any, Any, ServiceResponse]],
+        probatio.Schema,
+        SupportsResponse,
+    ],
+    ...,
+] = (
+    (SERVICE_ADD, _add, ADD_SCHEMA, SupportsResponse.OPTIONAL),
+    (SERVICE_GET, _get, ID_SCHEMA, SupportsResponse.ONLY),
+    (SERVICE_LIST, _list, LIST_SCHEMA, SupportsResponse.ONLY),
+    (SERVICE_UPDATE, _update, UPDATE_SCHEMA, SupportsResponse.OPTIONAL),
+    (SERVICE_DELETE, _delete, ID_SCHEMA, SupportsResponse.OPTIONAL),
+    (SERVICE_CLEAR, _clear, CLEAR_SCHEMA, SupportsResponse.OPTIONAL),
+    (SERVICE_SEARCH, _search, SEARCH_SCHEMA, SupportsResponse.ONLY),
+    (SERVICE_BUILD_PROMPT, _build_prompt, BUILD_PROMPT_SCHEMA, SupportsResponse.ONLY),
+)
+
+
+@callback
+def async_setup_services(hass: HomeAssistant) -> None:
+    """Register every Assist Memory service."""
+    for name, handler, schema, supports_response in _SERVICES:
+        hass.services.async_register(
+            DOMAIN, name, handler, schema=schema, supports_response=supports_response
+        )

@@ -1,0 +1,51 @@
+"""Fixtures for the Home Assistant integration tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from homeassistant.core import HomeAssistant
+import pytest
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+
+from custom_components.assist_memory.const import (
+    CONF_MAX_CONTENT_LENGTH,
+    CONF_MAX_ITEMS,
+    CONF_STORAGE,
+    DOMAIN,
+    STORAGE_EMBEDDED,
+)
+
+
+@pytest.fixture
+def entry_options() -> dict[str, int]:
+    """Options of the entry under test (override in a test module to change them)."""
+    return {CONF_MAX_ITEMS: 100, CONF_MAX_CONTENT_LENGTH: 2000}
+
+
+@pytest.fixture
+def config_entry(entry_options: dict[str, int]) -> MockConfigEntry:
+    """An Assist Memory entry with embedded storage, not yet added."""
+    return MockConfigEntry(
+        domain=DOMAIN,
+        title="Assist Memory",
+        data={CONF_STORAGE: STORAGE_EMBEDDED},
+        options=entry_options,
+    )
+
+
+@pytest.fixture
+async def loaded_entry(
+    hass: HomeAssistant, config_entry: MockConfigEntry
+) -> MockConfigEntry:
+    """The entry, set up."""
+    config_entry.add_to_hass(hass)
+    assert await hass.config_entries.async_setup(config_entry.entry_id)
+    await hass.async_block_till_done()
+    return config_entry
+
+
+@pytest.fixture
+def store_file(hass: HomeAssistant) -> Path:
+    """Where the embedded store keeps its memories."""
+    return Path(hass.config.path("data", "memories.json"))

@@ -1,0 +1,58 @@
+"""The memory count sensor follows every change."""
+
+from __future__ import annotations
+
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers import device_registry as dr, entity_registry as er
+import pytest
+
+from custom_components.assist_memory.const import DOMAIN
+
+pytestmark = pytest.mark.usefixtures("loaded_entry")
+ENTITY_ID = "sensor.assist_memory_memories"
+
+
+async def test_sensor_counts_memories(hass: HomeAssistant) -> None:
+    state = hass.states.get(ENTITY_ID)
+    assert state is not None
+    assert state.state == "0"
+    assert state.attributes["max_items"] == 100
+    assert state.attributes["unit_of_measurement"] == "memories"
+    assert state.attributes["state_class"] == "measurement"
+
+    response = await hass.services.async_call(
+        DOMAIN,
+        "add",
+        {"content": "Anna likes tulips"},
+        blocking=True,
+        return_response=True,
+    )
+    await hass.async_block_till_done()
+    state = hass.states.get(ENTITY_ID)
+    assert state is not None
+    assert state.state == "1"
+    first_change = state.attributes["last_changed"]
+    assert first_change is not None
+
+    await hass.services.async_call(
+        DOMAIN, "delete", {"id": response["memory"]["id"]}, blocking=True
+    )
+    await hass.async_block_till_done()
+    state = hass.states.get(ENTITY_ID)
+    assert state is not None
+    assert state.state == "0"
+    assert state.attributes["last_changed"] >= first_change
+
+
+async def test_sensor_belongs_to_a_service_device(
+    hass: HomeAssistant,
+    entity_registry: er.EntityRegistry,
+    device_registry: dr.DeviceRegistry,
+) -> None:
+    entity = entity_registry.async_get(ENTITY_ID)
+    assert entity is not None
+    assert entity.translation_key == "memories"
+    device = device_registry.async_get(entity.device_id or "")
+    assert device is not None
+    assert device.entry_type is dr.DeviceEntryType.SERVICE
+    assert device.name == "Assist Memory"
