@@ -311,7 +311,10 @@ def validate_metadata(value: object) -> dict[str, Any]:
 
 
 def validate_timestamp(value: object, name: str) -> str:
-    """An ISO 8601 time; a time without zone is taken as UTC."""
+    """An ISO 8601 time, returned in UTC; a time without zone is taken as UTC.
+
+    UTC everywhere keeps the stored strings in time order when compared as text.
+    """
     if isinstance(value, str):
         try:
             parsed = datetime.fromisoformat(value)
@@ -320,7 +323,7 @@ def validate_timestamp(value: object, name: str) -> str:
         else:
             if parsed.tzinfo is None:
                 parsed = parsed.replace(tzinfo=UTC)
-            return parsed.isoformat()
+            return parsed.astimezone(UTC).isoformat()
     raise InvalidMemoryError(
         "invalid_timestamp", f"{name} must be an ISO 8601 time", field=name
     )

@@ -24,6 +24,7 @@ import logging
 import math
 import os
 from pathlib import Path
+import sys
 import threading
 from typing import Any, Final, Literal
 
@@ -67,6 +68,9 @@ ImportMode = Literal["merge", "replace"]
 # Fold the journal when it is larger than this share of the snapshot (or 64 KiB).
 _FOLD_RATIO: Final = 8
 _FOLD_MIN_BYTES: Final = 64 * 1024
+# Records already stored are loaded whatever today's content limit is: the limit may
+# have been lowered (set_settings) or another process may use other settings.
+_STORED_CONTENT_LIMIT: Final = sys.maxsize
 
 _Signature = tuple[tuple[int, int, int] | None, tuple[int, int, int] | None]
 
@@ -442,7 +446,12 @@ class MemoryStore:
                 self._refresh_locked()
                 yield self._records
                 if self._journal_is_large():
-                    self._write_snapshot(self._records)
+                    try:
+                        self._write_snapshot(self._records)
+                    except StorageError as err:
+                        # The change is already durable in the journal: report the
+                        # failed fold, never the acknowledged write; it is retried.
+                        _LOGGER.warning("Could not fold the journal: %s", err)
 
     def _ensure_initialized(self) -> None:
         if not self._initialized:
@@ -544,7 +553,7 @@ class MemoryStore:
         for item in items:
             try:
                 memory = memory_from_dict(
-                    item, max_content_length=self.settings.max_content_length
+                    item, max_content_length=_STORED_CONTENT_LIMIT
                 )
             except InvalidMemoryError:
                 rejected.append(item)
@@ -580,8 +589,7 @@ class MemoryStore:
                 continue
             try:
                 memory = memory_from_dict(
-                    op.get("memory"),
-                    max_content_length=self.settings.max_content_length,
+                    op.get("memory"), max_content_length=_STORED_CONTENT_LIMIT
                 )
             except InvalidMemoryError:
                 report.invalid_records += 1

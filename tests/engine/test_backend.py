@@ -1,0 +1,274 @@
+"""LocalBackend: the store from asyncio, with change listeners."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import asdict
+import json
+import logging
+from pathlib import Path
+
+import pytest
+
+from assist_memory_engine import (
+    InvalidMemoryError,
+    LocalBackend,
+    MemoryFullError,
+    MemoryStore,
+    StorageError,
+    StoreSettings,
+)
+
+from .conftest import journal_lines, read_snapshot
+
+
+@pytest.fixture
+async def backend(store_path: Path) -> AsyncIterator[LocalBackend]:
+    backend, _ = await LocalBackend.open(store_path)
+    yield backend
+    await backend.close()
+
+
+async def test_open_creates_store_and_reports_load(store_path: Path) -> None:
+    backend, report = await LocalBackend.open(store_path)
+    try:
+        assert report.count == 0
+        assert read_snapshot(store_path)["memories"] == []
+    finally:
+        await backend.close()
+
+
+async def test_open_on_unreadable_store_raises_storage_error(tmp_path: Path) -> None:
+    (tmp_path / "memories.journal").mkdir()
+
+    with pytest.raises(StorageError, match="cannot read"):
+        await LocalBackend.open(tmp_path / "memories.json")
+
+
+async def test_crud_round_trip(backend: LocalBackend, store_path: Path) -> None:
+    memory = await backend.add("likes green tea", category="preference", tags="food")
+
+    assert await backend.get(memory.id) == memory
+    updated = await backend.update(memory.id, "likes black tea", confidence=0.5)
+    assert updated is not None
+    assert updated.content == "likes black tea"
+    assert updated.confidence == 0.5
+    assert await backend.update("no-such-id", "x") is None
+    assert await backend.delete("no-such-id") is False
+    assert await backend.delete(memory.id) is True
+    assert await backend.get(memory.id) is None
+    assert MemoryStore(store_path).get_all() == []
+
+
+async def test_list_search_and_limit(backend: LocalBackend) -> None:
+    for text in ("Green tea", "black TEA", "coffee", "tea cups"):
+        await backend.add(
+            text, category="preference" if "tea" in text.lower() else "fact"
+        )
+
+    page = await backend.list(limit=2, category="preference", sort="oldest")
+    assert [m.content for m in page.items] == ["Green tea", "black TEA"]
+    assert page.total == 3
+    assert [m.content for m in await backend.search("tea")] == [
+        "Green tea",
+        "black TEA",
+        "tea cups",
+    ]
+    assert len(await backend.search("tea", limit=1)) == 1
+    assert await backend.search("juice") == []
+
+
+async def test_build_prompt_with_all_or_matching_memories(
+    backend: LocalBackend,
+) -> None:
+    assert await backend.build_prompt("Hello") == "Hello"
+
+    await backend.add("likes green tea")
+    await backend.add("lives in Berlin")
+
+    assert await backend.build_prompt("Hi") == (
+        "<long_term_memory>\n- likes green tea\n- lives in Berlin\n"
+        "</long_term_memory>\n\nHi"
+    )
+    assert await backend.build_prompt("Hi", query="berlin") == (
+        "<long_term_memory>\n- lives in Berlin\n</long_term_memory>\n\nHi"
+    )
+    assert await backend.build_prompt("Hi", limit=1) == (
+        "<long_term_memory>\n- likes green tea\n</long_term_memory>\n\nHi"
+    )
+    assert await backend.build_prompt("Hi", query="nothing") == "Hi"
+
+
+async def test_clear_export_import(backend: LocalBackend) -> None:
+    first = await backend.add("one")
+    second = await backend.add("two")
+    document = await backend.export()
+
+    assert await backend.clear() == 2
+    assert (await backend.list()).total == 0
+    result = await backend.import_(document)
+
+    assert result.added == 2
+    assert [await backend.get(m.id) for m in (first, second)] == [first, second]
+    replaced = await backend.import_(
+        [{"id": "only", "content": "only"}], mode="replace"
+    )
+    assert replaced.total == 1
+
+
+async def test_errors_reach_the_caller(store_path: Path) -> None:
+    backend, _ = await LocalBackend.open(store_path, StoreSettings(max_items=1))
+    try:
+        with pytest.raises(InvalidMemoryError) as err:
+            await backend.add("   ")
+        assert err.value.code == "empty_content"
+        await backend.add("one")
+        with pytest.raises(MemoryFullError, match=r"memory is full \(1 items\)"):
+            await backend.add("two")
+    finally:
+        await backend.close()
+
+
+async def test_listeners_run_after_each_change(backend: LocalBackend) -> None:
+    counts: list[int] = []
+    # The listener sees the change already made.
+    backend.add_listener(lambda: counts.append(backend.store.count()))
+
+    memory = await backend.add("one")
+    await backend.update(memory.id, "uno")
+    await backend.add("two")
+    await backend.delete(memory.id)
+    await backend.import_([{"id": "x", "content": "x"}])
+    await backend.clear()
+
+    assert counts == [1, 1, 2, 1, 2, 0]
+
+
+async def test_listeners_not_called_for_reads(backend: LocalBackend) -> None:
+    memory = await backend.add("one")
+    calls: list[None] = []
+    backend.add_listener(lambda: calls.append(None))
+
+    await backend.get(memory.id)
+    await backend.list()
+    await backend.search("one")
+    await backend.build_prompt("hi")
+    await backend.export()
+    await backend.stats()
+
+    assert calls == []
+
+
+async def test_listeners_not_called_when_a_change_fails(backend: LocalBackend) -> None:
+    calls: list[None] = []
+    backend.add_listener(lambda: calls.append(None))
+
+    with pytest.raises(InvalidMemoryError):
+        await backend.add("")
+
+    assert calls == []
+
+
+async def test_failing_listener_is_logged_not_raised(
+    backend: LocalBackend, caplog: pytest.LogCaptureFixture
+) -> None:
+    later: list[None] = []
+
+    def broken() -> None:
+        raise RuntimeError("listener bug")
+
+    backend.add_listener(broken)
+    backend.add_listener(lambda: later.append(None))
+
+    with caplog.at_level(logging.ERROR):
+        memory = await backend.add("still stored")
+
+    assert await backend.get(memory.id) == memory
+    assert later == [None]
+    assert "A memory change listener failed" in caplog.text
+    assert "listener bug" in caplog.text
+
+
+async def test_unsubscribe_stops_calls(backend: LocalBackend) -> None:
+    calls: list[None] = []
+    remove = backend.add_listener(lambda: calls.append(None))
+    await backend.add("one")
+
+    remove()
+    remove()  # a second call is harmless
+    await backend.add("two")
+
+    assert calls == [None]
+
+
+async def test_stats_counts_without_content(backend: LocalBackend) -> None:
+    empty = await backend.stats()
+    assert (empty.count, empty.by_category, empty.by_source) == (0, {}, {})
+
+    await backend.add("secret one", category="preference")
+    await backend.add("secret two", category="preference", source="inferred")
+    await backend.add("secret three", scope="user_1", source="system")
+
+    stats = await backend.stats()
+
+    assert stats.count == 3
+    assert stats.max_items == 100
+    assert stats.max_content_length == 2000
+    assert stats.by_category == {"preference": 2, "fact": 1}
+    assert stats.by_source == {"user_stated": 1, "inferred": 1, "system": 1}
+    assert stats.scopes == 2
+    assert stats.last_changed is not None
+    assert "secret" not in json.dumps(asdict(stats))
+
+
+async def test_set_settings_applies_new_limits(backend: LocalBackend) -> None:
+    await backend.add("one")
+
+    await backend.set_settings(StoreSettings(max_items=1))
+
+    with pytest.raises(MemoryFullError):
+        await backend.add("two")
+    assert (await backend.stats()).max_items == 1
+
+
+async def test_close_folds_the_journal(store_path: Path) -> None:
+    backend, _ = await LocalBackend.open(store_path)
+    await backend.add("one")
+    await backend.add("two")
+    assert len(journal_lines(store_path)) == 3
+
+    await backend.close()
+
+    snapshot = read_snapshot(store_path)
+    assert [m["content"] for m in snapshot["memories"]] == ["one", "two"]
+    assert journal_lines(store_path) == [
+        {"op": "begin", "generation": snapshot["generation"]}
+    ]
+
+
+async def test_200_concurrent_adds_all_land(store_path: Path) -> None:
+    settings = StoreSettings(max_items=1000)
+    backend, _ = await LocalBackend.open(store_path, settings)
+    try:
+        added = await asyncio.gather(*(backend.add(f"memory {n}") for n in range(200)))
+        assert (await backend.stats()).count == 200
+    finally:
+        await backend.close()
+
+    assert len({m.id for m in added}) == 200
+    reopened = MemoryStore(store_path, settings)
+    assert sorted(m.content for m in reopened.get_all()) == sorted(
+        f"memory {n}" for n in range(200)
+    )
+
+
+async def test_backend_and_another_store_share_the_file(
+    backend: LocalBackend, store_path: Path
+) -> None:
+    cli = MemoryStore(store_path)
+    from_cli = cli.add("added by the CLI")
+
+    assert await backend.get(from_cli.id) == from_cli
+    from_ha = await backend.add("added in Home Assistant")
+    assert cli.get(from_ha.id) == from_ha
