@@ -139,7 +139,7 @@ class LocalBackend:
         try:
             report = await backend._run(backend.store.init)
         except BaseException:
-            backend._executor.shutdown(wait=False)
+            backend._executor.shutdown(wait=True)
             raise
         return backend, report
 

@@ -9,6 +9,7 @@ import json
 import math
 import re
 import secrets
+from types import MappingProxyType
 from typing import Any, Final
 
 from .errors import InvalidMemoryError
@@ -286,7 +287,7 @@ def validate_tags(value: object) -> tuple[str, ...]:
     return tuple(tags)
 
 
-def validate_metadata(value: object) -> dict[str, Any]:
+def validate_metadata(value: object) -> Mapping[str, Any]:
     """Metadata is a JSON object of limited size."""
     if not isinstance(value, Mapping):
         raise InvalidMemoryError(
@@ -306,8 +307,8 @@ def validate_metadata(value: object) -> dict[str, Any]:
             f"metadata is larger than {MAX_METADATA_CHARS} characters",
             field="metadata",
         )
-    result: dict[str, Any] = json.loads(encoded)
-    return result
+    # Read-only, so a caller holding a record cannot change what is stored.
+    return MappingProxyType(json.loads(encoded))
 
 
 def validate_timestamp(value: object, name: str) -> str:

@@ -12,6 +12,7 @@ from .models import DEFAULT_MAX_CONTENT_LENGTH
 DEFAULT_MAX_ITEMS: Final = 100
 ENV_MAX_ITEMS: Final = "MEMORY_MAX_ITEMS"
 ENV_MAX_CONTENT_LENGTH: Final = "MEMORY_MAX_CONTENT_LENGTH"
+ENV_EVICTION_THRESHOLD: Final = "MEMORY_EVICTION_THRESHOLD"
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,15 +20,24 @@ class StoreSettings:
     """Limits the store enforces.
 
     `max_items` 0 means no cap (seed 002's policy); the default 100 is seed 004's.
+    `eviction_threshold` (seed 002, off by default): instead of refusing new memories,
+    keep at most this many by evicting the least confident, least recently used.
     """
 
     max_items: int = DEFAULT_MAX_ITEMS
     max_content_length: int = DEFAULT_MAX_CONTENT_LENGTH
+    eviction_threshold: int = 0
 
     def __post_init__(self) -> None:
         if self.max_items < 0:
             raise InvalidMemoryError(
                 "invalid_setting", "max_items must be >= 0", setting="max_items"
+            )
+        if self.eviction_threshold < 0:
+            raise InvalidMemoryError(
+                "invalid_setting",
+                "eviction_threshold must be >= 0",
+                setting="eviction_threshold",
             )
         if self.max_content_length < 1:
             raise InvalidMemoryError(
@@ -44,6 +54,7 @@ class StoreSettings:
             max_content_length=_int_from_env(
                 env, ENV_MAX_CONTENT_LENGTH, DEFAULT_MAX_CONTENT_LENGTH
             ),
+            eviction_threshold=_int_from_env(env, ENV_EVICTION_THRESHOLD, 0),
         )
 
 

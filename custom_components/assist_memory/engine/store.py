@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+import heapq
 import json
 import logging
 import math
@@ -105,6 +106,21 @@ class LoadReport:
     dropped_torn_write: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class StoreChange:
+    """What a write or a reload changed, for data derived from the store (the index).
+
+    `reloaded` means anything may have changed: derive again from all records.
+    """
+
+    upserted: tuple[Memory, ...] = ()
+    deleted: tuple[str, ...] = ()
+    reloaded: bool = False
+
+
+ChangeHook = Callable[[StoreChange, Mapping[str, Memory]], None]
+
+
 class MemoryStore:
     """Persistent long-term memory with the seed-004 API and more."""
 
@@ -129,6 +145,20 @@ class MemoryStore:
         self._initialized = False
         self.last_changed: str | None = None
         self.last_report = LoadReport()
+        self._hooks: list[ChangeHook] = []
+
+    def add_change_hook(self, hook: ChangeHook) -> None:
+        """Call `hook` (under the store's lock) after every change and reload."""
+        with self._lock:
+            self._hooks.append(hook)
+
+    def _changed(self, change: StoreChange) -> None:
+        for hook in self._hooks:
+            try:
+                hook(change, self._records)
+            except Exception:
+                # Derived data must never fail a write that is already durable.
+                _LOGGER.exception("Updating data derived from the store failed")
 
     # -- lifecycle -----------------------------------------------------------
 
@@ -140,6 +170,7 @@ class MemoryStore:
             except OSError as err:
                 raise storage_error(err, self.path.parent) from err
             with process_lock(self.lock_path):
+                self._remove_stale_temp_files()
                 report = self._load()
                 if not self.path.exists() or self._records_in_journal():
                     self._write_snapshot(self._records)
@@ -196,21 +227,66 @@ class MemoryStore:
             updated_at=now,
         )
         with self._write() as records:
-            max_items = self.settings.max_items
-            if max_items and len(records) >= max_items:
-                raise MemoryFullError(max_items)
+            evicted = self._make_room(records)
             memory_id = new_id()
             while memory_id in records:  # pragma: no cover - 64 random bits
                 memory_id = new_id()
             memory = draft.with_changes(id=memory_id)
-            self._append(encode_put(memory.to_dict()))
+            # The new record goes first: a torn write can only keep an extra memory.
+            self._append(
+                encode_put(memory.to_dict())
+                + b"".join(encode_delete(old) for old in evicted)
+            )
             records[memory_id] = memory
+            for old in evicted:
+                del records[old]
+            self._changed(StoreChange(upserted=(memory,), deleted=tuple(evicted)))
             return memory
+
+    def _make_room(self, records: Mapping[str, Memory]) -> builtins.list[str]:
+        """Ids to evict before an add, or MemoryFullError (the default policy).
+
+        With `eviction_threshold` set (seed 002), the lowest confidence goes first,
+        then the one used longest ago.
+        """
+        threshold = self.settings.eviction_threshold
+        if not threshold:
+            max_items = self.settings.max_items
+            if max_items and len(records) >= max_items:
+                raise MemoryFullError(max_items)
+            return []
+        excess = len(records) - threshold + 1
+        if excess <= 0:
+            return []
+        return [
+            m.id
+            for m in heapq.nsmallest(
+                excess,
+                records.values(),
+                key=lambda m: (m.confidence, m.last_accessed or m.created_at),
+            )
+        ]
 
     def get(self, memory_id: str) -> Memory | None:
         """Return one memory, or None."""
         with self._read() as records:
             return records.get(memory_id)
+
+    def get_many(self, memory_ids: Iterable[str]) -> dict[str, Memory]:
+        """The memories with these ids (unknown ids are left out), in the order asked."""
+        with self._read() as records:
+            return {i: records[i] for i in memory_ids if i in records}
+
+    def outside_change(self) -> object | None:
+        """A token when another process changed the files since we last looked, else None."""
+        with self._lock:
+            signature = self._signature()
+            return None if signature == self._seen else signature
+
+    def refresh(self) -> None:
+        """Load changes made by another process now (they are also seen on next use)."""
+        with self._read():
+            pass
 
     def get_all(self) -> builtins.list[Memory]:
         """Return every memory, oldest first."""
@@ -264,6 +340,7 @@ class MemoryStore:
             updated = current.with_changes(updated_at=self._clock(), **changes)
             self._append(encode_put(updated.to_dict()))
             records[memory_id] = updated
+            self._changed(StoreChange(upserted=(updated,)))
             return updated
 
     def delete(self, memory_id: str) -> bool:
@@ -273,6 +350,7 @@ class MemoryStore:
                 return False
             self._append(encode_delete(memory_id))
             del records[memory_id]
+            self._changed(StoreChange(deleted=(memory_id,)))
             return True
 
     def search(self, keyword: str) -> builtins.list[Memory]:
@@ -337,6 +415,7 @@ class MemoryStore:
                 self._write_snapshot({})
                 records.clear()
                 self.last_changed = self._clock()
+                self._changed(StoreChange(reloaded=True))
             return removed
 
     def record_access(self, memory_ids: Iterable[str]) -> None:
@@ -393,6 +472,7 @@ class MemoryStore:
             records.clear()
             records.update(merged)
             self.last_changed = self._clock()
+            self._changed(StoreChange(reloaded=True))
             return ImportResult(added=added, updated=updated, total=len(merged))
 
     # -- internals -------------------------------------------------------------
@@ -483,12 +563,16 @@ class MemoryStore:
                 "Dropped an unacknowledged, half-written change at the end of %s",
                 self.journal_path,
             )
+        invalid_in_journal = 0
         if journal.generation == generation:
+            before = report.invalid_records
             report.replayed_ops = self._replay(records, journal.ops, report)
-            needs_rewrite = needs_rewrite or report.invalid_records > 0
+            invalid_in_journal = report.invalid_records - before
         superseded = journal.generation is not None and journal.generation < generation
-        if journal.damaged_lines or (
-            journal.ops and not superseded and journal.generation != generation
+        if (
+            journal.damaged_lines
+            or invalid_in_journal
+            or (journal.ops and not superseded and journal.generation != generation)
         ):
             # Damaged lines, or changes that belong to no snapshot we know (the
             # snapshot was replaced by hand): keep the journal for a person to check.
@@ -515,6 +599,7 @@ class MemoryStore:
             self._write_snapshot(records)
         report.count = len(records)
         self.last_report = report
+        self._changed(StoreChange(reloaded=True))
         return report
 
     def _load_snapshot(self, report: LoadReport) -> tuple[dict[str, Memory], int, bool]:
@@ -634,6 +719,13 @@ class MemoryStore:
         self._journal_valid_size = len(encode_begin(generation))
         self._seen = self._signature()
         self._snapshot_size = self._seen[0][1] if self._seen[0] else 0
+
+    def _remove_stale_temp_files(self) -> None:
+        """Temp files of writes a crash interrupted (process lock held: none is live)."""
+        for name in (self.path.name, self.journal_path.name):
+            for stale in self.path.parent.glob(f".{name}.*.tmp"):
+                with suppress(OSError):
+                    stale.unlink()
 
     def _side_path(self, label: str, suffix: str) -> Path:
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
