@@ -1,0 +1,335 @@
+#!/usr/bin/env python3
+"""Drive a running Home Assistant instance through its REST API (standard library only).
+
+Used by script/develop, and meant for end-to-end and browser tests too:
+
+    wait_until_up(url)                      the HTTP server answers
+    token = onboard(url)                    owner "dev"/"dev", every onboarding step done
+                                            (logs in instead when already onboarded)
+    wait_until_running(url, token)          Home Assistant finished starting
+    add_integration(url, token, "assist_memory")
+                                            config flow run until an entry exists
+
+As a program: `python script/ha_instance.py [--url URL] [--domain DOMAIN]` does all four
+and prints the URL and the login (script/develop runs it beside Home Assistant).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+import json
+import os
+import signal
+import sys
+import threading
+import time
+from typing import Any, cast
+import urllib.error
+import urllib.parse
+import urllib.request
+
+DEFAULT_URL = "http://127.0.0.1:8123"
+DEV_NAME = "Dev"
+DEV_USERNAME = "dev"
+DEV_PASSWORD = "dev"  # noqa: S105 - the dev instance's documented login
+ONBOARDING_STEPS = ("core_config", "analytics", "integration")
+# Aborts that mean the integration is already set up.
+ALREADY_SET_UP = frozenset({"single_instance_allowed", "already_configured"})
+
+
+class HomeAssistantApiError(Exception):
+    """Home Assistant answered with an error, or something unexpected."""
+
+
+def _client_id(url: str) -> str:
+    return url.rstrip("/") + "/"
+
+
+def _redirect_uri(url: str) -> str:
+    return _client_id(url) + "?auth_callback=1"
+
+
+def request(
+    method: str,
+    url: str,
+    *,
+    json_body: Mapping[str, Any] | None = None,
+    form: Mapping[str, str] | None = None,
+    token: str | None = None,
+    timeout: float = 30.0,
+) -> tuple[int, Any]:
+    """Send one request; return the status and the decoded JSON body (or text).
+
+    HTTP error statuses are returned, not raised; connection errors raise OSError.
+    """
+    headers = {"Accept": "application/json"}
+    data: bytes | None = None
+    if json_body is not None:
+        data = json.dumps(json_body).encode()
+        headers["Content-Type"] = "application/json"
+    elif form is not None:
+        data = urllib.parse.urlencode(form).encode()
+        headers["Content-Type"] = "application/x-www-form-urlencoded"
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    if not url.startswith(("http://", "https://")):
+        raise ValueError(f"not an http(s) URL: {url}")
+    req = urllib.request.Request(url, data=data, headers=headers, method=method)  # noqa: S310
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as response:  # noqa: S310
+            status: int = response.status
+            body = response.read()
+    except urllib.error.HTTPError as err:
+        status = err.code
+        body = err.read()
+    text = body.decode(errors="replace")
+    try:
+        return status, json.loads(text)
+    except ValueError:
+        return status, text
+
+
+def _expect(status: int, body: Any, what: str) -> dict[str, Any]:
+    if status != 200 or not isinstance(body, dict):
+        raise HomeAssistantApiError(f"{what}: HTTP {status}: {body}")
+    return cast(dict[str, Any], body)
+
+
+def wait_until_up(url: str = DEFAULT_URL, timeout: float = 180.0) -> None:
+    """Wait until Home Assistant's HTTP server answers."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            # Any HTTP answer will do: this one is 400 until onboarding is done.
+            request("GET", f"{url}/auth/providers", timeout=5)
+        except OSError:
+            pass
+        else:
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(
+                f"Home Assistant did not answer on {url} in {timeout:.0f} s"
+            )
+        time.sleep(0.5)
+
+
+def wait_until_running(url: str, token: str, timeout: float = 180.0) -> None:
+    """Wait until Home Assistant has finished starting (core state RUNNING)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        status, body = request("GET", f"{url}/api/core/state", token=token)
+        if status == 200 and isinstance(body, dict) and body.get("state") == "RUNNING":
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"Home Assistant on {url} is not running: {body}")
+        time.sleep(0.5)
+
+
+def exchange_code(url: str, code: str) -> str:
+    """Exchange an authorization code for an access token."""
+    status, body = request(
+        "POST",
+        f"{url}/auth/token",
+        form={
+            "grant_type": "authorization_code",
+            "code": code,
+            "client_id": _client_id(url),
+        },
+    )
+    return str(_expect(status, body, "token exchange")["access_token"])
+
+
+def login(url: str, username: str = DEV_USERNAME, password: str = DEV_PASSWORD) -> str:
+    """Log in with Home Assistant's own auth provider; return an access token."""
+    status, body = request(
+        "POST",
+        f"{url}/auth/login_flow",
+        json_body={
+            "client_id": _client_id(url),
+            "handler": ["homeassistant", None],
+            "redirect_uri": _redirect_uri(url),
+        },
+    )
+    flow = _expect(status, body, "login flow")
+    status, body = request(
+        "POST",
+        f"{url}/auth/login_flow/{flow['flow_id']}",
+        json_body={
+            "client_id": _client_id(url),
+            "username": username,
+            "password": password,
+        },
+    )
+    result = _expect(status, body, "login")
+    if result.get("type") != "create_entry":
+        raise HomeAssistantApiError(f"login as {username!r} failed: {result}")
+    return exchange_code(url, str(result["result"]))
+
+
+def onboarding_status(url: str) -> dict[str, bool] | None:
+    """Return {step: done} while onboarding is active, None once it is finished."""
+    status, body = request("GET", f"{url}/api/onboarding")
+    if status == 404:  # the onboarding views are gone once every step is done
+        return None
+    if status != 200 or not isinstance(body, list):
+        raise HomeAssistantApiError(f"onboarding status: HTTP {status}: {body}")
+    steps = cast(list[dict[str, Any]], body)
+    return {str(step["step"]): bool(step["done"]) for step in steps}
+
+
+def onboard(
+    url: str = DEFAULT_URL,
+    username: str = DEV_USERNAME,
+    password: str = DEV_PASSWORD,
+    name: str = DEV_NAME,
+    language: str = "en",
+) -> str:
+    """Finish onboarding (creating the owner) if needed; return an access token."""
+    steps = onboarding_status(url)
+    if steps is not None and not steps.get("user", False):
+        status, body = request(
+            "POST",
+            f"{url}/api/onboarding/users",
+            json_body={
+                "client_id": _client_id(url),
+                "name": name,
+                "username": username,
+                "password": password,
+                "language": language,
+            },
+        )
+        token = exchange_code(
+            url, str(_expect(status, body, "onboarding user")["auth_code"])
+        )
+    else:
+        token = login(url, username, password)
+    if steps is None:
+        return token
+    for step in ONBOARDING_STEPS:
+        if steps.get(step, False):
+            continue
+        payload: dict[str, Any] = {}
+        if step == "integration":
+            payload = {"client_id": _client_id(url), "redirect_uri": _redirect_uri(url)}
+        status, body = request(
+            "POST", f"{url}/api/onboarding/{step}", json_body=payload, token=token
+        )
+        _expect(status, body, f"onboarding step {step}")
+    return token
+
+
+def config_entries(url: str, token: str, domain: str) -> list[dict[str, Any]]:
+    """Return the config entries of one integration."""
+    status, body = request(
+        "GET", f"{url}/api/config/config_entries/entry?domain={domain}", token=token
+    )
+    if status != 200 or not isinstance(body, list):
+        raise HomeAssistantApiError(f"config entries: HTTP {status}: {body}")
+    return [entry for entry in body if entry.get("domain") == domain]
+
+
+def _form_input(result: Mapping[str, Any]) -> dict[str, Any]:
+    """Answer a config flow form with each field's default; fail on required fields."""
+    answer: dict[str, Any] = {}
+    for field in result.get("data_schema") or []:
+        if "default" in field:
+            answer[field["name"]] = field["default"]
+        elif field.get("required"):
+            raise HomeAssistantApiError(
+                f"config flow step {result.get('step_id')!r} needs a value for "
+                f"{field['name']!r}, which has no default"
+            )
+    return answer
+
+
+def add_integration(
+    url: str, token: str, domain: str, max_steps: int = 10
+) -> dict[str, Any]:
+    """Run the config flow of `domain` until an entry exists; return the entry.
+
+    Form steps are submitted with their defaults. When the integration is already set
+    up (the flow aborts as single instance / already configured), returns that entry.
+    """
+    status, body = request(
+        "POST",
+        f"{url}/api/config/config_entries/flow",
+        json_body={"handler": domain, "show_advanced_options": False},
+        token=token,
+    )
+    result = _expect(status, body, f"config flow for {domain}")
+    for _ in range(max_steps):
+        kind = result.get("type")
+        if kind == "create_entry":
+            return cast(dict[str, Any], result["result"])
+        if kind == "abort":
+            entries = config_entries(url, token, domain)
+            if result.get("reason") in ALREADY_SET_UP and entries:
+                return entries[0]
+            raise HomeAssistantApiError(f"config flow for {domain} aborted: {result}")
+        if kind != "form":
+            raise HomeAssistantApiError(f"config flow for {domain}: {result}")
+        if result.get("errors"):
+            raise HomeAssistantApiError(
+                f"config flow for {domain} step {result.get('step_id')!r}: "
+                f"{result['errors']}"
+            )
+        status, body = request(
+            "POST",
+            f"{url}/api/config/config_entries/flow/{result['flow_id']}",
+            json_body=_form_input(result),
+            token=token,
+        )
+        result = _expect(status, body, f"config flow for {domain}")
+    raise HomeAssistantApiError(f"config flow for {domain} did not finish: {result}")
+
+
+def _exit_with_parent() -> None:
+    """Exit at once when the parent process is gone (we are then re-parented)."""
+    # A background job of a script ignores Ctrl-C: let Ctrl-C end it quietly instead.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Wait for the instance, onboard it, add the integration, print how to log in."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--url", default=DEFAULT_URL)
+    parser.add_argument("--domain", default="assist_memory")
+    parser.add_argument("--timeout", type=float, default=180.0)
+    parser.add_argument(
+        "--exit-with-parent",
+        action="store_true",
+        help="stop when the parent process (Home Assistant, for script/develop) exits",
+    )
+    args = parser.parse_args(argv)
+    if args.exit_with_parent:
+        _exit_with_parent()
+    url: str = args.url.rstrip("/")
+    try:
+        wait_until_up(url, args.timeout)
+        token = onboard(url)
+        wait_until_running(url, token, args.timeout)
+        entry = add_integration(url, token, args.domain)
+    except (HomeAssistantApiError, TimeoutError, OSError) as err:
+        print(f"ha_instance: {err}", file=sys.stderr)
+        return 1
+    state = entry.get("state", "created")
+    print(
+        f"\n==> Home Assistant is running at {url}\n"
+        f"    login: {DEV_USERNAME} / {DEV_PASSWORD}\n"
+        f"    {args.domain}: config entry {entry.get('entry_id')} ({state})\n",
+        flush=True,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
