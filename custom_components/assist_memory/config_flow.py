@@ -19,16 +19,23 @@ from homeassistant.helpers.selector import (
 import probatio
 
 from .const import (
+    CONF_EVICTION_THRESHOLD,
     CONF_MAX_CONTENT_LENGTH,
     CONF_MAX_ITEMS,
+    CONF_RAG_TOP_N,
     CONF_STORAGE,
     DOMAIN,
     STORAGE_EMBEDDED,
 )
 from .options import DEFAULT_OPTIONS, store_path
 
-MAX_ITEMS_LIMIT = 1_000_000
-MAX_CONTENT_LENGTH_LIMIT = 100_000
+# Whole-number options and their ranges.
+NUMBER_OPTIONS: dict[str, tuple[int, int]] = {
+    CONF_MAX_ITEMS: (0, 1_000_000),
+    CONF_MAX_CONTENT_LENGTH: (1, 100_000),
+    CONF_RAG_TOP_N: (1, 50),
+    CONF_EVICTION_THRESHOLD: (0, 1_000_000),
+}
 
 
 class AssistMemoryConfigFlow(ConfigFlow, domain=DOMAIN):
@@ -59,7 +66,7 @@ class AssistMemoryConfigFlow(ConfigFlow, domain=DOMAIN):
 
 
 class AssistMemoryOptionsFlow(OptionsFlowWithReload):
-    """Change the store's limits; the entry reloads with them."""
+    """Change the store's limits and retrieval; the entry reloads with them."""
 
     async def async_step_init(
         self, user_input: dict[str, Any] | None = None
@@ -67,29 +74,17 @@ class AssistMemoryOptionsFlow(OptionsFlowWithReload):
         """Show and save the options."""
         if user_input is not None:
             options = {**self.config_entry.options}
-            options[CONF_MAX_ITEMS] = int(user_input[CONF_MAX_ITEMS])
-            options[CONF_MAX_CONTENT_LENGTH] = int(user_input[CONF_MAX_CONTENT_LENGTH])
+            options.update({key: int(user_input[key]) for key in NUMBER_OPTIONS})
             return self.async_create_entry(data=options)
         current = {**DEFAULT_OPTIONS, **self.config_entry.options}
         schema = probatio.Schema(
             {
-                probatio.Required(
-                    CONF_MAX_ITEMS, default=current[CONF_MAX_ITEMS]
-                ): NumberSelector(
+                probatio.Required(key, default=current[key]): NumberSelector(
                     NumberSelectorConfig(
-                        min=0, max=MAX_ITEMS_LIMIT, step=1, mode=NumberSelectorMode.BOX
+                        min=low, max=high, step=1, mode=NumberSelectorMode.BOX
                     )
-                ),
-                probatio.Required(
-                    CONF_MAX_CONTENT_LENGTH, default=current[CONF_MAX_CONTENT_LENGTH]
-                ): NumberSelector(
-                    NumberSelectorConfig(
-                        min=1,
-                        max=MAX_CONTENT_LENGTH_LIMIT,
-                        step=1,
-                        mode=NumberSelectorMode.BOX,
-                    )
-                ),
+                )
+                for key, (low, high) in NUMBER_OPTIONS.items()
             }
         )
         return self.async_show_form(step_id="init", data_schema=schema)

@@ -8,15 +8,23 @@ from typing import Any
 
 from homeassistant.core import HomeAssistant
 
-from .const import CONF_MAX_CONTENT_LENGTH, CONF_MAX_ITEMS, DATA_FOLDER
+from .const import (
+    CONF_EVICTION_THRESHOLD,
+    CONF_MAX_CONTENT_LENGTH,
+    CONF_MAX_ITEMS,
+    CONF_RAG_TOP_N,
+    DATA_FOLDER,
+)
 from .engine import StoreSettings
 from .engine.models import DEFAULT_MAX_CONTENT_LENGTH
 from .engine.paths import STORE_FILE_NAME
-from .engine.settings import DEFAULT_MAX_ITEMS
+from .engine.settings import DEFAULT_MAX_ITEMS, DEFAULT_RETRIEVAL_LIMIT
 
 DEFAULT_OPTIONS: dict[str, Any] = {
     CONF_MAX_ITEMS: DEFAULT_MAX_ITEMS,
     CONF_MAX_CONTENT_LENGTH: DEFAULT_MAX_CONTENT_LENGTH,
+    CONF_RAG_TOP_N: DEFAULT_RETRIEVAL_LIMIT,
+    CONF_EVICTION_THRESHOLD: 0,
 }
 
 
@@ -31,4 +39,6 @@ def store_settings(options: Mapping[str, Any]) -> StoreSettings:
     return StoreSettings(
         max_items=int(merged[CONF_MAX_ITEMS]),
         max_content_length=int(merged[CONF_MAX_CONTENT_LENGTH]),
+        retrieval_limit=int(merged[CONF_RAG_TOP_N]),
+        eviction_threshold=int(merged[CONF_EVICTION_THRESHOLD]),
     )

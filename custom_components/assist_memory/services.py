@@ -20,6 +20,7 @@ import probatio
 
 from .const import DOMAIN
 from .engine import (
+    HOUSEHOLD_SCOPE,
     InvalidMemoryError,
     LocalBackend,
     Memory,
@@ -53,6 +54,8 @@ SERVICE_DELETE = "delete"
 SERVICE_CLEAR = "clear"
 SERVICE_SEARCH = "search"
 SERVICE_BUILD_PROMPT = "build_prompt"
+SERVICE_REINDEX = "reindex"
+ATTR_TOPIC = "topic"
 
 MAX_PAGE = 1000
 MAX_RESULTS = 100
@@ -109,9 +112,11 @@ SEARCH_SCHEMA = probatio.Schema(
     {
         **_ENTRY,
         probatio.Required(ATTR_QUERY): cv.string,
-        probatio.Optional(ATTR_LIMIT, default=10): probatio.All(
+        probatio.Optional(ATTR_LIMIT): probatio.All(
             probatio.Coerce(int), probatio.Range(min=1, max=MAX_RESULTS)
         ),
+        probatio.Optional(ATTR_SCOPE): cv.string,
+        probatio.Optional(ATTR_TOPIC): cv.string,
     }
 )
 BUILD_PROMPT_SCHEMA = probatio.Schema(
@@ -122,8 +127,10 @@ BUILD_PROMPT_SCHEMA = probatio.Schema(
         probatio.Optional(ATTR_LIMIT): probatio.All(
             probatio.Coerce(int), probatio.Range(min=1, max=MAX_RESULTS)
         ),
+        probatio.Optional(ATTR_SCOPE): cv.string,
     }
 )
+ENTRY_SCHEMA = probatio.Schema(_ENTRY)
 
 
 def _backend(call: ServiceCall) -> LocalBackend:
@@ -241,12 +248,22 @@ async def _clear(call: ServiceCall) -> ServiceResponse:
     return {"removed": removed}
 
 
+def _scopes(call: ServiceCall) -> list[str] | None:
+    """A scope means the household's memories plus that scope's."""
+    if (scope := call.data.get(ATTR_SCOPE)) is None:
+        return None
+    return list(dict.fromkeys([HOUSEHOLD_SCOPE, scope]))
+
+
 async def _search(call: ServiceCall) -> ServiceResponse:
     with _engine_errors():
         found = await _backend(call).search(
-            call.data[ATTR_QUERY], limit=call.data[ATTR_LIMIT]
+            call.data[ATTR_QUERY],
+            limit=call.data.get(ATTR_LIMIT),
+            scopes=_scopes(call),
+            topic=call.data.get(ATTR_TOPIC),
         )
-    return {"results": [_record(m) for m in found]}
+    return {"results": [result.to_dict() for result in found]}
 
 
 async def _build_prompt(call: ServiceCall) -> ServiceResponse:
@@ -255,8 +272,15 @@ async def _build_prompt(call: ServiceCall) -> ServiceResponse:
             call.data[ATTR_PROMPT],
             query=call.data.get(ATTR_QUERY),
             limit=call.data.get(ATTR_LIMIT),
+            scopes=_scopes(call),
         )
     return {"prompt": prompt}
+
+
+async def _reindex(call: ServiceCall) -> ServiceResponse:
+    with _engine_errors():
+        indexed = await _backend(call).reindex()
+    return {"indexed": indexed}
 
 
 _SERVICES: tuple[
@@ -276,6 +300,7 @@ _SERVICES: tuple[
     (SERVICE_CLEAR, _clear, CLEAR_SCHEMA, SupportsResponse.OPTIONAL),
     (SERVICE_SEARCH, _search, SEARCH_SCHEMA, SupportsResponse.ONLY),
     (SERVICE_BUILD_PROMPT, _build_prompt, BUILD_PROMPT_SCHEMA, SupportsResponse.ONLY),
+    (SERVICE_REINDEX, _reindex, ENTRY_SCHEMA, SupportsResponse.OPTIONAL),
 )
 
 

@@ -341,12 +341,33 @@ def test_search(run: Run, three: list[str]) -> None:
     assert (code, err) == (0, "")
     lines = out.splitlines()
     assert len(lines) == 3
-    assert lines[-1] == "2 of 2 matches"
-    assert run("search", "tea", "--limit", "1")[1].splitlines()[-1] == "1 of 2 matches"
+    assert lines[-1] == "2 matches"
+    assert all("(matched: tea)" in line for line in lines[:2])
+    assert run("search", "tea", "--limit", "1")[1].splitlines()[-1] == "1 matches"
     found = run_json(run, "search", "miso")
     assert [m["id"] for m in found] == [three[1]]
+    assert found[0]["matched"] == ["miso"]
+    assert set(found[0]["score_parts"]) >= {"keyword", "category", "recency", "frequency"}
+    assert 0 < found[0]["score"] <= 1.3
     assert run("search", "coffee") == (0, "no matches\n", "")
     assert run_json(run, "search", "coffee") == []
+
+
+def test_search_scope_and_topic(run: Run) -> None:
+    run("add", "Anna likes tea", "--scope", "user-anna")
+    run("add", "Tom likes tea", "--scope", "user-tom")
+    run("add", "Everyone likes tea")
+    found = run_json(run, "search", "tea", "--scope", "user-anna")
+    assert sorted(m["content"] for m in found) == ["Anna likes tea", "Everyone likes tea"]
+    topical = run_json(run, "search", "likes tea", "--topic", "Tom")
+    assert topical[0]["content"] == "Tom likes tea"
+    assert topical[0]["score_parts"]["topic_boost"] == 1.3
+
+
+def test_reindex(run: Run, three: list[str]) -> None:
+    assert run("reindex") == (0, "indexed 3 memories\n", "")
+    assert run_json(run, "reindex") == {"indexed": 3}
+    assert [m["id"] for m in run_json(run, "search", "miso")] == [three[1]]
 
 
 def test_search_empty_query(run: Run) -> None:

@@ -10,8 +10,10 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.assist_memory.const import (
+    CONF_EVICTION_THRESHOLD,
     CONF_MAX_CONTENT_LENGTH,
     CONF_MAX_ITEMS,
+    CONF_RAG_TOP_N,
     CONF_STORAGE,
     DOMAIN,
     STORAGE_EMBEDDED,
@@ -32,7 +34,12 @@ async def test_user_flow_creates_embedded_entry(hass: HomeAssistant) -> None:
     assert result["type"] is FlowResultType.CREATE_ENTRY
     assert result["title"] == "Assist Memory"
     assert result["data"] == {CONF_STORAGE: STORAGE_EMBEDDED}
-    assert result["options"] == {CONF_MAX_ITEMS: 100, CONF_MAX_CONTENT_LENGTH: 2000}
+    assert result["options"] == {
+        CONF_MAX_ITEMS: 100,
+        CONF_MAX_CONTENT_LENGTH: 2000,
+        CONF_RAG_TOP_N: 5,
+        CONF_EVICTION_THRESHOLD: 0,
+    }
     entry = result["result"]
     assert entry.state is ConfigEntryState.LOADED
 
@@ -53,12 +60,20 @@ async def test_options_flow_changes_limits_and_reloads(
     result = await hass.config_entries.options.async_init(loaded_entry.entry_id)
     assert result["type"] is FlowResultType.FORM
     assert result["step_id"] == "init"
+    new_options = {
+        CONF_MAX_ITEMS: 1,
+        CONF_MAX_CONTENT_LENGTH: 20,
+        CONF_RAG_TOP_N: 3,
+        CONF_EVICTION_THRESHOLD: 0,
+    }
     result = await hass.config_entries.options.async_configure(
-        result["flow_id"], {CONF_MAX_ITEMS: 1, CONF_MAX_CONTENT_LENGTH: 20}
+        result["flow_id"], new_options
     )
     await hass.async_block_till_done()
     assert result["type"] is FlowResultType.CREATE_ENTRY
-    assert loaded_entry.options == {CONF_MAX_ITEMS: 1, CONF_MAX_CONTENT_LENGTH: 20}
+    assert loaded_entry.options == new_options
+    stats = await loaded_entry.runtime_data.backend.stats()
+    assert (stats.max_items, stats.retrieval_limit) == (1, 3)
     # The reloaded store enforces the new limits.
     await hass.services.async_call(DOMAIN, "add", {"content": "short"}, blocking=True)
     with pytest.raises(HomeAssistantError, match="full"):
@@ -73,5 +88,11 @@ async def test_options_flow_rejects_out_of_range(
     result = await hass.config_entries.options.async_init(loaded_entry.entry_id)
     with pytest.raises(Exception, match="max_content_length"):
         await hass.config_entries.options.async_configure(
-            result["flow_id"], {CONF_MAX_ITEMS: 10, CONF_MAX_CONTENT_LENGTH: 0}
+            result["flow_id"],
+            {
+                CONF_MAX_ITEMS: 10,
+                CONF_MAX_CONTENT_LENGTH: 0,
+                CONF_RAG_TOP_N: 5,
+                CONF_EVICTION_THRESHOLD: 0,
+            },
         )

@@ -1,8 +1,9 @@
 """The async API every caller uses: `MemoryBackend`, and `LocalBackend` in this process.
 
-The store is synchronous (files, fsync); `LocalBackend` runs every call on one worker
-thread of its own, so calls never block the event loop and changes are serialised.
-A remote implementation speaks to the add-on's server with the same protocol.
+The engine is synchronous (files, fsync, SQLite); `LocalBackend` runs every call on one
+worker thread of its own, so calls never block the event loop and changes are
+serialised. It also watches the files for changes made by other programs. A remote
+implementation speaks to the add-on's server with the same protocol.
 """
 
 from __future__ import annotations
@@ -18,17 +19,14 @@ import logging
 from pathlib import Path
 from typing import Any, Protocol, TypedDict, Unpack
 
+from .errors import InvalidMemoryError
+from .memory import MemoryEngine
 from .models import Memory
 from .prompt import build_prompt_with_memory
+from .scoring import ScoredMemory
 from .settings import StoreSettings
-from .store import (
-    ImportMode,
-    ImportResult,
-    LoadReport,
-    MemoryPage,
-    MemoryStore,
-    SortOrder,
-)
+from .store import ImportMode, ImportResult, LoadReport, MemoryPage, SortOrder
+from .watch import ChangeWatcher
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -57,6 +55,11 @@ class StoreStats:
     by_category: dict[str, int] = field(default_factory=dict)
     by_source: dict[str, int] = field(default_factory=dict)
     scopes: int = 0
+    retrieval_limit: int = 5
+    eviction_threshold: int = 0
+    indexed: int = 0
+    full_text_search: bool = True
+    search_fallback_reason: str | None = None
 
 
 class MemoryBackend(Protocol):
@@ -120,27 +123,38 @@ class MemoryBackend(Protocol):
 
 
 class LocalBackend:
-    """A MemoryStore in this process, used from asyncio."""
+    """A MemoryEngine in this process, used from asyncio."""
 
-    def __init__(self, store: MemoryStore) -> None:
-        self.store = store
+    def __init__(self, engine: MemoryEngine) -> None:
+        self.engine = engine
+        self.store = engine.store
         self._executor = ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="assist_memory"
         )
         self._listeners: builtins.list[Callable[[], None]] = []
+        self._watcher = ChangeWatcher(
+            lambda: self._run(self.store.outside_change), self._reload_outside_change
+        )
         self._closed = False
 
     @classmethod
     async def open(
-        cls, path: Path, settings: StoreSettings | None = None
+        cls, path: Path, settings: StoreSettings | None = None, *, watch: bool = True
     ) -> tuple[LocalBackend, LoadReport]:
-        """Create the backend and load the store off the event loop."""
-        backend = cls(MemoryStore(path, settings))
+        """Create the backend, load the store and its index off the event loop.
+
+        With `watch`, changes other programs make to the files are picked up (after
+        1.5 s of quiet) and reported to the listeners.
+        """
+        backend = cls(MemoryEngine(path, settings))
         try:
-            report = await backend._run(backend.store.init)
+            report = await backend._run(backend.engine.init)
         except BaseException:
+            await backend._run(backend.engine.index.close)
             backend._executor.shutdown(wait=True)
             raise
+        if watch:
+            backend._watcher.start()
         return backend, report
 
     async def _run[T](self, func: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
@@ -155,6 +169,10 @@ class LocalBackend:
         result = await self._run(func, *args, **kwargs)
         self._notify()
         return result
+
+    async def _reload_outside_change(self) -> None:
+        await self._run(self.store.refresh)
+        self._notify()
 
     def _notify(self) -> None:
         for listener in list(self._listeners):
@@ -217,24 +235,57 @@ class LocalBackend:
         return await self._change(self.store.clear)
 
     async def search(
-        self, query: str, *, limit: int | None = None
-    ) -> builtins.list[Memory]:
-        """Memories containing the query text."""
-        found = await self._run(self.store.search, query)
-        return found if limit is None else found[:limit]
+        self,
+        query: str,
+        *,
+        limit: int | None = None,
+        scopes: Sequence[str] | None = None,
+        topic: str | None = None,
+        record_access: bool = False,
+    ) -> builtins.list[ScoredMemory]:
+        """Ranked memories for a message, with their score parts (seed 002)."""
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidMemoryError("empty_query", "the search text must not be empty")
+        return await self._run(
+            self.engine.search,
+            query,
+            limit=limit,
+            scopes=scopes,
+            topic=topic,
+            record_access=record_access,
+        )
 
     async def build_prompt(
-        self, prompt: str, *, query: str | None = None, limit: int | None = None
+        self,
+        prompt: str,
+        *,
+        query: str | None = None,
+        limit: int | None = None,
+        scopes: Sequence[str] | None = None,
     ) -> str:
-        """The prompt with the matching (or all) memories in front."""
+        """The prompt with the best memories for `query` in front (all without one)."""
 
         def compose() -> str:
-            memories = self.store.search(query) if query else self.store.get_all()
-            if limit is not None:
-                memories = memories[:limit]
+            if query:
+                found = self.engine.search(
+                    query, limit=limit, scopes=scopes, record_access=True
+                )
+                memories = [r.memory for r in found]
+            else:
+                memories = [
+                    m
+                    for m in self.store.get_all()
+                    if scopes is None or m.scope in scopes
+                ]
+                if limit is not None:
+                    memories = memories[:limit]
             return build_prompt_with_memory(memories, prompt)
 
         return await self._run(compose)
+
+    async def reindex(self) -> int:
+        """Rebuild the search index from the store."""
+        return await self._run(self.engine.reindex)
 
     async def export(self) -> dict[str, Any]:
         """Every memory as an export document."""
@@ -247,18 +298,25 @@ class LocalBackend:
         return await self._change(self.store.import_, document, mode=mode)
 
     async def stats(self) -> StoreStats:
-        """Counts and settings (no content)."""
+        """Counts, settings and the search index's state (no content)."""
 
         def collect() -> StoreStats:
             memories = self.store.get_all()
+            settings = self.store.settings
+            index = self.engine.index
             return StoreStats(
                 count=len(memories),
-                max_items=self.store.settings.max_items,
-                max_content_length=self.store.settings.max_content_length,
+                max_items=settings.max_items,
+                max_content_length=settings.max_content_length,
                 last_changed=self.store.last_changed,
                 by_category=dict(Counter(m.category for m in memories)),
                 by_source=dict(Counter(m.source for m in memories)),
                 scopes=len({m.scope for m in memories}),
+                retrieval_limit=settings.retrieval_limit,
+                eviction_threshold=settings.eviction_threshold,
+                indexed=index.count(),
+                full_text_search=index.fts_available,
+                search_fallback_reason=index.fallback_reason,
             )
 
         return await self._run(collect)
@@ -268,11 +326,12 @@ class LocalBackend:
         await self._run(self.store.set_settings, settings)
 
     async def close(self) -> None:
-        """Fold the journal into the snapshot and stop the worker thread (once)."""
+        """Stop watching, fold the journal, close the index and the worker (once)."""
         if self._closed:
             return
         self._closed = True
         try:
-            await self._run(self.store.close)
+            await self._watcher.stop()
+            await self._run(self.engine.close)
         finally:
             self._executor.shutdown(wait=True)

@@ -26,9 +26,11 @@ from typing import Any, NamedTuple, NoReturn
 
 from .durable import write_atomically
 from .errors import MemoryEngineError, MemoryNotFoundError
-from .models import CATEGORIES, SOURCES, Memory
+from .memory import MemoryEngine
+from .models import CATEGORIES, HOUSEHOLD_SCOPE, SOURCES, Memory
 from .paths import resolve_store_path
 from .prompt import build_prompt_with_memory
+from .scoring import ScoredMemory
 from .settings import StoreSettings
 from .store import SORT_ORDERS, ImportMode, MemoryStore
 
@@ -134,12 +136,12 @@ _non_negative_int = _int_at_least(0)
 
 @dataclass(slots=True)
 class Context:
-    """What a command needs: its arguments and the store (opened on first use)."""
+    """What a command needs: its arguments and the engine (opened on first use)."""
 
     args: argparse.Namespace
     path: Path
     settings: StoreSettings
-    _store: MemoryStore | None = None
+    _engine: MemoryEngine | None = None
 
     @property
     def as_json(self) -> bool:
@@ -147,21 +149,26 @@ class Context:
         return bool(self.args.json)
 
     @property
-    def store(self) -> MemoryStore:
-        """The store, loaded on first use; damaged files found are reported."""
-        if self._store is None:
-            store = MemoryStore(self.path, self.settings)
-            report = store.init()
-            self._store = store
+    def engine(self) -> MemoryEngine:
+        """The store and its index, loaded on first use; damaged files are reported."""
+        if self._engine is None:
+            engine = MemoryEngine(self.path, self.settings)
+            report = engine.init()
+            self._engine = engine
             for moved in report.set_aside:
-                _err(_set_aside_warning(store, moved))
-        return self._store
+                _err(_set_aside_warning(engine.store, moved))
+        return self._engine
+
+    @property
+    def store(self) -> MemoryStore:
+        """The memory store."""
+        return self.engine.store
 
     def close(self) -> None:
-        """Fold the store's journal into its snapshot."""
-        if self._store is not None:
-            store, self._store = self._store, None
-            store.close()
+        """Fold the store's journal into its snapshot and close the index."""
+        if self._engine is not None:
+            engine, self._engine = self._engine, None
+            engine.close()
 
 
 def _set_aside_warning(store: MemoryStore, moved: Path) -> str:
@@ -314,28 +321,71 @@ def _cmd_delete(ctx: Context) -> int:
 
 def _setup_search(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("query", metavar="QUERY")
-    parser.add_argument("--limit", type=_positive_int, default=DEFAULT_LIMIT)
+    parser.add_argument(
+        "--limit",
+        type=_positive_int,
+        help="at most N results (default: MEMORY_RETRIEVAL_LIMIT, 5)",
+    )
+    parser.add_argument("--scope", help="the household's memories and this scope's")
+    parser.add_argument("--topic", help="rank memories about this topic higher")
 
 
 def _cmd_search(ctx: Context) -> int:
-    found = ctx.store.search(ctx.args.query)
-    shown = found[: ctx.args.limit]
-    footer = f"{len(shown)} of {len(found)} matches" if found else "no matches"
-    _show_memories(shown, footer, ctx.as_json)
+    args = ctx.args
+    if not args.query.strip():
+        return _fail("the search text must not be empty")
+    scopes = (
+        None
+        if args.scope is None
+        else list(dict.fromkeys([HOUSEHOLD_SCOPE, args.scope]))
+    )
+    found = ctx.engine.search(
+        args.query, limit=args.limit, scopes=scopes, topic=args.topic
+    )
+    if ctx.as_json:
+        _out_json([result.to_dict() for result in found])
+        return EXIT_OK
+    for result in found:
+        _out(_scored_summary(result))
+    _out(f"{len(found)} matches" if found else "no matches")
+    return EXIT_OK
+
+
+def _scored_summary(result: ScoredMemory) -> str:
+    """`ID  0.734  [category]  content  (matched: a, b)`."""
+    line = _summary(result.memory).replace("  [", f"  {result.score:.3f}  [", 1)
+    if result.matched:
+        line += f"  (matched: {', '.join(result.matched)})"
+    return line
+
+
+def _setup_reindex(parser: argparse.ArgumentParser) -> None:
+    del parser  # no arguments
+
+
+def _cmd_reindex(ctx: Context) -> int:
+    indexed = ctx.engine.reindex()
+    if ctx.as_json:
+        _out_json({"indexed": indexed})
+    else:
+        _out(f"indexed {indexed} memories")
     return EXIT_OK
 
 
 def _setup_prompt(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("text", metavar="TEXT", help="the user's prompt")
-    parser.add_argument("--query", help="use only memories containing this text")
+    parser.add_argument("--query", help="use the memories most relevant to this text")
     parser.add_argument("--limit", type=_positive_int, help="at most N memories")
 
 
 def _cmd_prompt(ctx: Context) -> int:
     args = ctx.args
     store = ctx.store
-    memories = store.search(args.query) if args.query is not None else store.get_all()
-    memories = memories[: args.limit]
+    if args.query is not None:
+        found = ctx.engine.search(args.query, limit=args.limit, record_access=True)
+        memories = [result.memory for result in found]
+    else:
+        memories = store.get_all()[: args.limit]
     prompt = build_prompt_with_memory(memories, args.text)
     if ctx.as_json:
         _out_json({"prompt": prompt, "memory_ids": [m.id for m in memories]})
@@ -437,13 +487,14 @@ COMMANDS: dict[str, Command] = {
     "list": Command("list memories, newest first", _setup_list, _cmd_list),
     "update": Command("change a memory", _setup_update, _cmd_update),
     "delete": Command("remove a memory", _setup_delete, _cmd_delete),
-    "search": Command("find memories containing text", _setup_search, _cmd_search),
+    "search": Command("find the most relevant memories", _setup_search, _cmd_search),
     "prompt": Command(
         "show a prompt with memories in front", _setup_prompt, _cmd_prompt
     ),
     "export": Command("write every memory as JSON", _setup_export, _cmd_export),
     "import": Command("restore memories from an export", _setup_import, _cmd_import),
     "clear": Command("remove every memory", _setup_clear, _cmd_clear),
+    "reindex": Command("rebuild the search index", _setup_reindex, _cmd_reindex),
 }
 
 

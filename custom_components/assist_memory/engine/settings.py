@@ -13,11 +13,13 @@ DEFAULT_MAX_ITEMS: Final = 100
 ENV_MAX_ITEMS: Final = "MEMORY_MAX_ITEMS"
 ENV_MAX_CONTENT_LENGTH: Final = "MEMORY_MAX_CONTENT_LENGTH"
 ENV_EVICTION_THRESHOLD: Final = "MEMORY_EVICTION_THRESHOLD"
+ENV_RETRIEVAL_LIMIT: Final = "MEMORY_RETRIEVAL_LIMIT"
+DEFAULT_RETRIEVAL_LIMIT: Final = 5
 
 
 @dataclass(frozen=True, slots=True)
 class StoreSettings:
-    """Limits the store enforces.
+    """Limits the store enforces, and how many memories a retrieval returns.
 
     `max_items` 0 means no cap (seed 002's policy); the default 100 is seed 004's.
     `eviction_threshold` (seed 002, off by default): instead of refusing new memories,
@@ -27,6 +29,7 @@ class StoreSettings:
     max_items: int = DEFAULT_MAX_ITEMS
     max_content_length: int = DEFAULT_MAX_CONTENT_LENGTH
     eviction_threshold: int = 0
+    retrieval_limit: int = DEFAULT_RETRIEVAL_LIMIT
 
     def __post_init__(self) -> None:
         if self.max_items < 0:
@@ -38,6 +41,12 @@ class StoreSettings:
                 "invalid_setting",
                 "eviction_threshold must be >= 0",
                 setting="eviction_threshold",
+            )
+        if self.retrieval_limit < 1:
+            raise InvalidMemoryError(
+                "invalid_setting",
+                "retrieval_limit must be >= 1",
+                setting="retrieval_limit",
             )
         if self.max_content_length < 1:
             raise InvalidMemoryError(
@@ -55,6 +64,9 @@ class StoreSettings:
                 env, ENV_MAX_CONTENT_LENGTH, DEFAULT_MAX_CONTENT_LENGTH
             ),
             eviction_threshold=_int_from_env(env, ENV_EVICTION_THRESHOLD, 0),
+            retrieval_limit=_int_from_env(
+                env, ENV_RETRIEVAL_LIMIT, DEFAULT_RETRIEVAL_LIMIT
+            ),
         )
 
 

@@ -288,6 +288,12 @@ class MemoryStore:
         with self._read():
             pass
 
+    @contextmanager
+    def locked_records(self) -> Iterator[Mapping[str, Memory]]:
+        """All records, read-only, with every change held off until the block ends."""
+        with self._read() as records:
+            yield records
+
     def get_all(self) -> builtins.list[Memory]:
         """Return every memory, oldest first."""
         with self._read() as records:

@@ -1,0 +1,150 @@
+"""Multi-stage retrieval (seed 002): keywords, candidates, scores, top N.
+
+1. Keywords are extracted from the message (and the session's topic, when given).
+2. Candidates come from the full-text index (BM25), and from vector similarity when
+   embeddings are available.
+3. Each candidate is scored with seed 002's formula (`scoring.py`).
+4. The best N are returned, each with its score parts and the words that matched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Final
+
+from .index import SearchIndex
+from .keywords import (
+    Keywords,
+    cjk_grams,
+    expresses_preference,
+    extract_keywords,
+    light_stem,
+)
+from .models import Memory
+from .scoring import (
+    HYBRID_BM25,
+    HYBRID_VECTOR,
+    TOPIC_BOOST,
+    ScoredMemory,
+    ScoreParts,
+    category_score,
+    frequency_score,
+    recency_score,
+)
+
+DEFAULT_LIMIT: Final = 5
+# How many index candidates to score for each result asked for.
+_CANDIDATES_PER_RESULT: Final = 8
+_MIN_CANDIDATES: Final = 40
+
+VectorSearch = Callable[[str, int], Mapping[str, float]]
+
+
+class Retriever:
+    """Ranks memories for a message."""
+
+    def __init__(
+        self,
+        index: SearchIndex,
+        fetch: Callable[[Sequence[str]], dict[str, Memory]],
+        *,
+        vectors: VectorSearch | None = None,
+        now: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        """`fetch` returns the memories for ids; `vectors` the cosine scores for a text."""
+        self._index = index
+        self._fetch = fetch
+        self._vectors = vectors
+        self._now = now
+
+    def retrieve(
+        self,
+        message: str,
+        *,
+        limit: int = DEFAULT_LIMIT,
+        scopes: Sequence[str] | None = None,
+        topic: str | None = None,
+    ) -> list[ScoredMemory]:
+        """The best `limit` memories for the message, best first ([] when none match)."""
+        keywords = extract_keywords(message)
+        topic_keywords = extract_keywords(topic) if topic else None
+        search = _merge(keywords, topic_keywords) if topic_keywords else keywords
+        pool = max(limit * _CANDIDATES_PER_RESULT, _MIN_CANDIDATES)
+        bm25 = {
+            c.memory_id: c.keyword_score
+            for c in self._index.match(search, limit=pool, scopes=scopes)
+        }
+        similarity = dict(self._vectors(message, pool)) if self._vectors else {}
+        memories = self._fetch([*bm25, *similarity])
+        if scopes is not None:
+            allowed = set(scopes)
+            memories = {k: m for k, m in memories.items() if m.scope in allowed}
+        if not memories:
+            return []
+        best_bm25 = max(bm25.values(), default=0.0) or 1.0
+        wants_preference = expresses_preference(message)
+        now = self._now()
+        results: list[ScoredMemory] = []
+        for memory_id, memory in memories.items():
+            matched, coverage = _matched(keywords, memory)
+            lexical = 0.5 * bm25.get(memory_id, 0.0) / best_bm25 + 0.5 * coverage
+            vector = similarity.get(memory_id) if similarity else None
+            keyword = (
+                lexical
+                if vector is None
+                else HYBRID_VECTOR * max(vector, 0.0) + HYBRID_BM25 * lexical
+            )
+            on_topic = (
+                topic_keywords is not None and _matched(topic_keywords, memory)[1] > 0
+            )
+            parts = ScoreParts(
+                keyword=keyword,
+                category=category_score(memory, wants_preference=wants_preference),
+                recency=recency_score(memory, now),
+                frequency=frequency_score(memory),
+                confidence=memory.confidence,
+                topic_boost=TOPIC_BOOST if on_topic else 1.0,
+                bm25=bm25.get(memory_id, 0.0),
+                vector=vector,
+            )
+            results.append(ScoredMemory(memory, parts.total(), parts, matched))
+        results.sort(key=lambda r: (r.score, r.memory.updated_at), reverse=True)
+        return results[:limit]
+
+
+def _merge(first: Keywords, second: Keywords) -> Keywords:
+    return Keywords(
+        words=tuple(dict.fromkeys([*first.words, *second.words])),
+        chinese=tuple(dict.fromkeys([*first.chinese, *second.chinese])),
+        prefixes=tuple(dict.fromkeys([*first.prefixes, *second.prefixes])),
+    )
+
+
+def _matched(keywords: Keywords, memory: Memory) -> tuple[tuple[str, ...], float]:
+    """Which query keywords the memory contains, and the share of them it covers."""
+    text = extract_keywords(" ".join([memory.content, memory.key or "", *memory.tags]))
+    stems = {light_stem(word) for word in text.words}
+    grams = {gram for piece in text.chinese for gram in cjk_grams(piece)}
+    matched: list[str] = []
+    units = 0.0
+    total = len(keywords.words) + len(keywords.prefixes) + len(keywords.chinese)
+    for word in keywords.words:
+        if light_stem(word) in stems:
+            matched.append(word)
+            units += 1
+    for prefix in keywords.prefixes:
+        if any(stem.startswith(prefix) for stem in stems):
+            matched.append(prefix + "*")
+            units += 1
+    for piece in keywords.chinese:
+        wanted = (
+            [piece]
+            if len(piece) == 1
+            else [piece[i : i + 2] for i in range(len(piece) - 1)]
+        )
+        found = sum(1 for gram in wanted if gram in grams)
+        if found:
+            matched.append(piece)
+            units += found / len(wanted)
+    return tuple(matched), (units / total if total else 0.0)
