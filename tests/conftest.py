@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Generator
-
 import pytest
 
 
 @pytest.fixture(autouse=True)
-def auto_enable_custom_integrations(
-    enable_custom_integrations: None,
-) -> Generator[None]:
+def auto_enable_custom_integrations(enable_custom_integrations: None) -> None:
     """Let Home Assistant load custom_components/assist_memory."""
-    yield
 
 
 @pytest.fixture

@@ -347,7 +347,12 @@ def test_search(run: Run, three: list[str]) -> None:
     found = run_json(run, "search", "miso")
     assert [m["id"] for m in found] == [three[1]]
     assert found[0]["matched"] == ["miso"]
-    assert set(found[0]["score_parts"]) >= {"keyword", "category", "recency", "frequency"}
+    assert set(found[0]["score_parts"]) >= {
+        "keyword",
+        "category",
+        "recency",
+        "frequency",
+    }
     assert 0 < found[0]["score"] <= 1.3
     assert run("search", "coffee") == (0, "no matches\n", "")
     assert run_json(run, "search", "coffee") == []
@@ -358,7 +363,10 @@ def test_search_scope_and_topic(run: Run) -> None:
     run("add", "Tom likes tea", "--scope", "user-tom")
     run("add", "Everyone likes tea")
     found = run_json(run, "search", "tea", "--scope", "user-anna")
-    assert sorted(m["content"] for m in found) == ["Anna likes tea", "Everyone likes tea"]
+    assert sorted(m["content"] for m in found) == [
+        "Anna likes tea",
+        "Everyone likes tea",
+    ]
     topical = run_json(run, "search", "likes tea", "--topic", "Tom")
     assert topical[0]["content"] == "Tom likes tea"
     assert topical[0]["score_parts"]["topic_boost"] == 1.3

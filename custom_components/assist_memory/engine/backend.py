@@ -19,6 +19,7 @@ import logging
 from pathlib import Path
 from typing import Any, Protocol, TypedDict, Unpack
 
+from .embeddings import EmbeddingConfig
 from .errors import InvalidMemoryError
 from .memory import MemoryEngine
 from .models import Memory
@@ -60,6 +61,8 @@ class StoreStats:
     indexed: int = 0
     full_text_search: bool = True
     search_fallback_reason: str | None = None
+    vector_search: str | None = None
+    vector_degraded_reason: str | None = None
 
 
 class MemoryBackend(Protocol):
@@ -139,18 +142,24 @@ class LocalBackend:
 
     @classmethod
     async def open(
-        cls, path: Path, settings: StoreSettings | None = None, *, watch: bool = True
+        cls,
+        path: Path,
+        settings: StoreSettings | None = None,
+        *,
+        watch: bool = True,
+        embeddings: EmbeddingConfig | None = None,
     ) -> tuple[LocalBackend, LoadReport]:
         """Create the backend, load the store and its index off the event loop.
 
         With `watch`, changes other programs make to the files are picked up (after
-        1.5 s of quiet) and reported to the listeners.
+        1.5 s of quiet) and reported to the listeners. With `embeddings`, search is
+        hybrid (vectors computed in the background).
         """
-        backend = cls(MemoryEngine(path, settings))
+        backend = cls(MemoryEngine(path, settings, embeddings=embeddings))
         try:
             report = await backend._run(backend.engine.init)
         except BaseException:
-            await backend._run(backend.engine.index.close)
+            await backend._run(backend.engine.close_quietly)
             backend._executor.shutdown(wait=True)
             raise
         if watch:
@@ -304,6 +313,7 @@ class LocalBackend:
             memories = self.store.get_all()
             settings = self.store.settings
             index = self.engine.index
+            vectors = self.engine.vectors
             return StoreStats(
                 count=len(memories),
                 max_items=settings.max_items,
@@ -317,6 +327,8 @@ class LocalBackend:
                 indexed=index.count(),
                 full_text_search=index.fts_available,
                 search_fallback_reason=index.fallback_reason,
+                vector_search=vectors.backend if vectors else None,
+                vector_degraded_reason=vectors.degraded_reason if vectors else None,
             )
 
         return await self._run(collect)

@@ -10,8 +10,8 @@ LIKE with a keyword-count score (seed 002), logged once, never an error.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from contextlib import closing, suppress
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass
 import logging
 from pathlib import Path
@@ -28,6 +28,8 @@ _LOGGER = logging.getLogger(__name__)
 TOKENIZER_VERSION: Final = "1"
 FTS_TOKENIZER: Final = "porter unicode61 remove_diacritics 2"
 _MAX_QUERY_TERMS: Final = 64
+# SQLite refuses LIKE patterns over 50 000 bytes; no stored word is this long anyway.
+_MAX_LIKE_TERM_CHARS: Final = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +66,7 @@ def like_terms(keywords: Keywords) -> list[str]:
             if len(piece) <= 2
             else [piece[i : i + 2] for i in range(len(piece) - 1)]
         )
+    terms = [term[:_MAX_LIKE_TERM_CHARS] for term in terms]
     return list(dict.fromkeys(terms))[:_MAX_QUERY_TERMS]
 
 
@@ -116,6 +119,8 @@ class SearchIndex:
                 " scope TEXT NOT NULL, category TEXT NOT NULL, text TEXT NOT NULL)"
             )
             self.fts_available = self._want_fts and self._create_fts(db)
+            if not self._want_fts:
+                self._fall_back("full-text search is turned off")
             db.execute(
                 "INSERT OR REPLACE INTO meta VALUES ('tokenizer', ?)",
                 (TOKENIZER_VERSION,),
@@ -154,6 +159,12 @@ class SearchIndex:
             if self._db is not None:
                 self._db.close()
                 self._db = None
+
+    @contextmanager
+    def locked(self) -> Iterator[sqlite3.Connection]:
+        """The connection, for one piece of work no other thread interleaves with."""
+        with self._lock:
+            yield self.db
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -219,11 +230,11 @@ class SearchIndex:
                         memory.updated_at,
                         memory.scope,
                         memory.category,
-                        normalize(_searchable_text(memory)),
+                        normalize(searchable_text(memory)),
                     ),
                 )
                 if self.fts_available:
-                    terms = index_terms(extract_keywords(_searchable_text(memory)))
+                    terms = index_terms(extract_keywords(searchable_text(memory)))
                     db.execute(
                         "INSERT INTO fts(rowid, terms) VALUES (?, ?)",
                         (cursor.lastrowid, " ".join(terms)),
@@ -254,6 +265,11 @@ class SearchIndex:
                     return self._match_fts(terms, keywords.prefixes, limit, scopes)
                 except sqlite3.Error as err:
                     self._fall_back(f"the full-text query failed: {err}")
+                    # Stop writing to a broken FTS table (every change would fail
+                    # and the index fall behind); the next open rebuilds it.
+                    self.fts_available = False
+                    with suppress(sqlite3.Error):
+                        self.db.execute("DELETE FROM meta WHERE key='tokenizer'")
             return self._match_like(keywords, limit, scopes)
 
     def _match_fts(
@@ -293,9 +309,9 @@ class SearchIndex:
             ]
 
 
-def _searchable_text(memory: Memory) -> str:
+def searchable_text(memory: Memory) -> str:
     """What a memory is found by: its content, key and tags."""
-    return " ".join([memory.content, memory.key or "", *memory.tags])
+    return " ".join(part for part in (memory.content, memory.key, *memory.tags) if part)
 
 
 def _scope_filter(scopes: Sequence[str] | None) -> tuple[str, list[str]]:

@@ -10,12 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from .embeddings import EmbeddingClient, EmbeddingConfig
 from .index import SearchIndex
 from .models import Memory
 from .retrieval import Retriever
 from .scoring import ScoredMemory
 from .settings import StoreSettings
 from .store import LoadReport, MemoryStore, StoreChange
+from .vectors import VectorIndex
 
 
 def index_path_for(store_path: Path) -> Path:
@@ -32,11 +34,30 @@ class MemoryEngine:
         settings: StoreSettings | None = None,
         *,
         use_fts: bool = True,
+        embeddings: EmbeddingConfig | None = None,
+        use_sqlite_vec: bool = True,
     ) -> None:
+        """`embeddings` turns on hybrid search (0.7 vector + 0.3 BM25, seed 000)."""
         self.store = MemoryStore(path, settings)
         self.index = SearchIndex(index_path_for(self.store.path), use_fts=use_fts)
-        self.retriever = Retriever(self.index, self.store.get_many)
+        self.vectors = (
+            None
+            if embeddings is None
+            else VectorIndex(
+                self.index,
+                EmbeddingClient(embeddings),
+                self.store.get_many,
+                use_sqlite_vec=use_sqlite_vec,
+            )
+        )
+        self.retriever = Retriever(
+            self.index,
+            self.store.get_many,
+            vectors=None if self.vectors is None else self.vectors.scores,
+        )
         self.store.add_change_hook(self._follow_store)
+        if self.vectors is not None:
+            self.store.add_change_hook(self.vectors.follow)
 
     @property
     def settings(self) -> StoreSettings:
@@ -45,14 +66,25 @@ class MemoryEngine:
 
     def init(self) -> LoadReport:
         """Load the store; the index catches up with it (a full build the first time)."""
+        if self.vectors is not None:
+            self.store.ensure_folder()
+            self.vectors.start()
         return self.store.init()
 
     def close(self) -> None:
-        """Fold the store's journal and close the index."""
+        """Stop the embedding worker, fold the store's journal and close the index."""
         try:
+            if self.vectors is not None:
+                self.vectors.stop()
             self.store.close()
         finally:
             self.index.close()
+
+    def close_quietly(self) -> None:
+        """Release threads and files after a failed init (nothing to fold)."""
+        if self.vectors is not None:
+            self.vectors.stop()
+        self.index.close()
 
     def _follow_store(self, change: StoreChange, records: Mapping[str, Memory]) -> None:
         if change.reloaded:

@@ -165,10 +165,7 @@ class MemoryStore:
     def init(self) -> LoadReport:
         """Create the folder, load the file (or create an empty one) and fold the journal."""
         with self._lock:
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as err:
-                raise storage_error(err, self.path.parent) from err
+            self.ensure_folder()
             with process_lock(self.lock_path):
                 self._remove_stale_temp_files()
                 report = self._load()
@@ -176,6 +173,13 @@ class MemoryStore:
                     self._write_snapshot(self._records)
                 self._initialized = True
             return report
+
+    def ensure_folder(self) -> None:
+        """Create the store's folder when missing (StorageError when impossible)."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise storage_error(err, self.path.parent) from err
 
     def close(self) -> None:
         """Fold pending journal entries into the snapshot."""

@@ -1,0 +1,265 @@
+"""Optional vectors (seed 000): hybrid score, background embeddings, cache, fallbacks.
+
+A real HTTP server on 127.0.0.1 speaks the OpenAI embeddings protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+import logging
+from pathlib import Path
+
+import pytest
+
+from assist_memory_engine.embeddings import (
+    EmbeddingClient,
+    EmbeddingConfig,
+    EmbeddingError,
+)
+from assist_memory_engine.memory import MemoryEngine
+from assist_memory_engine.scoring import HYBRID_BM25, HYBRID_VECTOR
+from assist_memory_engine.settings import StoreSettings
+from tests.support.embedding_server import EmbeddingServer
+
+# Home Assistant's test plugin blocks sockets; these tests talk to a local server.
+pytestmark = pytest.mark.usefixtures("socket_enabled")
+
+MEMORIES = [
+    "Anna takes her coffee black",
+    "Anna walks the dog at seven",
+    "The boiler is serviced every October",
+    "Tom has a peanut allergy",
+    "Anna's favourite playlist is on the kitchen speaker",
+]
+
+
+@pytest.fixture
+def server() -> Iterator[EmbeddingServer]:
+    with EmbeddingServer() as running:
+        yield running
+
+
+def open_engine(
+    store_path: Path, server: EmbeddingServer, *, sqlite_vec: bool = True
+) -> MemoryEngine:
+    engine = MemoryEngine(
+        store_path,
+        StoreSettings(max_items=0),
+        embeddings=EmbeddingConfig(server.base_url, "test-model", api_key="sk-test"),
+        use_sqlite_vec=sqlite_vec,
+    )
+    engine.init()
+    return engine
+
+
+@pytest.fixture(params=[True, False], ids=["sqlite-vec", "in-process"])
+def engine(
+    request: pytest.FixtureRequest, store_path: Path, server: EmbeddingServer
+) -> Iterator[MemoryEngine]:
+    engine = open_engine(store_path, server, sqlite_vec=request.param)
+    try:
+        for text in MEMORIES:
+            engine.store.add(text)
+        assert engine.vectors is not None
+        assert engine.vectors.wait_until_idle(10)
+        yield engine
+    finally:
+        engine.close()
+
+
+def test_backend_in_use(engine: MemoryEngine, request: pytest.FixtureRequest) -> None:
+    assert engine.vectors is not None
+    assert engine.vectors.backend == request.node.callspec.id
+
+
+def test_query_without_shared_words_is_found_by_meaning(engine: MemoryEngine) -> None:
+    results = engine.search("hot beverage", limit=3)
+    assert results[0].memory.content == "Anna takes her coffee black"
+    assert results[0].parts.vector is not None
+    assert results[0].parts.bm25 == 0.0  # no word in common: found by the vector alone
+
+
+def test_hybrid_keyword_score_is_seventy_thirty(engine: MemoryEngine) -> None:
+    result = engine.search("Anna coffee", limit=1)[0]
+    parts = result.parts
+    assert parts.vector is not None
+    lexical = (parts.keyword - HYBRID_VECTOR * parts.vector) / HYBRID_BM25
+    assert 0 < lexical <= 1
+    assert parts.keyword == pytest.approx(
+        HYBRID_VECTOR * parts.vector + HYBRID_BM25 * lexical
+    )
+    assert result.memory.content == "Anna takes her coffee black"
+
+
+def test_chinese_query_reaches_english_memory_through_vectors(
+    engine: MemoryEngine,
+) -> None:
+    results = engine.search("谁对花生过敏", limit=1)
+    assert results[0].memory.content == "Tom has a peanut allergy"
+
+
+def test_deleted_memories_leave_the_vector_index(engine: MemoryEngine) -> None:
+    coffee = next(m for m in engine.store.get_all() if "coffee" in m.content)
+    engine.store.delete(coffee.id)
+    assert all(r.memory.id != coffee.id for r in engine.search("hot beverage", limit=5))
+
+
+def test_api_key_is_sent(engine: MemoryEngine, server: EmbeddingServer) -> None:
+    assert server.headers[0]["Authorization"] == "Bearer sk-test"
+    assert server.requests[0]["model"] == "test-model"
+
+
+def test_embeddings_are_cached_by_content(
+    store_path: Path, server: EmbeddingServer
+) -> None:
+    engine = open_engine(store_path, server)
+    try:
+        memory = engine.store.add("Anna takes her coffee black")
+        engine.store.add("Tom has a peanut allergy")
+        assert engine.vectors is not None
+        assert engine.vectors.wait_until_idle(10)
+    finally:
+        engine.close()
+    embedded = len(server.texts_embedded())
+    assert embedded == 2
+
+    engine = open_engine(store_path, server)  # a restart re-embeds nothing
+    try:
+        assert engine.vectors is not None
+        assert engine.vectors.wait_until_idle(10)
+        assert len(server.texts_embedded()) == embedded
+        engine.store.update(memory.id, "Anna takes her coffee with milk")
+        assert engine.vectors.wait_until_idle(10)
+        assert server.texts_embedded()[embedded:] == ["Anna takes her coffee with milk"]
+        # The same text again (here: changed back) comes from the cache.
+        engine.store.update(memory.id, "Anna takes her coffee black")
+        assert engine.vectors.wait_until_idle(10)
+        assert len(server.texts_embedded()) == embedded + 1
+    finally:
+        engine.close()
+
+
+def test_adding_never_waits_for_the_endpoint(
+    store_path: Path, server: EmbeddingServer
+) -> None:
+    engine = open_engine(store_path, server)
+    try:
+        server.gate.clear()  # the endpoint hangs
+        added = [engine.store.add(f"memory number {n}") for n in range(5)]
+        assert engine.store.count() == 5  # every add returned while the endpoint hung
+        assert engine.vectors is not None
+        assert not engine.vectors.wait_until_idle(0.2)
+        server.gate.set()
+        assert engine.vectors.wait_until_idle(10)
+        assert sorted(server.texts_embedded()) == sorted(m.content for m in added)
+    finally:
+        engine.close()
+
+
+def test_endpoint_failure_falls_back_to_bm25_and_recovers(
+    store_path: Path, server: EmbeddingServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    engine = open_engine(store_path, server)
+    try:
+        assert engine.vectors is not None
+        server.fail_with = 503
+        engine.store.add("Anna takes her coffee black")
+        with caplog.at_level(logging.WARNING):
+            results = engine.search("coffee")
+            engine.search("black coffee")
+        assert [r.memory.content for r in results] == ["Anna takes her coffee black"]
+        assert results[0].parts.vector is None
+        assert (
+            engine.vectors.degraded_reason == "the embedding endpoint answered HTTP 503"
+        )
+        warnings = [r for r in caplog.records if "BM25 only" in r.getMessage()]
+        assert len(warnings) == 1
+
+        server.fail_with = None
+        engine.search("coffee please")  # the endpoint answers again...
+        assert engine.vectors.degraded_reason is None
+        assert engine.vectors.wait_until_idle(
+            10
+        )  # ...so the waiting memory is embedded
+        results = engine.search("coffee please")
+        assert results[0].parts.vector is not None
+    finally:
+        engine.close()
+
+
+def test_unreachable_endpoint(store_path: Path) -> None:
+    engine = MemoryEngine(
+        store_path, embeddings=EmbeddingConfig("http://127.0.0.1:9", "m", timeout=1)
+    )
+    engine.init()
+    try:
+        engine.store.add("Anna takes her coffee black")
+        assert [r.memory.content for r in engine.search("coffee")] == [
+            "Anna takes her coffee black"
+        ]
+        assert engine.vectors is not None
+        assert "failed" in (engine.vectors.degraded_reason or "")
+    finally:
+        engine.close()
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        ({"data": []}, "one vector per text"),
+        ("not an object", "one vector per text"),
+        ({"data": [{"index": 0, "embedding": ["x"]}]}, "invalid vector"),
+        ({"data": [{"index": 0, "embedding": []}]}, "invalid vector"),
+        ({"data": [{"index": 0}]}, "invalid vector"),
+    ],
+)
+def test_bad_answers_are_rejected(
+    server: EmbeddingServer, answer: object, message: str
+) -> None:
+    server.answer_override = answer
+    client = EmbeddingClient(EmbeddingConfig(server.base_url, "m"))
+    with pytest.raises(EmbeddingError, match=message):
+        client.embed(["hello"])
+
+
+def test_vectors_of_different_sizes_are_rejected(server: EmbeddingServer) -> None:
+    server.answer_override = {
+        "data": [
+            {"index": 0, "embedding": [1.0, 0.0]},
+            {"index": 1, "embedding": [1.0]},
+        ]
+    }
+    client = EmbeddingClient(EmbeddingConfig(server.base_url, "m"))
+    with pytest.raises(EmbeddingError, match="different sizes"):
+        client.embed(["a", "b"])
+
+
+def test_answers_are_put_back_in_order(server: EmbeddingServer) -> None:
+    server.answer_override = {
+        "data": [
+            {"index": 1, "embedding": [0.0, 1.0]},
+            {"index": 0, "embedding": [1.0, 0.0]},
+        ]
+    }
+    client = EmbeddingClient(EmbeddingConfig(server.base_url, "m"))
+    assert client.embed(["first", "second"]) == [[1.0, 0.0], [0.0, 1.0]]
+
+
+@pytest.mark.parametrize(
+    ("base", "endpoint"),
+    [
+        ("http://localhost:11434", "http://localhost:11434/v1/embeddings"),
+        ("http://localhost:11434/", "http://localhost:11434/v1/embeddings"),
+        ("https://api.openai.com/v1", "https://api.openai.com/v1/embeddings"),
+        ("http://host:8080/v1/", "http://host:8080/v1/embeddings"),
+    ],
+)
+def test_endpoint_url(base: str, endpoint: str) -> None:
+    assert EmbeddingConfig(base, "m").endpoint == endpoint
+
+
+def test_many_texts_are_sent_in_batches(server: EmbeddingServer) -> None:
+    client = EmbeddingClient(EmbeddingConfig(server.base_url, "m"))
+    vectors = client.embed([f"text {n}" for n in range(70)])
+    assert len(vectors) == 70
+    assert [len(body["input"]) for body in server.requests] == [32, 32, 6]  # type: ignore[arg-type]
