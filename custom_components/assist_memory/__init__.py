@@ -14,7 +14,7 @@ from homeassistant.helpers.typing import ConfigType
 
 from .const import DOMAIN
 from .engine import LoadReport, LocalBackend, MemoryEngineError
-from .options import store_path, store_settings
+from .options import embedding_config, store_path, store_settings
 from .repairs import async_report_set_aside_files
 from .services import async_setup_services
 
@@ -46,7 +46,11 @@ async def async_setup_entry(
     """Open the memory store and set up the sensor."""
     path = store_path(hass)
     try:
-        backend, report = await LocalBackend.open(path, store_settings(entry.options))
+        backend, report = await LocalBackend.open(
+            path,
+            store_settings(entry.options),
+            embeddings=embedding_config(entry.options),
+        )
     except MemoryEngineError as err:
         raise ConfigEntryNotReady(
             translation_domain=DOMAIN,

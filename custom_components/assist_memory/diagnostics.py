@@ -5,9 +5,13 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
+from homeassistant.components.diagnostics import async_redact_data
 from homeassistant.core import HomeAssistant
 
 from . import AssistMemoryConfigEntry
+from .const import CONF_EMBEDDING_API_KEY
+
+TO_REDACT = {CONF_EMBEDDING_API_KEY}
 
 
 async def async_get_config_entry_diagnostics(
@@ -17,7 +21,10 @@ async def async_get_config_entry_diagnostics(
     data = entry.runtime_data
     report = data.load_report
     return {
-        "entry": {"data": dict(entry.data), "options": dict(entry.options)},
+        "entry": {
+            "data": dict(entry.data),
+            "options": async_redact_data(dict(entry.options), TO_REDACT),
+        },
         "store": asdict(await data.backend.stats()),
         "load_report": {
             "count": report.count,

@@ -9,6 +9,9 @@ from typing import Any
 from homeassistant.core import HomeAssistant
 
 from .const import (
+    CONF_EMBEDDING_API_KEY,
+    CONF_EMBEDDING_MODEL,
+    CONF_EMBEDDING_URL,
     CONF_EVICTION_THRESHOLD,
     CONF_MAX_CONTENT_LENGTH,
     CONF_MAX_ITEMS,
@@ -16,6 +19,7 @@ from .const import (
     DATA_FOLDER,
 )
 from .engine import StoreSettings
+from .engine.embeddings import EmbeddingConfig
 from .engine.models import DEFAULT_MAX_CONTENT_LENGTH
 from .engine.paths import STORE_FILE_NAME
 from .engine.settings import DEFAULT_MAX_ITEMS, DEFAULT_RETRIEVAL_LIMIT
@@ -41,4 +45,15 @@ def store_settings(options: Mapping[str, Any]) -> StoreSettings:
         max_content_length=int(merged[CONF_MAX_CONTENT_LENGTH]),
         retrieval_limit=int(merged[CONF_RAG_TOP_N]),
         eviction_threshold=int(merged[CONF_EVICTION_THRESHOLD]),
+    )
+
+
+def embedding_config(options: Mapping[str, Any]) -> EmbeddingConfig | None:
+    """The embedding endpoint, when one is set (search is BM25 only otherwise)."""
+    url = str(options.get(CONF_EMBEDDING_URL) or "").strip()
+    model = str(options.get(CONF_EMBEDDING_MODEL) or "").strip()
+    if not url or not model:
+        return None
+    return EmbeddingConfig(
+        url, model, str(options.get(CONF_EMBEDDING_API_KEY) or "") or None
     )
