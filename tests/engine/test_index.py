@@ -1,0 +1,556 @@
+"""The search index: FTS5 with a LIKE fallback, kept in step with the store (real files)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+import logging
+from pathlib import Path
+import sqlite3
+
+import pytest
+
+from assist_memory_engine import LocalBackend, MemoryStore
+from assist_memory_engine.index import (
+    TOKENIZER_VERSION,
+    SearchIndex,
+    SyncResult,
+    fts_query,
+    like_terms,
+)
+from assist_memory_engine.keywords import extract_keywords
+from assist_memory_engine.memory import MemoryEngine, index_path_for
+from assist_memory_engine.models import Memory
+
+STAMP = "2025-01-01T00:00:00+00:00"
+
+
+def memory(memory_id: str, content: str, **fields: object) -> Memory:
+    fields.setdefault("created_at", STAMP)
+    fields.setdefault("updated_at", STAMP)
+    return Memory(id=memory_id, content=content, **fields)  # type: ignore[arg-type]
+
+
+@pytest.fixture(params=[True, False], ids=["fts5", "like"])
+def engine(request: pytest.FixtureRequest, store_path: Path) -> Iterator[MemoryEngine]:
+    engine = MemoryEngine(store_path, use_fts=request.param)
+    engine.init()
+    yield engine
+    engine.close()
+
+
+@pytest.fixture
+def fts_engine(store_path: Path) -> Iterator[MemoryEngine]:
+    engine = MemoryEngine(store_path)
+    engine.init()
+    yield engine
+    engine.close()
+
+
+def contents(engine: MemoryEngine, query: str) -> list[str]:
+    return [r.memory.content for r in engine.search(query)]
+
+
+def rowid(index: SearchIndex, memory_id: str) -> int:
+    row = index.db.execute("SELECT rowid FROM docs WHERE id=?", (memory_id,)).fetchone()
+    return int(row[0])
+
+
+# -- unsafe queries --------------------------------------------------------------
+
+UNSAFE_QUERIES = [
+    '"',
+    '""',
+    '"coffee',
+    "coffee\"'",
+    "(coffee",
+    "coffee)",
+    "[coffee",
+    "{coffee}",
+    "*",
+    "**",
+    "coffee*",
+    "*coffee",
+    ":",
+    "coffee:",
+    "terms:coffee",
+    "docs:coffee",
+    "-coffee",
+    "coffee -tea",
+    "coffee AND",
+    "OR coffee",
+    "NOT",
+    "coffee NOT tea",
+    "NEAR(coffee tea, 2)",
+    "NEAR",
+    "^coffee",
+    "coffee^",
+    "+",
+    "🙂🙂🙂",
+    "☕",
+    "%",
+    "_",
+    "coffee%'; DROP TABLE docs; --",
+    "\\",
+    "\x01\x02\x07\x1b[31m coffee\x1b[0m\x7f",
+    "\t\r\n\v\f",
+    "a" * 100_000,
+    "coffee " * 20_000,
+    "咖啡" * 50_000,
+]
+
+
+@pytest.mark.parametrize("query", UNSAFE_QUERIES, ids=range(len(UNSAFE_QUERIES)))
+def test_unsafe_queries_are_searched_as_text(engine: MemoryEngine, query: str) -> None:
+    engine.store.add("Black coffee in the morning")
+    engine.store.add("我喜欢喝咖啡")
+
+    fts_before = engine.index.fts_available
+
+    results = engine.search(query)
+
+    assert isinstance(results, list)
+    assert engine.index.fts_available == fts_before  # the query did not fail
+    if "coffee" in query.casefold():
+        assert "Black coffee in the morning" in [r.memory.content for r in results]
+
+
+@pytest.mark.parametrize("use_fts", [True, False], ids=["fts5", "like"])
+@pytest.mark.parametrize("query", UNSAFE_QUERIES[:30], ids=range(30))
+def test_unsafe_queries_on_the_index_itself(use_fts: bool, query: str) -> None:
+    index = SearchIndex(None, use_fts=use_fts)
+    index.upsert([memory("m1", "Black coffee 100% of the time", tags=("a_b",))])
+
+    candidates = index.match(extract_keywords(query), limit=5)
+
+    assert all(c.memory_id == "m1" for c in candidates)
+    assert index.fts_available == use_fts
+    index.close()
+
+
+def test_fts_query_quotes_every_term() -> None:
+    assert fts_query(["coffee", 'say "hi"'], ["pyth"]) == (
+        '"coffee" OR "say ""hi""" OR "pyth"*'
+    )
+    index = SearchIndex(None)
+    index.upsert([memory("m1", "say hi to Python")])
+    rows = index.db.execute(
+        "SELECT rowid FROM fts WHERE fts MATCH ?",
+        (fts_query(['say "hi"', "NOT", "AND"], ["pyth"]),),
+    ).fetchall()
+    assert len(rows) == 1
+    index.close()
+
+
+def test_like_terms_are_stems_prefixes_and_chinese_pairs() -> None:
+    keywords = extract_keywords("running likes Pyth* 咖啡豆 猫")
+
+    assert like_terms(keywords) == ["run", "like", "pyth", "咖啡", "啡豆", "猫"]
+
+
+# -- LIKE fallback ---------------------------------------------------------------
+
+
+def test_like_fallback_scores_by_keyword_count(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING):
+        index = SearchIndex(tmp_path / "index.db", use_fts=False)
+        index.upsert(
+            [
+                memory("both", "Fresh coffee and a croissant"),
+                memory("one", "Coffee beans are in the pantry"),
+                memory("none", "The cat sleeps on the sofa"),
+            ]
+        )
+        candidates = index.match(extract_keywords("coffee croissant"), limit=5)
+        index.match(extract_keywords("cat"), limit=5)
+
+    assert [(c.memory_id, c.keyword_score) for c in candidates] == [
+        ("both", 1.0),
+        ("one", 0.5),
+    ]
+    assert not index.fts_available
+    assert index.fallback_reason
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1
+    assert "LIKE" in warnings[0].getMessage()
+    index.close()
+
+
+def test_like_fallback_through_the_engine_and_stats(store_path: Path) -> None:
+    engine = MemoryEngine(store_path, use_fts=False)
+    engine.init()
+    try:
+        both = engine.store.add("Fresh coffee and a croissant")
+        one = engine.store.add("Coffee beans are in the pantry")
+        engine.store.add("The cat sleeps on the sofa")
+
+        results = engine.search("coffee croissant")
+
+        assert [r.memory.id for r in results] == [both.id, one.id]
+        assert results[0].parts.bm25 > results[1].parts.bm25
+        assert engine.index.fallback_reason
+    finally:
+        engine.close()
+
+
+async def test_stats_report_the_index(store_path: Path) -> None:
+    backend, _ = await LocalBackend.open(store_path, watch=False)
+    try:
+        await backend.add("one")
+        await backend.add("two")
+        stats = await backend.stats()
+        assert stats.indexed == 2
+        assert stats.full_text_search is True
+        assert stats.search_fallback_reason is None
+    finally:
+        await backend.close()
+
+
+def test_runtime_fts_failure_falls_back_to_like(
+    fts_engine: MemoryEngine, caplog: pytest.LogCaptureFixture
+) -> None:
+    kept = fts_engine.store.add("Black coffee in the morning")
+    fts_engine.store.add("Green tea after lunch")
+    fts_engine.index.db.execute("DROP TABLE fts")
+
+    with caplog.at_level(logging.WARNING):
+        results = fts_engine.search("coffee")
+
+    assert [r.memory.id for r in results] == [kept.id]
+    assert fts_engine.index.fallback_reason
+    assert "full-text query failed" in fts_engine.index.fallback_reason
+    assert any("LIKE" in r.getMessage() for r in caplog.records)
+
+
+def test_index_keeps_working_after_a_runtime_fts_failure(
+    fts_engine: MemoryEngine, store_path: Path
+) -> None:
+    fts_engine.store.add("Black coffee in the morning")
+    fts_engine.index.db.execute("DROP TABLE fts")
+    fts_engine.search("coffee")
+
+    added = fts_engine.store.add("Coffee grinder is in the cupboard")
+    assert {r.memory.id for r in fts_engine.search("grinder")} == {added.id}
+    fts_engine.close()
+
+    # The next start rebuilds the full-text index from the store.
+    reopened = MemoryEngine(store_path)
+    reopened.init()
+    try:
+        assert reopened.index.fts_available
+        assert reopened.index.fallback_reason is None
+        assert len(reopened.search("coffee")) == 2
+        assert [r.memory.id for r in reopened.search("grinder")] == [added.id]
+    finally:
+        reopened.close()
+
+
+# -- lifecycle -------------------------------------------------------------------
+
+
+def test_index_follows_every_change(engine: MemoryEngine) -> None:
+    tea = engine.store.add("Green tea after lunch")
+    cake = engine.store.add("Cheesecake for birthdays")
+    assert contents(engine, "tea") == ["Green tea after lunch"]
+
+    engine.store.update(tea.id, "Jasmine tea after lunch")
+    assert contents(engine, "jasmine") == ["Jasmine tea after lunch"]
+    assert contents(engine, "green") == []
+
+    engine.store.update(cake.id, tags=["dessert"])
+    assert contents(engine, "dessert") == ["Cheesecake for birthdays"]
+
+    assert engine.store.delete(cake.id)
+    assert engine.search("cheesecake") == []
+    assert engine.index.count() == 1
+
+    document = engine.store.export()
+    assert engine.store.clear() == 1
+    assert engine.search("tea") == []
+    assert engine.index.count() == 0
+
+    engine.store.import_(document)
+    assert contents(engine, "jasmine") == ["Jasmine tea after lunch"]
+    engine.store.import_(
+        {"memories": [{"id": "imported1", "content": "Imported: the wifi password"}]},
+        mode="replace",
+    )
+    assert contents(engine, "wifi") == ["Imported: the wifi password"]
+    assert engine.search("jasmine") == []
+    assert engine.index.count() == 1
+
+
+def test_index_file_lives_beside_the_store(fts_engine: MemoryEngine) -> None:
+    fts_engine.store.add("something")
+
+    assert index_path_for(fts_engine.store.path) == (
+        fts_engine.store.path.parent / "memories.index.db"
+    )
+    assert fts_engine.index.path == index_path_for(fts_engine.store.path)
+    assert fts_engine.index.path.is_file()
+
+
+def test_restart_only_syncs_what_changed(store_path: Path) -> None:
+    engine = MemoryEngine(store_path)
+    engine.init()
+    kept = engine.store.add("The spare key is under the flowerpot")
+    edited = engine.store.add("Bins go out on Tuesday")
+    removed = engine.store.add("Dentist on the 3rd")
+    kept_rowid = rowid(engine.index, kept.id)
+    engine.close()
+
+    # Another program changes the store while no index is open.
+    other = MemoryStore(store_path)
+    other.update(edited.id, "Bins go out on Wednesday")
+    other.delete(removed.id)
+    other.add("Plants need water on Fridays")
+    other.add("The boiler was serviced in May")
+    other.close()
+
+    index = SearchIndex(index_path_for(store_path))
+    with other.locked_records() as records:
+        assert index.sync(records) == SyncResult(added=2, updated=1, removed=1)
+        assert index.sync(records) == SyncResult(added=0, updated=0, removed=0)
+    assert rowid(index, kept.id) == kept_rowid  # unchanged memories are not rewritten
+    index.close()
+
+    reopened = MemoryEngine(store_path)
+    reopened.init()
+    try:
+        assert reopened.index.count() == 4
+        assert contents(reopened, "wednesday") == ["Bins go out on Wednesday"]
+        assert reopened.search("dentist") == []
+        assert contents(reopened, "boiler") == ["The boiler was serviced in May"]
+    finally:
+        reopened.close()
+
+
+def test_restart_catches_up_with_changes_made_without_the_index(
+    store_path: Path,
+) -> None:
+    engine = MemoryEngine(store_path)
+    engine.init()
+    engine.store.add("First memory")
+    engine.close()
+    other = MemoryStore(store_path)
+    other.add("Second memory, added by the CLI")
+    other.close()
+
+    reopened = MemoryEngine(store_path)
+    reopened.init()
+    try:
+        assert reopened.index.count() == 2
+        assert contents(reopened, "CLI") == ["Second memory, added by the CLI"]
+    finally:
+        reopened.close()
+
+
+def test_damaged_index_file_is_rebuilt(
+    store_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    engine = MemoryEngine(store_path)
+    engine.init()
+    engine.store.add("Black coffee in the morning")
+    engine.store.add("Green tea after lunch")
+    engine.close()
+    index_file = index_path_for(store_path)
+    index_file.write_bytes(b"this is not a database, just garbage \x00\xff" * 200)
+
+    reopened = MemoryEngine(store_path)
+    with caplog.at_level(logging.WARNING):
+        reopened.init()
+    try:
+        assert any(
+            "Rebuilding the search index" in r.getMessage() for r in caplog.records
+        )
+        assert reopened.index.count() == 2
+        assert contents(reopened, "coffee") == ["Black coffee in the morning"]
+        assert reopened.index.fts_available
+    finally:
+        reopened.close()
+
+
+def test_reindex_rebuilds_and_counts(fts_engine: MemoryEngine) -> None:
+    fts_engine.store.add("Black coffee in the morning")
+    fts_engine.store.add("Green tea after lunch")
+    fts_engine.store.add("Water before bed")
+    # Lose the index's content behind its back.
+    fts_engine.index.db.execute("DELETE FROM docs")
+    fts_engine.index.db.execute("DELETE FROM fts")
+    assert fts_engine.search("coffee") == []
+
+    assert fts_engine.reindex() == 3
+
+    assert fts_engine.index.count() == 3
+    assert contents(fts_engine, "coffee") == ["Black coffee in the morning"]
+
+
+async def test_backend_reindex(store_path: Path) -> None:
+    backend, _ = await LocalBackend.open(store_path, watch=False)
+    try:
+        await backend.add("Black coffee in the morning")
+        assert await backend.reindex() == 1
+        assert [r.memory.content for r in await backend.search("coffee")] == [
+            "Black coffee in the morning"
+        ]
+    finally:
+        await backend.close()
+
+
+def test_reindex_with_like_fallback(store_path: Path) -> None:
+    engine = MemoryEngine(store_path, use_fts=False)
+    engine.init()
+    try:
+        engine.store.add("Black coffee in the morning")
+        assert engine.reindex() == 1
+        assert contents(engine, "coffee") == ["Black coffee in the morning"]
+    finally:
+        engine.close()
+
+
+def test_tokenizer_version_change_rebuilds(store_path: Path) -> None:
+    engine = MemoryEngine(store_path)
+    engine.init()
+    for text in ("one apple", "two pears", "three plums"):
+        engine.store.add(text)
+    engine.close()
+    records = {m.id: m for m in MemoryStore(store_path).get_all()}
+
+    # Same version: the index is reused, nothing to add.
+    same = SearchIndex(index_path_for(store_path))
+    assert same.sync(records) == SyncResult(added=0, updated=0, removed=0)
+    same.db.execute("UPDATE meta SET value='0' WHERE key='tokenizer'")
+    same.close()
+
+    # Older version: everything is dropped and indexed again.
+    rebuilt = SearchIndex(index_path_for(store_path))
+    assert rebuilt.count() == 0
+    assert rebuilt.sync(records) == SyncResult(added=3, updated=0, removed=0)
+    version = rebuilt.db.execute("SELECT value FROM meta WHERE key='tokenizer'")
+    assert version.fetchone() == (TOKENIZER_VERSION,)
+    assert [c.memory_id for c in rebuilt.match(extract_keywords("pears"), limit=5)]
+    rebuilt.close()
+
+
+def test_two_engines_on_one_folder_see_each_others_changes(store_path: Path) -> None:
+    home_assistant = MemoryEngine(store_path)
+    home_assistant.init()
+    cli = MemoryEngine(store_path)
+    cli.init()
+    try:
+        from_cli = cli.store.add("The plumber comes on Monday")
+        assert [r.memory.id for r in home_assistant.search("plumber")] == [from_cli.id]
+
+        from_ha = home_assistant.store.add("The electrician comes on Friday")
+        assert [r.memory.id for r in cli.search("electrician")] == [from_ha.id]
+
+        cli.store.update(from_ha.id, "The electrician comes on Thursday")
+        assert contents(home_assistant, "thursday") == [
+            "The electrician comes on Thursday"
+        ]
+        home_assistant.store.delete(from_cli.id)
+        assert cli.search("plumber") == []
+    finally:
+        cli.close()
+        home_assistant.close()
+
+
+def test_in_memory_index_and_reopening(tmp_path: Path) -> None:
+    index = SearchIndex(None)
+    index.upsert([memory("m1", "Black coffee"), memory("m2", "Green tea")])
+    assert index.count() == 2
+    index.remove(["m1"])
+    assert [
+        c.memory_id for c in index.match(extract_keywords("coffee tea"), limit=5)
+    ] == ["m2"]
+    index.close()
+    index.close()  # closing twice is harmless
+
+    on_disk = SearchIndex(tmp_path / "index.db")
+    on_disk.upsert([memory("m1", "Black coffee")])
+    on_disk.close()
+    assert on_disk.count() == 1  # reopened on first use
+    on_disk.close()
+
+
+def test_match_filters_by_scope_and_honours_limit() -> None:
+    index = SearchIndex(None)
+    index.upsert(
+        [
+            memory("house", "coffee machine descaling", scope="household"),
+            memory("alice", "coffee with oat milk", scope="alice"),
+            memory("bob", "coffee with sugar", scope="bob"),
+        ]
+    )
+    coffee = extract_keywords("coffee")
+
+    for use_like in (False, True):
+        if use_like:
+            index.db.execute("DROP TABLE fts")
+        scoped = index.match(coffee, limit=10, scopes=["household", "alice"])
+        assert {c.memory_id for c in scoped} == {"house", "alice"}
+        assert len(index.match(coffee, limit=2)) == 2
+        assert index.match(coffee, limit=10, scopes=[]) == []
+    index.close()
+
+
+def test_nothing_to_match() -> None:
+    index = SearchIndex(None, use_fts=False)
+    index.upsert([memory("m1", "coffee")])
+
+    assert index.match(extract_keywords("the a I"), limit=5) == []
+    index.close()
+
+
+def test_failed_write_leaves_the_index_unchanged(tmp_path: Path) -> None:
+    index = SearchIndex(tmp_path / "index.db")
+    index.upsert([memory("m1", "Black coffee")])
+    # A memory the index cannot store (id is NOT NULL) fails the whole batch.
+    with pytest.raises(sqlite3.IntegrityError):
+        index.upsert([memory("m2", "Green tea"), memory(None, "broken")])  # type: ignore[arg-type]
+
+    assert index.count() == 1
+    assert [c.memory_id for c in index.match(extract_keywords("coffee"), limit=5)] == [
+        "m1"
+    ]
+    index.close()
+
+
+def test_fallback_is_logged_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    index = SearchIndex(tmp_path / "index.db", use_fts=False)
+    with caplog.at_level(logging.WARNING):
+        index.open()
+        assert index.open() is index.db  # opening again reuses the connection
+        index.close()
+        index.upsert([memory("m1", "Black coffee")])  # reopens
+        index.match(extract_keywords("coffee"), limit=5)
+
+    assert len(caplog.records) == 1
+    assert index.fallback_reason == "full-text search is turned off"
+    index.close()
+
+
+def test_fts_table_that_cannot_be_created_falls_back_to_like(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "index.db"
+    index = SearchIndex(path)
+    index.upsert([memory("m1", "Black coffee"), memory("m2", "Green tea")])
+    # Damage: the name the FTS table needs is taken by something else.
+    index.db.execute("DROP TABLE fts")
+    index.db.execute("CREATE INDEX fts ON docs(version)")
+    index.close()
+
+    reopened = SearchIndex(path)
+    with caplog.at_level(logging.WARNING):
+        candidates = reopened.match(extract_keywords("coffee"), limit=5)
+
+    assert [c.memory_id for c in candidates] == ["m1"]
+    assert not reopened.fts_available
+    assert reopened.fallback_reason
+    assert reopened.fallback_reason.startswith("FTS5 is not available")
+    assert any("LIKE" in r.getMessage() for r in caplog.records)
+    reopened.close()
