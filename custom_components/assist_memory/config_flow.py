@@ -90,7 +90,11 @@ class AssistMemoryOptionsFlow(OptionsFlowWithReload):
         if user_input is not None:
             options = {**self.config_entry.options}
             options.update({key: int(user_input[key]) for key in NUMBER_OPTIONS})
-            options.update({key: user_input.get(key, "") for key in TEXT_OPTIONS})
+            for key in TEXT_OPTIONS:  # a cleared field removes the option
+                if value := str(user_input.get(key) or "").strip():
+                    options[key] = value
+                else:
+                    options.pop(key, None)
             if error := await self._embedding_error(options):
                 errors["base"] = error
             else:

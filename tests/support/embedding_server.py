@@ -100,7 +100,11 @@ class EmbeddingServer:
                 """Quiet."""
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.02},
+            daemon=True,
+        )
 
     @property
     def base_url(self) -> str:

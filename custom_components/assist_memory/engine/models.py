@@ -35,6 +35,9 @@ MAX_TAG_LENGTH: Final = 50
 MAX_TAGS: Final = 20
 MAX_METADATA_CHARS: Final = 8192
 _ID_PATTERN: Final = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_WHITESPACE: Final = re.compile(r"\s")
+_NO_METADATA: Final[Mapping[str, Any]] = MappingProxyType({})
+_UTC_SUFFIX: Final = "+00:00"
 
 
 def utc_now() -> str:
@@ -137,6 +140,30 @@ def memory_from_dict(data: object, *, max_content_length: int) -> Memory:
     )
 
 
+def memory_from_trusted(record: Mapping[str, Any]) -> Memory:
+    """A record this engine wrote itself (the file's checksum matched): no checks.
+
+    Raises KeyError or TypeError when the record is not in the engine's own shape.
+    """
+    metadata = record["metadata"]
+    return Memory(
+        id=record["id"],
+        content=record["content"],
+        category=record["category"],
+        key=record["key"],
+        tags=tuple(record["tags"]),
+        confidence=record["confidence"],
+        source=record["source"],
+        scope=record["scope"],
+        session_id=record["session_id"],
+        metadata=MappingProxyType(metadata) if metadata else _NO_METADATA,
+        created_at=record["created_at"],
+        updated_at=record["updated_at"],
+        last_accessed=record["last_accessed"],
+        access_count=record["access_count"],
+    )
+
+
 def validate_id(value: object) -> str:
     """Ids are 1-64 characters of letters, digits, '_' and '-'."""
     if not isinstance(value, str) or not _ID_PATTERN.match(value):
@@ -218,11 +245,13 @@ def validate_confidence(value: object) -> float:
 
 def validate_scope(value: object) -> str:
     """A scope is `household` or a user id: short text without whitespace."""
+    if value == HOUSEHOLD_SCOPE:
+        return HOUSEHOLD_SCOPE
     if (
         not isinstance(value, str)
         or not value.strip()
         or len(value) > MAX_SCOPE_LENGTH
-        or any(ch.isspace() for ch in value.strip())
+        or _WHITESPACE.search(value.strip())
     ):
         raise InvalidMemoryError(
             "invalid_scope",
@@ -255,6 +284,8 @@ def validate_tags(value: object) -> tuple[str, ...]:
 
     Stored lowercase, trimmed and without duplicates, in the order given.
     """
+    if not value:
+        return ()
     if isinstance(value, str):
         raw: Iterable[object] = value.split(",")
     elif isinstance(value, list | tuple):
@@ -293,6 +324,8 @@ def validate_metadata(value: object) -> Mapping[str, Any]:
         raise InvalidMemoryError(
             "invalid_metadata", "metadata must be a JSON object", field="metadata"
         )
+    if not value:
+        return _NO_METADATA
     try:
         encoded = json.dumps(value, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as err:
@@ -322,6 +355,8 @@ def validate_timestamp(value: object, name: str) -> str:
         except ValueError:
             pass
         else:
+            if value.endswith(_UTC_SUFFIX):  # already UTC, as every stored time is
+                return value
             if parsed.tzinfo is None:
                 parsed = parsed.replace(tzinfo=UTC)
             return parsed.astimezone(UTC).isoformat()

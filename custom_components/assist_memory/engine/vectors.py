@@ -364,13 +364,17 @@ class VectorIndex:
             return dict(self._neighbours.nearest(vector, k))
 
     def _degrade(self, err: EmbeddingError) -> None:
-        if self.degraded_reason is None:
+        # The worker and a search may fail at the same moment: log once.
+        with self._wake:
+            first = self.degraded_reason is None
+            self.degraded_reason = err.message
+        if first:
             _LOGGER.warning("Search uses BM25 only, embeddings failed: %s", err.message)
-        self.degraded_reason = err.message
 
     def _recovered(self) -> None:
-        if self.degraded_reason is not None:
+        with self._wake:
+            was_degraded = self.degraded_reason is not None
+            self.degraded_reason = None
+            self._wake.notify_all()
+        if was_degraded:
             _LOGGER.info("Embeddings work again; search is hybrid")
-            with self._wake:
-                self.degraded_reason = None
-                self._wake.notify_all()
