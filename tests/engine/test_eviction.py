@@ -22,6 +22,12 @@ from .conftest import SteppingClock, read_snapshot
 OpenStore = Callable[..., MemoryStore]
 
 
+def indexed(engine: MemoryEngine) -> int:
+    """Rows in the index once queued changes are applied."""
+    engine.flush_index()
+    return engine.index.count()
+
+
 def ids(store: MemoryStore) -> set[str]:
     return {m.id for m in store.get_all()}
 
@@ -163,7 +169,7 @@ def test_evicted_memories_vanish_from_store_file_and_index(
     newest = engine.store.add("Coffee beans from Ethiopia", confidence=0.9)
 
     assert engine.store.count() == 3
-    assert engine.index.count() == 3
+    assert indexed(engine) == 3
     found = {r.memory.id for r in engine.search("coffee")}
     assert weak.id not in found
     assert newest.id in found
@@ -176,7 +182,7 @@ def test_evicted_memories_vanish_from_store_file_and_index(
     reopened.init()
     try:
         assert reopened.store.get(weak.id) is None
-        assert reopened.index.count() == 3
+        assert indexed(reopened) == 3
         assert reopened.search("milk") == []
     finally:
         reopened.close()
@@ -194,7 +200,7 @@ def test_lowering_the_threshold_evicts_several_on_the_next_add(
 
     remaining = {m.content for m in engine.store.get_all()}
     assert remaining == {"Note 1", new.content}  # the new memory always stays
-    assert engine.index.count() == 2
+    assert indexed(engine) == 2
     assert {r.memory.content for r in engine.search("note")} == remaining
 
 
@@ -228,7 +234,7 @@ def test_default_engine_rejects_and_index_is_unchanged(store_path: Path) -> None
         engine.store.add("Black coffee")
         with pytest.raises(MemoryFullError):
             engine.store.add("Green tea")
-        assert engine.index.count() == 1
+        assert indexed(engine) == 1
         assert engine.search("tea") == []
     finally:
         engine.close()
@@ -289,7 +295,7 @@ def test_delete_one_removes_it_from_the_index(engine: MemoryEngine) -> None:
     assert not engine.store.delete(coffee.id)  # already gone
 
     assert engine.search("coffee") == []
-    assert engine.index.count() == 1
+    assert indexed(engine) == 1
     assert [r.memory.id for r in engine.search("tea")] == [tea.id]
 
 
@@ -299,7 +305,7 @@ def test_clear_all_empties_the_index(engine: MemoryEngine, store_path: Path) -> 
 
     assert engine.store.clear() == 2
 
-    assert engine.index.count() == 0
+    assert indexed(engine) == 0
     assert engine.search("coffee") == []
     assert engine.search("tea") == []
     assert MemoryStore(store_path).count() == 0

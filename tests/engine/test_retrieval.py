@@ -470,8 +470,11 @@ def test_scopes_never_return_another_users_memory(engine: MemoryEngine) -> None:
 def test_scopes_checked_against_the_store_too(engine: MemoryEngine) -> None:
     """A stale index entry never leaks a memory into another user's results."""
     alice = engine.store.add("Coffee with oat milk", scope="alice")
+    engine.flush_index()
     # The index still believes it is a household memory.
     engine.index.db.execute("UPDATE docs SET scope='household'")
+    if engine.index.fts_available:
+        engine.index.db.execute("UPDATE fts SET scope='household'")
 
     assert engine.search("coffee", scopes=["household"]) == []
     assert [r.memory.id for r in engine.search("coffee", scopes=["alice"])] == []

@@ -139,6 +139,7 @@ class LocalBackend:
             lambda: self._run(self.store.outside_change), self._reload_outside_change
         )
         self._closed = False
+        self._flush_scheduled = False
 
     @classmethod
     async def open(
@@ -176,8 +177,25 @@ class LocalBackend:
         self, func: Callable[..., T], /, *args: Any, **kwargs: Any
     ) -> T:
         result = await self._run(func, *args, **kwargs)
+        self._schedule_index_flush()
         self._notify()
         return result
+
+    def _schedule_index_flush(self) -> None:
+        """Bring the index up to date after the changes queued behind this one."""
+        if self._flush_scheduled or self._closed:
+            return
+        self._flush_scheduled = True
+
+        def flush() -> None:
+            self._flush_scheduled = False
+            try:
+                self.engine.flush_index()
+            except Exception:
+                # Nobody awaits this job; the next search flushes again.
+                _LOGGER.exception("Updating the search index failed")
+
+        asyncio.get_running_loop().run_in_executor(self._executor, flush)
 
     async def _reload_outside_change(self) -> None:
         await self._run(self.store.refresh)
@@ -310,6 +328,7 @@ class LocalBackend:
         """Counts, settings and the search index's state (no content)."""
 
         def collect() -> StoreStats:
+            self.engine.flush_index()
             memories = self.store.get_all()
             settings = self.store.settings
             index = self.engine.index

@@ -10,24 +10,37 @@ LIKE with a keyword-count score (seed 002), logged once, never an error.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass
+import itertools
 import logging
 from pathlib import Path
 import sqlite3
 import threading
 from typing import Final
 
-from .keywords import Keywords, extract_keywords, index_terms, light_stem, normalize
+from .keywords import (
+    Keywords,
+    cjk_pairs,
+    extract_keywords,
+    index_terms,
+    light_stem,
+    normalize,
+    query_terms,
+)
 from .models import Memory
 
 _LOGGER = logging.getLogger(__name__)
 
 # Raise when the terms stored for a text change, so old indexes are rebuilt.
-TOKENIZER_VERSION: Final = "1"
+TOKENIZER_VERSION: Final = "2"
 FTS_TOKENIZER: Final = "porter unicode61 remove_diacritics 2"
 _MAX_QUERY_TERMS: Final = 64
+# A term in more memories than this is "common": it is only searched in pairs.
+COMMON_TERM_DOCS: Final = 1000
+_MAX_PAIRED_TERMS: Final = 8
+_DOCUMENT_COUNT_CACHE: Final = 20_000
 # SQLite refuses LIKE patterns over 50 000 bytes; no stored word is this long anyway.
 _MAX_LIKE_TERM_CHARS: Final = 1000
 
@@ -49,11 +62,45 @@ class SyncResult:
     removed: int
 
 
+def fts_phrases(terms: Sequence[str], prefixes: Sequence[str]) -> list[str]:
+    """Every term as an FTS5 phrase: quoted, so nothing in user text is syntax."""
+    phrases = [f'"{term.replace('"', '""')}"' for term in terms[:_MAX_QUERY_TERMS]]
+    phrases += [f'"{p.replace('"', '""')}"*' for p in prefixes[:_MAX_QUERY_TERMS]]
+    return phrases
+
+
 def fts_query(terms: Sequence[str], prefixes: Sequence[str]) -> str:
-    """An FTS5 expression matching any term: every term quoted, so nothing is syntax."""
-    quoted = [f'"{term.replace('"', '""')}"' for term in terms[:_MAX_QUERY_TERMS]]
-    quoted += [f'"{p.replace('"', '""')}"*' for p in prefixes[:_MAX_QUERY_TERMS]]
-    return " OR ".join(quoted)
+    """An FTS5 expression matching any term."""
+    return " OR ".join(fts_phrases(terms, prefixes))
+
+
+def _plan_query(
+    needed: Sequence[str], optional: Sequence[str], documents_with: Callable[[str], int]
+) -> str:
+    """An expression that ranks few rows even when some terms are in most memories.
+
+    BM25 ranking costs time for every matching row. A rare phrase is searched on its
+    own; a common one (in more than COMMON_TERM_DOCS memories) only together with
+    another, so "Anna's coffee" does not rank every memory that mentions Anna. Common
+    optional phrases are left out.
+    """
+    common = {p for p in needed if documents_with(p) > COMMON_TERM_DOCS}
+    rare = [p for p in needed if p not in common]
+    rare += [
+        p for p in optional if p not in needed and documents_with(p) <= COMMON_TERM_DOCS
+    ]
+    if not common:
+        return " OR ".join(rare)
+    # More common terms than this add little and cost many pairs: the rest are left out.
+    paired = [p for p in needed if p in common][:_MAX_PAIRED_TERMS]
+    if not rare and len(paired) == 1:
+        return paired[0]
+    parts = rare + [
+        f"({first} AND {second})"
+        for first, second in itertools.combinations(rare + paired, 2)
+        if first in paired or second in paired
+    ]
+    return " OR ".join(parts)
 
 
 def like_terms(keywords: Keywords) -> list[str]:
@@ -61,11 +108,7 @@ def like_terms(keywords: Keywords) -> list[str]:
     terms = [light_stem(word) for word in keywords.words]
     terms += list(keywords.prefixes)
     for piece in keywords.chinese:
-        terms += (
-            [piece]
-            if len(piece) <= 2
-            else [piece[i : i + 2] for i in range(len(piece) - 1)]
-        )
+        terms += cjk_pairs(piece)
     terms = [term[:_MAX_LIKE_TERM_CHARS] for term in terms]
     return list(dict.fromkeys(terms))[:_MAX_QUERY_TERMS]
 
@@ -81,6 +124,7 @@ class SearchIndex:
         self.fallback_reason: str | None = None
         self._lock = threading.RLock()
         self._db: sqlite3.Connection | None = None
+        self._document_counts: dict[str, int] = {}
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -134,7 +178,8 @@ class SearchIndex:
         try:
             db.execute(
                 "CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5("
-                f"terms, tokenize='{FTS_TOKENIZER}')"
+                "terms, memory_id UNINDEXED, scope UNINDEXED,"
+                f" tokenize='{FTS_TOKENIZER}')"
             )
         except sqlite3.OperationalError as err:
             self._fall_back(f"FTS5 is not available: {err}")
@@ -176,6 +221,7 @@ class SearchIndex:
     def sync(self, memories: Mapping[str, Memory]) -> SyncResult:
         """Make the index match `memories` (by id and `updated_at`)."""
         with self._lock:
+            self._document_counts.clear()
             indexed = dict(self.db.execute("SELECT id, version FROM docs"))
             changed = [
                 m for m in memories.values() if indexed.get(m.id) != m.updated_at
@@ -200,6 +246,7 @@ class SearchIndex:
     def rebuild(self, memories: Mapping[str, Memory]) -> None:
         """Throw the index away and build it again."""
         with self._lock:
+            self._document_counts.clear()
             db = self.db
             db.execute("BEGIN")
             db.execute("DELETE FROM docs")
@@ -211,6 +258,23 @@ class SearchIndex:
     def _apply(self, upserts: Sequence[Memory], removals: Sequence[str]) -> None:
         if not upserts and not removals:
             return
+        try:
+            self._write(upserts, removals)
+        except sqlite3.Error as err:
+            if not self.fts_available:
+                raise
+            # A broken full-text table must not stop the index from following the
+            # store: keep the LIKE table current; the next open rebuilds FTS.
+            self._disable_fts(f"the full-text table failed: {err}")
+            self._write(upserts, removals)
+
+    def _disable_fts(self, reason: str) -> None:
+        self._fall_back(reason)
+        self.fts_available = False
+        with suppress(sqlite3.Error):
+            self.db.execute("DELETE FROM meta WHERE key='tokenizer'")
+
+    def _write(self, upserts: Sequence[Memory], removals: Sequence[str]) -> None:
         db = self.db
         db.execute("BEGIN")
         try:
@@ -236,8 +300,8 @@ class SearchIndex:
                 if self.fts_available:
                     terms = index_terms(extract_keywords(searchable_text(memory)))
                     db.execute(
-                        "INSERT INTO fts(rowid, terms) VALUES (?, ?)",
-                        (cursor.lastrowid, " ".join(terms)),
+                        "INSERT INTO fts(rowid, terms, memory_id, scope) VALUES (?,?,?,?)",
+                        (cursor.lastrowid, " ".join(terms), memory.id, memory.scope),
                     )
             db.execute("COMMIT")
         except BaseException:
@@ -253,40 +317,87 @@ class SearchIndex:
     # -- matching -------------------------------------------------------------
 
     def match(
-        self, keywords: Keywords, *, limit: int, scopes: Sequence[str] | None = None
+        self,
+        keywords: Keywords,
+        *,
+        limit: int,
+        scopes: Sequence[str] | None = None,
+        enough: int | None = None,
     ) -> list[Candidate]:
-        """The best `limit` memories for the keywords, by BM25 (or LIKE on fallback)."""
-        terms = index_terms(keywords)
-        if not terms and not keywords.prefixes:
+        """The best `limit` memories for the keywords, by BM25 (or LIKE on fallback).
+
+        A focused query is tried first; when it finds fewer than `enough` (default:
+        `limit`), every memory any keyword matches is ranked.
+        """
+        needed, optional = query_terms(keywords)
+        if not needed and not keywords.prefixes:
             return []
         with self._lock:
             if self.fts_available:
                 try:
-                    return self._match_fts(terms, keywords.prefixes, limit, scopes)
+                    return self._match_fts(
+                        needed=needed,
+                        optional=optional,
+                        prefixes=keywords.prefixes,
+                        limit=limit,
+                        scopes=scopes,
+                        enough=limit if enough is None else enough,
+                    )
                 except sqlite3.Error as err:
-                    self._fall_back(f"the full-text query failed: {err}")
-                    # Stop writing to a broken FTS table (every change would fail
-                    # and the index fall behind); the next open rebuilds it.
-                    self.fts_available = False
-                    with suppress(sqlite3.Error):
-                        self.db.execute("DELETE FROM meta WHERE key='tokenizer'")
+                    # Stop using a broken FTS table; the next open rebuilds it.
+                    self._disable_fts(f"the full-text query failed: {err}")
             return self._match_like(keywords, limit, scopes)
 
     def _match_fts(
         self,
-        terms: Sequence[str],
+        *,
+        needed: Sequence[str],
+        optional: Sequence[str],
         prefixes: Sequence[str],
         limit: int,
         scopes: Sequence[str] | None,
+        enough: int,
     ) -> list[Candidate]:
-        scope_sql, scope_args = _scope_filter(scopes)
-        # Only placeholders are formatted in; every value is a bound parameter.
-        sql = (
-            "SELECT d.id, -bm25(fts) AS score FROM fts JOIN docs d ON d.rowid = fts.rowid"  # noqa: S608
-            f" WHERE fts MATCH ?{scope_sql} ORDER BY bm25(fts) LIMIT ?"
+        plan = _plan_query(
+            fts_phrases(needed, prefixes),
+            fts_phrases(optional, ()),
+            self._documents_with,
         )
-        rows = self.db.execute(sql, (fts_query(terms, prefixes), *scope_args, limit))
+        rows = self._ranked(plan, limit, scopes)
+        if len(rows) < enough:
+            # The focused query found too little: rank everything any term matches.
+            rows = self._ranked(fts_query(needed, prefixes), limit, scopes)
+        return rows
+
+    def _ranked(
+        self, expression: str, limit: int, scopes: Sequence[str] | None
+    ) -> list[Candidate]:
+        scope_sql, scope_args = _scope_filter(scopes, column="scope")
+        # Ids and scopes live in the FTS table, so ranking needs no join; `rank` is
+        # BM25, FTS5's fast path for ordering. Only placeholders are formatted in.
+        sql = (
+            "SELECT memory_id, -rank FROM fts WHERE fts MATCH ?"  # noqa: S608
+            f"{scope_sql} ORDER BY rank LIMIT ?"
+        )
+        rows = self.db.execute(sql, (expression, *scope_args, limit))
         return [Candidate(memory_id, float(score)) for memory_id, score in rows]
+
+    def _documents_with(self, phrase: str) -> int:
+        """How many memories contain the phrase, counted up to COMMON_TERM_DOCS + 1.
+
+        Only a planning hint, so counts are remembered until the index is rebuilt or
+        resynchronised; single changes barely move them.
+        """
+        if (known := self._document_counts.get(phrase)) is not None:
+            return known
+        row = self.db.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
+            (phrase, COMMON_TERM_DOCS + 1),
+        ).fetchone()
+        if len(self._document_counts) >= _DOCUMENT_COUNT_CACHE:
+            self._document_counts.clear()
+        self._document_counts[phrase] = count = int(row[0])
+        return count
 
     def _match_like(
         self, keywords: Keywords, limit: int, scopes: Sequence[str] | None
@@ -314,10 +425,12 @@ def searchable_text(memory: Memory) -> str:
     return " ".join(part for part in (memory.content, memory.key, *memory.tags) if part)
 
 
-def _scope_filter(scopes: Sequence[str] | None) -> tuple[str, list[str]]:
+def _scope_filter(
+    scopes: Sequence[str] | None, column: str = "d.scope"
+) -> tuple[str, list[str]]:
     if scopes is None:
         return "", []
-    return f" AND d.scope IN ({','.join('?' * len(scopes))})", list(scopes)
+    return f" AND {column} IN ({','.join('?' * len(scopes))})", list(scopes)
 
 
 def _escape_like(term: str) -> str:

@@ -141,6 +141,29 @@ def index_terms(keywords: Keywords) -> list[str]:
     return terms
 
 
+def query_terms(keywords: Keywords) -> tuple[list[str], list[str]]:
+    """The index terms a search asks for: (needed, optional).
+
+    Optional are the single characters of longer Chinese pieces: they help a
+    paraphrase match (猫 in 猫粮) but, when in most memories, add only cost, so the
+    index may leave them out. Everything else is needed.
+    """
+    needed = list(keywords.words)
+    optional: list[str] = []
+    for piece in keywords.chinese:
+        needed.extend(cjk_pairs(piece))
+        if len(piece) > 1:
+            optional.extend(ch for ch in piece if ch not in optional)
+    return needed, optional
+
+
+def cjk_pairs(piece: str) -> list[str]:
+    """Overlapping pairs of a piece, or the piece itself when it is one character."""
+    if len(piece) == 1:
+        return [piece]
+    return [piece[i : i + 2] for i in range(len(piece) - 1)]
+
+
 def cjk_grams(piece: str) -> list[str]:
     """Characters and overlapping pairs: 咖啡豆 -> 咖, 啡, 豆, 咖啡, 啡豆."""
     if len(piece) == 1:

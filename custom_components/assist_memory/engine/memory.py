@@ -1,14 +1,18 @@
 """MemoryEngine: the store, its search index and retrieval, kept in step.
 
 The store is the source of truth; the index follows every change through the store's
-change hook (and resynchronises after a reload), so search never sees a memory the store
-does not have. Synchronous and thread-safe; `LocalBackend` runs it off the event loop.
+change hook (and resynchronises after a reload). Single changes are queued and applied
+in one batch before the next search (or when `flush_index` is called): an add is
+acknowledged once it is durable, without waiting for derived data, and a search never
+misses a memory the store has. Synchronous and thread-safe; `LocalBackend` runs it off
+the event loop.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+import threading
 
 from .embeddings import EmbeddingClient, EmbeddingConfig
 from .index import SearchIndex
@@ -55,6 +59,9 @@ class MemoryEngine:
             self.store.get_many,
             vectors=None if self.vectors is None else self.vectors.scores,
         )
+        self._pending_lock = threading.Lock()
+        self._pending_upserts: dict[str, Memory] = {}
+        self._pending_deletes: set[str] = set()
         self.store.add_change_hook(self._follow_store)
         if self.vectors is not None:
             self.store.add_change_hook(self.vectors.follow)
@@ -72,11 +79,12 @@ class MemoryEngine:
         return self.store.init()
 
     def close(self) -> None:
-        """Stop the embedding worker, fold the store's journal and close the index."""
+        """Stop the embedding worker, fold the journal, bring the index up to date."""
         try:
             if self.vectors is not None:
                 self.vectors.stop()
             self.store.close()
+            self.flush_index()
         finally:
             self.index.close()
 
@@ -87,11 +95,33 @@ class MemoryEngine:
         self.index.close()
 
     def _follow_store(self, change: StoreChange, records: Mapping[str, Memory]) -> None:
-        if change.reloaded:
-            self.index.sync(records)
-            return
-        self.index.remove(change.deleted)
-        self.index.upsert(change.upserted)
+        with self._pending_lock:
+            if change.reloaded:
+                # Anything may have changed (start, another program, clear, import):
+                # compare everything now, under the store's lock.
+                self._pending_upserts.clear()
+                self._pending_deletes.clear()
+                self.index.sync(records)
+                return
+            for memory_id in change.deleted:
+                self._pending_upserts.pop(memory_id, None)
+                self._pending_deletes.add(memory_id)
+            for memory in change.upserted:
+                self._pending_deletes.discard(memory.id)
+                self._pending_upserts[memory.id] = memory
+
+    def flush_index(self) -> int:
+        """Apply the queued changes to the index in one batch; returns how many."""
+        with self.store.locked_records(), self._pending_lock:
+            upserts = list(self._pending_upserts.values())
+            deletes = list(self._pending_deletes)
+            self._pending_upserts.clear()
+            self._pending_deletes.clear()
+            if deletes:
+                self.index.remove(deletes)
+            if upserts:
+                self.index.upsert(upserts)
+            return len(upserts) + len(deletes)
 
     def search(
         self,
@@ -107,7 +137,7 @@ class MemoryEngine:
         `record_access` is for memories that go into a prompt: it updates their
         `last_accessed` and `access_count`. A person searching leaves them alone.
         """
-        self.store.refresh()
+        self.flush_index()
         results = self.retriever.retrieve(
             query,
             limit=limit or self.settings.retrieval_limit,
@@ -120,6 +150,8 @@ class MemoryEngine:
 
     def reindex(self) -> int:
         """Rebuild the search index from the store; returns how many memories it holds."""
-        with self.store.locked_records() as records:
+        with self.store.locked_records() as records, self._pending_lock:
+            self._pending_upserts.clear()
+            self._pending_deletes.clear()
             self.index.rebuild(records)
             return len(records)

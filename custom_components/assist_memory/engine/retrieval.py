@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
+import functools
 from typing import Final
 
-from .index import SearchIndex
+from .index import SearchIndex, searchable_text
 from .keywords import (
     Keywords,
     cjk_grams,
+    cjk_pairs,
     expresses_preference,
     extract_keywords,
     light_stem,
@@ -73,7 +75,7 @@ class Retriever:
         pool = max(limit * _CANDIDATES_PER_RESULT, _MIN_CANDIDATES)
         bm25 = {
             c.memory_id: c.keyword_score
-            for c in self._index.match(search, limit=pool, scopes=scopes)
+            for c in self._index.match(search, limit=pool, scopes=scopes, enough=limit)
         }
         similarity = dict(self._vectors(message, pool)) if self._vectors else {}
         memories = self._fetch([*bm25, *similarity])
@@ -121,11 +123,19 @@ def _merge(first: Keywords, second: Keywords) -> Keywords:
     )
 
 
+@functools.lru_cache(maxsize=8192)
+def _terms_of(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """A memory's stemmed words and Chinese grams (cached: memories repeat in results)."""
+    keywords = extract_keywords(text)
+    return (
+        frozenset(light_stem(word) for word in keywords.words),
+        frozenset(gram for piece in keywords.chinese for gram in cjk_grams(piece)),
+    )
+
+
 def _matched(keywords: Keywords, memory: Memory) -> tuple[tuple[str, ...], float]:
     """Which query keywords the memory contains, and the share of them it covers."""
-    text = extract_keywords(" ".join([memory.content, memory.key or "", *memory.tags]))
-    stems = {light_stem(word) for word in text.words}
-    grams = {gram for piece in text.chinese for gram in cjk_grams(piece)}
+    stems, grams = _terms_of(searchable_text(memory))
     matched: list[str] = []
     units = 0.0
     total = len(keywords.words) + len(keywords.prefixes) + len(keywords.chinese)
@@ -138,11 +148,7 @@ def _matched(keywords: Keywords, memory: Memory) -> tuple[tuple[str, ...], float
             matched.append(prefix + "*")
             units += 1
     for piece in keywords.chinese:
-        wanted = (
-            [piece]
-            if len(piece) == 1
-            else [piece[i : i + 2] for i in range(len(piece) - 1)]
-        )
+        wanted = cjk_pairs(piece)
         found = sum(1 for gram in wanted if gram in grams)
         if found:
             matched.append(piece)
