@@ -1,0 +1,113 @@
+"""Memory sentences for the intent agent, in English and Chinese."""
+
+from __future__ import annotations
+
+import pytest
+
+from assist_memory_engine.commands import (
+    MemoryCommand,
+    join_items,
+    parse_command,
+    reply,
+    reply_language,
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "action", "subject"),
+    [
+        (
+            "Remember that Anna takes her coffee black.",
+            "remember",
+            "Anna takes her coffee black",
+        ),
+        (
+            "remember my car is parked on level 3",
+            "remember",
+            "my car is parked on level 3",
+        ),
+        (
+            "Please keep in mind that the bins go out on Tuesday!",
+            "remember",
+            "the bins go out on Tuesday",
+        ),
+        ("What do you remember about Anna?", "recall", "Anna"),
+        ("what do you know about the boiler", "recall", "the boiler"),
+        ("Do you remember my wifi router?", "recall", "my wifi router"),
+        ("Do you remember anything about Tom?", "recall", "Tom"),
+        ("Forget about the boiler", "forget", "the boiler"),
+        ("please forget that Tom is allergic", "forget", "Tom is allergic"),
+        ("Forget everything about Anna.", "forget", "Anna"),
+        ("记住安娜喝黑咖啡", "remember", "安娜喝黑咖啡"),
+        ("请记住：明天要交电费", "remember", "明天要交电费"),
+        ("帮我记一下，钥匙在鞋柜里。", "remember", "钥匙在鞋柜里"),
+        ("請記住：明天要繳電費", "remember", "明天要繳電費"),
+        ("你记得安娜喝什么咖啡吗？", "recall", "安娜喝什么咖啡"),
+        ("你还记得我的车停在哪吗", "recall", "我的车停在哪"),
+        ("关于安娜你记得什么？", "recall", "安娜"),
+        ("關於安娜你記得什麼？", "recall", "安娜"),
+        ("你記得我的車停在哪嗎？", "recall", "我的車停在哪"),
+        ("忘记安娜的咖啡", "forget", "安娜的咖啡"),
+        ("忘掉关于锅炉的记忆", "forget", "锅炉"),
+        ("刪掉關於鍋爐的記憶", "forget", "鍋爐"),
+    ],
+)
+def test_commands(text: str, action: str, subject: str) -> None:
+    assert parse_command(text) == MemoryCommand(action, subject)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "turn on the light",
+        "What time is it?",
+        "I remember the old house",
+        "Remember",
+        "forget",
+        "打开客厅的灯",
+        "我记得这首歌",
+        "现在几点了",
+        "",
+    ],
+)
+def test_other_sentences_pass_through(text: str) -> None:
+    assert parse_command(text) is None
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "expected"),
+    [
+        ("en", "", "en"),
+        ("en-GB", "", "en"),
+        ("zh-Hans", "", "zh-Hans"),
+        ("zh-cn", "", "zh-Hans"),
+        ("zh-TW", "", "zh-Hant"),
+        ("zh-Hant-HK", "", "zh-Hant"),
+        ("zh_HK", "", "zh-Hant"),
+        (None, "记住这个", "zh-Hans"),
+        ("*", "remember this", "en"),
+        ("de", "", "en"),
+    ],
+)
+def test_reply_language(language: str | None, text: str, expected: str) -> None:
+    assert reply_language(language, text) == expected
+
+
+def test_replies() -> None:
+    assert (
+        reply("en", "recall_none", subject="Anna")
+        == "I don't remember anything about Anna."
+    )
+    assert (
+        reply("zh-Hans", "forgot", subject="锅炉", count=2)
+        == "好的，我已经忘记了关于锅炉的2条记忆。"
+    )
+    assert reply("zh-Hant", "remembered") == "好的，我記住了。"
+    assert reply("fr", "remembered") == "OK, I'll remember that."
+    assert join_items("en", ["Anna likes tea.", "Tom likes coffee"]) == (
+        "Anna likes tea; Tom likes coffee."
+    )
+    assert (
+        join_items("zh-Hans", ["安娜喜欢茶", "汤姆喜欢咖啡"])
+        == "安娜喜欢茶；汤姆喜欢咖啡。"
+    )
