@@ -25,56 +25,55 @@ class MemoryCommand:
 
 
 _END: Final = r"\s*[.!?。！？…]*\s*$"
+_SENTENCES: Final[tuple[tuple[Action, str], ...]] = (
+    (
+        "recall",
+        r"^\s*(?:hey\s+\w+,?\s+)?(?:what|what else)\s+do\s+you\s+(?:remember|know|recall)"
+        r"\s+about\s+(?P<subject>.+?)" + _END,
+    ),
+    (
+        "recall",
+        r"^\s*do\s+you\s+remember\s+(?:anything\s+about\s+)?(?P<subject>.+?)" + _END,
+    ),
+    (
+        "remember",
+        r"^\s*(?:please\s+)?(?:remember|note|keep\s+in\s+mind)\s+(?:that\s+)?"
+        r"(?P<subject>.+?)" + _END,
+    ),
+    (
+        "forget",
+        r"^\s*(?:please\s+)?forget\s+(?:about\s+|that\s+|everything\s+about\s+)?"
+        r"(?P<subject>.+?)" + _END,
+    ),
+    (
+        "recall",
+        r"^\s*(?:你)?(?:还)?记得(?P<subject>.+?)(?:吗|嗎|么|麼)" + _END,
+    ),
+    (
+        "recall",
+        r"^\s*关于(?P<subject>.+?)你(?:还)?记得(?:些)?什么" + _END,
+    ),
+    (
+        "recall",
+        r"^\s*關於(?P<subject>.+?)你(?:還)?記得(?:些)?什麼" + _END,
+    ),
+    (
+        "recall",
+        r"^\s*(?:你)?(?:還)?記得(?P<subject>.+?)(?:嗎|麼)" + _END,
+    ),
+    (
+        "remember",
+        r"^\s*(?:请|請)?(?:帮我)?(?:记住|記住|记一下|記一下|记下|記下)[:：,，\s]*"
+        r"(?P<subject>.+?)" + _END,
+    ),
+    (
+        "forget",
+        r"^\s*(?:请|請)?(?:忘记|忘掉|忘記|删掉|刪掉)[:：,，\s]*(?:关于|關於)?"
+        r"(?P<subject>.+?)(?:的(?:记忆|記憶|事))?" + _END,
+    ),
+)
 _PATTERNS: Final[tuple[tuple[Action, re.Pattern[str]], ...]] = tuple(
-    (action, re.compile(pattern, re.IGNORECASE))
-    for action, pattern in (
-        (
-            "recall",
-            r"^\s*(?:hey\s+\w+,?\s+)?(?:what|what else)\s+do\s+you\s+(?:remember|know|recall)"
-            r"\s+about\s+(?P<subject>.+?)" + _END,
-        ),
-        (
-            "recall",
-            r"^\s*do\s+you\s+remember\s+(?:anything\s+about\s+)?(?P<subject>.+?)"
-            + _END,
-        ),
-        (
-            "remember",
-            r"^\s*(?:please\s+)?(?:remember|note|keep\s+in\s+mind)\s+(?:that\s+)?"
-            r"(?P<subject>.+?)" + _END,
-        ),
-        (
-            "forget",
-            r"^\s*(?:please\s+)?forget\s+(?:about\s+|that\s+|everything\s+about\s+)?"
-            r"(?P<subject>.+?)" + _END,
-        ),
-        (
-            "recall",
-            r"^\s*(?:你)?(?:还)?记得(?P<subject>.+?)(?:吗|嗎|么|麼)" + _END,
-        ),
-        (
-            "recall",
-            r"^\s*关于(?P<subject>.+?)你(?:还)?记得(?:些)?什么" + _END,
-        ),
-        (
-            "recall",
-            r"^\s*關於(?P<subject>.+?)你(?:還)?記得(?:些)?什麼" + _END,
-        ),
-        (
-            "recall",
-            r"^\s*(?:你)?(?:還)?記得(?P<subject>.+?)(?:嗎|麼)" + _END,
-        ),
-        (
-            "remember",
-            r"^\s*(?:请|請)?(?:帮我)?(?:记住|記住|记一下|記一下|记下|記下)[:：,，\s]*"
-            r"(?P<subject>.+?)" + _END,
-        ),
-        (
-            "forget",
-            r"^\s*(?:请|請)?(?:忘记|忘掉|忘記|删掉|刪掉)[:：,，\s]*(?:关于|關於)?"
-            r"(?P<subject>.+?)(?:的(?:记忆|記憶|事))?" + _END,
-        ),
-    )
+    (action, re.compile(pattern, re.IGNORECASE)) for action, pattern in _SENTENCES
 )
 
 
