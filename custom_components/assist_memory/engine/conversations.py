@@ -1,0 +1,692 @@
+"""The conversation log: every user and assistant message, in SQLite (seed 003).
+
+One database file beside the store (the caller picks it, e.g. `<data>/conversations.db`):
+
+- `messages(id, session_id, role, content, user_id, created_at, collected)`: one row per
+  message; `id` only grows (AUTOINCREMENT), so ids are never reused after a delete;
+  `collected` is 1 once extraction has looked at the message.
+- `summaries(session_id, title, snippet, created_at)`: at most one per session.
+- `PRAGMA user_version` holds the schema version.
+
+Times are ISO 8601 strings in UTC, which sort as text in time order.
+
+Durability: the database runs in WAL mode with `synchronous=NORMAL`. Each write is its
+own transaction, committed to the WAL file before the call returns, so an acknowledged
+append survives the process being killed at any instant. A power cut or an OS crash
+may lose the last few transactions (never corrupt the file); pass `synchronous="FULL"`
+to fsync every commit as well, at some cost per message.
+
+The log is synchronous and thread-safe (one connection behind a lock); Home Assistant
+runs it in the executor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+import re
+import sqlite3
+import threading
+from typing import Any, Final, Literal, Self
+import uuid
+
+from .errors import InvalidMemoryError, StorageError
+from .working import validate_session_id
+
+SCHEMA_VERSION: Final = 1
+ROLES: Final = ("user", "assistant")
+MAX_MESSAGE_LENGTH: Final = 20_000
+MAX_TITLE_LENGTH: Final = 200
+MAX_SNIPPET_LENGTH: Final = 1000
+MAX_USER_ID_LENGTH: Final = 200
+TITLE_LENGTH: Final = 60
+SNIPPET_LENGTH: Final = 160
+# Chinese and Japanese have no spaces and say more per character: cut shorter.
+CJK_TITLE_LENGTH: Final = 30
+CJK_SNIPPET_LENGTH: Final = 80
+DEFAULT_TITLE: Final = "Conversation"
+Synchronous = Literal["NORMAL", "FULL"]
+
+_SCHEMA: Final = (
+    (
+        "CREATE TABLE IF NOT EXISTS messages("
+        " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+        " session_id TEXT NOT NULL,"
+        " role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),"
+        " content TEXT NOT NULL,"
+        " user_id TEXT,"
+        " created_at TEXT NOT NULL,"
+        " collected INTEGER NOT NULL DEFAULT 0)"
+    ),
+    (
+        "CREATE INDEX IF NOT EXISTS messages_by_session"
+        " ON messages(session_id, created_at, id)"
+    ),
+    "CREATE INDEX IF NOT EXISTS messages_by_time ON messages(created_at)",
+    (
+        "CREATE TABLE IF NOT EXISTS summaries("
+        " session_id TEXT PRIMARY KEY,"
+        " title TEXT NOT NULL,"
+        " snippet TEXT NOT NULL,"
+        " created_at TEXT NOT NULL)"
+    ),
+    "CREATE INDEX IF NOT EXISTS summaries_by_time ON summaries(created_at)",
+)
+# SQLite accepts at most 32 766 parameters per statement; stay well below.
+_BATCH: Final = 500
+
+
+def _system_clock() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_session_id() -> str:
+    """A new unique session id (a random UUID as 32 hex characters)."""
+    return uuid.uuid4().hex
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One stored message."""
+
+    id: int
+    session_id: str
+    role: str
+    content: str
+    created_at: str
+    collected: bool = False
+    user_id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form."""
+        return {
+            "id": self.id,
+            "session_id": self.session_id,
+            "role": self.role,
+            "content": self.content,
+            "created_at": self.created_at,
+            "collected": self.collected,
+            "user_id": self.user_id,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """One conversation in a listing; `title` comes from its summary, if any."""
+
+    session_id: str
+    first_message_at: str
+    last_message_at: str
+    message_count: int
+    title: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form."""
+        return {
+            "session_id": self.session_id,
+            "first_message_at": self.first_message_at,
+            "last_message_at": self.last_message_at,
+            "message_count": self.message_count,
+            "title": self.title,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSummary:
+    """A short description of one conversation (seed 003 session_summary)."""
+
+    session_id: str
+    title: str
+    snippet: str
+    created_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form."""
+        return {
+            "session_id": self.session_id,
+            "title": self.title,
+            "snippet": self.snippet,
+            "created_at": self.created_at,
+        }
+
+
+class ConversationLog:
+    """Conversations persisted in SQLite; safe to use from several threads.
+
+    Opens on first use (or `open()`); `close()` releases the file. Also a context
+    manager. `clock` returns the current time as an aware datetime.
+    """
+
+    new_session_id = staticmethod(new_session_id)
+
+    def __init__(
+        self,
+        path: Path | str,
+        *,
+        clock: Callable[[], datetime] = _system_clock,
+        synchronous: Synchronous = "NORMAL",
+    ) -> None:
+        if synchronous not in ("NORMAL", "FULL"):
+            raise ValueError("synchronous must be 'NORMAL' or 'FULL'")
+        self.path = Path(path)
+        self._clock = clock
+        self._synchronous = synchronous
+        self._lock = threading.RLock()
+        self._db: sqlite3.Connection | None = None
+
+    # -- lifecycle -------------------------------------------------------------
+
+    def open(self) -> None:
+        """Open (creating the folder and the file when missing) the database."""
+        with self._lock:
+            if self._db is not None:
+                return
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                db = sqlite3.connect(
+                    self.path, check_same_thread=False, isolation_level=None
+                )
+            except (OSError, sqlite3.Error) as err:
+                raise StorageError(
+                    f"cannot open the conversation log {self.path}: {err}", self.path
+                ) from err
+            try:
+                db.execute("PRAGMA busy_timeout=10000")
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute(f"PRAGMA synchronous={self._synchronous}")
+                self._check_version(db)
+                db.execute("BEGIN IMMEDIATE")
+                for statement in _SCHEMA:
+                    db.execute(statement)
+                db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+                db.execute("COMMIT")
+            except sqlite3.Error as err:
+                db.close()
+                raise StorageError(
+                    f"cannot open the conversation log {self.path}: {err}", self.path
+                ) from err
+            except BaseException:
+                db.close()
+                raise
+            self._db = db
+
+    def _check_version(self, db: sqlite3.Connection) -> None:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StorageError(
+                f"{self.path} was written by a newer version (schema {version})",
+                self.path,
+            )
+
+    def close(self) -> None:
+        """Close the database (a later call opens it again)."""
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    def __enter__(self) -> Self:
+        self.open()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _locked(self) -> Iterator[sqlite3.Connection]:
+        """The connection for one piece of work; SQLite errors become StorageError."""
+        with self._lock:
+            db = self._connection()
+            try:
+                yield db
+            except sqlite3.Error as err:
+                if db.in_transaction:
+                    with suppress(sqlite3.Error):
+                        db.execute("ROLLBACK")
+                raise StorageError(
+                    f"conversation log {self.path}: {err}", self.path
+                ) from err
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._db is None:
+            self.open()
+        if self._db is None:  # pragma: no cover - open() sets it or raises
+            raise StorageError(f"cannot open {self.path}", self.path)
+        return self._db
+
+    # -- messages ----------------------------------------------------------------
+
+    def append(
+        self,
+        session_id: str,
+        role: str,
+        content: str,
+        *,
+        user_id: str | None = None,
+        when: datetime | str | None = None,
+    ) -> Message:
+        """Store one message and return it; durable once this returns.
+
+        Raises InvalidMemoryError (codes `invalid_session_id`, `invalid_role`,
+        `empty_content`, `invalid_content`, `content_too_long`, `invalid_user_id`,
+        `invalid_timestamp`).
+        """
+        session_id = validate_session_id(session_id)
+        role = _validate_role(role)
+        content = _validate_message(content)
+        user = _validate_user_id(user_id)
+        created_at = self._stamp(when)
+        with self._locked() as db:
+            cursor = db.execute(
+                "INSERT INTO messages(session_id, role, content, user_id, created_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (session_id, role, content, user, created_at),
+            )
+            message_id = cursor.lastrowid
+        return Message(
+            id=int(message_id or 0),
+            session_id=session_id,
+            role=role,
+            content=content,
+            created_at=created_at,
+            user_id=user,
+        )
+
+    def messages(self, session_id: str, *, limit: int | None = None) -> list[Message]:
+        """The messages of a session, oldest first; with `limit`, only the newest."""
+        if limit is not None:
+            _check_count(limit, "limit")
+            with self._locked() as db:
+                rows = db.execute(
+                    "SELECT id, session_id, role, content, user_id, created_at, collected"
+                    " FROM messages WHERE session_id=?"
+                    " ORDER BY created_at DESC, id DESC LIMIT ?",
+                    (session_id, limit),
+                ).fetchall()
+            return [_message(row) for row in reversed(rows)]
+        with self._locked() as db:
+            rows = db.execute(
+                "SELECT id, session_id, role, content, user_id, created_at, collected"
+                " FROM messages WHERE session_id=?"
+                " ORDER BY created_at, id",
+                (session_id,),
+            ).fetchall()
+        return [_message(row) for row in rows]
+
+    def window(self, session_id: str, context_limit: int) -> list[Message]:
+        """The rolling window (seed 003): the recent messages to give the model.
+
+        At most `context_limit` messages, oldest first. Older messages are dropped a
+        whole user/assistant turn at a time, so the window starts with a user message
+        (it starts with an assistant message only when no user message comes before
+        it in the session). When even the newest turn has more than `context_limit`
+        messages the window is empty. Dropped messages stay in the log; they do not
+        go to long-term memory by themselves.
+        """
+        _check_count(context_limit, "context_limit")
+        if context_limit == 0:
+            return []
+        with self._locked() as db:
+            newest = self.messages(session_id, limit=context_limit)
+            if not newest or newest[0].role == "user":
+                return newest
+            first = newest[0]
+            # Any user message before the window's first one?
+            preceded = db.execute(
+                "SELECT 1 FROM messages WHERE session_id=? AND role='user'"
+                " AND (created_at < ? OR (created_at = ? AND id < ?)) LIMIT 1",
+                (session_id, first.created_at, first.created_at, first.id),
+            ).fetchone()
+        if preceded is None:
+            return newest
+        for start, message in enumerate(newest):
+            if message.role == "user":
+                return newest[start:]
+        return []
+
+    def uncollected(self, session_id: str) -> list[Message]:
+        """Messages extraction has not looked at yet, oldest first."""
+        with self._locked() as db:
+            rows = db.execute(
+                "SELECT id, session_id, role, content, user_id, created_at, collected"
+                " FROM messages"
+                " WHERE session_id=? AND collected=0 ORDER BY created_at, id",
+                (session_id,),
+            ).fetchall()
+        return [_message(row) for row in rows]
+
+    def mark_collected(self, message_ids: Iterable[int]) -> int:
+        """Mark messages as looked at by extraction; returns how many changed."""
+        ids = list(dict.fromkeys(message_ids))
+        if any(isinstance(i, bool) or not isinstance(i, int) for i in ids):
+            raise InvalidMemoryError(
+                "invalid_message_id", "message ids are whole numbers", field="ids"
+            )
+        changed = 0
+        with self._locked() as db:
+            db.execute("BEGIN IMMEDIATE")
+            for start in range(0, len(ids), _BATCH):
+                batch = ids[start : start + _BATCH]
+                marks = ", ".join("?" * len(batch))
+                changed += db.execute(
+                    "UPDATE messages SET collected=1"  # noqa: S608 - "?" marks only
+                    f" WHERE collected=0 AND id IN ({marks})",
+                    batch,
+                ).rowcount
+            db.execute("COMMIT")
+        return changed
+
+    def count_since_collected(self, session_id: str) -> int:
+        """How many messages of the session extraction has not looked at yet."""
+        with self._locked() as db:
+            row = db.execute(
+                "SELECT COUNT(*) FROM messages WHERE session_id=? AND collected=0",
+                (session_id,),
+            ).fetchone()
+        return int(row[0])
+
+    # -- sessions ----------------------------------------------------------------
+
+    def sessions(self, limit: int = 20, *, offset: int = 0) -> list[SessionInfo]:
+        """Conversations, the most recently active first."""
+        _check_count(limit, "limit")
+        _check_count(offset, "offset")
+        with self._locked() as db:
+            rows = db.execute(
+                "SELECT m.session_id, m.first_at, m.last_at, m.n, s.title FROM ("
+                " SELECT session_id, MIN(created_at) AS first_at,"
+                " MAX(created_at) AS last_at, COUNT(*) AS n, MAX(id) AS last_id"
+                " FROM messages GROUP BY session_id) AS m"
+                " LEFT JOIN summaries AS s ON s.session_id = m.session_id"
+                " ORDER BY m.last_at DESC, m.last_id DESC LIMIT ? OFFSET ?",
+                (limit, offset),
+            ).fetchall()
+        return [
+            SessionInfo(
+                session_id=row[0],
+                first_message_at=row[1],
+                last_message_at=row[2],
+                message_count=row[3],
+                title=row[4],
+            )
+            for row in rows
+        ]
+
+    def session_count(self) -> int:
+        """How many conversations have messages."""
+        with self._locked() as db:
+            row = db.execute(
+                "SELECT COUNT(DISTINCT session_id) FROM messages"
+            ).fetchone()
+        return int(row[0])
+
+    def delete_session(self, session_id: str) -> int:
+        """Delete a conversation's messages and summary; returns messages deleted."""
+        with self._locked() as db:
+            db.execute("BEGIN IMMEDIATE")
+            deleted = db.execute(
+                "DELETE FROM messages WHERE session_id=?", (session_id,)
+            ).rowcount
+            db.execute("DELETE FROM summaries WHERE session_id=?", (session_id,))
+            db.execute("COMMIT")
+        return deleted
+
+    def prune(self, older_than: timedelta, *, now: datetime | None = None) -> int:
+        """Retention: delete messages and summaries older than `older_than`.
+
+        Returns how many messages were deleted. A summary goes when it is older than
+        the cutoff and its conversation has no message left.
+        """
+        if older_than < timedelta(0):
+            raise ValueError("older_than must not be negative")
+        moment = self._clock() if now is None else now
+        cutoff = _utc(moment - older_than).isoformat()
+        with self._locked() as db:
+            db.execute("BEGIN IMMEDIATE")
+            deleted = db.execute(
+                "DELETE FROM messages WHERE created_at < ?", (cutoff,)
+            ).rowcount
+            db.execute(
+                "DELETE FROM summaries WHERE created_at < ? AND NOT EXISTS ("
+                " SELECT 1 FROM messages AS m"
+                " WHERE m.session_id = summaries.session_id)",
+                (cutoff,),
+            )
+            db.execute("COMMIT")
+        return deleted
+
+    # -- summaries ---------------------------------------------------------------
+
+    def add_summary(
+        self,
+        session_id: str,
+        title: str,
+        snippet: str,
+        when: datetime | str | None = None,
+    ) -> SessionSummary:
+        """Store the summary of a session, replacing an earlier one.
+
+        Raises InvalidMemoryError (codes `invalid_session_id`, `invalid_title`,
+        `invalid_snippet`, `invalid_timestamp`).
+        """
+        session_id = validate_session_id(session_id)
+        title = _validate_summary_text(title, "title", MAX_TITLE_LENGTH, required=True)
+        snippet = _validate_summary_text(
+            snippet, "snippet", MAX_SNIPPET_LENGTH, required=False
+        )
+        summary = SessionSummary(
+            session_id=session_id,
+            title=title,
+            snippet=snippet,
+            created_at=self._stamp(when),
+        )
+        with self._locked() as db:
+            db.execute(
+                "INSERT INTO summaries(session_id, title, snippet, created_at)"
+                " VALUES (?, ?, ?, ?) ON CONFLICT(session_id) DO UPDATE SET"
+                " title=excluded.title, snippet=excluded.snippet,"
+                " created_at=excluded.created_at",
+                (
+                    summary.session_id,
+                    summary.title,
+                    summary.snippet,
+                    summary.created_at,
+                ),
+            )
+        return summary
+
+    def summary(self, session_id: str) -> SessionSummary | None:
+        """The summary of a session, or None."""
+        with self._locked() as db:
+            row = db.execute(
+                "SELECT session_id, title, snippet, created_at FROM summaries"
+                " WHERE session_id=?",
+                (session_id,),
+            ).fetchone()
+        return None if row is None else SessionSummary(*row)
+
+    def recent_summaries(self, limit: int = 5) -> list[SessionSummary]:
+        """The newest `limit` summaries, newest first (seed 003 session_summary_limit)."""
+        _check_count(limit, "limit")
+        with self._locked() as db:
+            rows = db.execute(
+                "SELECT session_id, title, snippet, created_at FROM summaries"
+                " ORDER BY created_at DESC, rowid DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [SessionSummary(*row) for row in rows]
+
+    # -- internals ---------------------------------------------------------------
+
+    def _stamp(self, when: datetime | str | None) -> str:
+        if when is None:
+            return _utc(self._clock()).isoformat()
+        return timestamp(when)
+
+
+# -- validation and small helpers ------------------------------------------------------
+
+
+def timestamp(value: object) -> str:
+    """An ISO 8601 time (text or datetime) as the UTC text the log stores.
+
+    A time without a zone is taken as UTC. Raises InvalidMemoryError otherwise.
+    """
+    if isinstance(value, str):
+        with suppress(ValueError):
+            value = datetime.fromisoformat(value.strip())
+    if not isinstance(value, datetime):
+        raise InvalidMemoryError(
+            "invalid_timestamp", "when must be an ISO 8601 time", field="when"
+        )
+    return _utc(value).isoformat()
+
+
+def _utc(moment: datetime) -> datetime:
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+def _check_count(value: object, name: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidMemoryError(
+            f"invalid_{name}", f"{name} must be a whole number >= 0", field=name
+        )
+
+
+def _validate_role(value: object) -> str:
+    if value not in ROLES:
+        raise InvalidMemoryError(
+            "invalid_role",
+            f"role must be one of: {', '.join(ROLES)}",
+            role=value,
+        )
+    return str(value)
+
+
+def _validate_message(value: object) -> str:
+    if not isinstance(value, str) or "\x00" in value:
+        raise InvalidMemoryError(
+            "invalid_content", "content must be text without NUL", field="content"
+        )
+    text = value.strip()
+    if not text:
+        raise InvalidMemoryError(
+            "empty_content", "content must not be empty", field="content"
+        )
+    if len(text) > MAX_MESSAGE_LENGTH:
+        raise InvalidMemoryError(
+            "content_too_long",
+            f"content is {len(text)} characters, the limit is {MAX_MESSAGE_LENGTH}",
+            length=len(text),
+            max_length=MAX_MESSAGE_LENGTH,
+        )
+    return text
+
+
+def _validate_user_id(value: object) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or len(value) > MAX_USER_ID_LENGTH or "\x00" in value:
+        raise InvalidMemoryError(
+            "invalid_user_id",
+            f"user_id must be text of at most {MAX_USER_ID_LENGTH} characters",
+            field="user_id",
+        )
+    return value.strip() or None
+
+
+def _validate_summary_text(
+    value: object, name: str, max_length: int, *, required: bool
+) -> str:
+    text = value.strip() if isinstance(value, str) else None
+    if (
+        text is None
+        or (required and not text)
+        or len(text) > max_length
+        or "\x00" in text
+    ):
+        raise InvalidMemoryError(
+            f"invalid_{name}",
+            f"{name} must be {'non-empty ' if required else ''}text"
+            f" of at most {max_length} characters",
+            field=name,
+        )
+    return text
+
+
+def _message(row: tuple[Any, ...]) -> Message:
+    return Message(
+        id=row[0],
+        session_id=row[1],
+        role=row[2],
+        content=row[3],
+        user_id=row[4],
+        created_at=row[5],
+        collected=bool(row[6]),
+    )
+
+
+# -- summaries without an LLM ---------------------------------------------------------
+
+_CJK: Final = re.compile(
+    "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"
+)
+# A sentence ends at CJK end punctuation, a line break, or . ! ? before a space or the
+# end (so "3.5" and "example.com" do not end one).
+_SENTENCE_END: Final = re.compile(r"[。！？!?]+|\n|[.!?]+(?=\s|$)")
+_TRAILING: Final = ".。!！;；,，:：、 "
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of `text`, with its whitespace tidied."""
+    text = text.strip()
+    match = _SENTENCE_END.search(text)
+    sentence = text[: match.end()] if match else text
+    return " ".join(sentence.split())
+
+
+def is_cjk_text(text: str) -> bool:
+    """True when at least half of the text's non-space characters are CJK."""
+    letters = sum(1 for char in text if not char.isspace())
+    return letters > 0 and 2 * len(_CJK.findall(text)) >= letters
+
+
+def shorten(text: str, limit: int, cjk_limit: int) -> str:
+    """Cut `text` to about `limit` characters at a word boundary, adding "…".
+
+    Text that is mostly Chinese or Japanese has no spaces: it is cut at `cjk_limit`
+    characters instead.
+    """
+    if is_cjk_text(text):
+        limit = cjk_limit
+        if len(text) <= limit:
+            return text
+        return text[:limit].rstrip(_TRAILING) + "…"
+    if len(text) <= limit:
+        return text
+    cut = text[: limit + 1].rfind(" ")
+    head = text[:cut] if cut > limit // 2 else text[:limit]
+    return head.rstrip(_TRAILING) + "…"
+
+
+def summarize_first_exchange(user_text: str, assistant_text: str) -> tuple[str, str]:
+    """A (title, snippet) for a new session's summary when no LLM is available.
+
+    The title is the user's first sentence cut to about 60 characters at a word
+    boundary (30 characters for Chinese), without closing punctuation; the snippet is
+    the assistant's first sentence cut to about 160 (80 for Chinese). With no user
+    text the title falls back to the snippet, then to "Conversation".
+    """
+    user_sentence = first_sentence(user_text).rstrip(_TRAILING)
+    snippet = shorten(
+        first_sentence(assistant_text), SNIPPET_LENGTH, CJK_SNIPPET_LENGTH
+    )
+    title = shorten(user_sentence, TITLE_LENGTH, CJK_TITLE_LENGTH)
+    if not title:
+        title = shorten(snippet.rstrip(_TRAILING), TITLE_LENGTH, CJK_TITLE_LENGTH)
+    return title or DEFAULT_TITLE, snippet
