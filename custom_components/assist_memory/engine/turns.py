@@ -1,0 +1,165 @@
+"""What memory does around one conversation turn, for any agent host.
+
+`begin` runs before the agent answers: working memory is touched (seed 002), the user's
+message is persisted (seed 003), the most relevant memories are retrieved for the
+household and the speaking user (their use is recorded), and the memory block is
+composed from the profile, those memories and recent session summaries.
+`end` runs after the answer: the reply is persisted, a new session gets its summary
+after the first reply, and the topic is updated for the next retrieval.
+
+Home Assistant's conversation agent and the server call these through the backend;
+neither holds memory logic of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+import threading
+from typing import Final
+
+from .compose import DEFAULT_BUDGET, SummaryLine, compose_memory_block
+from .conversations import ConversationLog, summarize_first_exchange
+from .keywords import extract_keywords
+from .memory import MemoryEngine
+from .models import HOUSEHOLD_SCOPE
+from .profile import UserProfile
+from .prompt import build_prompt_with_memory
+from .scoring import ScoredMemory
+from .working import WorkingMemoryManager
+
+# How many keywords of the last messages make up the working-memory topic.
+_TOPIC_WORDS: Final = 4
+
+
+@dataclass(frozen=True, slots=True)
+class TurnSettings:
+    """Seed 003's options and the prompt budget; changes apply on the next turn."""
+
+    enable_user_profile: bool = True
+    session_summary_limit: int = 3
+    memory_budget: int = DEFAULT_BUDGET
+    rag_top_n: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TurnContext:
+    """What the agent gets for this turn."""
+
+    session_id: str
+    scopes: tuple[str, ...]
+    memories: tuple[ScoredMemory, ...]
+    memory_block: str
+    prefixed_text: str
+    new_session: bool
+    topic: str | None = None
+    profile_used: bool = False
+    summaries_used: int = 0
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+def scopes_for(user_id: str | None) -> tuple[str, ...]:
+    """A turn sees the household's memories and, when known, the speaking user's."""
+    return (HOUSEHOLD_SCOPE, user_id) if user_id else (HOUSEHOLD_SCOPE,)
+
+
+class TurnMemory:
+    """Memory around conversation turns; thread-safe, synchronous."""
+
+    def __init__(
+        self,
+        engine: MemoryEngine,
+        log: ConversationLog,
+        working: WorkingMemoryManager,
+        profile: UserProfile,
+    ) -> None:
+        self.engine = engine
+        self.log = log
+        self.working = working
+        self.profile = profile
+        self._lock = threading.Lock()
+
+    def begin(
+        self,
+        *,
+        session_id: str,
+        text: str,
+        user_id: str | None = None,
+        settings: TurnSettings | None = None,
+    ) -> TurnContext:
+        """Record the user's message and gather the memory for the agent."""
+        settings = settings or TurnSettings()
+        scopes = scopes_for(user_id)
+        with self._lock:
+            previous = self.working.get(session_id)
+            new_session = previous is None and not self.log.messages(
+                session_id, limit=1
+            )
+            # Retrieval is boosted by the topic so far; this message sets the next one.
+            topic = previous.current_topic if previous else None
+            self.working.touch(session_id, topic=_topic(text) or None)
+            self.log.append(session_id, "user", text, user_id=user_id)
+        results = self.engine.search(
+            text,
+            limit=settings.rag_top_n,
+            scopes=scopes,
+            topic=topic,
+            record_access=True,
+        )
+        memories = [r.memory for r in results]
+        profile = self._profile(scopes, settings)
+        summaries = self._summaries(session_id, settings)
+        block = compose_memory_block(
+            profile=profile,
+            memories=memories,
+            summaries=summaries,
+            budget=settings.memory_budget,
+        )
+        return TurnContext(
+            session_id=session_id,
+            scopes=scopes,
+            memories=tuple(results),
+            memory_block=block,
+            prefixed_text=build_prompt_with_memory(memories, text),
+            new_session=new_session,
+            topic=topic,
+            profile_used=bool(profile),
+            summaries_used=len(summaries),
+        )
+
+    def end(
+        self,
+        *,
+        session_id: str,
+        user_text: str,
+        reply: str,
+        user_id: str | None = None,
+    ) -> None:
+        """Record the agent's reply; summarise a new session after its first reply."""
+        with self._lock:
+            if reply.strip():
+                self.log.append(session_id, "assistant", reply, user_id=user_id)
+            if self.log.summary(session_id) is None and reply.strip():
+                title, snippet = summarize_first_exchange(user_text, reply)
+                self.log.add_summary(session_id, title, snippet)
+
+    def _profile(self, scopes: tuple[str, ...], settings: TurnSettings) -> str | None:
+        if not settings.enable_user_profile:
+            return None
+        documents = [
+            self.profile.read(scope) for scope in scopes if self.profile.exists(scope)
+        ]
+        return "\n".join(documents) or None
+
+    def _summaries(self, session_id: str, settings: TurnSettings) -> list[SummaryLine]:
+        if settings.session_summary_limit <= 0:
+            return []
+        return [
+            SummaryLine(s.created_at[:10], s.title, s.snippet)
+            for s in self.log.recent_summaries(settings.session_summary_limit + 1)
+            if s.session_id != session_id
+        ][: settings.session_summary_limit]
+
+
+def _topic(text: str) -> str:
+    """The session's current topic: the main keywords of the last message."""
+    return " ".join(extract_keywords(text).all()[:_TOPIC_WORDS])

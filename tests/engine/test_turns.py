@@ -1,0 +1,163 @@
+"""Memory around a conversation turn: working memory, persistence, retrieval, block."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from assist_memory_engine.compose import BLOCK_START
+from assist_memory_engine.conversations import ConversationLog
+from assist_memory_engine.memory import MemoryEngine
+from assist_memory_engine.profile import UserProfile
+from assist_memory_engine.settings import StoreSettings
+from assist_memory_engine.turns import TurnMemory, TurnSettings, scopes_for
+from assist_memory_engine.working import WorkingMemoryManager
+
+
+@pytest.fixture
+def turns(store_path: Path) -> Iterator[TurnMemory]:
+    engine = MemoryEngine(store_path, StoreSettings(max_items=0))
+    engine.init()
+    log = ConversationLog(store_path.parent / "conversations.db")
+    log.open()
+    try:
+        yield TurnMemory(
+            engine, log, WorkingMemoryManager(), UserProfile(store_path.parent)
+        )
+    finally:
+        log.close()
+        engine.close()
+
+
+def test_scopes() -> None:
+    assert scopes_for(None) == ("household",)
+    assert scopes_for("abc123") == ("household", "abc123")
+
+
+def test_first_turn_creates_working_memory_and_logs_the_message(
+    turns: TurnMemory,
+) -> None:
+    turns.engine.store.add("Anna takes her coffee black", category="preference")
+    context = turns.begin(session_id="s1", text="How does Anna like her coffee?")
+    assert context.new_session
+    working = turns.working.get("s1")
+    assert working is not None
+    assert working.turn_count == 1
+    assert working.current_topic == "anna like coffee"
+    assert [m.content for m in turns.log.messages("s1")] == [
+        "How does Anna like her coffee?"
+    ]
+    assert [r.memory.content for r in context.memories] == [
+        "Anna takes her coffee black"
+    ]
+    assert context.memory_block.startswith(BLOCK_START)
+    assert "Anna takes her coffee black" in context.memory_block
+    assert context.prefixed_text == (
+        "<long_term_memory>\n- Anna takes her coffee black\n</long_term_memory>\n\n"
+        "How does Anna like her coffee?"
+    )
+    # The memory went into a prompt: its use is recorded.
+    stored = turns.engine.store.get_all()[0]
+    assert stored.access_count == 1
+
+
+def test_later_turns_use_the_topic_and_count(turns: TurnMemory) -> None:
+    turns.engine.store.add("Anna takes her coffee black")
+    turns.engine.store.add("The coffee machine needs descaling monthly")
+    turns.begin(session_id="s1", text="Tell me about Anna")
+    turns.end(session_id="s1", user_text="Tell me about Anna", reply="Anna lives here.")
+    context = turns.begin(session_id="s1", text="what about coffee?")
+    assert not context.new_session
+    assert context.topic == "anna"
+    working = turns.working.get("s1")
+    assert working is not None
+    assert working.turn_count == 2
+    best = context.memories[0]
+    assert best.memory.content == "Anna takes her coffee black"
+    assert best.parts.topic_boost == 1.3
+
+
+def test_end_logs_the_reply_and_summarises_the_first_exchange(
+    turns: TurnMemory,
+) -> None:
+    turns.begin(session_id="s1", text="Book a table for two at the Thai place.")
+    turns.end(
+        session_id="s1",
+        user_text="Book a table for two at the Thai place.",
+        reply="Done. The table is booked for 7 pm.",
+    )
+    turns.begin(session_id="s1", text="Thanks")
+    turns.end(session_id="s1", user_text="Thanks", reply="You're welcome.")
+    assert [m.role for m in turns.log.messages("s1")] == ["user", "assistant"] * 2
+    summary = turns.log.summary("s1")
+    assert summary is not None
+    assert summary.title == "Book a table for two at the Thai place"
+    assert summary.snippet.startswith("Done")
+
+    context = turns.begin(session_id="s2", text="What did we plan?")
+    assert "## Recent Conversations" in context.memory_block
+    assert "Book a table for two at the Thai place \u2014 Done." in context.memory_block
+    assert context.summaries_used == 1
+
+
+def test_an_empty_reply_is_not_logged(turns: TurnMemory) -> None:
+    turns.begin(session_id="s1", text="Hello")
+    turns.end(session_id="s1", user_text="Hello", reply="  ")
+    assert [m.role for m in turns.log.messages("s1")] == ["user"]
+    assert turns.log.summary("s1") is None
+
+
+def test_user_memories_stay_with_their_user(turns: TurnMemory) -> None:
+    turns.engine.store.add("Anna's PIN hint is her cat's name", scope="anna")
+    turns.engine.store.add("Tom keeps his bike in the shed", scope="tom")
+    turns.engine.store.add("The bike pump is in the garage")
+    anna = turns.begin(session_id="a", text="Where is the bike?", user_id="anna")
+    assert {r.memory.scope for r in anna.memories} == {"household"}
+    tom = turns.begin(session_id="t", text="Where is the bike?", user_id="tom")
+    assert {r.memory.scope for r in tom.memories} == {"household", "tom"}
+    assert "Tom keeps his bike" not in anna.memory_block
+
+
+def test_profile_layer_follows_the_option(turns: TurnMemory) -> None:
+    turns.profile.note_preference("household", "reply_style", "Keep answers short")
+    turns.profile.note_preference("anna", "language", "Reply in Chinese")
+    with_profile = turns.begin(session_id="s", text="hi", user_id="anna")
+    assert with_profile.profile_used
+    assert "Keep answers short" in with_profile.memory_block
+    assert "Reply in Chinese" in with_profile.memory_block
+    without = turns.begin(
+        session_id="s",
+        text="hi",
+        user_id="anna",
+        settings=TurnSettings(enable_user_profile=False),
+    )
+    assert not without.profile_used
+    assert "Keep answers short" not in without.memory_block
+
+
+def test_settings_limit_memories_and_summaries(turns: TurnMemory) -> None:
+    for n in range(6):
+        turns.engine.store.add(f"tea fact {n}")
+    for n in range(4):
+        turns.begin(session_id=f"old{n}", text=f"question {n}")
+        turns.end(session_id=f"old{n}", user_text=f"question {n}", reply="answer.")
+    context = turns.begin(
+        session_id="now",
+        text="tea",
+        settings=TurnSettings(rag_top_n=2, session_summary_limit=1),
+    )
+    assert len(context.memories) == 2
+    assert context.summaries_used == 1
+    none = turns.begin(
+        session_id="now", text="tea", settings=TurnSettings(session_summary_limit=0)
+    )
+    assert none.summaries_used == 0
+
+
+def test_nothing_to_tell_gives_an_empty_block(turns: TurnMemory) -> None:
+    context = turns.begin(session_id="s", text="Turn on the kitchen light")
+    assert context.memories == ()
+    assert context.memory_block == ""
+    assert context.prefixed_text == "Turn on the kitchen light"
