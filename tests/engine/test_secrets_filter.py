@@ -1,0 +1,175 @@
+"""Secrets never become memories: what is a secret, what is not, and redaction."""
+
+from __future__ import annotations
+
+import pytest
+
+from assist_memory_engine.secrets_filter import (
+    REDACTED,
+    SecretMatch,
+    contains_secret,
+    find_secrets,
+    luhn_valid,
+    redact,
+)
+
+# (text, what redact leaves)
+SECRETS: list[tuple[str, str]] = [
+    ("my password is hunter2", "my password is [REDACTED]"),
+    ("The wifi password is Sunshine2024", "The wifi password is [REDACTED]"),
+    (
+        "the password for the guest network is tulip-42.",
+        "the password for the guest network is [REDACTED].",
+    ),
+    ("My password: 'correct horse'", "My password: [REDACTED]"),
+    ("change the password to Winter2025", "change the password to [REDACTED]"),
+    ("My PIN is 1234.", "My PIN is [REDACTED]."),
+    ("PIN 4321", "PIN [REDACTED]"),
+    ("the alarm code is 4821", "the alarm code is [REDACTED]"),
+    ("set the alarm code to 2468", "set the alarm code to [REDACTED]"),
+    ("The door code is 7788#", "The door code is [REDACTED]"),
+    ("Your verification code is 482913", "Your verification code is [REDACTED]"),
+    ("the code is 482913", "the code is [REDACTED]"),
+    ("the code for the gate is 1 2 3 4", "the code for the gate is [REDACTED]"),
+    (
+        "my social security number is 078-05-1120",
+        "my social security number is [REDACTED]",
+    ),
+    ("My card number is 4111 1111 1111 1111", "My card number is [REDACTED]"),
+    ("card 5500-0000-0000-0004 expires soon", "card [REDACTED] expires soon"),
+    ("amex 378282246310005", "amex [REDACTED]"),
+    ("IBAN DE89 3704 0044 0532 0130 00 please", "IBAN [REDACTED] please"),
+    ("pay to GB82WEST12345698765432", "pay to [REDACTED]"),
+    ("my key is sk-proj-abcdefghij1234567890XYZ", "my key is [REDACTED]"),
+    ("AKIAIOSFODNN7EXAMPLE is the key id", "[REDACTED] is the key id"),
+    ("Authorization: Bearer abcdef123456.xyz", "Authorization: [REDACTED]"),
+    ("token: 9f8e7d6c5b4a39281706f5e4d3c2b1a0", "token: [REDACTED]"),
+    ("ghp_abcdefghijklmnopqrstuvwxyz0123456789", "[REDACTED]"),
+    ("xoxb-1234567890-abcdefghij", "[REDACTED]"),
+    ("AIzaSyA1234567890abcdefghijklmnopqrstuv", "[REDACTED]"),
+    ("glpat-abcdefghij1234567890", "[REDACTED]"),
+    (
+        "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.abcdefghijk",
+        "jwt [REDACTED]",
+    ),
+    ("the api key is a1b2c3d4e5f6", "the api key is [REDACTED]"),
+    ("the access token is abcdefghijklmnopqrst", "the access token is [REDACTED]"),
+    (
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----",
+        "[REDACTED]",
+    ),
+    ("uuid 123e4567-e89b-12d3-a456-426614174000", "uuid [REDACTED]"),
+    ("我的密码是abc12345", "我的密码是[REDACTED]"),
+    ("wifi密码是 happy2024", "wifi密码是 [REDACTED]"),
+    ("WiFi 密码：Tulip-42", "WiFi 密码：[REDACTED]"),
+    ("银行卡密码是123456。", "银行卡密码是[REDACTED]。"),
+    ("验证码：482913", "验证码：[REDACTED]"),
+    ("验证码是 5521", "验证码是 [REDACTED]"),
+    ("门禁密码是1234#", "门禁密码是[REDACTED]"),
+    ("PIN 码是 8866", "PIN 码是 [REDACTED]"),
+    ("pin码 1357", "pin码 [REDACTED]"),
+    ("报警器密码是2468", "报警器密码是[REDACTED]"),
+    ("支付密码为135790", "支付密码为[REDACTED]"),
+    ("取件码 3-2-1108", "取件码 [REDACTED]"),
+    ("我的卡号是4111111111111111", "我的卡号是[REDACTED]"),
+    ("密码是一二三四五六", "密码是[REDACTED]"),
+    ("門禁密碼是 5678", "門禁密碼是 [REDACTED]"),
+]
+
+NOT_SECRETS: list[str] = [
+    "I was born in 1985",
+    "Wake me up at 6:30 tomorrow",
+    "I have 2 cats",
+    "My bike cost 300 euros",
+    "The meeting is at 14:00 on 2024-05-03",
+    "My zip code is 10115",
+    "The dress code is casual",
+    "My password manager is Bitwarden",
+    "I forgot my password",
+    "I need to change the wifi password",
+    "Change the password to something stronger",
+    "The password is in the drawer",
+    "The code is written on the fridge",
+    "my pin is in my wallet",
+    "The token is valid until Friday",
+    "I pinned 200 photos",
+    "My phone number ends in 42",
+    "Flight LH 1234 leaves at 9",
+    "Supercalifragilisticexpialidocious",
+    "light.living_room_ceiling_lamp_2",
+    "sensor.living_room_temperature_sensor_battery_level",
+    "https://github.com/home-assistant/core/pull/123456",
+    "4111 1111 1111 1112",
+    "+86 138 0013 8000",
+    "DE89 3704 0044 0532 0130 01",
+    "room 1234",
+    "AB12 CDEF GHIJ",
+    "Our anniversary is 2012-06-05 and we met in 2010",
+    "我有两只猫",
+    "我1985年出生",
+    "明天早上7点叫我起床",
+    "我的自行车花了300欧元",
+    "我忘了wifi密码",
+    "wifi密码是多少",
+    "验证码还没收到",
+    "房间温度是23度",
+    "我的密码是我的生日",
+    "我跑了10公里",
+    "我家的门牌号是1203",
+    "",
+]
+
+
+@pytest.mark.parametrize(("text", "redacted"), SECRETS, ids=[t for t, _ in SECRETS])
+def test_secrets_are_found_and_redacted(text: str, redacted: str) -> None:
+    assert contains_secret(text)
+    assert redact(text) == redacted
+    assert not contains_secret(redact(text))
+
+
+@pytest.mark.parametrize("text", NOT_SECRETS)
+def test_ordinary_text_is_not_a_secret(text: str) -> None:
+    assert not contains_secret(text)
+    assert redact(text) == text
+    assert find_secrets(text) == []
+
+
+def test_enough_cases_in_both_languages() -> None:
+    def chinese(text: str) -> bool:
+        return any("\u4e00" <= char <= "\u9fff" for char in text)
+
+    assert sum(not chinese(t) for t, _ in SECRETS) >= 20
+    assert sum(chinese(t) for t, _ in SECRETS) >= 10
+    assert sum(not chinese(t) for t in NOT_SECRETS) >= 20
+    assert sum(chinese(t) for t in NOT_SECRETS) >= 10
+
+
+def test_luhn() -> None:
+    assert luhn_valid("4111111111111111")
+    assert luhn_valid("378282246310005")
+    assert not luhn_valid("4111111111111112")
+    assert not luhn_valid("41111111x1111111")
+    assert contains_secret("4111-1111-1111-1111")
+    assert not contains_secret("4111-1111-1111-1112")
+    # Valid Luhn but not written like a card number (groups of 2) or not a card prefix.
+    assert not contains_secret("41 11 11 11 11 11 11 11")
+    assert not contains_secret("0000 0000 0000 0000")
+
+
+def test_find_secrets_reports_kinds_and_merges_overlaps() -> None:
+    text = "pin 1234 and card 4111 1111 1111 1111 and token: sk-abcdefghijklmnopqrstuvwxyz12"
+
+    kinds = [match.kind for match in find_secrets(text)]
+
+    assert kinds == ["code", "card_number", "token"]
+    overlapping = find_secrets("the api key is sk-abcdefghijklmnopqrstuvwxyz12345")
+    assert len(overlapping) == 1
+    assert isinstance(overlapping[0], SecretMatch)
+    # A code value that is the start of a card number: one match over the whole number.
+    text = "my pin is 4111 1111 1111 1111"
+    assert [(m.start, m.end) for m in find_secrets(text)] == [(10, len(text))]
+
+
+def test_redact_with_a_custom_placeholder() -> None:
+    assert redact("my pin is 1234, ok?", "***") == "my pin is ***, ok?"
+    assert REDACTED == "[REDACTED]"
