@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from assist_memory_engine.compose import BLOCK_START
 from assist_memory_engine.conversations import ConversationLog
+from assist_memory_engine.extraction import Fact
 from assist_memory_engine.memory import MemoryEngine
 from assist_memory_engine.profile import UserProfile
 from assist_memory_engine.settings import StoreSettings
-from assist_memory_engine.turns import TurnMemory, TurnSettings, scopes_for
+from assist_memory_engine.turns import (
+    LearnSettings,
+    TurnMemory,
+    TurnSettings,
+    scopes_for,
+)
 from assist_memory_engine.working import WorkingMemoryManager
 
 
@@ -161,3 +168,117 @@ def test_nothing_to_tell_gives_an_empty_block(turns: TurnMemory) -> None:
     assert context.memories == ()
     assert context.memory_block == ""
     assert context.prefixed_text == "Turn on the kitchen light"
+
+
+# -- learning ------------------------------------------------------------------
+
+
+def talk(turns: TurnMemory, session: str, *exchanges: tuple[str, str]) -> None:
+    for user_text, reply in exchanges:
+        turns.begin(session_id=session, text=user_text)
+        turns.end(session_id=session, user_text=user_text, reply=reply)
+
+
+EAGER = LearnSettings(min_interval=timedelta(0), min_messages=1)
+
+
+def test_throttle_waits_for_messages_and_time(turns: TurnMemory) -> None:
+    settings = LearnSettings(min_interval=timedelta(hours=1), min_messages=4)
+    talk(turns, "s", ("My name is Sam", "Nice to meet you, Sam."))
+    assert turns.extraction_batch("s", settings) is None  # 2 messages < 4
+    talk(turns, "s", ("I like green tea", "Noted."))
+    batch = turns.extraction_batch("s", settings)
+    assert batch is not None
+    assert batch.user_texts == ("My name is Sam", "I like green tea")
+    assert "assistant: Noted." in batch.transcript
+    talk(turns, "s", ("I hate mushrooms", "OK."), ("my car is a red Golf", "OK."))
+    assert turns.extraction_batch("s", settings) is None  # within the hour
+
+
+def test_flush_at_the_context_threshold_once(turns: TurnMemory) -> None:
+    settings = LearnSettings(
+        min_interval=timedelta(hours=1), min_messages=100, context_size=1000
+    )
+    talk(turns, "s", ("I like green tea", "Noted."))
+    assert turns.extraction_batch("s", settings, used_tokens=700) is None
+    assert turns.extraction_batch("s", settings, used_tokens=760) is not None
+    talk(turns, "s", ("I hate mushrooms", "OK."))
+    assert (
+        turns.extraction_batch("s", settings, used_tokens=900) is None
+    )  # once a cycle
+
+
+def test_learning_adds_refreshes_and_replaces(turns: TurnMemory) -> None:
+    talk(turns, "s", ("My favourite colour is blue. I like green tea.", "Noted."))
+    batch = turns.extraction_batch("s", EAGER)
+    assert batch is not None
+    result = turns.learn(
+        batch, turns.rule_facts(batch), scope="household", settings=EAGER
+    )
+    assert result.added == 2
+    stored = {m.key: m for m in turns.engine.store.get_all()}
+    colour = next(m for m in stored.values() if "blue" in m.content)
+    assert colour.source == "user_stated"
+    assert colour.confidence >= 0.9
+    assert colour.session_id == "s"
+    assert turns.log.uncollected("s") == []
+
+    talk(
+        turns,
+        "s",
+        ("I like green tea.", "I know."),
+        ("My favourite colour is red", "OK."),
+    )
+    batch = turns.extraction_batch("s", EAGER)
+    assert batch is not None
+    result = turns.learn(
+        batch, turns.rule_facts(batch), scope="household", settings=EAGER
+    )
+    assert (result.added, result.refreshed, result.replaced) == (0, 1, 1)
+    contents = sorted(m.content for m in turns.engine.store.get_all())
+    assert len(contents) == 2
+    assert any("red" in c for c in contents)
+    assert not any("blue" in c for c in contents)
+
+
+def test_learning_never_stores_secrets_or_overlong_facts(turns: TurnMemory) -> None:
+    talk(
+        turns, "s", ("My wifi password is hunter2secret", "OK."), ("I like tea", "OK.")
+    )
+    batch = turns.extraction_batch("s", EAGER)
+    assert batch is not None
+    facts = turns.rule_facts(batch)
+    facts.append(Fact("x" * 600))
+    result = turns.learn(batch, facts, scope="household", settings=EAGER)
+    contents = [m.content for m in turns.engine.store.get_all()]
+    assert not any("hunter2" in c for c in contents)
+    assert not any(c.startswith("xxx") for c in contents)
+    assert result.skipped >= 1
+
+
+def test_learned_facts_belong_to_the_speaker(turns: TurnMemory) -> None:
+    turns.begin(session_id="s", text="I prefer oat milk", user_id="anna")
+    turns.end(
+        session_id="s", user_text="I prefer oat milk", reply="OK.", user_id="anna"
+    )
+    batch = turns.extraction_batch("s", EAGER)
+    assert batch is not None
+    turns.learn(batch, turns.rule_facts(batch), scope="anna", settings=EAGER)
+    assert {m.scope for m in turns.engine.store.get_all()} == {"anna"}
+
+
+def test_profile_learns_reply_style(turns: TurnMemory) -> None:
+    talk(turns, "s", ("Please keep answers short", "Sure."))
+    batch = turns.extraction_batch("s", EAGER)
+    assert batch is not None
+    result = turns.learn(batch, [], scope="household", settings=EAGER)
+    assert result.profile_updates == 1
+    assert "Keep answers short" in turns.profile.read("household")
+
+
+def test_nothing_new_to_learn(turns: TurnMemory) -> None:
+    talk(turns, "s", ("hello", "hi"))
+    batch = turns.extraction_batch("s", EAGER)
+    assert batch is not None
+    turns.learn(batch, [], scope="household", settings=EAGER)
+    assert turns.extraction_batch("s", EAGER) is None  # everything collected

@@ -14,17 +14,20 @@ neither holds memory logic of its own.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import timedelta
 import threading
 from typing import Final
 
 from .compose import DEFAULT_BUDGET, SummaryLine, compose_memory_block
 from .conversations import ConversationLog, summarize_first_exchange
+from .extraction import Fact, RuleBasedExtractor, plan_write_back
 from .keywords import extract_keywords
 from .memory import MemoryEngine
 from .models import HOUSEHOLD_SCOPE
-from .profile import UserProfile
+from .profile import UserProfile, profile_updates
 from .prompt import build_prompt_with_memory
 from .scoring import ScoredMemory
+from .throttle import ExtractionThrottle, FlushTracker
 from .working import WorkingMemoryManager
 
 # How many keywords of the last messages make up the working-memory topic.
@@ -39,6 +42,38 @@ class TurnSettings:
     session_summary_limit: int = 3
     memory_budget: int = DEFAULT_BUDGET
     rag_top_n: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LearnSettings:
+    """When and how facts are learned from conversations (seeds 000 and 003)."""
+
+    min_interval: timedelta = timedelta(seconds=60)
+    min_messages: int = 4
+    atomic_content_max_length: int = 500
+    context_size: int = 8000
+    flush_threshold: float = 0.75
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractionBatch:
+    """The not yet learned messages of a session."""
+
+    session_id: str
+    message_ids: tuple[int, ...]
+    user_texts: tuple[str, ...]
+    transcript: str
+
+
+@dataclass(frozen=True, slots=True)
+class LearnResult:
+    """What learning from a batch changed."""
+
+    added: int = 0
+    refreshed: int = 0
+    replaced: int = 0
+    skipped: int = 0
+    profile_updates: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +112,9 @@ class TurnMemory:
         self.working = working
         self.profile = profile
         self._lock = threading.Lock()
+        self._throttle = ExtractionThrottle()
+        self._flush = FlushTracker()
+        self._extractor = RuleBasedExtractor()
 
     def begin(
         self,
@@ -141,6 +179,108 @@ class TurnMemory:
             if self.log.summary(session_id) is None and reply.strip():
                 title, snippet = summarize_first_exchange(user_text, reply)
                 self.log.add_summary(session_id, title, snippet)
+            self._throttle.note_message(session_id, 2 if reply.strip() else 1)
+
+    # -- learning ----------------------------------------------------------------
+
+    def extraction_batch(
+        self,
+        session_id: str,
+        settings: LearnSettings,
+        *,
+        used_tokens: int = 0,
+    ) -> ExtractionBatch | None:
+        """The messages to learn from now, or None while throttled (seed 000).
+
+        Extraction runs at most every `min_interval` and after `min_messages` new
+        messages; when the conversation uses `flush_threshold` of its context, it
+        runs once per cycle whatever the throttle says (the pre-compaction flush).
+        """
+        with self._lock:
+            self._throttle.min_interval = settings.min_interval
+            self._throttle.min_messages = settings.min_messages
+            self._flush.threshold = settings.flush_threshold
+            flush = self._flush.should_flush(
+                session_id, used_tokens, settings.context_size
+            )
+            if not flush and not self._throttle.should_extract(session_id):
+                return None
+            messages = self.log.uncollected(session_id)
+            self._throttle.mark_extracted(session_id)
+        if not messages:
+            return None
+        transcript = "\n".join(f"{m.role}: {m.content}" for m in messages)
+        return ExtractionBatch(
+            session_id=session_id,
+            message_ids=tuple(m.id for m in messages),
+            user_texts=tuple(m.content for m in messages if m.role == "user"),
+            transcript=transcript,
+        )
+
+    def rule_facts(self, batch: ExtractionBatch) -> list[Fact]:
+        """Facts the rule-based extractor finds in what the user said."""
+        return [
+            fact for text in batch.user_texts for fact in self._extractor.extract(text)
+        ]
+
+    def learn(
+        self,
+        batch: ExtractionBatch,
+        facts: list[Fact],
+        *,
+        scope: str,
+        settings: LearnSettings,
+    ) -> LearnResult:
+        """Write facts back (seeds 001, 003): repeats refresh, a known key is replaced.
+
+        Secrets are never stored; facts longer than `atomic_content_max_length` are
+        left out. The batch's messages are marked as collected.
+        """
+        fitting = [
+            f for f in facts if len(f.content) <= settings.atomic_content_max_length
+        ]
+        with self.engine.store.locked_records() as records:
+            existing = [m for m in records.values() if m.scope == scope]
+        plan = plan_write_back(fitting, existing, scope=scope)
+        store = self.engine.store
+        for fact in plan.adds:
+            store.add(
+                fact.content,
+                category=fact.category,
+                key=fact.key,
+                confidence=fact.confidence,
+                source=fact.source,
+                scope=scope,
+                session_id=batch.session_id,
+            )
+        for memory_id in plan.refreshes:
+            fact = plan.refreshed_with[memory_id]
+            current = store.get(memory_id)
+            if current is not None:
+                store.update(
+                    memory_id, confidence=max(current.confidence, fact.confidence)
+                )
+        for memory_id, fact in plan.replacements:
+            store.update(
+                memory_id,
+                fact.content,
+                category=fact.category,
+                confidence=fact.confidence,
+                source=fact.source,
+            )
+        profile_changes = sum(
+            self.profile.note_preference(scope, section, statement)
+            for text in batch.user_texts
+            for section, statement in profile_updates(text)
+        )
+        self.log.mark_collected(batch.message_ids)
+        return LearnResult(
+            added=len(plan.adds),
+            refreshed=len(plan.refreshes),
+            replaced=len(plan.replacements),
+            skipped=len(plan.skipped) + len(facts) - len(fitting),
+            profile_updates=profile_changes,
+        )
 
     def _profile(self, scopes: tuple[str, ...], settings: TurnSettings) -> str | None:
         if not settings.enable_user_profile:
