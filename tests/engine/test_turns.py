@@ -282,3 +282,15 @@ def test_nothing_new_to_learn(turns: TurnMemory) -> None:
     assert batch is not None
     turns.learn(batch, [], scope="household", settings=EAGER)
     assert turns.extraction_batch("s", EAGER) is None  # everything collected
+
+
+def test_overview_without_a_message(turns: TurnMemory) -> None:
+    used = turns.engine.store.add("Anna takes her coffee black")
+    turns.engine.store.add("Tom's secret diary is private", scope="tom")
+    turns.engine.store.record_access([used.id])
+    turns.profile.note_preference("household", "reply_style", "Keep answers short")
+    block = turns.overview(user_id=None, settings=TurnSettings(rag_top_n=1))
+    assert "Anna takes her coffee black" in block
+    assert "Keep answers short" in block
+    assert "diary" not in block
+    assert "diary" in turns.overview(user_id="tom", settings=TurnSettings())

@@ -282,6 +282,23 @@ class TurnMemory:
             profile_updates=profile_changes,
         )
 
+    def overview(self, *, user_id: str | None, settings: TurnSettings) -> str:
+        """The memory block without a message: the profile and the most used memories.
+
+        For prompts made before the user speaks (the LLM API's prompt).
+        """
+        scopes = scopes_for(user_id)
+        page = self.engine.store.list(limit=1000, sort="most_used")
+        memories = [m for m in page.items if m.scope in scopes][
+            : settings.rag_top_n or self.engine.settings.retrieval_limit
+        ]
+        return compose_memory_block(
+            profile=self._profile(scopes, settings),
+            memories=memories,
+            summaries=self._summaries("", settings),
+            budget=settings.memory_budget,
+        )
+
     def _profile(self, scopes: tuple[str, ...], settings: TurnSettings) -> str | None:
         if not settings.enable_user_profile:
             return None
