@@ -4,6 +4,9 @@ The engine is synchronous (files, fsync, SQLite); `LocalBackend` runs every call
 worker thread of its own, so calls never block the event loop and changes are
 serialised. It also watches the files for changes made by other programs. A remote
 implementation speaks to the add-on's server with the same protocol.
+
+Two files are watched (each settles after 1.5 s of quiet): the store's, changed by
+another process (reloaded), and MEMORY.md, edited by hand (applied to the store).
 """
 
 from __future__ import annotations
@@ -14,11 +17,13 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import date, datetime
 import functools
 import logging
 from pathlib import Path
 from typing import Any, Protocol, TypedDict, Unpack
 
+from .daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
 from .embeddings import EmbeddingConfig
 from .errors import InvalidMemoryError
 from .memory import MemoryEngine
@@ -26,7 +31,14 @@ from .models import Memory
 from .prompt import build_prompt_with_memory
 from .scoring import ScoredMemory
 from .settings import StoreSettings
-from .store import ImportMode, ImportResult, LoadReport, MemoryPage, SortOrder
+from .store import (
+    ImportMode,
+    ImportResult,
+    LoadReport,
+    MemoryPage,
+    ReconcileResult,
+    SortOrder,
+)
 from .watch import ChangeWatcher
 
 _LOGGER = logging.getLogger(__name__)
@@ -118,6 +130,28 @@ class MemoryBackend(Protocol):
     async def stats(self) -> StoreStats:
         """Counts and settings."""
 
+    async def read_markdown(self) -> str:
+        """MEMORY.md: every memory under its category header."""
+
+    async def write_markdown(self, text: str) -> ReconcileResult:
+        """Make the memories match an edited MEMORY.md."""
+
+    async def append_daily_log(
+        self, entry: str, now: datetime | None = None
+    ) -> LogEntry:
+        """Append a time-stamped line to today's log."""
+
+    async def read_daily_log(self, day: str | date) -> str:
+        """One day's log ("" when there is none)."""
+
+    async def daily_log_dates(self) -> builtins.list[str]:
+        """The days that have a log, newest first."""
+
+    async def search_daily_logs(
+        self, query: str, limit: int = DEFAULT_SEARCH_LIMIT
+    ) -> builtins.list[LogEntry]:
+        """Log entries matching the query, best first."""
+
     def add_listener(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Call `listener` after every change; returns a function that unsubscribes."""
 
@@ -135,9 +169,16 @@ class LocalBackend:
             max_workers=1, thread_name_prefix="assist_memory"
         )
         self._listeners: builtins.list[Callable[[], None]] = []
-        self._watcher = ChangeWatcher(
-            lambda: self._run(self.store.outside_change), self._reload_outside_change
+        self._watchers = (
+            ChangeWatcher(
+                lambda: self._run(self._outside_change), self._reload_outside_change
+            ),
+            ChangeWatcher(
+                lambda: self._run(engine.mirror.outside_change),
+                self._reconcile_markdown,
+            ),
         )
+        self._outside_loads_told = 0
         self._closed = False
         self._flush_scheduled = False
 
@@ -152,9 +193,10 @@ class LocalBackend:
     ) -> tuple[LocalBackend, LoadReport]:
         """Create the backend, load the store and its index off the event loop.
 
-        With `watch`, changes other programs make to the files are picked up (after
-        1.5 s of quiet) and reported to the listeners. With `embeddings`, search is
-        hybrid (vectors computed in the background).
+        With `watch`, changes other programs make to the files, and hand edits of
+        MEMORY.md, are picked up (after 1.5 s of quiet) and reported to the
+        listeners. With `embeddings`, search is hybrid (vectors computed in the
+        background).
         """
         backend = cls(MemoryEngine(path, settings, embeddings=embeddings))
         try:
@@ -164,7 +206,8 @@ class LocalBackend:
             backend._executor.shutdown(wait=True)
             raise
         if watch:
-            backend._watcher.start()
+            for watcher in backend._watchers:
+                watcher.start()
         return backend, report
 
     async def _run[T](self, func: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
@@ -177,12 +220,12 @@ class LocalBackend:
         self, func: Callable[..., T], /, *args: Any, **kwargs: Any
     ) -> T:
         result = await self._run(func, *args, **kwargs)
-        self._schedule_index_flush()
+        self._schedule_flush()
         self._notify()
         return result
 
-    def _schedule_index_flush(self) -> None:
-        """Bring the index up to date after the changes queued behind this one."""
+    def _schedule_flush(self) -> None:
+        """Bring the index and MEMORY.md up to date after the changes queued behind."""
         if self._flush_scheduled or self._closed:
             return
         self._flush_scheduled = True
@@ -190,16 +233,38 @@ class LocalBackend:
         def flush() -> None:
             self._flush_scheduled = False
             try:
-                self.engine.flush_index()
+                self.engine.flush()
             except Exception:
-                # Nobody awaits this job; the next search flushes again.
-                _LOGGER.exception("Updating the search index failed")
+                # Nobody awaits this job; the next change or search flushes again.
+                _LOGGER.exception("Updating the search index or MEMORY.md failed")
 
         asyncio.get_running_loop().run_in_executor(self._executor, flush)
 
+    def _outside_change(self) -> object | None:
+        """A token when another process changed the store, else None.
+
+        Its changes may be in the files still, or loaded already by a call made since
+        (a search, a flush) without the listeners being told.
+        """
+        token = self.store.outside_change()
+        if token is None and self.store.outside_loads != self._outside_loads_told:
+            return ("loaded", self.store.outside_loads)
+        return token
+
     async def _reload_outside_change(self) -> None:
-        await self._run(self.store.refresh)
+        def reload() -> None:
+            self.store.refresh()
+            self._outside_loads_told = self.store.outside_loads
+
+        await self._run(reload)
+        self._schedule_flush()
         self._notify()
+
+    async def _reconcile_markdown(self) -> None:
+        result = await self._run(self.engine.reconcile_markdown)
+        if result.changed:
+            self._schedule_flush()
+            self._notify()
 
     def _notify(self) -> None:
         for listener in list(self._listeners):
@@ -352,6 +417,38 @@ class LocalBackend:
 
         return await self._run(collect)
 
+    async def read_markdown(self) -> str:
+        """MEMORY.md: every memory under its category header."""
+        return await self._run(self.engine.read_markdown)
+
+    async def write_markdown(self, text: str) -> ReconcileResult:
+        """Make the memories match an edited MEMORY.md (errors raised, nothing changed)."""
+        result = await self._run(self.engine.write_markdown, text)
+        if result.changed:
+            self._schedule_flush()
+            self._notify()
+        return result
+
+    async def append_daily_log(
+        self, entry: str, now: datetime | None = None
+    ) -> LogEntry:
+        """Append a time-stamped line to today's log (memory listeners are not told)."""
+        return await self._run(self.engine.append_daily_log, entry, now)
+
+    async def read_daily_log(self, day: str | date) -> str:
+        """One day's log ("" when there is none)."""
+        return await self._run(self.engine.read_daily_log, day)
+
+    async def daily_log_dates(self) -> builtins.list[str]:
+        """The days that have a log, newest first."""
+        return await self._run(self.engine.daily_log_dates)
+
+    async def search_daily_logs(
+        self, query: str, limit: int = DEFAULT_SEARCH_LIMIT
+    ) -> builtins.list[LogEntry]:
+        """Log entries sharing keywords with the query, best first."""
+        return await self._run(self.engine.search_daily_logs, query, limit)
+
     async def set_settings(self, settings: StoreSettings) -> None:
         """Apply new limits."""
         await self._run(self.store.set_settings, settings)
@@ -362,7 +459,8 @@ class LocalBackend:
             return
         self._closed = True
         try:
-            await self._watcher.stop()
+            for watcher in self._watchers:
+                await watcher.stop()
             await self._run(self.engine.close)
         finally:
             self._executor.shutdown(wait=True)

@@ -1,26 +1,32 @@
-"""MemoryEngine: the store, its search index and retrieval, kept in step.
+"""MemoryEngine: the store, its search index, retrieval and Markdown view, kept in step.
 
 The store is the source of truth; the index follows every change through the store's
 change hook (and resynchronises after a reload). Single changes are queued and applied
 in one batch before the next search (or when `flush_index` is called): an add is
 acknowledged once it is durable, without waiting for derived data, and a search never
-misses a memory the store has. Synchronous and thread-safe; `LocalBackend` runs it off
-the event loop.
+misses a memory the store has. `MEMORY.md` (`prompts/memory/` beside the store) is
+derived data too: rewritten by `flush`, which `LocalBackend` schedules after changes;
+edits made to it are applied to the store (`reconcile_markdown`, `write_markdown`).
+Daily logs live beside it. Synchronous and thread-safe; `LocalBackend` runs it off the
+event loop.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import date, datetime
 from pathlib import Path
 import threading
 
+from .daily_log import DEFAULT_SEARCH_LIMIT, DailyLog, LogEntry
 from .embeddings import EmbeddingClient, EmbeddingConfig
 from .index import SearchIndex
+from .mirror import MarkdownMirror
 from .models import Memory
 from .retrieval import Retriever
 from .scoring import ScoredMemory
 from .settings import StoreSettings
-from .store import LoadReport, MemoryStore, StoreChange
+from .store import LoadReport, MemoryStore, ReconcileResult, StoreChange
 from .vectors import VectorIndex
 
 
@@ -65,6 +71,8 @@ class MemoryEngine:
         self.store.add_change_hook(self._follow_store)
         if self.vectors is not None:
             self.store.add_change_hook(self.vectors.follow)
+        self.mirror = MarkdownMirror(self.store, self.store.path.parent)
+        self.daily_log = DailyLog(self.mirror.daily_folder)
 
     @property
     def settings(self) -> StoreSettings:
@@ -72,19 +80,30 @@ class MemoryEngine:
         return self.store.settings
 
     def init(self) -> LoadReport:
-        """Load the store; the index catches up with it (a full build the first time)."""
+        """Load the store; the index catches up with it (a full build the first time).
+
+        Creates `prompts/memory/` and `daily/` and writes MEMORY.md; an edit made to
+        MEMORY.md while nothing ran is applied first.
+        """
         if self.vectors is not None:
             self.store.ensure_folder()
             self.vectors.start()
-        return self.store.init()
+        edited_offline = self.mirror.edited_offline()
+        report = self.store.init()
+        self.mirror.start(edited_offline=edited_offline)
+        return report
 
     def close(self) -> None:
-        """Stop the embedding worker, fold the journal, bring the index up to date."""
+        """Stop the embedding worker, apply a pending MEMORY.md edit, fold the journal.
+
+        Then bring the index and MEMORY.md up to date.
+        """
         try:
             if self.vectors is not None:
                 self.vectors.stop()
+            self.mirror.close()
             self.store.close()
-            self.flush_index()
+            self.flush()
         finally:
             self.index.close()
 
@@ -109,6 +128,12 @@ class MemoryEngine:
             for memory in change.upserted:
                 self._pending_deletes.discard(memory.id)
                 self._pending_upserts[memory.id] = memory
+
+    def flush(self) -> int:
+        """Apply queued derived work: the index (returns how many) and MEMORY.md."""
+        count = self.flush_index()
+        self.mirror.flush()
+        return count
 
     def flush_index(self) -> int:
         """Apply the queued changes to the index in one batch; returns how many."""
@@ -155,3 +180,43 @@ class MemoryEngine:
             self._pending_deletes.clear()
             self.index.rebuild(records)
             return len(records)
+
+    # -- Markdown view and daily logs ------------------------------------------
+
+    def read_markdown(self) -> str:
+        """MEMORY.md's text: every memory under its category header."""
+        self.flush()
+        return self.mirror.render()
+
+    def write_markdown(self, text: str) -> ReconcileResult:
+        """Make the memories match an edited MEMORY.md (the REST API's PUT).
+
+        New bullets are added, removed ones deleted, changed ones updated; unchanged
+        lines keep their memory. InvalidMemoryError or MemoryFullError: nothing changed.
+        """
+        return self.mirror.write_text(text)
+
+    def reconcile_markdown(self) -> ReconcileResult:
+        """Apply a hand edit of MEMORY.md (the file watch calls this).
+
+        An edit that cannot be applied is set aside and logged, never raised.
+        """
+        return self.mirror.reconcile_file()
+
+    def append_daily_log(self, entry: str, now: datetime | None = None) -> LogEntry:
+        """Append a time-stamped line to today's log (`now`: local time, default now)."""
+        return self.daily_log.append(entry, now or datetime.now().astimezone())
+
+    def read_daily_log(self, day: str | date) -> str:
+        """One day's log ("" when there is none)."""
+        return self.daily_log.read(day)
+
+    def daily_log_dates(self) -> list[str]:
+        """The days that have a log, newest first."""
+        return self.daily_log.dates()
+
+    def search_daily_logs(
+        self, query: str, limit: int = DEFAULT_SEARCH_LIMIT
+    ) -> list[LogEntry]:
+        """Log entries sharing keywords with `query`, best first."""
+        return self.daily_log.search(query, limit)

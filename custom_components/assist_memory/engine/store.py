@@ -40,6 +40,7 @@ from .durable import (
 from .errors import InvalidMemoryError, MemoryFullError, StorageError
 from .journal import encode_begin, encode_delete, encode_put, read_journal
 from .jsonfast import json_loads
+from .markdown import ReconcilePlan
 from .models import (
     DEFAULT_CATEGORY,
     DEFAULT_SOURCE,
@@ -98,6 +99,20 @@ class ImportResult:
     total: int
 
 
+@dataclass(frozen=True, slots=True)
+class ReconcileResult:
+    """What applying an edited MEMORY.md changed (counts of memories)."""
+
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+
+    @property
+    def changed(self) -> bool:
+        """True when any memory was added, changed or removed."""
+        return bool(self.added or self.updated or self.removed)
+
+
 @dataclass(slots=True)
 class LoadReport:
     """What loading found; `set_aside` lists files moved away instead of lost."""
@@ -148,6 +163,9 @@ class MemoryStore:
         self._initialized = False
         self.last_changed: str | None = None
         self.last_report = LoadReport()
+        # Loads of changes another process made (by any call, not only `refresh`):
+        # a watcher compares it to tell listeners about changes a read picked up.
+        self.outside_loads = 0
         self._hooks: list[ChangeHook] = []
 
     def add_change_hook(self, hook: ChangeHook) -> None:
@@ -300,6 +318,20 @@ class MemoryStore:
         """All records, read-only, with every change held off until the block ends."""
         with self._read() as records:
             yield records
+
+    @contextmanager
+    def exclusive_records(self) -> Iterator[Mapping[str, Memory]]:
+        """All records, read-only and current, with changes in every process held off.
+
+        For files derived from the store that other processes also write (MEMORY.md):
+        what is written inside the block matches the store. Do not change the store
+        inside the block.
+        """
+        with self._lock:
+            self._ensure_initialized()
+            with process_lock(self.lock_path):
+                self._refresh_locked()
+                yield self._records
 
     def get_all(self) -> builtins.list[Memory]:
         """Return every memory, oldest first."""
@@ -488,6 +520,80 @@ class MemoryStore:
             self._changed(StoreChange(reloaded=True))
             return ImportResult(added=added, updated=updated, total=len(merged))
 
+    def apply_plan(self, plan: ReconcilePlan) -> ReconcileResult:
+        """Apply the changes of an edited MEMORY.md in one atomic snapshot write.
+
+        Every new text is checked first (InvalidMemoryError naming the bullet) and the
+        result must fit `max_items` (MemoryFullError): on error nothing changes. Added
+        memories are stated by the user (confidence 1, household); updated ones keep
+        their id, created_at, access statistics and other fields, with a new
+        updated_at. Ids that no longer exist are skipped.
+        With eviction on (`eviction_threshold`), no cap applies here; the next add
+        evicts as usual.
+        """
+        limit = self.settings.max_content_length
+        adds = [
+            (validate_category(category), _checked_bullet(text, limit))
+            for category, text in plan.adds
+        ]
+        updates = [
+            (
+                memory_id,
+                None if text is None else _checked_bullet(text, limit),
+                None if category is None else validate_category(category),
+            )
+            for memory_id, text, category in plan.updates
+        ]
+        with self._write() as records:
+            merged = dict(records)
+            removed = sum(
+                merged.pop(memory_id, None) is not None
+                for memory_id in dict.fromkeys(plan.deletes)
+            )
+            now = self._clock()
+            updated = 0
+            for memory_id, text, category in updates:
+                if (current := merged.get(memory_id)) is None:
+                    continue
+                changes: dict[str, str] = {}
+                if text is not None and text != current.content:
+                    changes["content"] = text
+                if category is not None and category != current.category:
+                    changes["category"] = category
+                if changes:
+                    merged[memory_id] = current.with_changes(updated_at=now, **changes)
+                    updated += 1
+            max_items = self.settings.max_items
+            if (
+                adds
+                and max_items
+                and not self.settings.eviction_threshold
+                and len(merged) + len(adds) > max(max_items, len(records))
+            ):
+                raise MemoryFullError(max_items)
+            for category, text in adds:
+                memory_id = new_id()
+                while memory_id in merged:  # pragma: no cover - 64 random bits
+                    memory_id = new_id()
+                merged[memory_id] = Memory(
+                    id=memory_id,
+                    content=text,
+                    category=category,
+                    confidence=1.0,
+                    source="user_stated",
+                    scope=HOUSEHOLD_SCOPE,
+                    created_at=now,
+                    updated_at=now,
+                )
+            result = ReconcileResult(added=len(adds), updated=updated, removed=removed)
+            if result.changed:
+                self._write_snapshot(merged)
+                records.clear()
+                records.update(merged)
+                self.last_changed = now
+                self._changed(StoreChange(reloaded=True))
+            return result
+
     # -- internals -------------------------------------------------------------
 
     def _parse_import(self, document: object) -> dict[str, Memory]:
@@ -557,6 +663,7 @@ class MemoryStore:
         """Reload if another process changed the files (process lock held)."""
         if self._signature() != self._seen:
             self._load()
+            self.outside_loads += 1
 
     def _records_in_journal(self) -> bool:
         return self._journal_valid_size > len(encode_begin(self._generation))
@@ -794,6 +901,19 @@ def _snapshot_chunks(records: Iterable[Memory], generation: int) -> Iterator[str
         yield counted(separator + json.dumps(memory.to_dict(), ensure_ascii=False))
         separator = ",\n"
     yield f'{_CHECKSUM_MARKER}{crc:08x}"}}\n'
+
+
+def _checked_bullet(text: str, max_length: int) -> str:
+    """A bullet's text as content, or InvalidMemoryError naming the bullet."""
+    try:
+        return validate_content(text, max_length)
+    except InvalidMemoryError as err:
+        shown = text if len(text) <= 60 else f"{text[:57]}..."
+        raise InvalidMemoryError(
+            err.code,
+            f"bullet {shown!r}: {err.message}",
+            **{**err.placeholders, "bullet": shown},
+        ) from err
 
 
 def _checksum_matches(raw: bytes) -> bool:
