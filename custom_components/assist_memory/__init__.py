@@ -2,36 +2,23 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
-
-from homeassistant.config_entries import ConfigEntry
 from homeassistant.const import EVENT_HOMEASSISTANT_STOP, Platform
 from homeassistant.core import Event, HomeAssistant
 from homeassistant.exceptions import ConfigEntryNotReady
-from homeassistant.helpers import config_validation as cv
+from homeassistant.helpers import config_validation as cv, llm
 from homeassistant.helpers.typing import ConfigType
 
-from .const import DOMAIN
-from .engine import LoadReport, LocalBackend, MemoryEngineError
+from .const import CONF_LEARN_FROM_OTHER_AGENTS, DOMAIN
+from .data import AssistMemoryConfigEntry, AssistMemoryData
+from .engine import LocalBackend, MemoryEngineError
+from .follow import async_follow_other_agents
+from .llm_api import AssistMemoryAPI
 from .options import embedding_config, store_path, store_settings
 from .repairs import async_report_set_aside_files
 from .services import async_setup_services
 
-PLATFORMS: list[Platform] = [Platform.SENSOR]
+PLATFORMS: list[Platform] = [Platform.CONVERSATION, Platform.SENSOR]
 CONFIG_SCHEMA = cv.config_entry_only_config_schema(DOMAIN)
-
-
-@dataclass(slots=True)
-class AssistMemoryData:
-    """What a loaded entry holds."""
-
-    backend: LocalBackend
-    store_path: Path
-    load_report: LoadReport
-
-
-type AssistMemoryConfigEntry = ConfigEntry[AssistMemoryData]
 
 
 async def async_setup(hass: HomeAssistant, config: ConfigType) -> bool:
@@ -50,6 +37,9 @@ async def async_setup_entry(
             path,
             store_settings(entry.options),
             embeddings=embedding_config(entry.options),
+            create_task=lambda coro, name: entry.async_create_background_task(
+                hass, coro, name
+            ),
         )
     except MemoryEngineError as err:
         raise ConfigEntryNotReady(
@@ -64,9 +54,13 @@ async def async_setup_entry(
         await backend.close()
 
     # Home Assistant does not unload entries when it stops: fold the journal then.
+    # (Not a one-time listener: unloading after the stop must still remove it.)
     entry.async_on_unload(
-        hass.bus.async_listen_once(EVENT_HOMEASSISTANT_STOP, _close_on_stop)
+        hass.bus.async_listen(EVENT_HOMEASSISTANT_STOP, _close_on_stop)
     )
+    entry.async_on_unload(llm.async_register_api(hass, AssistMemoryAPI(hass, entry)))
+    if entry.options.get(CONF_LEARN_FROM_OTHER_AGENTS):
+        entry.async_on_unload(async_follow_other_agents(hass, entry))
     await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
     return True
 

@@ -8,8 +8,8 @@ from typing import Any
 from homeassistant.components.diagnostics import async_redact_data
 from homeassistant.core import HomeAssistant
 
-from . import AssistMemoryConfigEntry
 from .const import CONF_EMBEDDING_API_KEY
+from .data import AssistMemoryConfigEntry
 
 TO_REDACT = {CONF_EMBEDDING_API_KEY}
 

@@ -9,8 +9,8 @@ from homeassistant.core import HomeAssistant, callback
 from homeassistant.helpers.device_registry import DeviceEntryType, DeviceInfo
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
-from . import AssistMemoryConfigEntry
 from .const import DOMAIN
+from .data import AssistMemoryConfigEntry
 from .engine import StoreStats
 
 PARALLEL_UPDATES = 0

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from homeassistant.config_entries import ConfigFlowResult
 from homeassistant.core import HomeAssistant
+from homeassistant.data_entry_flow import FlowResultType
+from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
@@ -15,6 +19,12 @@ from custom_components.assist_memory.const import (
     DOMAIN,
     STORAGE_EMBEDDED,
 )
+
+
+@pytest.fixture(autouse=True)
+async def setup_homeassistant_component(hass: HomeAssistant) -> None:
+    """Conversation (our dependency) needs Home Assistant's core component."""
+    assert await async_setup_component(hass, "homeassistant", {})
 
 
 @pytest.fixture
@@ -49,3 +59,21 @@ async def loaded_entry(
 def store_file(hass: HomeAssistant) -> Path:
     """Where the embedded store keeps its memories."""
     return Path(hass.config.path("data", "memories.json"))
+
+
+async def configure_options(
+    hass: HomeAssistant, entry: MockConfigEntry, step: str, values: dict[str, Any]
+) -> ConfigFlowResult:
+    """Open the options menu, choose `step` and submit `values`."""
+    result = await hass.config_entries.options.async_init(entry.entry_id)
+    assert result["type"] is FlowResultType.MENU
+    result = await hass.config_entries.options.async_configure(
+        result["flow_id"], {"next_step_id": step}
+    )
+    assert result["type"] is FlowResultType.FORM
+    assert result["step_id"] == step
+    result = await hass.config_entries.options.async_configure(
+        result["flow_id"], values
+    )
+    await hass.async_block_till_done()
+    return result

@@ -10,14 +10,32 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.assist_memory.const import (
+    CONF_AGENT_ID,
+    CONF_ATOMIC_CONTENT_MAX_LENGTH,
+    CONF_AUTO_EXTRACT,
+    CONF_CONTEXT_LIMIT,
+    CONF_CONTEXT_SIZE,
+    CONF_ENABLE_AGENTIC_SEARCH,
+    CONF_ENABLE_USER_PROFILE,
     CONF_EVICTION_THRESHOLD,
+    CONF_EXTRACT_MIN_INTERVAL,
+    CONF_EXTRACT_MIN_MESSAGES,
+    CONF_EXTRACTOR_ENTITY,
+    CONF_FLUSH_THRESHOLD,
+    CONF_LEARN_FROM_OTHER_AGENTS,
     CONF_MAX_CONTENT_LENGTH,
     CONF_MAX_ITEMS,
+    CONF_MEMORY_BUDGET,
+    CONF_PROMPT_MODE,
     CONF_RAG_TOP_N,
+    CONF_SESSION_SUMMARY_LIMIT,
     CONF_STORAGE,
     DOMAIN,
     STORAGE_EMBEDDED,
 )
+from custom_components.assist_memory.options import DEFAULT_OPTIONS
+
+from .conftest import configure_options
 
 
 async def test_user_flow_creates_embedded_entry(hass: HomeAssistant) -> None:
@@ -34,12 +52,8 @@ async def test_user_flow_creates_embedded_entry(hass: HomeAssistant) -> None:
     assert result["type"] is FlowResultType.CREATE_ENTRY
     assert result["title"] == "Assist Memory"
     assert result["data"] == {CONF_STORAGE: STORAGE_EMBEDDED}
-    assert result["options"] == {
-        CONF_MAX_ITEMS: 100,
-        CONF_MAX_CONTENT_LENGTH: 2000,
-        CONF_RAG_TOP_N: 5,
-        CONF_EVICTION_THRESHOLD: 0,
-    }
+    assert result["options"] == DEFAULT_OPTIONS
+    assert result["options"][CONF_MAX_ITEMS] == 100
     entry = result["result"]
     assert entry.state is ConfigEntryState.LOADED
 
@@ -57,21 +71,17 @@ async def test_only_one_instance(
 async def test_options_flow_changes_limits_and_reloads(
     hass: HomeAssistant, loaded_entry: MockConfigEntry
 ) -> None:
-    result = await hass.config_entries.options.async_init(loaded_entry.entry_id)
-    assert result["type"] is FlowResultType.FORM
-    assert result["step_id"] == "init"
-    new_options = {
-        CONF_MAX_ITEMS: 1,
-        CONF_MAX_CONTENT_LENGTH: 20,
-        CONF_RAG_TOP_N: 3,
-        CONF_EVICTION_THRESHOLD: 0,
-    }
-    result = await hass.config_entries.options.async_configure(
-        result["flow_id"], new_options
+    result = await configure_options(
+        hass,
+        loaded_entry,
+        "memory",
+        {CONF_MAX_ITEMS: 1, CONF_MAX_CONTENT_LENGTH: 20, CONF_EVICTION_THRESHOLD: 0},
     )
-    await hass.async_block_till_done()
     assert result["type"] is FlowResultType.CREATE_ENTRY
-    assert loaded_entry.options == new_options
+    assert loaded_entry.options[CONF_MAX_ITEMS] == 1
+    assert loaded_entry.options[CONF_MAX_CONTENT_LENGTH] == 20
+    result = await configure_options(hass, loaded_entry, "search", {CONF_RAG_TOP_N: 3})
+    assert result["type"] is FlowResultType.CREATE_ENTRY
     stats = await loaded_entry.runtime_data.backend.stats()
     assert (stats.max_items, stats.retrieval_limit) == (1, 3)
     # The reloaded store enforces the new limits.
@@ -85,14 +95,80 @@ async def test_options_flow_changes_limits_and_reloads(
 async def test_options_flow_rejects_out_of_range(
     hass: HomeAssistant, loaded_entry: MockConfigEntry
 ) -> None:
-    result = await hass.config_entries.options.async_init(loaded_entry.entry_id)
     with pytest.raises(Exception, match="max_content_length"):
-        await hass.config_entries.options.async_configure(
-            result["flow_id"],
+        await configure_options(
+            hass,
+            loaded_entry,
+            "memory",
             {
                 CONF_MAX_ITEMS: 10,
                 CONF_MAX_CONTENT_LENGTH: 0,
-                CONF_RAG_TOP_N: 5,
                 CONF_EVICTION_THRESHOLD: 0,
             },
         )
+
+
+async def test_options_menu_lists_every_part(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry
+) -> None:
+    result = await hass.config_entries.options.async_init(loaded_entry.entry_id)
+    assert result["type"] is FlowResultType.MENU
+    assert result["menu_options"] == ["memory", "agent", "learning", "search"]
+
+
+async def test_agent_options(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry
+) -> None:
+    values = {
+        CONF_AGENT_ID: "conversation.home_assistant",
+        CONF_PROMPT_MODE: "prefix",
+        CONF_MEMORY_BUDGET: 1500,
+        CONF_ENABLE_USER_PROFILE: False,
+        CONF_SESSION_SUMMARY_LIMIT: 0,
+        CONF_ENABLE_AGENTIC_SEARCH: True,
+    }
+    result = await configure_options(hass, loaded_entry, "agent", values)
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert {k: loaded_entry.options[k] for k in values} == values
+
+
+async def test_the_memory_agent_cannot_wrap_itself(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry
+) -> None:
+    result = await configure_options(
+        hass,
+        loaded_entry,
+        "agent",
+        {
+            CONF_AGENT_ID: "conversation.assist_memory_memory_agent",
+            CONF_PROMPT_MODE: "system",
+            CONF_MEMORY_BUDGET: 1500,
+            CONF_ENABLE_USER_PROFILE: True,
+            CONF_SESSION_SUMMARY_LIMIT: 3,
+            CONF_ENABLE_AGENTIC_SEARCH: False,
+        },
+    )
+    assert result["type"] is FlowResultType.FORM
+    assert result["errors"] == {"base": "agent_is_memory_agent"}
+
+
+async def test_learning_options_clear_the_extractor(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry
+) -> None:
+    values = {
+        CONF_AUTO_EXTRACT: False,
+        CONF_EXTRACTOR_ENTITY: "ai_task.some_task",
+        CONF_EXTRACT_MIN_INTERVAL: 30,
+        CONF_EXTRACT_MIN_MESSAGES: 2,
+        CONF_ATOMIC_CONTENT_MAX_LENGTH: 300,
+        CONF_CONTEXT_SIZE: 4000,
+        CONF_FLUSH_THRESHOLD: 80,
+        CONF_CONTEXT_LIMIT: 10,
+        CONF_LEARN_FROM_OTHER_AGENTS: False,
+    }
+    await configure_options(hass, loaded_entry, "learning", values)
+    assert loaded_entry.options[CONF_EXTRACTOR_ENTITY] == "ai_task.some_task"
+    cleared = {k: v for k, v in values.items() if k != CONF_EXTRACTOR_ENTITY}
+    await configure_options(hass, loaded_entry, "learning", cleared)
+    assert CONF_EXTRACTOR_ENTITY not in loaded_entry.options
+    assert loaded_entry.options[CONF_EXTRACT_MIN_MESSAGES] == 2

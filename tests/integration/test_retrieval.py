@@ -27,6 +27,8 @@ from custom_components.assist_memory.const import (
 )
 from tests.support.embedding_server import EmbeddingServer
 
+from .conftest import configure_options
+
 BASE_OPTIONS = {
     CONF_MAX_ITEMS: 100,
     CONF_MAX_CONTENT_LENGTH: 2000,
@@ -143,16 +145,14 @@ async def test_options_flow_sets_up_embeddings(
     server: EmbeddingServer,
     hass_client: ClientSessionGenerator,
 ) -> None:
-    result = await hass.config_entries.options.async_init(loaded_entry.entry_id)
     embedding = {
         CONF_EMBEDDING_URL: server.base_url,
         CONF_EMBEDDING_MODEL: "nomic-embed-text",
         CONF_EMBEDDING_API_KEY: "sk-secret",
     }
-    result = await hass.config_entries.options.async_configure(
-        result["flow_id"], {**BASE_OPTIONS, **embedding}
+    result = await configure_options(
+        hass, loaded_entry, "search", {CONF_RAG_TOP_N: 5, **embedding}
     )
-    await hass.async_block_till_done()
     assert result["type"] is FlowResultType.CREATE_ENTRY
     assert server.texts_embedded() == ["Assist Memory connection test"]
 
@@ -179,25 +179,17 @@ async def test_options_flow_rejects_a_failing_endpoint(
     hass: HomeAssistant, loaded_entry: MockConfigEntry, server: EmbeddingServer
 ) -> None:
     server.fail_with = 401
-    result = await hass.config_entries.options.async_init(loaded_entry.entry_id)
-    result = await hass.config_entries.options.async_configure(
-        result["flow_id"],
-        {
-            **BASE_OPTIONS,
-            CONF_EMBEDDING_URL: server.base_url,
-            CONF_EMBEDDING_MODEL: "m",
-        },
-    )
+    values = {
+        CONF_RAG_TOP_N: 5,
+        CONF_EMBEDDING_URL: server.base_url,
+        CONF_EMBEDDING_MODEL: "m",
+    }
+    result = await configure_options(hass, loaded_entry, "search", values)
     assert result["type"] is FlowResultType.FORM
     assert result["errors"] == {"base": "embedding_failed"}
     server.fail_with = None
     result = await hass.config_entries.options.async_configure(
-        result["flow_id"],
-        {
-            **BASE_OPTIONS,
-            CONF_EMBEDDING_URL: server.base_url,
-            CONF_EMBEDDING_MODEL: "m",
-        },
+        result["flow_id"], values
     )
     assert result["type"] is FlowResultType.CREATE_ENTRY
 
@@ -205,9 +197,11 @@ async def test_options_flow_rejects_a_failing_endpoint(
 async def test_options_flow_needs_url_and_model_together(
     hass: HomeAssistant, loaded_entry: MockConfigEntry
 ) -> None:
-    result = await hass.config_entries.options.async_init(loaded_entry.entry_id)
-    result = await hass.config_entries.options.async_configure(
-        result["flow_id"], {**BASE_OPTIONS, CONF_EMBEDDING_URL: "http://127.0.0.1:1"}
+    result = await configure_options(
+        hass,
+        loaded_entry,
+        "search",
+        {CONF_RAG_TOP_N: 5, CONF_EMBEDDING_URL: "http://127.0.0.1:1"},
     )
     assert result["type"] is FlowResultType.FORM
     assert result["errors"] == {"base": "embedding_incomplete"}

@@ -16,18 +16,22 @@ import builtins
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+import contextlib
 from dataclasses import dataclass, field
 from datetime import date, datetime
 import functools
 import logging
 from pathlib import Path
-from typing import Any, Protocol, TypedDict, Unpack
+from typing import Any, Final, Protocol, TypedDict, Unpack
 
+from .conversations import ConversationLog, SessionSummary
 from .daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
 from .embeddings import EmbeddingConfig
 from .errors import InvalidMemoryError
+from .extraction import Fact
 from .memory import MemoryEngine
-from .models import Memory
+from .models import HOUSEHOLD_SCOPE, Memory
+from .profile import UserProfile
 from .prompt import build_prompt_with_memory
 from .scoring import ScoredMemory
 from .settings import StoreSettings
@@ -39,9 +43,21 @@ from .store import (
     ReconcileResult,
     SortOrder,
 )
-from .watch import ChangeWatcher
+from .turns import (
+    ExtractionBatch,
+    LearnResult,
+    LearnSettings,
+    TurnContext,
+    TurnMemory,
+    TurnSettings,
+)
+from .watch import ChangeWatcher, TaskFactory, default_task_factory
+from .working import WorkingMemory, WorkingMemoryManager
 
 _LOGGER = logging.getLogger(__name__)
+
+CONVERSATIONS_FILE: Final = "conversations.db"
+SESSION_SWEEP_SECONDS: Final = 60.0
 
 
 class MemoryFields(TypedDict, total=False):
@@ -165,6 +181,13 @@ class LocalBackend:
     def __init__(self, engine: MemoryEngine) -> None:
         self.engine = engine
         self.store = engine.store
+        folder = engine.store.path.parent
+        self.turns = TurnMemory(
+            engine,
+            ConversationLog(folder / CONVERSATIONS_FILE),
+            WorkingMemoryManager(),
+            UserProfile(folder),
+        )
         self._executor = ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="assist_memory"
         )
@@ -179,6 +202,7 @@ class LocalBackend:
             ),
         )
         self._outside_loads_told = 0
+        self._session_sweeper: asyncio.Task[None] | None = None
         self._closed = False
         self._flush_scheduled = False
 
@@ -190,13 +214,15 @@ class LocalBackend:
         *,
         watch: bool = True,
         embeddings: EmbeddingConfig | None = None,
+        create_task: TaskFactory | None = None,
     ) -> tuple[LocalBackend, LoadReport]:
         """Create the backend, load the store and its index off the event loop.
 
         With `watch`, changes other programs make to the files, and hand edits of
         MEMORY.md, are picked up (after 1.5 s of quiet) and reported to the
         listeners. With `embeddings`, search is hybrid (vectors computed in the
-        background).
+        background). `create_task` makes the background tasks (watchers, the
+        idle-session sweep), so a host can track them.
         """
         backend = cls(MemoryEngine(path, settings, embeddings=embeddings))
         try:
@@ -206,9 +232,23 @@ class LocalBackend:
             backend._executor.shutdown(wait=True)
             raise
         if watch:
+            factory = create_task or default_task_factory
             for watcher in backend._watchers:
-                watcher.start()
+                watcher.start(factory)
+            backend._session_sweeper = factory(
+                backend._sweep_sessions(), "assist_memory_sessions"
+            )
         return backend, report
+
+    async def _sweep_sessions(self) -> None:
+        """End idle working memories once a minute."""
+        while True:
+            await asyncio.sleep(SESSION_SWEEP_SECONDS)
+            try:
+                if await self._run(self.turns.expire_sessions):
+                    self._notify()
+            except Exception:
+                _LOGGER.exception("Ending idle conversations failed")
 
     async def _run[T](self, func: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
         loop = asyncio.get_running_loop()
@@ -461,6 +501,95 @@ class LocalBackend:
         try:
             for watcher in self._watchers:
                 await watcher.stop()
+            if self._session_sweeper is not None:
+                self._session_sweeper.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self._session_sweeper
+            await self._run(self.turns.log.close)
             await self._run(self.engine.close)
         finally:
             self._executor.shutdown(wait=True)
+
+    # -- conversation turns (seeds 000, 002, 003) ------------------------------
+
+    async def begin_turn(
+        self,
+        *,
+        session_id: str,
+        text: str,
+        user_id: str | None = None,
+        settings: TurnSettings | None = None,
+    ) -> TurnContext:
+        """Record the user's message and gather memory for the agent."""
+        return await self._run(
+            self.turns.begin,
+            session_id=session_id,
+            text=text,
+            user_id=user_id,
+            settings=settings,
+        )
+
+    async def end_turn(
+        self, *, session_id: str, user_text: str, reply: str, user_id: str | None = None
+    ) -> None:
+        """Record the agent's reply."""
+        await self._run(
+            self.turns.end,
+            session_id=session_id,
+            user_text=user_text,
+            reply=reply,
+            user_id=user_id,
+        )
+
+    async def note_message(self, session_id: str, role: str, text: str) -> None:
+        """Persist a message of another agent's conversation."""
+        await self._run(self.turns.note_message, session_id, role, text)
+
+    async def extraction_batch(
+        self, session_id: str, settings: LearnSettings, *, used_tokens: int = 0
+    ) -> ExtractionBatch | None:
+        """The messages to learn from now, or None while throttled."""
+        return await self._run(
+            self.turns.extraction_batch, session_id, settings, used_tokens=used_tokens
+        )
+
+    async def rule_facts(self, batch: ExtractionBatch) -> builtins.list[Fact]:
+        """Facts found by the rule-based extractor."""
+        return await self._run(self.turns.rule_facts, batch)
+
+    async def learn(
+        self,
+        batch: ExtractionBatch,
+        facts: builtins.list[Fact],
+        *,
+        scope: str,
+        settings: LearnSettings,
+    ) -> LearnResult:
+        """Write learned facts back."""
+        return await self._change(
+            self.turns.learn, batch, facts, scope=scope, settings=settings
+        )
+
+    async def memory_overview(
+        self, *, user_id: str | None, settings: TurnSettings | None = None
+    ) -> str:
+        """The memory block without a message (the LLM API's prompt)."""
+        return await self._run(
+            self.turns.overview, user_id=user_id, settings=settings or TurnSettings()
+        )
+
+    async def working_memory(self, session_id: str) -> WorkingMemory | None:
+        """A conversation's working memory, or None when unknown or ended."""
+        return await self._run(self.turns.working.get, session_id)
+
+    async def recent_sessions(self, limit: int = 20) -> builtins.list[SessionSummary]:
+        """Summaries of the latest conversations, newest first."""
+        return await self._run(self.turns.log.recent_summaries, limit)
+
+    async def read_profile(self, scope: str = HOUSEHOLD_SCOPE) -> str:
+        """The user profile document."""
+        return await self._run(self.turns.profile.read, scope)
+
+    async def write_profile(self, scope: str, text: str) -> None:
+        """Replace the user profile document."""
+        await self._run(self.turns.profile.write, scope, text)

@@ -28,7 +28,7 @@ from .profile import UserProfile, profile_updates
 from .prompt import build_prompt_with_memory
 from .scoring import ScoredMemory
 from .throttle import ExtractionThrottle, FlushTracker
-from .working import WorkingMemoryManager
+from .working import WorkingMemoryManager, important_items
 
 # How many keywords of the last messages make up the working-memory topic.
 _TOPIC_WORDS: Final = 4
@@ -145,7 +145,7 @@ class TurnMemory:
         )
         memories = [r.memory for r in results]
         profile = self._profile(scopes, settings)
-        summaries = self._summaries(session_id, settings)
+        summaries = self._summaries(session_id, settings, user_id)
         block = compose_memory_block(
             profile=profile,
             memories=memories,
@@ -180,6 +180,14 @@ class TurnMemory:
                 title, snippet = summarize_first_exchange(user_text, reply)
                 self.log.add_summary(session_id, title, snippet)
             self._throttle.note_message(session_id, 2 if reply.strip() else 1)
+
+    def note_message(
+        self, session_id: str, role: str, text: str, user_id: str | None = None
+    ) -> None:
+        """Persist a message of a conversation memory did not take part in."""
+        with self._lock:
+            self.log.append(session_id, role, text, user_id=user_id)
+            self._throttle.note_message(session_id)
 
     # -- learning ----------------------------------------------------------------
 
@@ -282,6 +290,26 @@ class TurnMemory:
             profile_updates=profile_changes,
         )
 
+    def expire_sessions(self) -> int:
+        """End working memories idle for 30 minutes; archive their important items.
+
+        Returns how many sessions ended (seed 002's auto-cleanup).
+        """
+        with self._lock:
+            ended = self.working.expire()
+        for working in ended:
+            self._throttle.forget(working.session_id)
+            self._flush.forget(working.session_id)
+            for item in important_items(working):
+                self.engine.store.add(
+                    item,
+                    category="note",
+                    source="inferred",
+                    confidence=0.7,
+                    session_id=working.session_id,
+                )
+        return len(ended)
+
     def overview(self, *, user_id: str | None, settings: TurnSettings) -> str:
         """The memory block without a message: the profile and the most used memories.
 
@@ -295,7 +323,7 @@ class TurnMemory:
         return compose_memory_block(
             profile=self._profile(scopes, settings),
             memories=memories,
-            summaries=self._summaries("", settings),
+            summaries=self._summaries("", settings, user_id),
             budget=settings.memory_budget,
         )
 
@@ -307,14 +335,26 @@ class TurnMemory:
         ]
         return "\n".join(documents) or None
 
-    def _summaries(self, session_id: str, settings: TurnSettings) -> list[SummaryLine]:
+    def _summaries(
+        self, session_id: str, settings: TurnSettings, user_id: str | None = None
+    ) -> list[SummaryLine]:
+        """The speaker's recent conversations: another user's never reach this prompt."""
         if settings.session_summary_limit <= 0:
             return []
-        return [
-            SummaryLine(s.created_at[:10], s.title, s.snippet)
-            for s in self.log.recent_summaries(settings.session_summary_limit + 1)
-            if s.session_id != session_id
-        ][: settings.session_summary_limit]
+        lines: list[SummaryLine] = []
+        for summary in self.log.recent_summaries(
+            settings.session_summary_limit * 5 + 1
+        ):
+            first = self.log.messages(summary.session_id, limit=1)
+            speaker = first[0].user_id if first else None
+            if summary.session_id == session_id or speaker != user_id:
+                continue
+            lines.append(
+                SummaryLine(summary.created_at[:10], summary.title, summary.snippet)
+            )
+            if len(lines) == settings.session_summary_limit:
+                break
+        return lines
 
 
 def _topic(text: str) -> str:

@@ -8,12 +8,23 @@ API. A change is acted on once nothing has changed for `debounce` seconds (seed 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 import contextlib
 import logging
-from typing import Final
+from typing import Any, Final
 
 _LOGGER = logging.getLogger(__name__)
+
+# Makes the watcher's task: a host such as Home Assistant tracks its background tasks.
+TaskFactory = Callable[[Coroutine[Any, Any, None], str], "asyncio.Task[None]"]
+
+
+def default_task_factory(
+    coro: Coroutine[Any, Any, None], name: str
+) -> asyncio.Task[None]:
+    """A plain task in the running event loop."""
+    return asyncio.get_running_loop().create_task(coro, name=name)
+
 
 POLL_INTERVAL: Final = 0.5
 DEBOUNCE: Final = 1.5
@@ -37,12 +48,11 @@ class ChangeWatcher:
         self._debounce = debounce
         self._task: asyncio.Task[None] | None = None
 
-    def start(self) -> None:
-        """Start watching in the running event loop."""
+    def start(self, create_task: TaskFactory | None = None) -> None:
+        """Start watching (in a task of `create_task`, else of the running loop)."""
         if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(
-                self._run(), name="assist_memory_watch"
-            )
+            factory = create_task or default_task_factory
+            self._task = factory(self._run(), "assist_memory_watch")
 
     async def stop(self) -> None:
         """Stop watching."""

@@ -1,0 +1,209 @@
+"""The memory agent: a conversation entity that wraps the agent chosen in the options.
+
+Each turn it asks the engine for the memory of this household and speaker, hands the
+turn to the wrapped agent through Home Assistant's conversation API in the same chat
+log (so streaming, tools and follow-ups keep working) and returns that agent's answer.
+Memory reaches an LLM agent as extra system prompt text, or in front of the user's
+text (seed 004's block) for agents that ignore system prompts. With Home Assistant's
+own intent agent, which has no LLM, it answers memory sentences itself.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from homeassistant.components import conversation
+from homeassistant.const import MATCH_ALL
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers import intent
+from homeassistant.helpers.device_registry import DeviceEntryType, DeviceInfo
+from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
+
+from .const import CONF_AGENT_ID, CONF_PROMPT_MODE, DOMAIN, LOGGER, PROMPT_MODE_PREFIX
+from .data import AssistMemoryConfigEntry
+from .engine import HOUSEHOLD_SCOPE, MemoryEngineError
+from .engine.commands import (
+    MemoryCommand,
+    join_items,
+    parse_command,
+    reply,
+    reply_language,
+)
+from .engine.compose import merge_prompts
+from .engine.keywords import extract_keywords
+from .extraction import async_schedule_extraction
+from .options import turn_settings
+
+PARALLEL_UPDATES = 0
+_RECALL_ITEMS = 3
+
+
+async def async_setup_entry(
+    hass: HomeAssistant,
+    entry: AssistMemoryConfigEntry,
+    async_add_entities: AddConfigEntryEntitiesCallback,
+) -> None:
+    """Add the memory agent."""
+    async_add_entities([AssistMemoryAgent(entry)])
+
+
+class AssistMemoryAgent(conversation.ConversationEntity):
+    """Remembers, then lets the wrapped agent answer."""
+
+    _attr_has_entity_name = True
+    _attr_translation_key = "memory_agent"
+
+    def __init__(self, entry: AssistMemoryConfigEntry) -> None:
+        self.entry = entry
+        self._attr_unique_id = f"{entry.entry_id}_agent"
+        self._attr_device_info = DeviceInfo(
+            identifiers={(DOMAIN, entry.entry_id)},
+            name=entry.title,
+            manufacturer="Assist Memory",
+            entry_type=DeviceEntryType.SERVICE,
+        )
+
+    @property
+    def supported_languages(self) -> list[str] | Literal["*"]:
+        """Any language: the wrapped agent decides."""
+        return MATCH_ALL
+
+    @property
+    def wrapped_agent_id(self) -> str:
+        """The agent that answers (Home Assistant's intent agent unless configured)."""
+        return str(
+            self.entry.options.get(CONF_AGENT_ID) or conversation.HOME_ASSISTANT_AGENT
+        )
+
+    @property
+    def supports_streaming(self) -> bool:
+        """Stream when the wrapped agent streams."""
+        info = conversation.async_get_agent_info(self.hass, self.wrapped_agent_id)
+        return bool(info and info.supports_streaming)
+
+    async def _async_handle_message(
+        self,
+        user_input: conversation.ConversationInput,
+        chat_log: conversation.ChatLog,
+    ) -> conversation.ConversationResult:
+        """Gather memory, let the wrapped agent answer, then learn in the background."""
+        backend = self.entry.runtime_data.backend
+        self.entry.runtime_data.own_conversations.add(chat_log.conversation_id)
+        agent_id = self.wrapped_agent_id
+        uses_llm = agent_id != conversation.HOME_ASSISTANT_AGENT
+        if not uses_llm and (command := parse_command(user_input.text)):
+            return await self._async_answer_command(command, user_input, chat_log)
+        user_id = user_input.context.user_id
+        settings = turn_settings(self.entry.options)
+        text, extra_prompt = user_input.text, user_input.extra_system_prompt
+        try:
+            context = await backend.begin_turn(
+                session_id=chat_log.conversation_id,
+                text=user_input.text,
+                user_id=user_id,
+                settings=settings,
+            )
+        except MemoryEngineError as err:
+            # Memory must never stop the household from talking to Assist.
+            LOGGER.warning("Assist Memory is unavailable: %s", err.message)
+            context = None
+        if context is not None and uses_llm:
+            if self.entry.options.get(CONF_PROMPT_MODE) == PROMPT_MODE_PREFIX:
+                text = context.prefixed_text
+            else:
+                caller_prompt = extra_prompt or chat_log.extra_system_prompt
+                extra_prompt = merge_prompts(caller_prompt, context.memory_block)
+        result = await conversation.async_converse(
+            self.hass,
+            text,
+            chat_log.conversation_id,
+            user_input.context,
+            language=user_input.language,
+            agent_id=agent_id,
+            device_id=user_input.device_id,
+            satellite_id=user_input.satellite_id,
+            extra_system_prompt=extra_prompt,
+        )
+        if context is not None:
+            answer = result.response.speech.get("plain", {}).get("speech", "")
+            await backend.end_turn(
+                session_id=chat_log.conversation_id,
+                user_text=user_input.text,
+                reply=answer,
+                user_id=user_id,
+            )
+            async_schedule_extraction(
+                self.hass, self.entry, chat_log.conversation_id, user_id
+            )
+        return conversation.ConversationResult(
+            response=result.response,
+            conversation_id=chat_log.conversation_id,
+            continue_conversation=result.continue_conversation,
+        )
+
+    async def _async_answer_command(
+        self,
+        command: MemoryCommand,
+        user_input: conversation.ConversationInput,
+        chat_log: conversation.ChatLog,
+    ) -> conversation.ConversationResult:
+        """Remember, recall or forget, and say so in the user's language."""
+        backend = self.entry.runtime_data.backend
+        language = reply_language(user_input.language, user_input.text)
+        user_id = user_input.context.user_id
+        scopes = [HOUSEHOLD_SCOPE, user_id] if user_id else [HOUSEHOLD_SCOPE]
+        try:
+            if command.action == "remember":
+                await backend.add(command.subject, source="user_stated")
+                speech = reply(language, "remembered")
+            elif command.action == "recall":
+                found = await backend.search(
+                    command.subject,
+                    limit=_RECALL_ITEMS,
+                    scopes=scopes,
+                    record_access=True,
+                )
+                speech = (
+                    reply(
+                        language,
+                        "recall",
+                        items=join_items(language, [r.memory.content for r in found]),
+                    )
+                    if found
+                    else reply(language, "recall_none", subject=command.subject)
+                )
+            else:
+                found = await backend.search(command.subject, limit=10, scopes=scopes)
+                # Only memories that contain every word of what is to be forgotten.
+                doomed = [
+                    r.memory.id
+                    for r in found
+                    if _covers_all(r.matched, command.subject)
+                ]
+                for memory_id in doomed:
+                    await backend.delete(memory_id)
+                speech = (
+                    reply(language, "forget_none", subject=command.subject)
+                    if not doomed
+                    else reply(language, "forgot_one")
+                    if len(doomed) == 1
+                    else reply(
+                        language, "forgot", subject=command.subject, count=len(doomed)
+                    )
+                )
+        except MemoryEngineError as err:
+            speech = reply(language, "failed", reason=err.message)
+        chat_log.async_add_assistant_content_without_tools(
+            conversation.AssistantContent(agent_id=user_input.agent_id, content=speech)
+        )
+        response = intent.IntentResponse(language=user_input.language)
+        response.async_set_speech(speech)
+        return conversation.ConversationResult(
+            response=response, conversation_id=chat_log.conversation_id
+        )
+
+
+def _covers_all(matched: tuple[str, ...], subject: str) -> bool:
+    """True when a search result matched every keyword of the subject."""
+    wanted = extract_keywords(subject).all()
+    return bool(wanted) and len(matched) >= len(wanted)

@@ -1,0 +1,24 @@
+"""What a loaded Assist Memory entry holds (its `runtime_data`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from homeassistant.config_entries import ConfigEntry
+
+from .engine import LoadReport, LocalBackend
+
+
+@dataclass(slots=True)
+class AssistMemoryData:
+    """The memory backend of a loaded entry."""
+
+    backend: LocalBackend
+    store_path: Path
+    load_report: LoadReport
+    # Conversations the memory agent handles (not learned twice from chat logs).
+    own_conversations: set[str] = field(default_factory=set)
+
+
+type AssistMemoryConfigEntry = ConfigEntry[AssistMemoryData]

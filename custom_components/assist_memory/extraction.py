@@ -1,0 +1,105 @@
+"""Learning after a turn: Home Assistant's LLMs as extractors (seeds 000 and 003).
+
+Runs in the background, never delaying the reply. The engine decides when (throttle,
+pre-compaction flush) and what to keep (write-back rules); this module only asks the
+extractor chosen in the options: an AI Task entity, a conversation agent, or, when
+none is set or the LLM fails, the rule-based extractor.
+"""
+
+from __future__ import annotations
+
+from homeassistant.components import ai_task, conversation
+from homeassistant.core import Context, HomeAssistant, callback
+from homeassistant.exceptions import HomeAssistantError
+
+from .const import CONF_AUTO_EXTRACT, CONF_EXTRACTOR_ENTITY, LOGGER
+from .data import AssistMemoryConfigEntry
+from .engine import HOUSEHOLD_SCOPE, MemoryEngineError
+from .engine.extraction import LLM_EXTRACTION_INSTRUCTIONS, Fact, parse_llm_facts
+from .engine.turns import ExtractionBatch
+from .options import learn_settings
+
+TASK_NAME = "Assist Memory: learn from a conversation"
+
+
+@callback
+def async_schedule_extraction(
+    hass: HomeAssistant,
+    entry: AssistMemoryConfigEntry,
+    session_id: str,
+    user_id: str | None,
+    used_tokens: int = 0,
+) -> None:
+    """Learn from the session in the background when the options allow it."""
+    if not entry.options.get(CONF_AUTO_EXTRACT, True):
+        return
+    # Short-lived and tracked: unloading the entry waits for or cancels it.
+    entry.async_create_task(
+        hass,
+        async_extract(hass, entry, session_id, user_id, used_tokens),
+        f"assist_memory_extract_{session_id}",
+    )
+
+
+async def async_extract(
+    hass: HomeAssistant,
+    entry: AssistMemoryConfigEntry,
+    session_id: str,
+    user_id: str | None,
+    used_tokens: int = 0,
+) -> None:
+    """Extract facts from the session's new messages and write them back."""
+    backend = entry.runtime_data.backend
+    settings = learn_settings(entry.options)
+    try:
+        batch = await backend.extraction_batch(
+            session_id, settings, used_tokens=used_tokens
+        )
+        if batch is None:
+            return
+        facts = await _async_llm_facts(hass, entry, batch)
+        if facts is None:
+            facts = await backend.rule_facts(batch)
+        result = await backend.learn(
+            batch, facts, scope=user_id or HOUSEHOLD_SCOPE, settings=settings
+        )
+    except MemoryEngineError as err:
+        LOGGER.warning("Learning from a conversation failed: %s", err.message)
+        return
+    LOGGER.debug(
+        "Learned from %s: %d added, %d refreshed, %d replaced, %d skipped",
+        session_id,
+        result.added,
+        result.refreshed,
+        result.replaced,
+        result.skipped,
+    )
+
+
+async def _async_llm_facts(
+    hass: HomeAssistant, entry: AssistMemoryConfigEntry, batch: ExtractionBatch
+) -> list[Fact] | None:
+    """Facts from the configured LLM, or None to use the rules."""
+    entity_id = entry.options.get(CONF_EXTRACTOR_ENTITY)
+    if not entity_id:
+        return None
+    instructions = f"{LLM_EXTRACTION_INSTRUCTIONS}\n\nConversation:\n{batch.transcript}"
+    try:
+        if entity_id.startswith("ai_task."):
+            result = await ai_task.async_generate_data(
+                hass,
+                task_name=TASK_NAME,
+                entity_id=entity_id,
+                instructions=instructions,
+            )
+            answer: object = result.data
+        else:
+            reply = await conversation.async_converse(
+                hass, instructions, None, Context(), agent_id=entity_id
+            )
+            answer = reply.response.speech.get("plain", {}).get("speech", "")
+    except HomeAssistantError as err:
+        LOGGER.warning("The extractor %s failed, using the rules: %s", entity_id, err)
+        return None
+    # An answer with no usable fact (garbage, or nothing found): the rules still run.
+    return parse_llm_facts(answer) or None

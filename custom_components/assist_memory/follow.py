@@ -1,0 +1,87 @@
+"""Learning from conversations with other agents, by following the chat logs.
+
+Optional (off by default): people may talk to an agent other than the memory agent.
+Their user and assistant messages are persisted like the memory agent's, and the
+usual throttled extraction learns from them. Conversations the memory agent handles
+itself are skipped, so nothing is learned twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from homeassistant.components.conversation.chat_log import async_subscribe_chat_logs
+from homeassistant.components.conversation.const import ChatLogEventType
+from homeassistant.core import HomeAssistant, callback
+
+from .const import LOGGER
+from .data import AssistMemoryConfigEntry
+from .engine import MemoryEngineError
+from .extraction import async_schedule_extraction
+
+
+@callback
+def async_follow_other_agents(
+    hass: HomeAssistant, entry: AssistMemoryConfigEntry
+) -> Callable[[], None]:
+    """Follow every chat log; returns the function that stops following.
+
+    A chat log reports its whole transcript when a turn of an existing conversation
+    ends; messages not seen before are kept. (The first turn of a conversation is
+    reported with the second.)
+    """
+    seen: dict[str, int] = {}
+    # Notes are kept in the order the chat logs reported them.
+    in_order = asyncio.Lock()
+
+    @callback
+    def on_chat_log(
+        conversation_id: str,
+        event_type: ChatLogEventType,
+        data: dict[str, Any],
+    ) -> None:
+        if event_type is ChatLogEventType.DELETED:
+            seen.pop(conversation_id, None)
+            return
+        if event_type is not ChatLogEventType.UPDATED:
+            return
+        if conversation_id in entry.runtime_data.own_conversations:
+            return
+        messages = [
+            (item.get("role"), item.get("content"))
+            for item in (data.get("chat_log") or {}).get("content", [])
+            if item.get("role") in ("user", "assistant")
+            and isinstance(item.get("content"), str)
+            and item["content"].strip()
+        ]
+        new = messages[seen.get(conversation_id, 0) :]
+        seen[conversation_id] = len(messages)
+        if new:
+            entry.async_create_task(
+                hass,
+                _async_note(hass, entry, conversation_id, new, in_order),
+                f"assist_memory_follow_{conversation_id}",
+            )
+
+    return async_subscribe_chat_logs(hass, on_chat_log)
+
+
+async def _async_note(
+    hass: HomeAssistant,
+    entry: AssistMemoryConfigEntry,
+    conversation_id: str,
+    messages: list[tuple[str, str]],
+    in_order: asyncio.Lock,
+) -> None:
+    async with in_order:
+        try:
+            for role, text in messages:
+                await entry.runtime_data.backend.note_message(
+                    conversation_id, role, text
+                )
+        except MemoryEngineError as err:
+            LOGGER.warning("Could not keep a message of another agent: %s", err.message)
+            return
+    async_schedule_extraction(hass, entry, conversation_id, None)

@@ -1,0 +1,270 @@
+"""The "Assist Memory" LLM API: memory tools any LLM agent can be given (seed 000).
+
+read_memory, append_memory, search_memory (at most 10 results) and append_daily_log,
+plus, when agentic search is on (seed 003), a search by keyword and time range. The
+API's prompt carries the memory block, so an agent given only this API still knows
+what the household told it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers import config_validation as cv, llm
+from homeassistant.util import dt as dt_util
+from homeassistant.util.json import JsonObjectType
+import probatio
+
+from .const import CONF_ENABLE_AGENTIC_SEARCH, DOMAIN
+from .data import AssistMemoryConfigEntry
+from .engine import CATEGORIES, HOUSEHOLD_SCOPE, MemoryEngineError
+from .options import turn_settings
+
+API_PROMPT = (
+    "You have a long-term memory for this household (tools: read_memory, search_memory, "
+    "append_memory, append_daily_log). When the user tells you something worth keeping "
+    "(preferences, facts about people, routines, events), store it with append_memory. "
+    "Before answering questions about the past or about people, search your memory. "
+    "Never store passwords, codes or other secrets."
+)
+SEARCH_LIMIT = 10
+
+
+def _scopes(llm_context: llm.LLMContext) -> list[str]:
+    user_id = llm_context.context.user_id if llm_context.context else None
+    return [HOUSEHOLD_SCOPE, user_id] if user_id else [HOUSEHOLD_SCOPE]
+
+
+def _error(err: MemoryEngineError) -> llm.ToolResult:
+    return llm.ToolResult(data={"error": err.message}, error=True)
+
+
+class _MemoryTool(llm.Tool):
+    """A tool working on the entry's memory."""
+
+    integration = DOMAIN
+
+    def __init__(self, entry: AssistMemoryConfigEntry) -> None:
+        self.entry = entry
+
+
+class ReadMemoryTool(_MemoryTool):
+    """The whole MEMORY.md."""
+
+    name = "read_memory"
+    description = "Read the whole long-term memory (MEMORY.md, grouped by category)."
+    annotations = llm.ToolAnnotations(
+        read_only=True, destructive=False, open_world=False
+    )
+
+    async def async_call(
+        self,
+        hass: HomeAssistant,
+        tool_input: llm.ToolInput,
+        llm_context: llm.LLMContext,
+    ) -> llm.ToolResult:
+        """Return the Markdown view of every memory."""
+        try:
+            text = await self.entry.runtime_data.backend.read_markdown()
+        except MemoryEngineError as err:
+            return _error(err)
+        return llm.ToolResult(data={"memory": text})
+
+
+class AppendMemoryTool(_MemoryTool):
+    """Remember a fact."""
+
+    name = "append_memory"
+    description = (
+        "Store one fact in long-term memory: a short, self-contained sentence "
+        "(for example 'Anna takes her coffee black'), with its category."
+    )
+    parameters = probatio.Schema(
+        {
+            probatio.Required("fact"): cv.string,
+            probatio.Optional("category", default="fact"): probatio.In(CATEGORIES),
+        }
+    )
+    annotations = llm.ToolAnnotations(destructive=False, open_world=False)
+
+    async def async_call(
+        self,
+        hass: HomeAssistant,
+        tool_input: llm.ToolInput,
+        llm_context: llm.LLMContext,
+    ) -> llm.ToolResult:
+        """Add the fact for the speaking user's household."""
+        args = tool_input.tool_args
+        try:
+            memory = await self.entry.runtime_data.backend.add(
+                args["fact"],
+                category=args.get("category", "fact"),
+                source="user_stated",
+                confidence=0.9,
+            )
+        except MemoryEngineError as err:
+            return _error(err)
+        return llm.ToolResult(data={"stored": memory.content, "id": memory.id})
+
+
+class SearchMemoryTool(_MemoryTool):
+    """Find memories."""
+
+    name = "search_memory"
+    description = "Search long-term memory; returns at most 10 memories, best first."
+    parameters = probatio.Schema({probatio.Required("query"): cv.string})
+    annotations = llm.ToolAnnotations(
+        read_only=True, destructive=False, open_world=False
+    )
+
+    async def async_call(
+        self,
+        hass: HomeAssistant,
+        tool_input: llm.ToolInput,
+        llm_context: llm.LLMContext,
+    ) -> llm.ToolResult:
+        """The best matches for the query."""
+        try:
+            found = await self.entry.runtime_data.backend.search(
+                tool_input.tool_args["query"],
+                limit=SEARCH_LIMIT,
+                scopes=_scopes(llm_context),
+                record_access=True,
+            )
+        except MemoryEngineError as err:
+            return _error(err)
+        return llm.ToolResult(
+            data={"results": [_brief(r.memory.to_dict()) for r in found]}
+        )
+
+
+class AppendDailyLogTool(_MemoryTool):
+    """Note what happened today."""
+
+    name = "append_daily_log"
+    description = (
+        "Add a time-stamped entry to today's log (things that happened today)."
+    )
+    parameters = probatio.Schema({probatio.Required("entry"): cv.string})
+    annotations = llm.ToolAnnotations(destructive=False, open_world=False)
+
+    async def async_call(
+        self,
+        hass: HomeAssistant,
+        tool_input: llm.ToolInput,
+        llm_context: llm.LLMContext,
+    ) -> llm.ToolResult:
+        """Append the entry to today's log."""
+        try:
+            entry = await self.entry.runtime_data.backend.append_daily_log(
+                tool_input.tool_args["entry"], dt_util.now()
+            )
+        except MemoryEngineError as err:
+            return _error(err)
+        return llm.ToolResult(data={"logged": entry.text, "date": entry.date})
+
+
+class SearchMemoryByTimeTool(_MemoryTool):
+    """Agentic search (seed 003): keyword and an optional time range."""
+
+    name = "search_memory_by_time"
+    description = (
+        "Search long-term memory by keyword, optionally only memories created or changed "
+        "between two ISO 8601 times (for example 2026-11-01T00:00:00)."
+    )
+    parameters = probatio.Schema(
+        {
+            probatio.Required("keyword"): cv.string,
+            probatio.Optional("start"): cv.datetime,
+            probatio.Optional("end"): cv.datetime,
+        }
+    )
+    annotations = llm.ToolAnnotations(
+        read_only=True, destructive=False, open_world=False
+    )
+
+    async def async_call(
+        self,
+        hass: HomeAssistant,
+        tool_input: llm.ToolInput,
+        llm_context: llm.LLMContext,
+    ) -> llm.ToolResult:
+        """Matches for the keyword within the time range."""
+        args = tool_input.tool_args
+        start, end = _moment(args.get("start")), _moment(args.get("end"))
+        try:
+            found = await self.entry.runtime_data.backend.search(
+                args["keyword"], limit=50, scopes=_scopes(llm_context)
+            )
+        except MemoryEngineError as err:
+            return _error(err)
+        matching = [r for r in found if _within(r.memory.updated_at, start, end)]
+        return llm.ToolResult(
+            data={
+                "results": [_brief(r.memory.to_dict()) for r in matching[:SEARCH_LIMIT]]
+            }
+        )
+
+
+def _moment(value: object) -> datetime | None:
+    """A time argument: a datetime or ISO 8601 text (local time when no zone)."""
+    if isinstance(value, str):
+        value = dt_util.parse_datetime(value)
+    if not isinstance(value, datetime):
+        return None
+    return (
+        value if value.tzinfo else value.replace(tzinfo=dt_util.get_default_time_zone())
+    )
+
+
+def _within(stamp: str, start: datetime | None, end: datetime | None) -> bool:
+    when = dt_util.parse_datetime(stamp)
+    if when is None:
+        return False
+    if start is not None and when < dt_util.as_utc(start):
+        return False
+    return end is None or when <= dt_util.as_utc(end)
+
+
+def _brief(record: dict[str, Any]) -> JsonObjectType:
+    """What a model needs of a memory."""
+    return {
+        "id": record["id"],
+        "content": record["content"],
+        "category": record["category"],
+        "updated_at": record["updated_at"],
+    }
+
+
+class AssistMemoryAPI(llm.API):
+    """Memory tools for any LLM agent, selectable in its options."""
+
+    def __init__(self, hass: HomeAssistant, entry: AssistMemoryConfigEntry) -> None:
+        super().__init__(hass=hass, id=DOMAIN, name="Assist Memory")
+        self.entry = entry
+
+    async def async_get_api_instance(
+        self, llm_context: llm.LLMContext
+    ) -> llm.APIInstance:
+        """The tools, and a prompt with what the household told us."""
+        tools: list[llm.Tool] = [
+            ReadMemoryTool(self.entry),
+            AppendMemoryTool(self.entry),
+            SearchMemoryTool(self.entry),
+            AppendDailyLogTool(self.entry),
+        ]
+        if self.entry.options.get(CONF_ENABLE_AGENTIC_SEARCH):
+            tools.append(SearchMemoryByTimeTool(self.entry))
+        user_id = llm_context.context.user_id if llm_context.context else None
+        try:
+            block = await self.entry.runtime_data.backend.memory_overview(
+                user_id=user_id, settings=turn_settings(self.entry.options)
+            )
+        except MemoryEngineError:
+            block = ""
+        prompt = f"{API_PROMPT}\n{block}" if block else API_PROMPT
+        return llm.APIInstance(
+            api=self, api_prompt=prompt, llm_context=llm_context, tools=tools
+        )

@@ -1,0 +1,297 @@
+"""The memory agent: injection, delegation in the same chat log, commands, learning."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from homeassistant.components import conversation
+from homeassistant.core import Context, HomeAssistant
+import pytest
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+
+from custom_components.assist_memory.const import (
+    CONF_AGENT_ID,
+    CONF_EXTRACT_MIN_INTERVAL,
+    CONF_EXTRACT_MIN_MESSAGES,
+    CONF_EXTRACTOR_ENTITY,
+    CONF_LEARN_FROM_OTHER_AGENTS,
+    CONF_PROMPT_MODE,
+    DOMAIN,
+)
+from custom_components.assist_memory.engine.compose import BLOCK_END, BLOCK_START
+from custom_components.assist_memory.options import DEFAULT_OPTIONS
+
+from .agents import AGENT_ENTITY_ID, TASK_ENTITY_ID, LlmEntities, async_setup_test_llm
+
+MEMORY_AGENT = "conversation.assist_memory_memory_agent"
+EAGER = {CONF_EXTRACT_MIN_INTERVAL: 0, CONF_EXTRACT_MIN_MESSAGES: 1}
+
+
+@pytest.fixture
+async def llm(hass: HomeAssistant) -> LlmEntities:
+    return await async_setup_test_llm(hass)
+
+
+def options(**changes: Any) -> dict[str, Any]:
+    return {**DEFAULT_OPTIONS, **changes}
+
+
+async def say(
+    hass: HomeAssistant,
+    text: str,
+    conversation_id: str | None = None,
+    *,
+    extra_system_prompt: str | None = None,
+    user_id: str | None = None,
+    language: str = "en",
+) -> conversation.ConversationResult:
+    result = await conversation.async_converse(
+        hass,
+        text,
+        conversation_id,
+        Context(user_id=user_id),
+        language=language,
+        agent_id=MEMORY_AGENT,
+        extra_system_prompt=extra_system_prompt,
+    )
+    await hass.async_block_till_done()
+    return result
+
+
+def speech(result: conversation.ConversationResult) -> str:
+    return str(result.response.speech["plain"]["speech"])
+
+
+async def add(hass: HomeAssistant, content: str, **fields: Any) -> None:
+    await hass.services.async_call(
+        DOMAIN, "add", {"content": content, **fields}, blocking=True
+    )
+
+
+async def contents(hass: HomeAssistant) -> list[str]:
+    response = await hass.services.async_call(
+        DOMAIN, "list", {}, blocking=True, return_response=True
+    )
+    assert response is not None
+    return sorted(m["content"] for m in response["items"])  # type: ignore[union-attr]
+
+
+# -- an LLM agent behind the memory agent -----------------------------------------
+
+
+@pytest.mark.parametrize("entry_options", [options(**{CONF_AGENT_ID: AGENT_ENTITY_ID})])
+@pytest.mark.usefixtures("loaded_entry")
+async def test_memory_reaches_the_wrapped_agent(
+    hass: HomeAssistant, llm: LlmEntities
+) -> None:
+    await add(hass, "Anna takes her coffee black", category="preference")
+    await add(hass, "The boiler is serviced every October")
+    result = await say(hass, "How does Anna like her coffee?")
+    # The wrapped agent's answer is the answer.
+    assert speech(result).strip() == "echo: How does Anna like her coffee?"
+    (turn,) = llm.agent.turns
+    assert turn.text == "How does Anna like her coffee?"
+    assert turn.system_prompt.startswith("You are a test agent.")
+    assert BLOCK_START in turn.system_prompt
+    assert "## Relevant Past Context" in turn.system_prompt
+    assert "- [preference] Anna takes her coffee black" in turn.system_prompt
+    assert "boiler" not in turn.system_prompt
+    # Same conversation, same chat log.
+    assert turn.conversation_id == result.conversation_id
+
+
+@pytest.mark.parametrize("entry_options", [options(**{CONF_AGENT_ID: AGENT_ENTITY_ID})])
+@pytest.mark.usefixtures("loaded_entry")
+async def test_follow_ups_share_the_chat_log_and_the_callers_prompt(
+    hass: HomeAssistant, llm: LlmEntities
+) -> None:
+    await add(hass, "Anna takes her coffee black")
+    await add(hass, "Tom drinks green tea")
+    first = await say(hass, "Anna's coffee?", extra_system_prompt="Answer briefly.")
+    await say(hass, "And Tom's tea?", first.conversation_id)
+    first_turn, second_turn = llm.agent.turns
+    assert "Answer briefly." in first_turn.system_prompt
+    assert "Anna takes her coffee black" in first_turn.system_prompt
+    # The caller's prompt stays, our block is replaced, never doubled.
+    assert second_turn.system_prompt.count("Answer briefly.") == 1
+    assert second_turn.system_prompt.count(BLOCK_START) == 1
+    assert second_turn.system_prompt.count(BLOCK_END) == 1
+    assert "Tom drinks green tea" in second_turn.system_prompt
+    assert second_turn.roles == ["system", "user", "assistant", "user"]
+    assert second_turn.conversation_id == first.conversation_id
+
+
+@pytest.mark.parametrize(
+    "entry_options",
+    [options(**{CONF_AGENT_ID: AGENT_ENTITY_ID, CONF_PROMPT_MODE: "prefix"})],
+)
+@pytest.mark.usefixtures("loaded_entry")
+async def test_prefix_mode_puts_the_block_in_front_of_the_text(
+    hass: HomeAssistant, llm: LlmEntities
+) -> None:
+    await add(hass, "Anna takes her coffee black")
+    await say(hass, "How does Anna take her coffee?")
+    (turn,) = llm.agent.turns
+    assert turn.text == (
+        "<long_term_memory>\n- Anna takes her coffee black\n</long_term_memory>\n\n"
+        "How does Anna take her coffee?"
+    )
+    assert BLOCK_START not in turn.system_prompt
+
+
+@pytest.mark.parametrize("entry_options", [options(**{CONF_AGENT_ID: AGENT_ENTITY_ID})])
+async def test_streaming_follows_the_wrapped_agent(
+    hass: HomeAssistant, llm: LlmEntities, loaded_entry: MockConfigEntry
+) -> None:
+    info = conversation.async_get_agent_info(hass, MEMORY_AGENT)
+    assert info is not None
+    assert info.supports_streaming
+
+
+@pytest.mark.parametrize(
+    "entry_options", [options(**{CONF_AGENT_ID: AGENT_ENTITY_ID, **EAGER})]
+)
+@pytest.mark.usefixtures("loaded_entry")
+async def test_turns_are_persisted_and_learned_from(
+    hass: HomeAssistant, llm: LlmEntities, loaded_entry: MockConfigEntry
+) -> None:
+    result = await say(hass, "My favourite colour is blue")
+    backend = loaded_entry.runtime_data.backend
+    messages = backend.turns.log.messages(str(result.conversation_id))
+    assert [m.role for m in messages] == ["user", "assistant"]
+    assert all(m.collected for m in messages)
+    learned = await contents(hass)
+    assert len(learned) == 1
+    assert "blue" in learned[0]
+    summary = backend.turns.log.summary(str(result.conversation_id))
+    assert summary is not None
+
+
+@pytest.mark.parametrize(
+    "entry_options",
+    [
+        options(
+            **{
+                CONF_AGENT_ID: AGENT_ENTITY_ID,
+                CONF_EXTRACTOR_ENTITY: TASK_ENTITY_ID,
+                **EAGER,
+            }
+        )
+    ],
+)
+@pytest.mark.usefixtures("loaded_entry")
+async def test_an_ai_task_extracts_facts(hass: HomeAssistant, llm: LlmEntities) -> None:
+    llm.task.answer = {
+        "facts": [
+            {
+                "content": "Anna prefers oat milk",
+                "category": "preference",
+                "key": "anna_milk",
+            },
+            {"content": "", "category": "fact"},  # garbage is dropped
+        ]
+    }
+    await say(hass, "Anna only drinks oat milk these days")
+    assert await contents(hass) == ["Anna prefers oat milk"]
+    (instructions,) = llm.task.instructions
+    assert "user: Anna only drinks oat milk these days" in instructions
+
+
+@pytest.mark.parametrize(
+    "entry_options",
+    [
+        options(
+            **{
+                CONF_AGENT_ID: AGENT_ENTITY_ID,
+                CONF_EXTRACTOR_ENTITY: TASK_ENTITY_ID,
+                **EAGER,
+            }
+        )
+    ],
+)
+@pytest.mark.usefixtures("loaded_entry")
+async def test_a_failing_extractor_falls_back_to_the_rules(
+    hass: HomeAssistant, llm: LlmEntities
+) -> None:
+    llm.task.answer = "not json at all"
+    await say(hass, "My favourite colour is green")
+    assert any("green" in c for c in await contents(hass))
+
+
+@pytest.mark.parametrize(
+    "entry_options", [options(**{CONF_AGENT_ID: AGENT_ENTITY_ID, **EAGER})]
+)
+@pytest.mark.usefixtures("loaded_entry")
+async def test_memories_belong_to_the_speaker(
+    hass: HomeAssistant, llm: LlmEntities
+) -> None:
+    await say(hass, "My favourite colour is purple", user_id="anna")
+    await say(hass, "What is my favourite colour?", user_id="tom")
+    await say(hass, "What is my favourite colour?", user_id="anna")
+    _, tom_turn, anna_turn = llm.agent.turns
+    assert "purple" not in tom_turn.system_prompt
+    assert "purple" in anna_turn.system_prompt
+
+
+# -- Home Assistant's intent agent behind the memory agent --------------------------
+
+
+@pytest.mark.usefixtures("loaded_entry")
+async def test_intent_agent_sentences_in_english(hass: HomeAssistant) -> None:
+    result = await say(hass, "Remember that the spare key is under the mat")
+    assert speech(result) == "OK, I'll remember that."
+    assert await contents(hass) == ["the spare key is under the mat"]
+    result = await say(hass, "What do you remember about the spare key?")
+    assert speech(result) == "Here is what I remember: the spare key is under the mat."
+    result = await say(hass, "What do you remember about the boiler?")
+    assert speech(result) == "I don't remember anything about the boiler."
+    result = await say(hass, "Forget the spare key")
+    assert speech(result) == "Done, I've forgotten that."
+    assert await contents(hass) == []
+
+
+@pytest.mark.usefixtures("loaded_entry")
+async def test_intent_agent_sentences_in_chinese(hass: HomeAssistant) -> None:
+    result = await say(hass, "记住备用钥匙在门垫下面", language="zh-Hans")
+    assert speech(result) == "好的，我记住了。"
+    result = await say(hass, "你记得备用钥匙吗？", language="zh-Hans")
+    assert speech(result) == "我记得：备用钥匙在门垫下面。"
+    result = await say(hass, "忘记备用钥匙", language="zh-Hans")
+    assert speech(result) == "好的，我已经忘记了。"
+    assert await contents(hass) == []
+
+
+@pytest.mark.usefixtures("loaded_entry")
+async def test_other_sentences_go_to_the_intent_agent_untouched(
+    hass: HomeAssistant,
+) -> None:
+    await add(hass, "The kitchen light is over the sink")
+    result = await say(hass, "Turn on the kitchen light")
+    # The intent agent answered (no such light here); nothing was added or removed.
+    assert result.response.response_type is not None
+    assert "remember" not in speech(result).lower()
+    assert await contents(hass) == ["The kitchen light is over the sink"]
+
+
+# -- learning from other agents --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "entry_options", [options(**{CONF_LEARN_FROM_OTHER_AGENTS: True, **EAGER})]
+)
+async def test_learning_from_other_agents(
+    hass: HomeAssistant, llm: LlmEntities, loaded_entry: MockConfigEntry
+) -> None:
+    first = await conversation.async_converse(
+        hass, "My favourite colour is orange", None, Context(), agent_id=AGENT_ENTITY_ID
+    )
+    await conversation.async_converse(
+        hass, "Thanks", first.conversation_id, Context(), agent_id=AGENT_ENTITY_ID
+    )
+    await hass.async_block_till_done()
+    log = loaded_entry.runtime_data.backend.turns.log
+    assert [m.role for m in log.messages(str(first.conversation_id))] == [
+        "user",
+        "assistant",
+    ] * 2
+    assert any("orange" in c for c in await contents(hass))
