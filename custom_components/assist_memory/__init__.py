@@ -12,6 +12,7 @@ from .const import CONF_LEARN_FROM_OTHER_AGENTS, DOMAIN
 from .data import AssistMemoryConfigEntry, AssistMemoryData
 from .engine import LocalBackend, MemoryEngineError
 from .follow import async_follow_other_agents
+from .http import async_register_views
 from .llm_api import AssistMemoryAPI
 from .options import embedding_config, store_path, store_settings
 from .repairs import async_report_set_aside_files
@@ -22,8 +23,9 @@ CONFIG_SCHEMA = cv.config_entry_only_config_schema(DOMAIN)
 
 
 async def async_setup(hass: HomeAssistant, config: ConfigType) -> bool:
-    """Register the services (they exist even while no entry is loaded)."""
+    """Register the services and REST views (they exist even while no entry is loaded)."""
     async_setup_services(hass)
+    async_register_views(hass)
     return True
 
 

@@ -31,6 +31,7 @@ from .engine.commands import (
 )
 from .engine.compose import merge_prompts
 from .engine.keywords import extract_keywords
+from .engine.throttle import estimate_tokens
 from .extraction import async_schedule_extraction
 from .options import turn_settings
 
@@ -133,7 +134,11 @@ class AssistMemoryAgent(conversation.ConversationEntity):
                 user_id=user_id,
             )
             async_schedule_extraction(
-                self.hass, self.entry, chat_log.conversation_id, user_id
+                self.hass,
+                self.entry,
+                chat_log.conversation_id,
+                user_id,
+                used_tokens=_used_tokens(chat_log),
             )
         return conversation.ConversationResult(
             response=result.response,
@@ -201,6 +206,12 @@ class AssistMemoryAgent(conversation.ConversationEntity):
         return conversation.ConversationResult(
             response=response, conversation_id=chat_log.conversation_id
         )
+
+
+def _used_tokens(chat_log: conversation.ChatLog) -> int:
+    """An estimate of how much of the agent's context the conversation fills."""
+    texts = [getattr(content, "content", None) for content in chat_log.content]
+    return sum(estimate_tokens(text) for text in texts if isinstance(text, str))
 
 
 def _covers_all(matched: tuple[str, ...], subject: str) -> bool:

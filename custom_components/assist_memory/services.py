@@ -55,6 +55,7 @@ SERVICE_CLEAR = "clear"
 SERVICE_SEARCH = "search"
 SERVICE_BUILD_PROMPT = "build_prompt"
 SERVICE_REINDEX = "reindex"
+SERVICE_GET_WORKING_MEMORY = "get_working_memory"
 ATTR_TOPIC = "topic"
 
 MAX_PAGE = 1000
@@ -131,6 +132,9 @@ BUILD_PROMPT_SCHEMA = probatio.Schema(
     }
 )
 ENTRY_SCHEMA = probatio.Schema(_ENTRY)
+SESSION_SCHEMA = probatio.Schema(
+    {**_ENTRY, probatio.Required(ATTR_SESSION_ID): cv.string}
+)
 
 
 def _backend(call: ServiceCall) -> LocalBackend:
@@ -277,6 +281,18 @@ async def _build_prompt(call: ServiceCall) -> ServiceResponse:
     return {"prompt": prompt}
 
 
+async def _get_working_memory(call: ServiceCall) -> ServiceResponse:
+    session_id = call.data[ATTR_SESSION_ID]
+    working = await _backend(call).working_memory(session_id)
+    if working is None:
+        raise ServiceValidationError(
+            translation_domain=DOMAIN,
+            translation_key="unknown_session",
+            translation_placeholders={"session_id": session_id},
+        )
+    return {"working_memory": working.to_dict()}
+
+
 async def _reindex(call: ServiceCall) -> ServiceResponse:
     with _engine_errors():
         indexed = await _backend(call).reindex()
@@ -301,6 +317,12 @@ _SERVICES: tuple[
     (SERVICE_SEARCH, _search, SEARCH_SCHEMA, SupportsResponse.ONLY),
     (SERVICE_BUILD_PROMPT, _build_prompt, BUILD_PROMPT_SCHEMA, SupportsResponse.ONLY),
     (SERVICE_REINDEX, _reindex, ENTRY_SCHEMA, SupportsResponse.OPTIONAL),
+    (
+        SERVICE_GET_WORKING_MEMORY,
+        _get_working_memory,
+        SESSION_SCHEMA,
+        SupportsResponse.ONLY,
+    ),
 )
 
 

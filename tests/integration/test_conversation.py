@@ -6,11 +6,13 @@ from typing import Any
 
 from homeassistant.components import conversation
 from homeassistant.core import Context, HomeAssistant
+from homeassistant.exceptions import ServiceValidationError
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.assist_memory.const import (
     CONF_AGENT_ID,
+    CONF_CONTEXT_SIZE,
     CONF_EXTRACT_MIN_INTERVAL,
     CONF_EXTRACT_MIN_MESSAGES,
     CONF_EXTRACTOR_ENTITY,
@@ -295,3 +297,54 @@ async def test_learning_from_other_agents(
         "assistant",
     ] * 2
     assert any("orange" in c for c in await contents(hass))
+
+
+@pytest.mark.parametrize("entry_options", [options(**{CONF_AGENT_ID: AGENT_ENTITY_ID})])
+@pytest.mark.usefixtures("loaded_entry")
+async def test_working_memory_through_a_service(
+    hass: HomeAssistant, llm: LlmEntities
+) -> None:
+    first = await say(hass, "Tell me about the garden")
+    await say(hass, "And the roses?", first.conversation_id)
+    response = await hass.services.async_call(
+        DOMAIN,
+        "get_working_memory",
+        {"session_id": first.conversation_id},
+        blocking=True,
+        return_response=True,
+    )
+    assert response is not None
+    working = response["working_memory"]
+    assert working["turn_count"] == 2  # type: ignore[index]
+    assert working["current_topic"] == "roses"  # type: ignore[index]
+    with pytest.raises(ServiceValidationError) as err:
+        await hass.services.async_call(
+            DOMAIN,
+            "get_working_memory",
+            {"session_id": "nope"},
+            blocking=True,
+            return_response=True,
+        )
+    assert err.value.translation_key == "unknown_session"
+
+
+@pytest.mark.parametrize(
+    "entry_options",
+    [
+        options(
+            **{
+                CONF_AGENT_ID: AGENT_ENTITY_ID,
+                CONF_EXTRACT_MIN_INTERVAL: 3600,
+                CONF_EXTRACT_MIN_MESSAGES: 100,
+                CONF_CONTEXT_SIZE: 40,
+            }
+        )
+    ],
+)
+@pytest.mark.usefixtures("loaded_entry")
+async def test_flush_before_the_context_fills(
+    hass: HomeAssistant, llm: LlmEntities
+) -> None:
+    # The throttle would wait for 100 messages; the context of 40 tokens is 75 % full.
+    await say(hass, "My favourite colour is yellow and I want you to remember it well")
+    assert any("yellow" in c for c in await contents(hass))
