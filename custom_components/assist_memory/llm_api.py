@@ -19,7 +19,7 @@ import probatio
 
 from .const import CONF_ENABLE_AGENTIC_SEARCH, DOMAIN
 from .data import AssistMemoryConfigEntry
-from .engine import CATEGORIES, HOUSEHOLD_SCOPE, MemoryEngineError
+from .engine import CATEGORIES, HOUSEHOLD_SCOPE, LocalBackend, MemoryEngineError
 from .options import turn_settings
 
 API_PROMPT = (
@@ -37,17 +37,33 @@ def _scopes(llm_context: llm.LLMContext) -> list[str]:
     return [HOUSEHOLD_SCOPE, user_id] if user_id else [HOUSEHOLD_SCOPE]
 
 
-def _error(err: MemoryEngineError) -> llm.ToolResult:
-    return llm.ToolResult(data={"error": err.message}, error=True)
-
-
 class _MemoryTool(llm.Tool):
-    """A tool working on the entry's memory."""
+    """A tool working on the entry's memory; an engine error is an error result."""
 
     integration = DOMAIN
 
     def __init__(self, entry: AssistMemoryConfigEntry) -> None:
         self.entry = entry
+
+    async def async_call(
+        self,
+        hass: HomeAssistant,
+        tool_input: llm.ToolInput,
+        llm_context: llm.LLMContext,
+    ) -> llm.ToolResult:
+        """Run the tool on the entry's backend."""
+        try:
+            data = await self._async_run(
+                self.entry.runtime_data.backend, tool_input.tool_args, llm_context
+            )
+        except MemoryEngineError as err:
+            return llm.ToolResult(data={"error": err.message}, error=True)
+        return llm.ToolResult(data=data)
+
+    async def _async_run(
+        self, backend: LocalBackend, args: dict[str, Any], llm_context: llm.LLMContext
+    ) -> JsonObjectType:
+        raise NotImplementedError
 
 
 class ReadMemoryTool(_MemoryTool):
@@ -59,18 +75,11 @@ class ReadMemoryTool(_MemoryTool):
         read_only=True, destructive=False, open_world=False
     )
 
-    async def async_call(
-        self,
-        hass: HomeAssistant,
-        tool_input: llm.ToolInput,
-        llm_context: llm.LLMContext,
-    ) -> llm.ToolResult:
+    async def _async_run(
+        self, backend: LocalBackend, args: dict[str, Any], llm_context: llm.LLMContext
+    ) -> JsonObjectType:
         """Return the Markdown view of every memory."""
-        try:
-            text = await self.entry.runtime_data.backend.read_markdown()
-        except MemoryEngineError as err:
-            return _error(err)
-        return llm.ToolResult(data={"memory": text})
+        return {"memory": await backend.read_markdown()}
 
 
 class AppendMemoryTool(_MemoryTool):
@@ -89,24 +98,17 @@ class AppendMemoryTool(_MemoryTool):
     )
     annotations = llm.ToolAnnotations(destructive=False, open_world=False)
 
-    async def async_call(
-        self,
-        hass: HomeAssistant,
-        tool_input: llm.ToolInput,
-        llm_context: llm.LLMContext,
-    ) -> llm.ToolResult:
+    async def _async_run(
+        self, backend: LocalBackend, args: dict[str, Any], llm_context: llm.LLMContext
+    ) -> JsonObjectType:
         """Add the fact for the speaking user's household."""
-        args = tool_input.tool_args
-        try:
-            memory = await self.entry.runtime_data.backend.add(
-                args["fact"],
-                category=args.get("category", "fact"),
-                source="user_stated",
-                confidence=0.9,
-            )
-        except MemoryEngineError as err:
-            return _error(err)
-        return llm.ToolResult(data={"stored": memory.content, "id": memory.id})
+        memory = await backend.add(
+            args["fact"],
+            category=args.get("category", "fact"),
+            source="user_stated",
+            confidence=0.9,
+        )
+        return {"stored": memory.content, "id": memory.id}
 
 
 class SearchMemoryTool(_MemoryTool):
@@ -119,25 +121,17 @@ class SearchMemoryTool(_MemoryTool):
         read_only=True, destructive=False, open_world=False
     )
 
-    async def async_call(
-        self,
-        hass: HomeAssistant,
-        tool_input: llm.ToolInput,
-        llm_context: llm.LLMContext,
-    ) -> llm.ToolResult:
+    async def _async_run(
+        self, backend: LocalBackend, args: dict[str, Any], llm_context: llm.LLMContext
+    ) -> JsonObjectType:
         """The best matches for the query."""
-        try:
-            found = await self.entry.runtime_data.backend.search(
-                tool_input.tool_args["query"],
-                limit=SEARCH_LIMIT,
-                scopes=_scopes(llm_context),
-                record_access=True,
-            )
-        except MemoryEngineError as err:
-            return _error(err)
-        return llm.ToolResult(
-            data={"results": [_brief(r.memory.to_dict()) for r in found]}
+        found = await backend.search(
+            args["query"],
+            limit=SEARCH_LIMIT,
+            scopes=_scopes(llm_context),
+            record_access=True,
         )
+        return {"results": [_brief(r.memory.to_dict()) for r in found]}
 
 
 class AppendDailyLogTool(_MemoryTool):
@@ -150,20 +144,12 @@ class AppendDailyLogTool(_MemoryTool):
     parameters = probatio.Schema({probatio.Required("entry"): cv.string})
     annotations = llm.ToolAnnotations(destructive=False, open_world=False)
 
-    async def async_call(
-        self,
-        hass: HomeAssistant,
-        tool_input: llm.ToolInput,
-        llm_context: llm.LLMContext,
-    ) -> llm.ToolResult:
+    async def _async_run(
+        self, backend: LocalBackend, args: dict[str, Any], llm_context: llm.LLMContext
+    ) -> JsonObjectType:
         """Append the entry to today's log."""
-        try:
-            entry = await self.entry.runtime_data.backend.append_daily_log(
-                tool_input.tool_args["entry"], dt_util.now()
-            )
-        except MemoryEngineError as err:
-            return _error(err)
-        return llm.ToolResult(data={"logged": entry.text, "date": entry.date})
+        entry = await backend.append_daily_log(args["entry"], dt_util.now())
+        return {"logged": entry.text, "date": entry.date}
 
 
 class SearchMemoryByTimeTool(_MemoryTool):
@@ -185,27 +171,18 @@ class SearchMemoryByTimeTool(_MemoryTool):
         read_only=True, destructive=False, open_world=False
     )
 
-    async def async_call(
-        self,
-        hass: HomeAssistant,
-        tool_input: llm.ToolInput,
-        llm_context: llm.LLMContext,
-    ) -> llm.ToolResult:
+    async def _async_run(
+        self, backend: LocalBackend, args: dict[str, Any], llm_context: llm.LLMContext
+    ) -> JsonObjectType:
         """Matches for the keyword within the time range."""
-        args = tool_input.tool_args
         start, end = _moment(args.get("start")), _moment(args.get("end"))
-        try:
-            found = await self.entry.runtime_data.backend.search(
-                args["keyword"], limit=50, scopes=_scopes(llm_context)
-            )
-        except MemoryEngineError as err:
-            return _error(err)
-        matching = [r for r in found if _within(r.memory.updated_at, start, end)]
-        return llm.ToolResult(
-            data={
-                "results": [_brief(r.memory.to_dict()) for r in matching[:SEARCH_LIMIT]]
-            }
+        found = await backend.search(
+            args["keyword"], limit=50, scopes=_scopes(llm_context)
         )
+        matching = [r for r in found if _within(r.memory.updated_at, start, end)]
+        return {
+            "results": [_brief(r.memory.to_dict()) for r in matching[:SEARCH_LIMIT]]
+        }
 
 
 def _moment(value: object) -> datetime | None:
