@@ -248,7 +248,7 @@ def add_integration(
 ) -> dict[str, Any]:
     """Run the config flow of `domain` until an entry exists; return the entry.
 
-    Form steps are submitted with their defaults. When the integration is already set
+    Form steps are submitted with their defaults, menus with their first choice. When the integration is already set
     up (the flow aborts as single instance / already configured), returns that entry.
     """
     status, body = request(
@@ -267,6 +267,26 @@ def add_integration(
             if result.get("reason") in ALREADY_SET_UP and entries:
                 return entries[0]
             raise HomeAssistantApiError(f"config flow for {domain} aborted: {result}")
+        if kind == "menu":
+            # The first choice is the default (Assist Memory: the embedded store).
+            status, body = request(
+                "POST",
+                f"{url}/api/config/config_entries/flow/{result['flow_id']}",
+                json_body={"next_step_id": result["menu_options"][0]},
+                token=token,
+            )
+            result = _expect(status, body, f"config flow for {domain}")
+            continue
+        if kind == "menu":
+            # The first choice is the plain one (Assist Memory: embedded storage).
+            status, body = request(
+                "POST",
+                f"{url}/api/config/config_entries/flow/{result['flow_id']}",
+                json_body={"next_step_id": result["menu_options"][0]},
+                token=token,
+            )
+            result = _expect(status, body, f"config flow for {domain}")
+            continue
         if kind != "form":
             raise HomeAssistantApiError(f"config flow for {domain}: {result}")
         if result.get("errors"):

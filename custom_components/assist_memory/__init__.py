@@ -8,15 +8,18 @@ from homeassistant.exceptions import ConfigEntryNotReady
 from homeassistant.helpers import config_validation as cv, llm
 from homeassistant.helpers.typing import ConfigType
 
-from .const import CONF_LEARN_FROM_OTHER_AGENTS, DOMAIN
+from .const import CONF_LEARN_FROM_OTHER_AGENTS, CONF_STORAGE, DOMAIN, STORAGE_REMOTE
 from .data import AssistMemoryConfigEntry, AssistMemoryData
-from .engine import LocalBackend, MemoryEngineError
+from .engine import LoadReport, LocalBackend, MemoryEngineError
 from .follow import async_follow_other_agents
 from .http import async_register_views
 from .llm_api import AssistMemoryAPI
-from .options import embedding_config, store_path, store_settings
+from .options import async_apply_options, embedding_config, store_path, store_settings
+from .panel import async_register_panel, async_register_static
+from .remote_entry import async_open_remote
 from .repairs import async_report_set_aside_files
 from .services import async_setup_services
+from .websocket_api import async_register_commands
 
 PLATFORMS: list[Platform] = [Platform.CONVERSATION, Platform.SENSOR]
 CONFIG_SCHEMA = cv.config_entry_only_config_schema(DOMAIN)
@@ -26,13 +29,42 @@ async def async_setup(hass: HomeAssistant, config: ConfigType) -> bool:
     """Register the services and REST views (they exist even while no entry is loaded)."""
     async_setup_services(hass)
     async_register_views(hass)
+    async_register_commands(hass)
+    await async_register_static(hass)
     return True
 
 
 async def async_setup_entry(
     hass: HomeAssistant, entry: AssistMemoryConfigEntry
 ) -> bool:
-    """Open the memory store and set up the sensor."""
+    """Open the memory store (embedded, or a memory server) and set up the sensor."""
+    if entry.data.get(CONF_STORAGE) == STORAGE_REMOTE:
+        remote = await async_open_remote(hass, entry)
+        entry.runtime_data = AssistMemoryData(remote, None, LoadReport())
+    else:
+        entry.runtime_data = await _async_open_embedded(hass, entry)
+    backend = entry.runtime_data.backend
+
+    async def _close_on_stop(_event: Event) -> None:
+        await backend.close()
+
+    # Home Assistant does not unload entries when it stops: fold the journal then.
+    # (Not a one-time listener: unloading after the stop must still remove it.)
+    entry.async_on_unload(
+        hass.bus.async_listen(EVENT_HOMEASSISTANT_STOP, _close_on_stop)
+    )
+    entry.async_on_unload(llm.async_register_api(hass, AssistMemoryAPI(hass, entry)))
+    if entry.options.get(CONF_LEARN_FROM_OTHER_AGENTS):
+        entry.async_on_unload(async_follow_other_agents(hass, entry))
+    await async_register_panel(hass, entry)
+    await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
+    return True
+
+
+async def _async_open_embedded(
+    hass: HomeAssistant, entry: AssistMemoryConfigEntry
+) -> AssistMemoryData:
+    """The store in Home Assistant's config folder."""
     path = store_path(hass)
     try:
         backend, report = await LocalBackend.open(
@@ -49,22 +81,9 @@ async def async_setup_entry(
             translation_key="store_unavailable",
             translation_placeholders={"path": str(path), "error": err.message},
         ) from err
-    entry.runtime_data = AssistMemoryData(backend, path, report)
+    await async_apply_options(hass, backend, entry.options)
     async_report_set_aside_files(hass, path, report)
-
-    async def _close_on_stop(_event: Event) -> None:
-        await backend.close()
-
-    # Home Assistant does not unload entries when it stops: fold the journal then.
-    # (Not a one-time listener: unloading after the stop must still remove it.)
-    entry.async_on_unload(
-        hass.bus.async_listen(EVENT_HOMEASSISTANT_STOP, _close_on_stop)
-    )
-    entry.async_on_unload(llm.async_register_api(hass, AssistMemoryAPI(hass, entry)))
-    if entry.options.get(CONF_LEARN_FROM_OTHER_AGENTS):
-        entry.async_on_unload(async_follow_other_agents(hass, entry))
-    await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
-    return True
+    return AssistMemoryData(backend, path, report)
 
 
 async def async_unload_entry(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from homeassistant.config_entries import (
@@ -10,6 +11,7 @@ from homeassistant.config_entries import (
     ConfigFlowResult,
     OptionsFlowWithReload,
 )
+from homeassistant.const import CONF_TOKEN, CONF_URL
 from homeassistant.core import callback
 from homeassistant.helpers import entity_registry as er
 from homeassistant.helpers.selector import (
@@ -27,12 +29,16 @@ from homeassistant.helpers.selector import (
     TextSelectorConfig,
     TextSelectorType,
 )
+from homeassistant.helpers.service_info.hassio import HassioServiceInfo
 import probatio
+from yarl import URL
 
 from .const import (
     CONF_AGENT_ID,
     CONF_ATOMIC_CONTENT_MAX_LENGTH,
     CONF_AUTO_EXTRACT,
+    CONF_COMPACTION_ENABLED,
+    CONF_COMPACTION_THRESHOLD,
     CONF_CONTEXT_LIMIT,
     CONF_CONTEXT_SIZE,
     CONF_EMBEDDING_API_KEY,
@@ -49,6 +55,7 @@ from .const import (
     CONF_MAX_CONTENT_LENGTH,
     CONF_MAX_ITEMS,
     CONF_MEMORY_BUDGET,
+    CONF_MEMORY_ENABLED,
     CONF_PROMPT_MODE,
     CONF_RAG_TOP_N,
     CONF_SESSION_SUMMARY_LIMIT,
@@ -58,25 +65,41 @@ from .const import (
     PROMPT_MODE_PREFIX,
     PROMPT_MODE_SYSTEM,
     STORAGE_EMBEDDED,
+    STORAGE_REMOTE,
 )
+from .engine.config import FIELDS_BY_KEY
 from .engine.embeddings import EmbeddingClient, EmbeddingError
 from .options import DEFAULT_OPTIONS, embedding_config, store_path
+from .remote_entry import async_check_server
 
 
-def _number(low: int, high: int) -> NumberSelector:
+def _remote_data(url: str, token: str) -> dict[str, str]:
+    """Entry data of a memory server."""
+    return {CONF_STORAGE: STORAGE_REMOTE, CONF_URL: url, CONF_TOKEN: token}
+
+
+def _number(key: str) -> NumberSelector:
+    """A whole-number box with the range of the engine's settings table."""
+    field = FIELDS_BY_KEY[key]
     return NumberSelector(
-        NumberSelectorConfig(min=low, max=high, step=1, mode=NumberSelectorMode.BOX)
+        NumberSelectorConfig(
+            min=field.minimum or 0,
+            max=field.maximum or 1_000_000,
+            step=1,
+            mode=NumberSelectorMode.BOX,
+        )
     )
 
 
 # The options, one menu step each: (key, selector). Numbers are stored as int.
 OPTION_STEPS: dict[str, list[tuple[str, Any]]] = {
     "memory": [
-        (CONF_MAX_ITEMS, _number(0, 1_000_000)),
-        (CONF_MAX_CONTENT_LENGTH, _number(1, 100_000)),
-        (CONF_EVICTION_THRESHOLD, _number(0, 1_000_000)),
+        (CONF_MAX_ITEMS, _number(CONF_MAX_ITEMS)),
+        (CONF_MAX_CONTENT_LENGTH, _number(CONF_MAX_CONTENT_LENGTH)),
+        (CONF_EVICTION_THRESHOLD, _number(CONF_EVICTION_THRESHOLD)),
     ],
     "agent": [
+        (CONF_MEMORY_ENABLED, BooleanSelector()),
         (CONF_AGENT_ID, ConversationAgentSelector(ConversationAgentSelectorConfig())),
         (
             CONF_PROMPT_MODE,
@@ -87,9 +110,9 @@ OPTION_STEPS: dict[str, list[tuple[str, Any]]] = {
                 )
             ),
         ),
-        (CONF_MEMORY_BUDGET, _number(200, 20_000)),
+        (CONF_MEMORY_BUDGET, _number(CONF_MEMORY_BUDGET)),
         (CONF_ENABLE_USER_PROFILE, BooleanSelector()),
-        (CONF_SESSION_SUMMARY_LIMIT, _number(0, 20)),
+        (CONF_SESSION_SUMMARY_LIMIT, _number(CONF_SESSION_SUMMARY_LIMIT)),
         (CONF_ENABLE_AGENTIC_SEARCH, BooleanSelector()),
     ],
     "learning": [
@@ -98,16 +121,18 @@ OPTION_STEPS: dict[str, list[tuple[str, Any]]] = {
             CONF_EXTRACTOR_ENTITY,
             EntitySelector(EntitySelectorConfig(domain=["ai_task", "conversation"])),
         ),
-        (CONF_EXTRACT_MIN_INTERVAL, _number(0, 3600)),
-        (CONF_EXTRACT_MIN_MESSAGES, _number(1, 100)),
-        (CONF_ATOMIC_CONTENT_MAX_LENGTH, _number(50, 2000)),
-        (CONF_CONTEXT_SIZE, _number(500, 1_000_000)),
-        (CONF_FLUSH_THRESHOLD, _number(10, 100)),
-        (CONF_CONTEXT_LIMIT, _number(2, 200)),
+        (CONF_EXTRACT_MIN_INTERVAL, _number(CONF_EXTRACT_MIN_INTERVAL)),
+        (CONF_EXTRACT_MIN_MESSAGES, _number(CONF_EXTRACT_MIN_MESSAGES)),
+        (CONF_ATOMIC_CONTENT_MAX_LENGTH, _number(CONF_ATOMIC_CONTENT_MAX_LENGTH)),
+        (CONF_CONTEXT_SIZE, _number(CONF_CONTEXT_SIZE)),
+        (CONF_FLUSH_THRESHOLD, _number(CONF_FLUSH_THRESHOLD)),
+        (CONF_CONTEXT_LIMIT, _number(CONF_CONTEXT_LIMIT)),
         (CONF_LEARN_FROM_OTHER_AGENTS, BooleanSelector()),
+        (CONF_COMPACTION_ENABLED, BooleanSelector()),
+        (CONF_COMPACTION_THRESHOLD, _number(CONF_COMPACTION_THRESHOLD)),
     ],
     "search": [
-        (CONF_RAG_TOP_N, _number(1, 50)),
+        (CONF_RAG_TOP_N, _number(CONF_RAG_TOP_N)),
         (
             CONF_EMBEDDING_URL,
             TextSelector(TextSelectorConfig(type=TextSelectorType.URL)),
@@ -129,24 +154,202 @@ OPTIONAL_OPTIONS = {
 }
 
 
+SERVER_SCHEMA = probatio.Schema(
+    {
+        probatio.Required(CONF_URL): TextSelector(
+            TextSelectorConfig(type=TextSelectorType.URL)
+        ),
+        probatio.Required(CONF_TOKEN): TextSelector(
+            TextSelectorConfig(type=TextSelectorType.PASSWORD)
+        ),
+    }
+)
+TOKEN_SCHEMA = probatio.Schema(
+    {
+        probatio.Required(CONF_TOKEN): TextSelector(
+            TextSelectorConfig(type=TextSelectorType.PASSWORD)
+        )
+    }
+)
+# Reconfiguring: an empty token keeps the current one.
+RECONFIGURE_SCHEMA = probatio.Schema(
+    {
+        probatio.Required(CONF_URL): TextSelector(
+            TextSelectorConfig(type=TextSelectorType.URL)
+        ),
+        probatio.Optional(CONF_TOKEN): TextSelector(
+            TextSelectorConfig(type=TextSelectorType.PASSWORD)
+        ),
+    }
+)
+TITLE = "Assist Memory"
+
+
+def _url_error(url: str) -> str | None:
+    """The error key of a URL that cannot be a memory server's, else None."""
+    try:
+        parsed = URL(url)
+    except ValueError:
+        return "invalid_url"
+    return None if parsed.scheme in ("http", "https") and parsed.host else "invalid_url"
+
+
 class AssistMemoryConfigFlow(ConfigFlow, domain=DOMAIN):
-    """Set up Assist Memory with its store in Home Assistant's config folder."""
+    """Set up Assist Memory: the store in Home Assistant's config folder, or a server.
+
+    One entry only: the memory agent, the services and the panel use "the" memory.
+    The add-on announces its server by Supervisor discovery (host, port, token).
+    """
 
     VERSION = 1
+
+    def __init__(self) -> None:
+        self._server: dict[str, str] = {}
+        self._addon = ""
 
     async def async_step_user(
         self, user_input: dict[str, Any] | None = None
     ) -> ConfigFlowResult:
+        """Choose where the memories are kept."""
+        if self._async_current_entries():
+            return self.async_abort(reason="single_instance_allowed")
+        return self.async_show_menu(step_id="user", menu_options=["embedded", "server"])
+
+    async def async_step_embedded(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
         """Confirm, showing where the memories will be kept."""
         if user_input is not None:
-            return self.async_create_entry(
-                title="Assist Memory",
-                data={CONF_STORAGE: STORAGE_EMBEDDED},
-                options=dict(DEFAULT_OPTIONS),
-            )
+            return self._async_create({CONF_STORAGE: STORAGE_EMBEDDED})
         return self.async_show_form(
-            step_id="user",
+            step_id="embedded",
             description_placeholders={"path": str(store_path(self.hass))},
+        )
+
+    async def async_step_server(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Connect to a memory server by URL and token (tried first)."""
+        errors: dict[str, str] = {}
+        if user_input is not None:
+            url = user_input[CONF_URL].strip().rstrip("/")
+            token = user_input[CONF_TOKEN].strip()
+            if error := _url_error(url) or await async_check_server(
+                self.hass, url, token
+            ):
+                errors["base"] = error
+            else:
+                return self._async_create(_remote_data(url, token))
+        return self.async_show_form(
+            step_id="server",
+            data_schema=self.add_suggested_values_to_schema(
+                SERVER_SCHEMA, {CONF_URL: (user_input or {}).get(CONF_URL)}
+            ),
+            errors=errors,
+        )
+
+    async def async_step_hassio(
+        self, discovery_info: HassioServiceInfo
+    ) -> ConfigFlowResult:
+        """The add-on's server, announced by the Supervisor."""
+        config = discovery_info.config
+        host, port, token = config.get("host"), config.get("port"), config.get("token")
+        if isinstance(port, str) and port.isdigit():
+            port = int(port)
+        if not (
+            isinstance(host, str)
+            and host
+            and type(port) is int
+            and 0 < port < 65536
+            and isinstance(token, str)
+            and token
+        ):
+            return self.async_abort(reason="invalid_discovery_info")
+        url = f"http://{host}:{port}"
+        await self.async_set_unique_id(discovery_info.slug)
+        # A known add-on may come back on another host, port or token: follow it.
+        self._abort_if_unique_id_configured(updates=_remote_data(url, token))
+        if self._async_current_entries(include_ignore=False):
+            return self.async_abort(reason="single_instance_allowed")
+        if error := await async_check_server(self.hass, url, token):
+            return self.async_abort(reason=error)
+        self._server = _remote_data(url, token)
+        self._addon = discovery_info.name
+        return await self.async_step_hassio_confirm()
+
+    async def async_step_hassio_confirm(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Confirm using the add-on's server."""
+        if user_input is not None:
+            return self._async_create(self._server)
+        self._set_confirm_only()
+        return self.async_show_form(
+            step_id="hassio_confirm", description_placeholders={"addon": self._addon}
+        )
+
+    async def async_step_reauth(
+        self, entry_data: Mapping[str, Any]
+    ) -> ConfigFlowResult:
+        """The server refused the token."""
+        return await self.async_step_reauth_confirm()
+
+    async def async_step_reauth_confirm(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Ask for the server's current token."""
+        entry = self._get_reauth_entry()
+        url = entry.data[CONF_URL]
+        errors: dict[str, str] = {}
+        if user_input is not None:
+            token = user_input[CONF_TOKEN].strip()
+            if error := await async_check_server(self.hass, url, token):
+                errors["base"] = error
+            else:
+                return self.async_update_reload_and_abort(
+                    entry, data_updates={CONF_TOKEN: token}
+                )
+        return self.async_show_form(
+            step_id="reauth_confirm",
+            data_schema=TOKEN_SCHEMA,
+            errors=errors,
+            description_placeholders={"url": url},
+        )
+
+    async def async_step_reconfigure(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Change the server's URL or token."""
+        entry = self._get_reconfigure_entry()
+        if entry.data.get(CONF_STORAGE) != STORAGE_REMOTE:
+            return self.async_abort(reason="reconfigure_embedded")
+        errors: dict[str, str] = {}
+        if user_input is not None:
+            url = user_input[CONF_URL].strip().rstrip("/")
+            token = (user_input.get(CONF_TOKEN) or "").strip() or entry.data[CONF_TOKEN]
+            if error := _url_error(url) or await async_check_server(
+                self.hass, url, token
+            ):
+                errors["base"] = error
+            else:
+                return self.async_update_reload_and_abort(
+                    entry, data_updates=_remote_data(url, token)
+                )
+        return self.async_show_form(
+            step_id="reconfigure",
+            data_schema=self.add_suggested_values_to_schema(
+                RECONFIGURE_SCHEMA,
+                {CONF_URL: (user_input or {}).get(CONF_URL, entry.data[CONF_URL])},
+            ),
+            errors=errors,
+        )
+
+    def _async_create(self, data: dict[str, str]) -> ConfigFlowResult:
+        # Another flow may have finished while this one waited for the person.
+        if self._async_current_entries(include_ignore=False):
+            return self.async_abort(reason="single_instance_allowed")
+        return self.async_create_entry(
+            title=TITLE, data=data, options=dict(DEFAULT_OPTIONS)
         )
 
     @staticmethod
@@ -163,7 +366,11 @@ class AssistMemoryOptionsFlow(OptionsFlowWithReload):
         self, user_input: dict[str, Any] | None = None
     ) -> ConfigFlowResult:
         """Choose which options to change."""
-        return self.async_show_menu(step_id="init", menu_options=list(OPTION_STEPS))
+        steps = list(OPTION_STEPS)
+        if self.config_entry.data.get(CONF_STORAGE) == STORAGE_REMOTE:
+            # A memory server's limits are its own (the add-on's options).
+            steps.remove("memory")
+        return self.async_show_menu(step_id="init", menu_options=steps)
 
     async def async_step_memory(
         self, user_input: dict[str, Any] | None = None
@@ -233,6 +440,10 @@ class AssistMemoryOptionsFlow(OptionsFlowWithReload):
         for key in (CONF_AGENT_ID, CONF_EXTRACTOR_ENTITY):
             if (agent_id := options.get(key)) and self._is_memory_agent(agent_id):
                 return "agent_is_memory_agent"
+        if options.get(CONF_COMPACTION_ENABLED) and not options.get(
+            CONF_EXTRACTOR_ENTITY
+        ):
+            return "compaction_needs_llm"
         return await self._embedding_error(options)
 
     def _is_memory_agent(self, agent_id: str) -> bool:

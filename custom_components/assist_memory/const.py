@@ -10,6 +10,9 @@ LOGGER: Final = logging.getLogger(__package__)
 
 CONF_STORAGE: Final = "storage"
 STORAGE_EMBEDDED: Final = "embedded"
+# The memories live in the add-on's (or another) memory server: entry data has the
+# server's URL (CONF_URL) and token (CONF_TOKEN).
+STORAGE_REMOTE: Final = "remote"
 
 CONF_MAX_ITEMS: Final = "max_items"
 CONF_MAX_CONTENT_LENGTH: Final = "max_content_length"
@@ -46,3 +49,8 @@ CONF_CONTEXT_SIZE: Final = "context_size"
 CONF_FLUSH_THRESHOLD: Final = "flush_threshold"
 CONF_CONTEXT_LIMIT: Final = "context_limit"
 CONF_LEARN_FROM_OTHER_AGENTS: Final = "learn_from_other_agents"
+# Seed 000's "enabled": off, the memory agent passes turns through untouched.
+CONF_MEMORY_ENABLED: Final = "memory_enabled"
+# Compaction (seed 001) by the LLM chosen as extractor.
+CONF_COMPACTION_ENABLED: Final = "compaction_enabled"
+CONF_COMPACTION_THRESHOLD: Final = "compaction_threshold"

@@ -6,10 +6,16 @@ log (so streaming, tools and follow-ups keep working) and returns that agent's a
 Memory reaches an LLM agent as extra system prompt text, or in front of the user's
 text (seed 004's block) for agents that ignore system prompts. With Home Assistant's
 own intent agent, which has no LLM, it answers memory sentences itself.
+
+The rolling window (`context_limit`): the wrapped agent already gets what Home
+Assistant's chat log holds; earlier messages of the window, persisted before the
+oldest message of the chat log (the log was forgotten after 5 minutes or a restart),
+are added to the memory block, never a message the chat log still holds.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal
 
 from homeassistant.components import conversation
@@ -19,7 +25,14 @@ from homeassistant.helpers import intent
 from homeassistant.helpers.device_registry import DeviceEntryType, DeviceInfo
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
-from .const import CONF_AGENT_ID, CONF_PROMPT_MODE, DOMAIN, LOGGER, PROMPT_MODE_PREFIX
+from .const import (
+    CONF_AGENT_ID,
+    CONF_MEMORY_ENABLED,
+    CONF_PROMPT_MODE,
+    DOMAIN,
+    LOGGER,
+    PROMPT_MODE_PREFIX,
+)
 from .data import AssistMemoryConfigEntry
 from .engine import HOUSEHOLD_SCOPE, MemoryEngineError
 from .engine.commands import (
@@ -92,22 +105,26 @@ class AssistMemoryAgent(conversation.ConversationEntity):
         self.entry.runtime_data.own_conversations.add(chat_log.conversation_id)
         agent_id = self.wrapped_agent_id
         uses_llm = agent_id != conversation.HOME_ASSISTANT_AGENT
-        if not uses_llm and (command := parse_command(user_input.text)):
+        # Memory off (seed 000's `enabled`): every turn passes through untouched.
+        memory_on = bool(self.entry.options.get(CONF_MEMORY_ENABLED, True))
+        if memory_on and not uses_llm and (command := parse_command(user_input.text)):
             return await self._async_answer_command(command, user_input, chat_log)
         user_id = user_input.context.user_id
         settings = turn_settings(self.entry.options)
         text, extra_prompt = user_input.text, user_input.extra_system_prompt
-        try:
-            context = await backend.begin_turn(
-                session_id=chat_log.conversation_id,
-                text=user_input.text,
-                user_id=user_id,
-                settings=settings,
-            )
-        except MemoryEngineError as err:
-            # Memory must never stop the household from talking to Assist.
-            LOGGER.warning("Assist Memory is unavailable: %s", err.message)
-            context = None
+        context = None
+        if memory_on:
+            try:
+                context = await backend.begin_turn(
+                    session_id=chat_log.conversation_id,
+                    text=user_input.text,
+                    user_id=user_id,
+                    settings=settings,
+                    live_since=_live_since(chat_log),
+                )
+            except MemoryEngineError as err:
+                # Memory must never stop the household from talking to Assist.
+                LOGGER.warning("Assist Memory is unavailable: %s", err.message)
         if context is not None and uses_llm:
             if self.entry.options.get(CONF_PROMPT_MODE) == PROMPT_MODE_PREFIX:
                 text = context.prefixed_text
@@ -126,24 +143,45 @@ class AssistMemoryAgent(conversation.ConversationEntity):
             extra_system_prompt=extra_prompt,
         )
         if context is not None:
-            answer = result.response.speech.get("plain", {}).get("speech", "")
-            await backend.end_turn(
-                session_id=chat_log.conversation_id,
-                user_text=user_input.text,
-                reply=answer,
-                user_id=user_id,
-            )
-            async_schedule_extraction(
+            # The answer goes back at once; recording it and learning come after.
+            self.entry.async_create_task(
                 self.hass,
-                self.entry,
-                chat_log.conversation_id,
-                user_id,
-                used_tokens=_used_tokens(chat_log),
+                self._async_after_turn(
+                    chat_log.conversation_id,
+                    user_input.text,
+                    result.response.speech.get("plain", {}).get("speech", ""),
+                    user_id,
+                    _used_tokens(chat_log),
+                ),
+                f"assist_memory_turn_{chat_log.conversation_id}",
             )
         return conversation.ConversationResult(
             response=result.response,
             conversation_id=chat_log.conversation_id,
             continue_conversation=result.continue_conversation,
+        )
+
+    async def _async_after_turn(
+        self,
+        session_id: str,
+        user_text: str,
+        answer: str,
+        user_id: str | None,
+        used_tokens: int,
+    ) -> None:
+        """Record the answer, then learn from the conversation in the background."""
+        try:
+            await self.entry.runtime_data.backend.end_turn(
+                session_id=session_id,
+                user_text=user_text,
+                reply=answer,
+                user_id=user_id,
+            )
+        except MemoryEngineError as err:
+            LOGGER.warning("Assist Memory could not record an answer: %s", err.message)
+            return
+        async_schedule_extraction(
+            self.hass, self.entry, session_id, user_id, used_tokens=used_tokens
         )
 
     async def _async_answer_command(
@@ -206,6 +244,14 @@ class AssistMemoryAgent(conversation.ConversationEntity):
         return conversation.ConversationResult(
             response=response, conversation_id=chat_log.conversation_id
         )
+
+
+def _live_since(chat_log: conversation.ChatLog) -> datetime | None:
+    """When the oldest user or assistant message the chat log holds was written."""
+    return min(
+        (c.created for c in chat_log.content if c.role in ("user", "assistant")),
+        default=None,
+    )
 
 
 def _used_tokens(chat_log: conversation.ChatLog) -> int:

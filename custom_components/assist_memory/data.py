@@ -7,15 +7,19 @@ from pathlib import Path
 
 from homeassistant.config_entries import ConfigEntry
 
-from .engine import LoadReport, LocalBackend
+from .engine import LoadReport, MemoryBackend
 
 
 @dataclass(slots=True)
 class AssistMemoryData:
-    """The memory backend of a loaded entry."""
+    """The memory backend of a loaded entry.
 
-    backend: LocalBackend
-    store_path: Path
+    An embedded store has its file and what loading it found; a memory server
+    (`RemoteBackend`) has neither here (`store_path` None, an empty report).
+    """
+
+    backend: MemoryBackend
+    store_path: Path | None
     load_report: LoadReport
     # Conversations the memory agent handles (not learned twice from chat logs).
     own_conversations: set[str] = field(default_factory=set)

@@ -6,12 +6,13 @@ from dataclasses import asdict
 from typing import Any
 
 from homeassistant.components.diagnostics import async_redact_data
+from homeassistant.const import CONF_TOKEN
 from homeassistant.core import HomeAssistant
 
 from .const import CONF_EMBEDDING_API_KEY
 from .data import AssistMemoryConfigEntry
 
-TO_REDACT = {CONF_EMBEDDING_API_KEY}
+TO_REDACT = {CONF_EMBEDDING_API_KEY, CONF_TOKEN}
 
 
 async def async_get_config_entry_diagnostics(
@@ -22,7 +23,7 @@ async def async_get_config_entry_diagnostics(
     report = data.load_report
     return {
         "entry": {
-            "data": dict(entry.data),
+            "data": async_redact_data(dict(entry.data), TO_REDACT),
             "options": async_redact_data(dict(entry.options), TO_REDACT),
         },
         "store": asdict(await data.backend.stats()),

@@ -8,15 +8,14 @@ none is set or the LLM fails, the rule-based extractor.
 
 from __future__ import annotations
 
-from homeassistant.components import ai_task, conversation
-from homeassistant.core import Context, HomeAssistant, callback
-from homeassistant.exceptions import HomeAssistantError
+from homeassistant.core import HomeAssistant, callback
 
 from .const import CONF_AUTO_EXTRACT, CONF_EXTRACTOR_ENTITY, LOGGER
 from .data import AssistMemoryConfigEntry
 from .engine import HOUSEHOLD_SCOPE, MemoryEngineError
 from .engine.extraction import LLM_EXTRACTION_INSTRUCTIONS, Fact, parse_llm_facts
 from .engine.turns import ExtractionBatch
+from .ha_llm import FACTS_STRUCTURE, async_ask
 from .options import learn_settings
 
 TASK_NAME = "Assist Memory: learn from a conversation"
@@ -74,6 +73,11 @@ async def async_extract(
         result.replaced,
         result.skipped,
     )
+    if backend.compaction_enabled:
+        # Seed 001: fire and forget; maybe_compact logs its outcome and never raises.
+        entry.async_create_background_task(
+            hass, backend.maybe_compact(), "assist_memory_compact"
+        )
 
 
 async def _async_llm_facts(
@@ -84,22 +88,9 @@ async def _async_llm_facts(
     if not entity_id:
         return None
     instructions = f"{LLM_EXTRACTION_INSTRUCTIONS}\n\nConversation:\n{batch.transcript}"
-    try:
-        if entity_id.startswith("ai_task."):
-            result = await ai_task.async_generate_data(
-                hass,
-                task_name=TASK_NAME,
-                entity_id=entity_id,
-                instructions=instructions,
-            )
-            answer: object = result.data
-        else:
-            reply = await conversation.async_converse(
-                hass, instructions, None, Context(), agent_id=entity_id
-            )
-            answer = reply.response.speech.get("plain", {}).get("speech", "")
-    except HomeAssistantError as err:
-        LOGGER.warning("The extractor %s failed, using the rules: %s", entity_id, err)
+    answer = await async_ask(hass, entity_id, TASK_NAME, instructions, FACTS_STRUCTURE)
+    if answer is None:
+        LOGGER.warning("The extractor %s failed, using the rules", entity_id)
         return None
     # An answer with no usable fact (garbage, or nothing found): the rules still run.
     return parse_llm_facts(answer) or None

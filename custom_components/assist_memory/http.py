@@ -1,75 +1,92 @@
-"""REST views under /api/assist_memory, with Home Assistant's authentication.
+"""The REST API inside Home Assistant: every route under /api/assist_memory.
 
-For now the ranked search (seed 000's `GET /api/memory/search?q=`); the full REST API
-of the memory manager follows.
+The handlers are the engine's (`engine/rest.py`), shared with the standalone server;
+(the server's conversation-turn routes, for a Home Assistant using the add-on, are not
+needed here). They are mounted at `/api/assist_memory` + the seed's path without its `/api`
+(`/api/memory/main` -> `/api/assist_memory/memory/main`, `/memory/long-term` ->
+`/api/assist_memory/memory/long-term`), behind Home Assistant's authentication and for
+administrators only (memories are the whole household's). The OpenAPI document is at
+`/api/assist_memory/openapi.json`.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Awaitable, Callable
 from http import HTTPStatus
-from typing import Any
+from typing import Final
 
 from aiohttp import web
 from homeassistant.core import HomeAssistant, callback
+from homeassistant.exceptions import Unauthorized
 from homeassistant.helpers.http import HomeAssistantView
 
-from .const import DOMAIN
-from .data import AssistMemoryConfigEntry
-from .engine import HOUSEHOLD_SCOPE, MemoryEngineError
+from .api_host import EntryApiHost, loaded_entry
+from .engine.openapi import openapi_document
+from .engine.rest import ROUTES
+from .engine.rest_aiohttp import answer_route, json_response
+from .engine.rest_base import ApiResponse, Route, error_body
 
-MAX_LIMIT = 100
+URL_PREFIX: Final = "/api/assist_memory"
+
+type ViewHandler = Callable[..., Awaitable[web.Response]]
+
+
+def ha_path(seed_path: str) -> str:
+    """Where Home Assistant serves a route of the seeds."""
+    return URL_PREFIX + seed_path.removeprefix("/api")
+
+
+def _require_admin(request: web.Request) -> None:
+    if not request["hass_user"].is_admin:
+        raise Unauthorized
+
+
+class ApiView(HomeAssistantView):
+    """The routes of one path, one handler per method."""
+
+    def __init__(self, path: str, routes: list[Route]) -> None:
+        self.url = ha_path(path)
+        self.name = "api:assist_memory" + path.replace("/", ":")
+        for route in routes:
+            setattr(self, route.method.lower(), self._handler(route))
+
+    @staticmethod
+    def _handler(route: Route) -> ViewHandler:
+        async def handle(request: web.Request, **_path: str) -> web.Response:
+            _require_admin(request)
+            hass: HomeAssistant = request.app["hass"]
+            if (entry := loaded_entry(hass)) is None:
+                return json_response(
+                    ApiResponse(
+                        HTTPStatus.SERVICE_UNAVAILABLE,
+                        error_body("Assist Memory is not loaded", "not_loaded"),
+                    )
+                )
+            return await answer_route(EntryApiHost(hass, entry), route, request)
+
+        return handle
+
+
+class OpenApiView(HomeAssistantView):
+    """GET /api/assist_memory/openapi.json."""
+
+    url = f"{URL_PREFIX}/openapi.json"
+    name = "api:assist_memory:openapi"
+
+    async def get(self, request: web.Request) -> web.Response:
+        """The OpenAPI document of the routes as Home Assistant serves them."""
+        return self.json(
+            openapi_document(ha_path, routes=ROUTES, title_suffix=" (Home Assistant)")
+        )
 
 
 @callback
 def async_register_views(hass: HomeAssistant) -> None:
-    """Register the REST views."""
-    hass.http.register_view(SearchView())
-
-
-def _loaded_entry(hass: HomeAssistant) -> AssistMemoryConfigEntry | None:
-    entries: list[AssistMemoryConfigEntry] = hass.config_entries.async_loaded_entries(
-        DOMAIN
-    )
-    return entries[0] if entries else None
-
-
-class SearchView(HomeAssistantView):
-    """GET /api/assist_memory/memory/search?q=...&limit=...&scope=..."""
-
-    url = "/api/assist_memory/memory/search"
-    name = "api:assist_memory:memory:search"
-
-    async def get(self, request: web.Request) -> web.Response:
-        """Ranked memories for the query, each with its score and why it matched."""
-        hass: HomeAssistant = request.app["hass"]
-        query = request.query.get("q", "").strip()
-        if not query:
-            return self.json(
-                {"error": "the query parameter q is required"}, HTTPStatus.BAD_REQUEST
-            )
-        try:
-            limit = int(request.query.get("limit", "0")) or None
-        except ValueError:
-            return self.json(
-                {"error": "limit must be a whole number"}, HTTPStatus.BAD_REQUEST
-            )
-        if limit is not None and not 1 <= limit <= MAX_LIMIT:
-            return self.json(
-                {"error": f"limit must be from 1 to {MAX_LIMIT}"},
-                HTTPStatus.BAD_REQUEST,
-            )
-        if (entry := _loaded_entry(hass)) is None:
-            return self.json(
-                {"error": "Assist Memory is not loaded"}, HTTPStatus.SERVICE_UNAVAILABLE
-            )
-        scopes: list[str] | None = None
-        if scope := request.query.get("scope"):
-            scopes = list(dict.fromkeys([HOUSEHOLD_SCOPE, scope]))
-        try:
-            found = await entry.runtime_data.backend.search(
-                query, limit=limit, scopes=scopes
-            )
-        except MemoryEngineError as err:
-            return self.json({"error": err.message}, HTTPStatus.BAD_REQUEST)
-        results: list[dict[str, Any]] = [result.to_dict() for result in found]
-        return self.json({"query": query, "results": results})
+    """Register a view per path, and the OpenAPI document."""
+    by_path: defaultdict[str, list[Route]] = defaultdict(list)
+    for route in ROUTES:
+        by_path[route.path].append(route)
+    for path, routes in by_path.items():
+        hass.http.register_view(ApiView(path, routes))
+    hass.http.register_view(OpenApiView())

@@ -19,7 +19,7 @@ import probatio
 
 from .const import CONF_ENABLE_AGENTIC_SEARCH, DOMAIN
 from .data import AssistMemoryConfigEntry
-from .engine import CATEGORIES, HOUSEHOLD_SCOPE, LocalBackend, MemoryEngineError
+from .engine import CATEGORIES, HOUSEHOLD_SCOPE, MemoryBackend, MemoryEngineError
 from .options import turn_settings
 
 API_PROMPT = (
@@ -61,7 +61,7 @@ class _MemoryTool(llm.Tool):
         return llm.ToolResult(data=data)
 
     async def _async_run(
-        self, backend: LocalBackend, args: dict[str, Any], llm_context: llm.LLMContext
+        self, backend: MemoryBackend, args: dict[str, Any], llm_context: llm.LLMContext
     ) -> JsonObjectType:
         raise NotImplementedError
 
@@ -76,7 +76,7 @@ class ReadMemoryTool(_MemoryTool):
     )
 
     async def _async_run(
-        self, backend: LocalBackend, args: dict[str, Any], llm_context: llm.LLMContext
+        self, backend: MemoryBackend, args: dict[str, Any], llm_context: llm.LLMContext
     ) -> JsonObjectType:
         """Return the Markdown view of every memory."""
         return {"memory": await backend.read_markdown()}
@@ -99,7 +99,7 @@ class AppendMemoryTool(_MemoryTool):
     annotations = llm.ToolAnnotations(destructive=False, open_world=False)
 
     async def _async_run(
-        self, backend: LocalBackend, args: dict[str, Any], llm_context: llm.LLMContext
+        self, backend: MemoryBackend, args: dict[str, Any], llm_context: llm.LLMContext
     ) -> JsonObjectType:
         """Add the fact for the speaking user's household."""
         memory = await backend.add(
@@ -122,7 +122,7 @@ class SearchMemoryTool(_MemoryTool):
     )
 
     async def _async_run(
-        self, backend: LocalBackend, args: dict[str, Any], llm_context: llm.LLMContext
+        self, backend: MemoryBackend, args: dict[str, Any], llm_context: llm.LLMContext
     ) -> JsonObjectType:
         """The best matches for the query."""
         found = await backend.search(
@@ -145,7 +145,7 @@ class AppendDailyLogTool(_MemoryTool):
     annotations = llm.ToolAnnotations(destructive=False, open_world=False)
 
     async def _async_run(
-        self, backend: LocalBackend, args: dict[str, Any], llm_context: llm.LLMContext
+        self, backend: MemoryBackend, args: dict[str, Any], llm_context: llm.LLMContext
     ) -> JsonObjectType:
         """Append the entry to today's log."""
         entry = await backend.append_daily_log(args["entry"], dt_util.now())
@@ -172,7 +172,7 @@ class SearchMemoryByTimeTool(_MemoryTool):
     )
 
     async def _async_run(
-        self, backend: LocalBackend, args: dict[str, Any], llm_context: llm.LLMContext
+        self, backend: MemoryBackend, args: dict[str, Any], llm_context: llm.LLMContext
     ) -> JsonObjectType:
         """Matches for the keyword within the time range."""
         start, end = _moment(args.get("start")), _moment(args.get("end"))

@@ -11,58 +11,39 @@ from homeassistant.core import HomeAssistant
 
 from .const import (
     CONF_ATOMIC_CONTENT_MAX_LENGTH,
-    CONF_AUTO_EXTRACT,
+    CONF_COMPACTION_ENABLED,
+    CONF_COMPACTION_THRESHOLD,
     CONF_CONTEXT_LIMIT,
     CONF_CONTEXT_SIZE,
     CONF_EMBEDDING_API_KEY,
     CONF_EMBEDDING_MODEL,
     CONF_EMBEDDING_URL,
-    CONF_ENABLE_AGENTIC_SEARCH,
     CONF_ENABLE_USER_PROFILE,
     CONF_EVICTION_THRESHOLD,
     CONF_EXTRACT_MIN_INTERVAL,
     CONF_EXTRACT_MIN_MESSAGES,
     CONF_EXTRACTOR,
+    CONF_EXTRACTOR_ENTITY,
     CONF_FLUSH_THRESHOLD,
-    CONF_LEARN_FROM_OTHER_AGENTS,
     CONF_MAX_CONTENT_LENGTH,
     CONF_MAX_ITEMS,
     CONF_MEMORY_BUDGET,
-    CONF_PROMPT_MODE,
     CONF_RAG_TOP_N,
     CONF_SESSION_SUMMARY_LIMIT,
     DATA_FOLDER,
     EXTRACTOR_RULES,
-    PROMPT_MODE_SYSTEM,
 )
-from .engine import StoreSettings
-from .engine.compose import DEFAULT_BUDGET
+from .engine import LocalBackend, MemoryBackend, StoreSettings
+from .engine.config import DEFAULT_CONFIG
 from .engine.embeddings import EmbeddingConfig
-from .engine.models import DEFAULT_MAX_CONTENT_LENGTH
 from .engine.paths import STORE_FILE_NAME
-from .engine.settings import DEFAULT_MAX_ITEMS, DEFAULT_RETRIEVAL_LIMIT
 from .engine.turns import LearnSettings, TurnSettings
+from .ha_llm import HassLlmCaller
 
-DEFAULT_OPTIONS: dict[str, Any] = {
-    CONF_MAX_ITEMS: DEFAULT_MAX_ITEMS,
-    CONF_MAX_CONTENT_LENGTH: DEFAULT_MAX_CONTENT_LENGTH,
-    CONF_RAG_TOP_N: DEFAULT_RETRIEVAL_LIMIT,
-    CONF_EVICTION_THRESHOLD: 0,
-    CONF_PROMPT_MODE: PROMPT_MODE_SYSTEM,
-    CONF_MEMORY_BUDGET: DEFAULT_BUDGET,
-    CONF_ENABLE_USER_PROFILE: True,
-    CONF_SESSION_SUMMARY_LIMIT: 3,
-    CONF_ENABLE_AGENTIC_SEARCH: False,
-    CONF_AUTO_EXTRACT: True,
-    CONF_EXTRACTOR: EXTRACTOR_RULES,
-    CONF_EXTRACT_MIN_INTERVAL: 60,
-    CONF_EXTRACT_MIN_MESSAGES: 4,
-    CONF_ATOMIC_CONTENT_MAX_LENGTH: 500,
-    CONF_CONTEXT_SIZE: 8000,
-    CONF_FLUSH_THRESHOLD: 75,
-    CONF_CONTEXT_LIMIT: 20,
-    CONF_LEARN_FROM_OTHER_AGENTS: False,
-}
+COMPACTION_TASK_NAME = "Assist Memory: compact the memories"
+
+# The settings of the engine's table (also the REST API's), plus Home Assistant's own.
+DEFAULT_OPTIONS: dict[str, Any] = {**DEFAULT_CONFIG, CONF_EXTRACTOR: EXTRACTOR_RULES}
 
 
 def store_path(hass: HomeAssistant) -> Path:
@@ -78,6 +59,31 @@ def store_settings(options: Mapping[str, Any]) -> StoreSettings:
         max_content_length=int(merged[CONF_MAX_CONTENT_LENGTH]),
         retrieval_limit=int(merged[CONF_RAG_TOP_N]),
         eviction_threshold=int(merged[CONF_EVICTION_THRESHOLD]),
+    )
+
+
+def compaction_llm(
+    hass: HomeAssistant, options: Mapping[str, Any]
+) -> HassLlmCaller | None:
+    """The LLM that compacts the memories: the extractor entity, when enabled."""
+    entity_id = options.get(CONF_EXTRACTOR_ENTITY)
+    if not options.get(CONF_COMPACTION_ENABLED) or not entity_id:
+        return None
+    return HassLlmCaller(hass, entity_id, COMPACTION_TASK_NAME)
+
+
+async def async_apply_options(
+    hass: HomeAssistant, backend: MemoryBackend, options: Mapping[str, Any]
+) -> None:
+    """Give the backend the limits and the compaction LLM of the options."""
+    if not isinstance(backend, LocalBackend):
+        # A memory server has its own limits and LLM (the add-on's options).
+        return
+    merged = {**DEFAULT_OPTIONS, **options}
+    await backend.set_settings(store_settings(merged))
+    backend.set_compaction(
+        compaction_llm(hass, merged),
+        threshold=int(merged[CONF_COMPACTION_THRESHOLD]),
     )
 
 
@@ -100,6 +106,7 @@ def turn_settings(options: Mapping[str, Any]) -> TurnSettings:
         session_summary_limit=int(merged[CONF_SESSION_SUMMARY_LIMIT]),
         memory_budget=int(merged[CONF_MEMORY_BUDGET]),
         rag_top_n=int(merged[CONF_RAG_TOP_N]),
+        context_limit=int(merged[CONF_CONTEXT_LIMIT]),
     )
 
 

@@ -11,7 +11,7 @@ from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
 from .const import DOMAIN
 from .data import AssistMemoryConfigEntry
-from .engine import StoreStats
+from .engine import MemoryEngineError, StoreStats
 
 PARALLEL_UPDATES = 0
 
@@ -26,7 +26,7 @@ async def async_setup_entry(
 
 
 class MemoryCountSensor(SensorEntity):
-    """How many memories are stored; refreshed after every change."""
+    """How many memories are stored; refreshed after every change it hears of."""
 
     _attr_has_entity_name = True
     _attr_translation_key = "memories"
@@ -53,8 +53,14 @@ class MemoryCountSensor(SensorEntity):
         self.async_schedule_update_ha_state(force_refresh=True)
 
     async def async_update(self) -> None:
-        """Read the counts from the store."""
-        self._stats = await self._backend.stats()
+        """Read the counts from the store; unavailable while a memory server is away."""
+        try:
+            self._stats = await self._backend.stats()
+        except MemoryEngineError:
+            # The backend logs the server going away once, and tells us when it is back.
+            self._attr_available = False
+        else:
+            self._attr_available = True
 
     @property
     def native_value(self) -> int | None:

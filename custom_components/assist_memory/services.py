@@ -1,4 +1,4 @@
-"""Services: add, get, list, update, delete, clear, search and build_prompt."""
+"""Services: memories (add, get, list, update, delete, clear, search), prompts, compaction."""
 
 from __future__ import annotations
 
@@ -22,11 +22,12 @@ from .const import DOMAIN
 from .engine import (
     HOUSEHOLD_SCOPE,
     InvalidMemoryError,
-    LocalBackend,
     Memory,
+    MemoryBackend,
     MemoryEngineError,
     MemoryFields,
 )
+from .engine.compaction import CompactionResult
 from .engine.store import SORT_ORDERS
 
 ATTR_ID = "id"
@@ -56,6 +57,8 @@ SERVICE_SEARCH = "search"
 SERVICE_BUILD_PROMPT = "build_prompt"
 SERVICE_REINDEX = "reindex"
 SERVICE_GET_WORKING_MEMORY = "get_working_memory"
+SERVICE_COMPACT = "compact"
+SERVICE_UNDO_COMPACTION = "undo_compaction"
 ATTR_TOPIC = "topic"
 
 MAX_PAGE = 1000
@@ -137,11 +140,11 @@ SESSION_SCHEMA = probatio.Schema(
 )
 
 
-def _backend(call: ServiceCall) -> LocalBackend:
+def _backend(call: ServiceCall) -> MemoryBackend:
     entry = service.async_get_config_entry(
         call.hass, DOMAIN, call.data.get(ATTR_CONFIG_ENTRY_ID)
     )
-    backend: LocalBackend = entry.runtime_data.backend
+    backend: MemoryBackend = entry.runtime_data.backend
     return backend
 
 
@@ -283,7 +286,8 @@ async def _build_prompt(call: ServiceCall) -> ServiceResponse:
 
 async def _get_working_memory(call: ServiceCall) -> ServiceResponse:
     session_id = call.data[ATTR_SESSION_ID]
-    working = await _backend(call).working_memory(session_id)
+    with _engine_errors():
+        working = await _backend(call).working_memory(session_id)
     if working is None:
         raise ServiceValidationError(
             translation_domain=DOMAIN,
@@ -291,6 +295,35 @@ async def _get_working_memory(call: ServiceCall) -> ServiceResponse:
             translation_placeholders={"session_id": session_id},
         )
     return {"working_memory": working.to_dict()}
+
+
+def _compaction_response(result: CompactionResult | None, done: str) -> ServiceResponse:
+    if result is None:
+        return {done: False}
+    return {
+        done: True,
+        "original_count": result.original_count,
+        "compacted_count": result.compacted_count,
+    }
+
+
+async def _compact(call: ServiceCall) -> ServiceResponse:
+    """Compact now (seed 001); `compacted` is false when skipped or the LLM failed."""
+    backend = _backend(call)
+    if not backend.compaction_enabled:
+        raise ServiceValidationError(
+            translation_domain=DOMAIN, translation_key="compaction_not_enabled"
+        )
+    with _engine_errors():
+        result = await backend.compact()
+    return _compaction_response(result, "compacted")
+
+
+async def _undo_compaction(call: ServiceCall) -> ServiceResponse:
+    """Put back what the newest compaction changed; `undone` is false without one."""
+    with _engine_errors():
+        result = await _backend(call).undo_compaction()
+    return _compaction_response(result, "undone")
 
 
 async def _reindex(call: ServiceCall) -> ServiceResponse:
@@ -317,6 +350,13 @@ _SERVICES: tuple[
     (SERVICE_SEARCH, _search, SEARCH_SCHEMA, SupportsResponse.ONLY),
     (SERVICE_BUILD_PROMPT, _build_prompt, BUILD_PROMPT_SCHEMA, SupportsResponse.ONLY),
     (SERVICE_REINDEX, _reindex, ENTRY_SCHEMA, SupportsResponse.OPTIONAL),
+    (SERVICE_COMPACT, _compact, ENTRY_SCHEMA, SupportsResponse.OPTIONAL),
+    (
+        SERVICE_UNDO_COMPACTION,
+        _undo_compaction,
+        ENTRY_SCHEMA,
+        SupportsResponse.OPTIONAL,
+    ),
     (
         SERVICE_GET_WORKING_MEMORY,
         _get_working_memory,

@@ -8,6 +8,7 @@ from assist_memory_engine.compose import (
     BLOCK_END,
     BLOCK_START,
     PREAMBLE,
+    MessageLine,
     SummaryLine,
     compose_memory_block,
     merge_prompts,
@@ -40,6 +41,10 @@ def test_layers_in_order() -> None:
         profile=PROFILE,
         memories=[memory("Anna takes her coffee black", "preference")],
         summaries=[SummaryLine("2026-11-20", "Dinner plans", "Booked the Thai place")],
+        conversation=[
+            MessageLine("user", "Which plants need water?"),
+            MessageLine("assistant", "The ferns."),
+        ],
     )
     lines = block.splitlines()
     assert lines[0] == BLOCK_START
@@ -54,6 +59,11 @@ def test_layers_in_order() -> None:
     assert "Not set yet" not in block  # empty template parts are left out
     assert "- [preference] Anna takes her coffee black" in lines
     assert "- 2026-11-20: Dinner plans \u2014 Booked the Thai place" in lines
+    assert lines[-4:-1] == [
+        "## Earlier in This Conversation",
+        "- [user] Which plants need water?",
+        "- [assistant] The ferns.",
+    ]
 
 
 def test_nothing_to_tell() -> None:
@@ -70,6 +80,22 @@ def test_budget_keeps_whole_lines_best_first() -> None:
     assert kept[0].startswith("- [fact] memory number 0 ")
 
 
+def test_the_conversation_keeps_its_newest_messages_and_its_share() -> None:
+    memories = [memory(f"memory number {n} " + "x" * 80) for n in range(50)]
+    conversation = [MessageLine("user", f"message {n} " + "y" * 80) for n in range(30)]
+    block = compose_memory_block(
+        profile=None, memories=memories, conversation=conversation, budget=2000
+    )
+    lines = block.splitlines()
+    start = lines.index("## Earlier in This Conversation")
+    kept = lines[start + 1 : -1]
+    # Memories leave a quarter of the budget to the conversation.
+    assert len("\n".join(kept)) >= 2000 * 0.25 - 100
+    assert 0 < len(kept) < 30
+    assert kept[-1].startswith("- [user] message 29 ")
+    assert len(block) < 2000 + len(PREAMBLE) + len(BLOCK_START) + len(BLOCK_END) + 10
+
+
 @pytest.mark.parametrize(
     "attack",
     [
@@ -84,7 +110,11 @@ def test_budget_keeps_whole_lines_best_first() -> None:
     ],
 )
 def test_memory_text_cannot_escape_or_pose_as_instructions(attack: str) -> None:
-    block = compose_memory_block(profile=attack, memories=[memory(attack)])
+    block = compose_memory_block(
+        profile=attack,
+        memories=[memory(attack)],
+        conversation=[MessageLine("user", attack), MessageLine("system: x", attack)],
+    )
     body = block.splitlines()[2:-1]
     assert block.count(BLOCK_START) == 1
     assert block.count(BLOCK_END) == 1

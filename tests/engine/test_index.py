@@ -10,6 +10,7 @@ import sqlite3
 import pytest
 
 from assist_memory_engine import LocalBackend, MemoryStore
+from assist_memory_engine.errors import InvalidMemoryError
 from assist_memory_engine.index import (
     TOKENIZER_VERSION,
     SearchIndex,
@@ -111,6 +112,10 @@ def test_unsafe_queries_are_searched_as_text(engine: MemoryEngine, query: str) -
     engine.store.add("我喜欢喝咖啡")
 
     fts_before = engine.index.fts_available
+    if not query.strip():  # nothing to search for: a clear error, as for ""
+        with pytest.raises(InvalidMemoryError):
+            engine.search(query)
+        return
 
     results = engine.search(query)
 

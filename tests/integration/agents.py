@@ -109,15 +109,19 @@ class FactsTask(ai_task.AITaskEntity):
 
     def __init__(self) -> None:
         self.entity_id = TASK_ENTITY_ID
+        # The data to answer, or a function of the task giving it.
         self.answer: Any = {"facts": []}
         self.instructions: list[str] = []
+        self.structures: list[Any] = []
 
     async def _async_generate_data(
         self, task: ai_task.GenDataTask, chat_log: conversation.ChatLog
     ) -> ai_task.GenDataTaskResult:
         self.instructions.append(task.instructions)
+        self.structures.append(task.structure)
+        data = self.answer(task) if callable(self.answer) else self.answer
         return ai_task.GenDataTaskResult(
-            conversation_id=chat_log.conversation_id, data=self.answer
+            conversation_id=chat_log.conversation_id, data=data
         )
 
 

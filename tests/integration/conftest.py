@@ -20,6 +20,8 @@ from custom_components.assist_memory.const import (
     STORAGE_EMBEDDED,
 )
 
+from .agents import LlmEntities, async_setup_test_llm
+
 
 @pytest.fixture(autouse=True)
 async def setup_homeassistant_component(hass: HomeAssistant) -> None:
@@ -53,6 +55,12 @@ async def loaded_entry(
     assert await hass.config_entries.async_setup(config_entry.entry_id)
     await hass.async_block_till_done()
     return config_entry
+
+
+@pytest.fixture
+async def llm(hass: HomeAssistant) -> LlmEntities:
+    """The test LLM integration: a recording conversation agent and an AI Task."""
+    return await async_setup_test_llm(hass)
 
 
 @pytest.fixture

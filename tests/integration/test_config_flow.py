@@ -42,8 +42,13 @@ async def test_user_flow_creates_embedded_entry(hass: HomeAssistant) -> None:
     result = await hass.config_entries.flow.async_init(
         DOMAIN, context={"source": SOURCE_USER}
     )
+    assert result["type"] is FlowResultType.MENU
+    assert result["menu_options"] == ["embedded", "server"]
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {"next_step_id": "embedded"}
+    )
     assert result["type"] is FlowResultType.FORM
-    assert result["step_id"] == "user"
+    assert result["step_id"] == "embedded"
     assert result["description_placeholders"] == {
         "path": hass.config.path("data", "memories.json")
     }

@@ -7,6 +7,8 @@ installed package `assist_memory_engine` (add-on, CLI, benchmarks). Relative imp
 import logging
 
 from .backend import LocalBackend, MemoryBackend, MemoryFields, StoreStats
+from .compaction import CompactionResult, MemoryCompactor
+from .config import CONFIG_FIELDS, DEFAULT_CONFIG, InvalidConfigError
 from .errors import (
     InvalidMemoryError,
     MemoryEngineError,
@@ -26,14 +28,19 @@ logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 __all__ = [
     "CATEGORIES",
+    "CONFIG_FIELDS",
+    "DEFAULT_CONFIG",
     "HOUSEHOLD_SCOPE",
     "SOURCES",
+    "CompactionResult",
     "ImportResult",
+    "InvalidConfigError",
     "InvalidMemoryError",
     "LoadReport",
     "LocalBackend",
     "Memory",
     "MemoryBackend",
+    "MemoryCompactor",
     "MemoryEngineError",
     "MemoryFields",
     "MemoryFullError",

@@ -2,8 +2,8 @@
 
 The engine is synchronous (files, fsync, SQLite); `LocalBackend` runs every call on one
 worker thread of its own, so calls never block the event loop and changes are
-serialised. It also watches the files for changes made by other programs. A remote
-implementation speaks to the add-on's server with the same protocol.
+serialised. It also watches the files for changes made by other programs.
+`RemoteBackend` (`remote.py`) speaks to the add-on's server with the same protocol.
 
 Two files are watched (each settles after 1.5 s of quiet): the store's, changed by
 another process (reloaded), and MEMORY.md, edited by hand (applied to the store).
@@ -18,17 +18,24 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 import contextlib
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 import functools
 import logging
 from pathlib import Path
 from typing import Any, Final, Protocol, TypedDict, Unpack
 
+from .compaction import (
+    DEFAULT_COOLDOWN,
+    DEFAULT_THRESHOLD,
+    BackupInfo,
+    CompactionResult,
+    MemoryCompactor,
+)
 from .conversations import ConversationLog, SessionSummary
 from .daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
 from .embeddings import EmbeddingConfig
-from .errors import InvalidMemoryError
 from .extraction import Fact
+from .llm import LlmCaller
 from .memory import MemoryEngine
 from .models import HOUSEHOLD_SCOPE, Memory
 from .profile import UserProfile
@@ -126,14 +133,28 @@ class MemoryBackend(Protocol):
         """Remove every memory; returns how many there were."""
 
     async def search(
-        self, query: str, *, limit: int | None = None
-    ) -> builtins.list[Memory]:
-        """Memories matching the query."""
+        self,
+        query: str,
+        *,
+        limit: int | None = None,
+        scopes: Sequence[str] | None = None,
+        topic: str | None = None,
+        record_access: bool = False,
+    ) -> builtins.list[ScoredMemory]:
+        """Ranked memories for a message, with their score parts."""
 
     async def build_prompt(
-        self, prompt: str, *, query: str | None = None, limit: int | None = None
+        self,
+        prompt: str,
+        *,
+        query: str | None = None,
+        limit: int | None = None,
+        scopes: Sequence[str] | None = None,
     ) -> str:
         """The prompt with memories in front (seed 004 format)."""
+
+    async def reindex(self) -> int:
+        """Rebuild the search index; returns how many memories it holds."""
 
     async def export(self) -> dict[str, Any]:
         """Every memory as an export document."""
@@ -174,6 +195,84 @@ class MemoryBackend(Protocol):
     async def close(self) -> None:
         """Flush and release everything."""
 
+    async def set_settings(self, settings: StoreSettings) -> None:
+        """Apply new limits."""
+
+    # Compaction (seed 001).
+    @property
+    def compaction_enabled(self) -> bool:
+        """True when an LLM is set for compaction."""
+
+    async def compact(self) -> CompactionResult | None:
+        """Compact now; None when skipped or failed."""
+
+    async def maybe_compact(self) -> CompactionResult | None:
+        """Compact when due; never raises."""
+
+    async def undo_compaction(self) -> CompactionResult | None:
+        """Undo the newest compaction; None when there is none."""
+
+    async def compaction_backups(self) -> builtins.list[BackupInfo]:
+        """The saved states before the last compactions, newest first."""
+
+    # Conversations (seeds 000, 002, 003).
+    async def begin_turn(
+        self,
+        *,
+        session_id: str,
+        text: str,
+        user_id: str | None = None,
+        settings: TurnSettings | None = None,
+        live_since: datetime | None = None,
+    ) -> TurnContext:
+        """Record the user's message and gather memory for the agent."""
+
+    async def end_turn(
+        self, *, session_id: str, user_text: str, reply: str, user_id: str | None = None
+    ) -> None:
+        """Record the agent's reply."""
+
+    async def note_message(self, session_id: str, role: str, text: str) -> None:
+        """Persist a message of another agent's conversation."""
+
+    async def extraction_batch(
+        self, session_id: str, settings: LearnSettings, *, used_tokens: int = 0
+    ) -> ExtractionBatch | None:
+        """The messages to learn from now, or None while throttled."""
+
+    async def rule_facts(self, batch: ExtractionBatch) -> builtins.list[Fact]:
+        """Facts found by the rule-based extractor."""
+
+    async def learn(
+        self,
+        batch: ExtractionBatch,
+        facts: builtins.list[Fact],
+        *,
+        scope: str,
+        settings: LearnSettings,
+    ) -> LearnResult:
+        """Write learned facts back."""
+
+    async def memory_overview(
+        self, *, user_id: str | None, settings: TurnSettings | None = None
+    ) -> str:
+        """The memory block without a message (the LLM API's prompt)."""
+
+    async def working_memory(self, session_id: str) -> WorkingMemory | None:
+        """A conversation's working memory, or None when unknown or ended."""
+
+    async def working_sessions(self) -> builtins.list[WorkingMemory]:
+        """The working memory of every active conversation."""
+
+    async def recent_sessions(self, limit: int = 20) -> builtins.list[SessionSummary]:
+        """Summaries of the latest conversations, newest first."""
+
+    async def read_profile(self, scope: str = HOUSEHOLD_SCOPE) -> str:
+        """The user profile document."""
+
+    async def write_profile(self, scope: str, text: str) -> None:
+        """Replace the user profile document."""
+
 
 class LocalBackend:
     """A MemoryEngine in this process, used from asyncio."""
@@ -201,6 +300,7 @@ class LocalBackend:
                 self._reconcile_markdown,
             ),
         )
+        self.compactor = MemoryCompactor(engine, None, run=self._run)
         self._outside_loads_told = 0
         self._session_sweeper: asyncio.Task[None] | None = None
         self._closed = False
@@ -260,9 +360,12 @@ class LocalBackend:
         self, func: Callable[..., T], /, *args: Any, **kwargs: Any
     ) -> T:
         result = await self._run(func, *args, **kwargs)
+        self._changed()
+        return result
+
+    def _changed(self) -> None:
         self._schedule_flush()
         self._notify()
-        return result
 
     def _schedule_flush(self) -> None:
         """Bring the index and MEMORY.md up to date after the changes queued behind."""
@@ -297,14 +400,12 @@ class LocalBackend:
             self._outside_loads_told = self.store.outside_loads
 
         await self._run(reload)
-        self._schedule_flush()
-        self._notify()
+        self._changed()
 
     async def _reconcile_markdown(self) -> None:
         result = await self._run(self.engine.reconcile_markdown)
         if result.changed:
-            self._schedule_flush()
-            self._notify()
+            self._changed()
 
     def _notify(self) -> None:
         for listener in list(self._listeners):
@@ -376,8 +477,6 @@ class LocalBackend:
         record_access: bool = False,
     ) -> builtins.list[ScoredMemory]:
         """Ranked memories for a message, with their score parts (seed 002)."""
-        if not isinstance(query, str) or not query.strip():
-            raise InvalidMemoryError("empty_query", "the search text must not be empty")
         return await self._run(
             self.engine.search,
             query,
@@ -465,8 +564,7 @@ class LocalBackend:
         """Make the memories match an edited MEMORY.md (errors raised, nothing changed)."""
         result = await self._run(self.engine.write_markdown, text)
         if result.changed:
-            self._schedule_flush()
-            self._notify()
+            self._changed()
         return result
 
     async def append_daily_log(
@@ -488,6 +586,50 @@ class LocalBackend:
     ) -> builtins.list[LogEntry]:
         """Log entries sharing keywords with the query, best first."""
         return await self._run(self.engine.search_daily_logs, query, limit)
+
+    # -- compaction (seed 001) ---------------------------------------------------
+
+    def set_compaction(
+        self,
+        llm: LlmCaller | None,
+        *,
+        threshold: int = DEFAULT_THRESHOLD,
+        cooldown: timedelta = DEFAULT_COOLDOWN,
+    ) -> None:
+        """Which LLM compacts the memories (None: compaction off) and when it is due."""
+        self.compactor.llm = llm
+        self.compactor.threshold = threshold
+        self.compactor.cooldown = cooldown
+
+    @property
+    def compaction_enabled(self) -> bool:
+        """True when an LLM is set for compaction."""
+        return self.compactor.llm is not None
+
+    async def compact(self) -> CompactionResult | None:
+        """Compact now (None: skipped, or the LLM failed; then nothing changed)."""
+        result = await self.compactor.compact()
+        if result is not None:
+            self._changed()
+        return result
+
+    async def maybe_compact(self) -> CompactionResult | None:
+        """Compact when due (threshold, cooldown); never raises."""
+        result = await self.compactor.maybe_compact()
+        if result is not None:
+            self._changed()
+        return result
+
+    async def undo_compaction(self) -> CompactionResult | None:
+        """Put back what the newest compaction changed (None: nothing to undo)."""
+        result = await self.compactor.undo()
+        if result is not None:
+            self._changed()
+        return result
+
+    async def compaction_backups(self) -> builtins.list[BackupInfo]:
+        """The saved states before the last compactions, newest first."""
+        return await self.compactor.backups()
 
     async def set_settings(self, settings: StoreSettings) -> None:
         """Apply new limits."""
@@ -519,14 +661,20 @@ class LocalBackend:
         text: str,
         user_id: str | None = None,
         settings: TurnSettings | None = None,
+        live_since: datetime | None = None,
     ) -> TurnContext:
-        """Record the user's message and gather memory for the agent."""
+        """Record the user's message and gather memory for the agent.
+
+        `live_since`: when the oldest message the agent's host still holds was
+        written (see `TurnMemory.begin`).
+        """
         return await self._run(
             self.turns.begin,
             session_id=session_id,
             text=text,
             user_id=user_id,
             settings=settings,
+            live_since=live_since,
         )
 
     async def end_turn(
@@ -581,6 +729,10 @@ class LocalBackend:
     async def working_memory(self, session_id: str) -> WorkingMemory | None:
         """A conversation's working memory, or None when unknown or ended."""
         return await self._run(self.turns.working.get, session_id)
+
+    async def working_sessions(self) -> builtins.list[WorkingMemory]:
+        """The working memory of every active conversation."""
+        return await self._run(self.turns.working.sessions)
 
     async def recent_sessions(self, limit: int = 20) -> builtins.list[SessionSummary]:
         """Summaries of the latest conversations, newest first."""

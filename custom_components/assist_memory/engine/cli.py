@@ -2,7 +2,8 @@
 
     assist-memory [--data-dir DIR] [--max-items N] [--json] COMMAND ...
 
-Commands: add, get, list, update, delete, search, prompt, export, import, clear.
+Commands: add, get, list, update, delete, search, prompt, export, import, clear,
+reindex, and serve (the memory server; its settings are read in serve_cli.py).
 `--json` (before or after the command) prints machine-readable output. An error
 exits non-zero with one line on stderr, never a traceback: 1 for a failed
 operation, 2 for a usage mistake, 130 when interrupted.
@@ -24,6 +25,7 @@ from pathlib import Path
 import sys
 from typing import Any, NamedTuple, NoReturn
 
+from . import serve_cli
 from .durable import write_atomically
 from .errors import MemoryEngineError, MemoryNotFoundError
 from .memory import MemoryEngine
@@ -473,6 +475,17 @@ def _cmd_clear(ctx: Context) -> int:
     return EXIT_OK
 
 
+def _setup_serve(parser: argparse.ArgumentParser) -> None:
+    # After the command too (`serve --data-dir DIR`), without resetting the value
+    # given before it.
+    _add_store_options(parser, default=argparse.SUPPRESS)
+    serve_cli.add_arguments(parser)
+
+
+def _cmd_serve(ctx: Context) -> int:
+    return serve_cli.run(ctx.args, os.environ)
+
+
 class Command(NamedTuple):
     """One subcommand: its help line, its arguments and what it does."""
 
@@ -495,6 +508,11 @@ COMMANDS: dict[str, Command] = {
     "import": Command("restore memories from an export", _setup_import, _cmd_import),
     "clear": Command("remove every memory", _setup_clear, _cmd_clear),
     "reindex": Command("rebuild the search index", _setup_reindex, _cmd_reindex),
+    "serve": Command(
+        "run the memory server: REST API, web UI (the add-on runs this)",
+        _setup_serve,
+        _cmd_serve,
+    ),
 }
 
 
@@ -509,23 +527,29 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The parser for every command; `--json` works before and after the command."""
-    parser = _Parser(
-        prog=PROG, description="Long-term memory for Home Assistant voice assistants."
-    )
+def _add_store_options(parser: argparse.ArgumentParser, default: object) -> None:
     parser.add_argument(
         "--data-dir",
         type=Path,
         metavar="DIR",
+        default=default,
         help="keep memories.json in DIR (overrides MEMORY_FILE and the add-on path)",
     )
     parser.add_argument(
         "--max-items",
         type=_non_negative_int,
         metavar="N",
+        default=default,
         help="store at most N memories, 0 for no limit (overrides MEMORY_MAX_ITEMS)",
     )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser for every command; `--json` works before and after the command."""
+    parser = _Parser(
+        prog=PROG, description="Long-term memory for Home Assistant voice assistants."
+    )
+    _add_store_options(parser, default=None)
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     # The subcommands' copy must not reset a --json given before the command.
     json_after = _Parser(add_help=False)

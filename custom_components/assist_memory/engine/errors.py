@@ -64,3 +64,21 @@ class StoreBusyError(StorageError):
     """Another process holds the store's lock for longer than we wait."""
 
     code = "store_busy"
+
+
+class BackendUnavailableError(StorageError):
+    """The memory server cannot be reached, timed out or failed (remote backend)."""
+
+    code = "server_unavailable"
+
+    def __init__(self, message: str, url: str) -> None:
+        MemoryEngineError.__init__(self, message, url=url)
+
+
+class AuthenticationError(MemoryEngineError):
+    """The memory server refused the token (remote backend)."""
+
+    code = "server_unauthorized"
+
+    def __init__(self, url: str) -> None:
+        super().__init__(f"the memory server at {url} refused the token", url=url)

@@ -219,8 +219,16 @@ class SearchIndex:
     # -- keeping in step with the store --------------------------------------
 
     def sync(self, memories: Mapping[str, Memory]) -> SyncResult:
-        """Make the index match `memories` (by id and `updated_at`)."""
+        """Make the index match `memories` (by id and `updated_at`).
+
+        A full-text table that disagrees with the documents (rows lost or left
+        behind, say by a hand edit) is rebuilt from `memories`.
+        """
         with self._lock:
+            if not self._fts_agrees():
+                _LOGGER.warning("The full-text index disagrees; rebuilding it")
+                self.rebuild(memories)
+                return SyncResult(added=len(memories), updated=0, removed=0)
             self._document_counts.clear()
             indexed = dict(self.db.execute("SELECT id, version FROM docs"))
             changed = [
@@ -232,6 +240,17 @@ class SearchIndex:
             return SyncResult(
                 added=added, updated=len(changed) - added, removed=len(gone)
             )
+
+    def _fts_agrees(self) -> bool:
+        """Every document has its full-text row and no other rows are there."""
+        db = self.db  # opening it decides whether full-text search is available
+        if not self.fts_available:
+            return True
+        docs, fts, joined = db.execute(
+            "SELECT (SELECT count(*) FROM docs), (SELECT count(*) FROM fts),"
+            " (SELECT count(*) FROM docs JOIN fts ON fts.rowid = docs.rowid)"
+        ).fetchone()
+        return bool(docs == fts == joined)
 
     def upsert(self, memories: Iterable[Memory]) -> None:
         """Index new or changed memories."""

@@ -20,6 +20,7 @@ import threading
 
 from .daily_log import DEFAULT_SEARCH_LIMIT, DailyLog, LogEntry
 from .embeddings import EmbeddingClient, EmbeddingConfig
+from .errors import InvalidMemoryError
 from .index import SearchIndex
 from .mirror import MarkdownMirror
 from .models import Memory
@@ -162,6 +163,8 @@ class MemoryEngine:
         `record_access` is for memories that go into a prompt: it updates their
         `last_accessed` and `access_count`. A person searching leaves them alone.
         """
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidMemoryError("empty_query", "the search text must not be empty")
         self.flush_index()
         results = self.retriever.retrieve(
             query,

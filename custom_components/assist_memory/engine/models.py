@@ -175,6 +175,15 @@ def validate_id(value: object) -> str:
     return value
 
 
+def is_storable_text(text: str) -> bool:
+    """Whether the files can hold the text: no NUL, valid UTF-8 (no lone surrogates)."""
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return "\x00" not in text
+
+
 def validate_content(value: object, max_length: int) -> str:
     """Content is non-blank text of at most `max_length` characters."""
     if not isinstance(value, str):
@@ -186,10 +195,10 @@ def validate_content(value: object, max_length: int) -> str:
         raise InvalidMemoryError(
             "empty_content", "content must not be empty", field="content"
         )
-    if "\x00" in text:
+    if not is_storable_text(text):
         raise InvalidMemoryError(
             "invalid_content",
-            "content must not contain NUL characters",
+            "content must not contain NUL characters or unpaired surrogates",
             field="content",
         )
     if len(text) > max_length:
@@ -252,6 +261,7 @@ def validate_scope(value: object) -> str:
         or not value.strip()
         or len(value) > MAX_SCOPE_LENGTH
         or _WHITESPACE.search(value.strip())
+        or not is_storable_text(value)
     ):
         raise InvalidMemoryError(
             "invalid_scope",
@@ -270,7 +280,11 @@ def validate_optional_text(value: object, name: str) -> str | None:
     """Optional short text (keys, session ids): blank means none."""
     if value is None:
         return None
-    if not isinstance(value, str) or len(value) > MAX_KEY_LENGTH or "\x00" in value:
+    if (
+        not isinstance(value, str)
+        or len(value) > MAX_KEY_LENGTH
+        or not is_storable_text(value)
+    ):
         raise InvalidMemoryError(
             f"invalid_{name}",
             f"{name} must be text of at most {MAX_KEY_LENGTH} characters",
@@ -303,7 +317,7 @@ def validate_tags(value: object) -> tuple[str, ...]:
         tag = item.strip().lower()
         if not tag:
             continue
-        if len(tag) > MAX_TAG_LENGTH or "," in tag or "\x00" in tag:
+        if len(tag) > MAX_TAG_LENGTH or "," in tag or not is_storable_text(tag):
             raise InvalidMemoryError(
                 "invalid_tags",
                 f"a tag has at most {MAX_TAG_LENGTH} characters and no commas",
@@ -338,6 +352,12 @@ def validate_metadata(value: object) -> Mapping[str, Any]:
         raise InvalidMemoryError(
             "invalid_metadata",
             f"metadata is larger than {MAX_METADATA_CHARS} characters",
+            field="metadata",
+        )
+    if not is_storable_text(encoded):
+        raise InvalidMemoryError(
+            "invalid_metadata",
+            "metadata must not contain unpaired surrogates",
             field="metadata",
         )
     # Read-only, so a caller holding a record cannot change what is stored.

@@ -3,23 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-import re
 from typing import Final
 
+from .compose import neutralize
 from .models import Memory
 
 BLOCK_TAG: Final = "long_term_memory"
-# Anything that looks like the block's own tags, so memory text cannot close the block.
-_TAG_PATTERN: Final = re.compile(r"<\s*/?\s*long_term_memory\s*>", re.IGNORECASE)
 
 
 def sanitize_memory_text(text: str) -> str:
-    """Make memory text safe inside the block: one line, no block tags."""
-    one_line = " ".join(text.split())
-    # Swap the brackets for look-alike quotation marks: readable, but no longer a tag.
-    return _TAG_PATTERN.sub(
-        lambda m: m.group(0).replace("<", "\u2039").replace(">", "\u203a"), one_line
-    )
+    """Make memory text safe inside the block (as the memory block does, uncapped).
+
+    One line; brackets swapped for look-alike quotation marks (readable, but no tag
+    can close the block); no header or role marker at its start.
+    """
+    return neutralize(text, limit=None)
 
 
 def build_prompt_with_memory(memories: Iterable[Memory | str], prompt: str) -> str:

@@ -190,8 +190,10 @@ class MemoryStore:
             with process_lock(self.lock_path):
                 self._remove_stale_temp_files()
                 report = self._load()
-                if not self.path.exists() or self._records_in_journal():
+                if not self.path.exists():
                     self._write_snapshot(self._records)
+                elif self._records_in_journal():
+                    self._fold()
                 self._initialized = True
             return report
 
@@ -295,7 +297,7 @@ class MemoryStore:
     def get(self, memory_id: str) -> Memory | None:
         """Return one memory, or None."""
         with self._read() as records:
-            return records.get(memory_id)
+            return records[memory_id] if _known_id(memory_id, records) else None
 
     def get_many(self, memory_ids: Iterable[str]) -> dict[str, Memory]:
         """The memories with these ids (unknown ids are left out), in the order asked."""
@@ -349,11 +351,12 @@ class MemoryStore:
         confidence: float | None = None,
         source: str | None = None,
         scope: str | None = None,
+        session_id: str | None = None,
         metadata: Mapping[str, Any] | None = None,
     ) -> Memory | None:
         """Change the given fields (None leaves one as it is); None for an unknown id.
 
-        An empty `key` removes the key; empty `tags` or `metadata` clear them.
+        An empty `key` or `session_id` removes it; empty `tags` or `metadata` clear them.
         """
         changes: dict[str, Any] = {}
         if content is not None:
@@ -372,6 +375,8 @@ class MemoryStore:
             changes["source"] = validate_source(source)
         if scope is not None:
             changes["scope"] = validate_scope(scope)
+        if session_id is not None:
+            changes["session_id"] = validate_optional_text(session_id, "session_id")
         if metadata is not None:
             changes["metadata"] = validate_metadata(metadata)
         if not changes:
@@ -379,9 +384,9 @@ class MemoryStore:
                 "nothing_to_update", "give at least one field to change"
             )
         with self._write() as records:
-            current = records.get(memory_id)
-            if current is None:
+            if not _known_id(memory_id, records):
                 return None
+            current = records[memory_id]
             updated = current.with_changes(updated_at=self._clock(), **changes)
             self._append(encode_put(updated.to_dict()))
             records[memory_id] = updated
@@ -391,7 +396,7 @@ class MemoryStore:
     def delete(self, memory_id: str) -> bool:
         """Remove one memory; False when the id is unknown."""
         with self._write() as records:
-            if memory_id not in records:
+            if not _known_id(memory_id, records):
                 return False
             self._append(encode_delete(memory_id))
             del records[memory_id]
@@ -424,7 +429,7 @@ class MemoryStore:
         sort: SortOrder = "newest",
     ) -> MemoryPage:
         """A page of memories matching every filter given, in the chosen order."""
-        if offset < 0 or limit < 1:
+        if not _is_int(offset) or not _is_int(limit) or offset < 0 or limit < 1:
             raise InvalidMemoryError(
                 "invalid_paging", "offset must be >= 0 and limit >= 1"
             )
@@ -645,12 +650,18 @@ class MemoryStore:
                 self._refresh_locked()
                 yield self._records
                 if self._journal_is_large():
-                    try:
-                        self._write_snapshot(self._records)
-                    except StorageError as err:
-                        # The change is already durable in the journal: report the
-                        # failed fold, never the acknowledged write; it is retried.
-                        _LOGGER.warning("Could not fold the journal: %s", err)
+                    self._fold()
+
+    def _fold(self) -> None:
+        """Fold the journal into the snapshot if the disk lets us (process lock held).
+
+        The changes are already durable in the journal: a failed fold (a full disk)
+        is logged, never raised in place of an acknowledged write; it is retried.
+        """
+        try:
+            self._write_snapshot(self._records)
+        except StorageError as err:
+            _LOGGER.warning("Could not fold the journal: %s", err)
 
     def _ensure_initialized(self) -> None:
         if not self._initialized:
@@ -829,7 +840,14 @@ class MemoryStore:
                 append_durably(fd, line, path)
             else:
                 os.write(fd, line)
-        except OSError as err:
+        except (OSError, StorageError) as err:
+            # A full disk may have taken part of the line: cut it, so the journal is
+            # as before and a read does not take the failed write for another's.
+            with suppress(OSError):
+                os.ftruncate(fd, self._journal_valid_size)
+            self._seen = self._signature()
+            if isinstance(err, StorageError):
+                raise
             raise storage_error(err, path) from err
         finally:
             os.close(fd)
@@ -842,8 +860,11 @@ class MemoryStore:
         """Write all records as a new generation, then start its empty journal."""
         generation = self._generation + 1
         write_atomically(self.path, _snapshot_chunks(records.values(), generation))
-        write_atomically(self.journal_path, [encode_begin(generation).decode()])
         self._generation = generation
+        # The old journal is superseded: if resetting it fails, the next append
+        # starts a new one rather than add to one a reload would skip.
+        self._journal_valid_size = 0
+        write_atomically(self.journal_path, [encode_begin(generation).decode()])
         self._journal_valid_size = len(encode_begin(generation))
         self._seen = self._signature()
         self._snapshot_size = self._seen[0][1] if self._seen[0] else 0
@@ -901,6 +922,15 @@ def _snapshot_chunks(records: Iterable[Memory], generation: int) -> Iterator[str
         yield counted(separator + json.dumps(memory.to_dict(), ensure_ascii=False))
         separator = ",\n"
     yield f'{_CHECKSUM_MARKER}{crc:08x}"}}\n'
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _known_id(memory_id: object, records: Mapping[str, Memory]) -> bool:
+    """Whether an id given by a caller names a record (anything not text names none)."""
+    return isinstance(memory_id, str) and memory_id in records
 
 
 def _checked_bullet(text: str, max_length: int) -> str:

@@ -3,7 +3,8 @@
 `begin` runs before the agent answers: working memory is touched (seed 002), the user's
 message is persisted (seed 003), the most relevant memories are retrieved for the
 household and the speaking user (their use is recorded), and the memory block is
-composed from the profile, those memories and recent session summaries.
+composed from the profile, those memories, recent session summaries and the earlier
+messages of the rolling window (seed 003) that the agent does not have.
 `end` runs after the answer: the reply is persisted, a new session gets its summary
 after the first reply, and the topic is updated for the next retrieval.
 
@@ -14,12 +15,12 @@ neither holds memory logic of its own.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 import threading
 from typing import Final
 
-from .compose import DEFAULT_BUDGET, SummaryLine, compose_memory_block
-from .conversations import ConversationLog, summarize_first_exchange
+from .compose import DEFAULT_BUDGET, MessageLine, SummaryLine, compose_memory_block
+from .conversations import ConversationLog, Message, summarize_first_exchange, timestamp
 from .extraction import Fact, RuleBasedExtractor, plan_write_back
 from .keywords import extract_keywords
 from .memory import MemoryEngine
@@ -42,6 +43,9 @@ class TurnSettings:
     session_summary_limit: int = 3
     memory_budget: int = DEFAULT_BUDGET
     rag_top_n: int | None = None
+    # The rolling window: how many of the conversation's last messages, the one being
+    # answered included, the agent gets (seed 003); 0 adds none.
+    context_limit: int = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +93,7 @@ class TurnContext:
     topic: str | None = None
     profile_used: bool = False
     summaries_used: int = 0
+    messages_used: int = 0
     extra: dict[str, object] = field(default_factory=dict)
 
 
@@ -123,8 +128,19 @@ class TurnMemory:
         text: str,
         user_id: str | None = None,
         settings: TurnSettings | None = None,
+        live_since: datetime | None = None,
     ) -> TurnContext:
-        """Record the user's message and gather the memory for the agent."""
+        """Record the user's message and gather the memory for the agent.
+
+        The rolling window is the conversation's last `context_limit` messages,
+        whole turns, counting the one being answered. The agent's host may still
+        hold the newest of them (Home Assistant's chat log, which forgets a
+        conversation after 5 minutes or a restart): `live_since` is when the oldest
+        message it holds was written. Messages of the window persisted before that
+        moment go into the block; the others, and the message being answered, reach
+        the agent anyway and are not repeated. Without `live_since` every earlier
+        message of the window goes into the block.
+        """
         settings = settings or TurnSettings()
         scopes = scopes_for(user_id)
         with self._lock:
@@ -135,7 +151,9 @@ class TurnMemory:
             # Retrieval is boosted by the topic so far; this message sets the next one.
             topic = previous.current_topic if previous else None
             self.working.touch(session_id, topic=_topic(text) or None)
-            self.log.append(session_id, "user", text, user_id=user_id)
+            current = self.log.append(session_id, "user", text, user_id=user_id)
+            window = self.log.window(session_id, settings.context_limit)
+        conversation = _unseen(window, current, live_since)
         results = self.engine.search(
             text,
             limit=settings.rag_top_n,
@@ -150,6 +168,7 @@ class TurnMemory:
             profile=profile,
             memories=memories,
             summaries=summaries,
+            conversation=conversation,
             budget=settings.memory_budget,
         )
         return TurnContext(
@@ -162,6 +181,7 @@ class TurnMemory:
             topic=topic,
             profile_used=bool(profile),
             summaries_used=len(summaries),
+            messages_used=len(conversation),
         )
 
     def end(
@@ -355,6 +375,18 @@ class TurnMemory:
             if len(lines) == settings.session_summary_limit:
                 break
         return lines
+
+
+def _unseen(
+    window: list[Message], current: Message, live_since: datetime | None
+) -> list[MessageLine]:
+    """The window's messages the agent does not get otherwise (see `begin`)."""
+    cutoff = timestamp(live_since) if live_since is not None else None
+    return [
+        MessageLine(m.role, m.content)
+        for m in window
+        if m.id != current.id and (cutoff is None or m.created_at < cutoff)
+    ]
 
 
 def _topic(text: str) -> str:

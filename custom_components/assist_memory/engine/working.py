@@ -72,6 +72,19 @@ class WorkingMemory:
             "updated_at": self.updated_at,
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> WorkingMemory:
+        """The inverse of `to_dict` (the remote backend reads the server's answer)."""
+        return cls(
+            session_id=str(data["session_id"]),
+            current_topic=data.get("current_topic"),
+            context_variables=_freeze(dict(data.get("context_variables") or {})),
+            turn_count=int(data.get("turn_count", 0)),
+            last_emotion=data.get("last_emotion"),
+            created_at=str(data["created_at"]),
+            updated_at=str(data["updated_at"]),
+        )
+
 
 @dataclass(slots=True)
 class _Entry:

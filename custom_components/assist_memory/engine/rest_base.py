@@ -1,0 +1,201 @@
+"""The REST API's building blocks: routes, requests, answers, errors, parameters.
+
+Handlers live in `rest.py` (memories, settings, compaction) and `rest_turns.py`
+(conversation turns, for a Home Assistant that keeps its memory in the add-on); `api.py`
+gathers them. Each `Route` names its method, its path (the seeds' paths: `/api/memory/main`,
+`/memory/long-term/{id}`, ...), its parameters and its handler. A handler gets the
+`ApiHost` it runs in (its backend and its settings) and an `ApiRequest` (path
+parameters, query and parsed JSON body) and answers an `ApiResponse`. The routes also
+make the OpenAPI document (`openapi.py`), so the document cannot drift from the code.
+
+Hosts mount the routes: the server at the seeds' paths with its token, Home Assistant
+under `/api/assist_memory` with its own authentication, and Home Assistant's websocket
+command reaches the same handlers through `dispatch`.
+
+Errors: bad parameters or bodies are 400, unknown ids 404, a store that cannot be
+written 503, each with `{"error": message, "code": code}`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from http import HTTPStatus
+import re
+from typing import Any, Protocol, cast
+
+from .backend import MemoryBackend
+from .errors import MemoryEngineError, StorageError
+
+
+class ApiHost(Protocol):
+    """Where the handlers run: Home Assistant's entry, or the standalone server."""
+
+    @property
+    def backend(self) -> MemoryBackend:
+        """The memory backend."""
+
+    async def read_options(self) -> dict[str, Any]:
+        """The stored settings, by storage key (`auto_extract`, ...)."""
+
+    async def write_options(self, changes: dict[str, Any]) -> None:
+        """Store validated changes (by storage key) and apply them."""
+
+
+class ApiError(Exception):
+    """An answer other than 200, raised by a handler."""
+
+    def __init__(self, status: HTTPStatus, message: str, code: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.code = code
+
+
+def bad_request(message: str, code: str = "bad_request") -> ApiError:
+    """A 400 answer."""
+    return ApiError(HTTPStatus.BAD_REQUEST, message, code)
+
+
+def not_found(message: str) -> ApiError:
+    """A 404 answer."""
+    return ApiError(HTTPStatus.NOT_FOUND, message, "not_found")
+
+
+@dataclass(frozen=True, slots=True)
+class ApiRequest:
+    """What a handler reads: path parameters, query parameters and the JSON body."""
+
+    path: Mapping[str, str] = field(default_factory=dict)
+    query: Mapping[str, str] = field(default_factory=dict)
+    body: object = None
+
+
+@dataclass(frozen=True, slots=True)
+class ApiResponse:
+    """The status and the JSON body."""
+
+    status: int
+    body: object
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """A query parameter, for validation help and the OpenAPI document."""
+
+    name: str
+    kind: str = "string"  # "string" | "integer"
+    required: bool = False
+    description: str = ""
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[str, ...] = ()
+
+
+type Handler = Callable[[ApiHost, ApiRequest], Awaitable[ApiResponse | object]]
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """One operation of the API."""
+
+    method: str
+    path: str
+    operation_id: str
+    summary: str
+    handler: Handler
+    params: tuple[Param, ...] = ()
+    body: str | None = None  # the name of the request body's schema
+    answer: str = "Object"  # the name of the 200 answer's schema
+    status: HTTPStatus = HTTPStatus.OK
+
+    @property
+    def path_params(self) -> list[str]:
+        """The `{name}` parts of the path."""
+        return re.findall(r"{(\w+)}", self.path)
+
+
+# -- reading parameters -------------------------------------------------------------
+
+
+def query_int(request: ApiRequest, param: Param, default: int) -> int:
+    """A whole-number query parameter within the parameter's range."""
+    raw = request.query.get(param.name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise bad_request(f"{param.name} must be a whole number") from None
+    if param.minimum is not None and value < param.minimum:
+        raise bad_request(_range_message(param))
+    if param.maximum is not None and value > param.maximum:
+        raise bad_request(_range_message(param))
+    return value
+
+
+def _range_message(param: Param) -> str:
+    if param.maximum is None:
+        return f"{param.name} must be at least {param.minimum}"
+    return f"{param.name} must be from {param.minimum} to {param.maximum}"
+
+
+def query_choice(request: ApiRequest, param: Param, default: str) -> str:
+    """A query parameter that must be one of the parameter's choices."""
+    value = request.query.get(param.name) or default
+    if value not in param.choices:
+        raise bad_request(f"{param.name} must be one of {', '.join(param.choices)}")
+    return value
+
+
+def body_object(request: ApiRequest) -> Mapping[str, Any]:
+    """The JSON body, which must be an object."""
+    if not isinstance(request.body, Mapping):
+        raise bad_request("the body must be a JSON object")
+    return cast(Mapping[str, Any], request.body)
+
+
+def body_text(body: Mapping[str, Any], name: str, *, required: bool = True) -> str:
+    """A text field of the body."""
+    value = body.get(name)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str):
+        raise bad_request(f"{name} must be text")
+    return value
+
+
+# -- running a route ------------------------------------------------------------------
+
+
+def error_body(
+    message: str, code: str, placeholders: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """The JSON body of every error (`placeholders` fill a translated message)."""
+    body: dict[str, Any] = {"error": message, "code": code}
+    if placeholders:
+        body["placeholders"] = dict(placeholders)
+    return body
+
+
+async def run_route(host: ApiHost, route: Route, request: ApiRequest) -> ApiResponse:
+    """Call the route's handler and turn its result or error into a response."""
+    try:
+        for param in route.params:
+            if param.required and not request.query.get(param.name, "").strip():
+                raise bad_request(f"the query parameter {param.name} is required")
+        answer = await route.handler(host, request)
+    except ApiError as err:
+        return ApiResponse(err.status, error_body(err.message, err.code))
+    except StorageError as err:
+        return ApiResponse(
+            HTTPStatus.SERVICE_UNAVAILABLE,
+            error_body(err.message, err.code, err.placeholders),
+        )
+    except MemoryEngineError as err:
+        return ApiResponse(
+            HTTPStatus.BAD_REQUEST, error_body(err.message, err.code, err.placeholders)
+        )
+    if isinstance(answer, ApiResponse):
+        return answer
+    return ApiResponse(HTTPStatus.OK, answer)

@@ -1,0 +1,305 @@
+"""The standalone memory server (and the add-on's): the REST API, the web UI, /health.
+
+Routes are the engine's (`rest.py`) at the seeds' paths (`/api/memory/main`,
+`/memory/long-term`, ...), the OpenAPI document at `/openapi.json`, the web UI
+(`web/`) at `/`. Everything but `/health` and the UI's files needs the bearer token
+(compared in constant time); in the add-on, requests from the Supervisor's ingress
+proxy (172.30.32.2) are let through without it, since Home Assistant checked the user.
+
+Settings a person changes through the API are kept in `config.json` beside the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Coroutine
+import contextlib
+from dataclasses import dataclass, field
+from datetime import timedelta
+import hmac
+from http import HTTPStatus
+import json
+import logging
+import os
+from pathlib import Path
+import secrets
+import signal
+import sys
+from typing import Any, Final
+
+from aiohttp import web
+
+from .api import ROUTES
+from .backend import LocalBackend
+from .config import DEFAULT_CONFIG, FIELDS_BY_KEY, InvalidConfigError
+from .durable import fsync_directory, write_atomically
+from .embeddings import EmbeddingConfig
+from .llm import LlmCaller, OpenAiChatCaller
+from .openapi import openapi_document
+from .rest_aiohttp import answer_route, json_response
+from .rest_base import ApiResponse, Route, error_body
+from .settings import StoreSettings
+
+_LOGGER = logging.getLogger(__name__)
+
+CONFIG_FILE: Final = "config.json"
+TOKEN_FILE: Final = "token"  # noqa: S105 (a file name)
+INGRESS_ADDRESS: Final = "172.30.32.2"
+WEB_FOLDER: Final = Path(__file__).parent / "web"
+DEFAULT_PORT: Final = 8099
+# Paths anyone may read: the health check and the web UI's files (no memory in them).
+PUBLIC_PATHS: Final = frozenset({"/health"})
+
+
+@dataclass(frozen=True, slots=True)
+class LlmEndpoint:
+    """An OpenAI-compatible chat endpoint for compaction (and extraction)."""
+
+    url: str
+    model: str
+    api_key: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ServerOptions:
+    """How the server runs: where, on which data, with which endpoints."""
+
+    data_dir: Path
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    ingress: bool = False
+    llm: LlmEndpoint | None = None
+    embeddings: EmbeddingConfig | None = None
+    initial_config: dict[str, Any] = field(default_factory=dict)
+
+
+def read_or_create_token(data_dir: Path) -> tuple[str, bool]:
+    """The server's token, made at first start (readable by the owner only).
+
+    Returns the token and whether it was made now (then it is shown once).
+    """
+    path = data_dir / TOKEN_FILE
+    try:
+        token = path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        token = ""
+    if token:
+        return token, False
+    token = secrets.token_urlsafe(32)
+    tmp = path.with_name(f".{path.name}.tmp")
+    descriptor = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(token + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+    fsync_directory(path.parent)
+    return token, True
+
+
+class ServerApiHost:
+    """Settings in `config.json` beside the store; applied at once."""
+
+    def __init__(
+        self, backend: LocalBackend, data_dir: Path, llm: LlmCaller | None
+    ) -> None:
+        self._backend = backend
+        self.path = data_dir / CONFIG_FILE
+        self.llm = llm
+        self.options: dict[str, Any] = dict(DEFAULT_CONFIG)
+
+    @property
+    def backend(self) -> LocalBackend:
+        """The memory backend."""
+        return self._backend
+
+    def load(self, initial: dict[str, Any]) -> None:
+        """Read `config.json` (blocking); `initial` (the add-on's options) wins."""
+        try:
+            saved = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            saved = {}
+        except ValueError:
+            _LOGGER.warning("%s is not JSON; using the defaults", self.path)
+            saved = {}
+        for key, value in {**saved, **initial}.items():
+            if (config_field := FIELDS_BY_KEY.get(key)) is None:
+                continue
+            try:
+                self.options[key] = config_field.check(value)
+            except InvalidConfigError as err:
+                _LOGGER.warning("Ignoring the setting %s: %s", key, err.message)
+
+    async def read_options(self) -> dict[str, Any]:
+        """The current settings by storage key."""
+        return dict(self.options)
+
+    async def write_options(self, changes: dict[str, Any]) -> None:
+        """Save the settings durably, then apply them."""
+        options = {**self.options, **changes}
+        text = json.dumps(options, indent=2, sort_keys=True) + "\n"
+        await asyncio.to_thread(write_atomically, self.path, [text])
+        self.options = options
+        await self.apply()
+
+    async def apply(self) -> None:
+        """Give the backend the limits and the compaction LLM of the settings."""
+        options = self.options
+        await self._backend.set_settings(
+            StoreSettings(
+                max_items=int(options["max_items"]),
+                max_content_length=int(options["max_content_length"]),
+                retrieval_limit=int(options["rag_top_n"]),
+                eviction_threshold=int(options["eviction_threshold"]),
+            )
+        )
+        self._backend.set_compaction(
+            self.llm if options["compaction_enabled"] else None,
+            threshold=int(options["compaction_threshold"]),
+            cooldown=timedelta(minutes=5),
+        )
+
+
+def _bearer(request: web.Request) -> str:
+    header = request.headers.get("Authorization", "")
+    scheme, _, value = header.partition(" ")
+    return value.strip() if scheme.lower() == "bearer" else ""
+
+
+def auth_middleware(token: str, *, ingress: bool) -> Any:
+    """Let through the public paths, the ingress proxy (add-on) and the token."""
+
+    @web.middleware
+    async def check(
+        request: web.Request,
+        handler: Callable[[web.Request], Awaitable[web.StreamResponse]],
+    ) -> web.StreamResponse:
+        if request.path in PUBLIC_PATHS or _is_web_file(request.path):
+            return await handler(request)
+        if ingress and request.remote == INGRESS_ADDRESS:
+            return await handler(request)
+        if hmac.compare_digest(_bearer(request).encode(), token.encode()):
+            return await handler(request)
+        return json_response(
+            ApiResponse(
+                HTTPStatus.UNAUTHORIZED,
+                error_body("a valid bearer token is required", "unauthorized"),
+            )
+        )
+
+    return check
+
+
+def _is_web_file(path: str) -> bool:
+    return path == "/" or path.startswith("/ui/")
+
+
+def create_app(
+    host: ServerApiHost, token: str, *, ingress: bool = False
+) -> web.Application:
+    """The aiohttp application: routes, OpenAPI, health and web UI."""
+    app = web.Application(middlewares=[auth_middleware(token, ingress=ingress)])
+
+    def route_handler(route: Route) -> Callable[[web.Request], Awaitable[web.Response]]:
+        async def handle(request: web.Request) -> web.Response:
+            return await answer_route(host, route, request)
+
+        return handle
+
+    for route in ROUTES:
+        app.router.add_route(route.method, route.path, route_handler(route))
+
+    document = openapi_document(lambda path: path)
+
+    async def openapi(_request: web.Request) -> web.Response:
+        return web.json_response(document)
+
+    async def health(_request: web.Request) -> web.Response:
+        stats = await host.backend.stats()
+        return web.json_response({"status": "ok", "count": stats.count})
+
+    app.router.add_get("/openapi.json", openapi)
+    app.router.add_get("/health", health)
+    if (WEB_FOLDER / "index.html").exists():
+
+        async def index(_request: web.Request) -> web.FileResponse:
+            return web.FileResponse(WEB_FOLDER / "index.html")
+
+        app.router.add_get("/", index)
+        app.router.add_static("/ui/", WEB_FOLDER)
+    return app
+
+
+type ReadyCallback = Callable[[str, int], Coroutine[Any, Any, None]]
+
+
+async def serve(
+    options: ServerOptions,
+    *,
+    on_ready: ReadyCallback | None = None,
+) -> None:
+    """Run until SIGTERM or SIGINT; then stop taking requests and flush everything.
+
+    Once listening, prints the address (port 0 picks a free port) and runs
+    `on_ready(token, port)` in the background (the add-on announces itself there;
+    it must not raise); that is cancelled at shutdown if still running.
+    """
+    options.data_dir.mkdir(parents=True, exist_ok=True)
+    token, created = await asyncio.to_thread(read_or_create_token, options.data_dir)
+    if created:
+        # Shown once, at first start; it stays readable in the data folder.
+        _print(f"Assist Memory API token (keep it secret): {token}")
+    backend, _report = await LocalBackend.open(
+        options.data_dir / "memories.json", embeddings=options.embeddings
+    )
+    try:
+        await _run(options, backend, token, on_ready)
+    finally:
+        await backend.close()
+
+
+async def _run(
+    options: ServerOptions,
+    backend: LocalBackend,
+    token: str,
+    on_ready: ReadyCallback | None,
+) -> None:
+    llm = (
+        OpenAiChatCaller(options.llm.url, options.llm.model, options.llm.api_key)
+        if options.llm
+        else None
+    )
+    host = ServerApiHost(backend, options.data_dir, llm)
+    await asyncio.to_thread(host.load, options.initial_config)
+    await host.apply()
+    runner = web.AppRunner(create_app(host, token, ingress=options.ingress))
+    await runner.setup()
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    signals = (signal.SIGTERM, signal.SIGINT)
+    announcing: asyncio.Task[None] | None = None
+    try:
+        # Before the address is printed: a signal right after it must stop cleanly.
+        for signum in signals:
+            loop.add_signal_handler(signum, stop.set)
+        await web.TCPSite(runner, options.host, options.port).start()
+        port = int(runner.addresses[0][1])
+        _print(f"Assist Memory serving on http://{options.host}:{port}")
+        if on_ready is not None:
+            announcing = asyncio.create_task(on_ready(token, port))
+        await stop.wait()
+        _LOGGER.info("Stopping: finishing requests and flushing the store")
+    finally:
+        for signum in signals:
+            loop.remove_signal_handler(signum)
+        if announcing is not None:
+            announcing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await announcing
+        await runner.cleanup()
+
+
+def _print(line: str) -> None:
+    """A line for the person who started the server (stdout, at once)."""
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()

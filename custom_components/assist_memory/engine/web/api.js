@@ -1,0 +1,54 @@
+// The REST API as the UI uses it, over a transport (REST in the browser, websocket in
+// Home Assistant). Every call answers the body, or throws ApiError with the
+// server's message and code.
+export class ApiError extends Error {
+  constructor(status, body) {
+    super(body?.error ?? body?.message ?? `HTTP ${status}`);
+    this.status = status;
+    this.code = body?.code ?? null;
+  }
+}
+
+export class MemoryApi {
+  constructor(transport) {
+    this.transport = transport;
+  }
+
+  async call(method, path, { query, body } = {}) {
+    const cleanQuery = Object.fromEntries(
+      Object.entries(query ?? {}).filter(([, value]) => value !== "" && value != null)
+        .map(([name, value]) => [name, String(value)]));
+    const answer = await this.transport.request(method, path, cleanQuery, body);
+    if (answer.status >= 400) throw new ApiError(answer.status, answer.body);
+    return answer.body;
+  }
+
+  list(query) { return this.call("GET", "/memory/long-term", { query }); }
+  add(memory) { return this.call("POST", "/memory/long-term", { body: memory }); }
+  update(id, changes) {
+    return this.call("PATCH", `/memory/long-term/${encodeURIComponent(id)}`, { body: changes });
+  }
+  remove(id) { return this.call("DELETE", `/memory/long-term/${encodeURIComponent(id)}`); }
+  clear() { return this.call("DELETE", "/memory/long-term"); }
+  search(q, limit = 20) { return this.call("GET", "/api/memory/search", { query: { q, limit } }); }
+  readMain() { return this.call("GET", "/api/memory/main"); }
+  writeMain(content) { return this.call("PUT", "/api/memory/main", { body: { content } }); }
+  readProfile(scope) { return this.call("GET", "/memory/profile", { query: { scope } }); }
+  writeProfile(scope, content) {
+    return this.call("PUT", "/memory/profile", { body: { scope, content } });
+  }
+  dailyDates() { return this.call("GET", "/memory/daily"); }
+  searchDaily(q) { return this.call("GET", "/memory/daily", { query: { q } }); }
+  daily(day) { return this.call("GET", `/memory/daily/${encodeURIComponent(day)}`); }
+  readConfig() { return this.call("GET", "/api/memory/config"); }
+  writeConfig(changes) { return this.call("PUT", "/api/memory/config", { body: changes }); }
+  compact() { return this.call("POST", "/api/auto-memory/compact"); }
+  undoCompaction() { return this.call("POST", "/api/auto-memory/undo"); }
+  compactions() { return this.call("GET", "/api/auto-memory/compactions"); }
+  working() { return this.call("GET", "/memory/working"); }
+  sessions(limit = 20) { return this.call("GET", "/memory/sessions", { query: { limit } }); }
+  exportAll() { return this.call("GET", "/memory/export"); }
+  importAll(document, mode) {
+    return this.call("POST", "/memory/import", { body: { document, mode } });
+  }
+}

@@ -1,0 +1,32 @@
+// The Home Assistant sidebar panel: the manager over the integration's websocket
+// command, in Home Assistant's language, with its menu button on narrow screens.
+import "./app.js";
+import { pickLanguage } from "./i18n.js";
+import { HaTransport } from "./transport-ha.js";
+
+class AssistMemoryPanel extends HTMLElement {
+  set hass(hass) {
+    if (!this.app) this.create(hass);
+    this.transport.hass = hass;
+    this.menu.hass = hass;
+    this.app.language = pickLanguage(hass.language);
+  }
+
+  set narrow(narrow) {
+    this.menu ??= document.createElement("ha-menu-button");
+    this.menu.narrow = narrow;
+  }
+
+  create(hass) {
+    this.style.cssText = "display: block; height: 100%; overflow-y: auto;";
+    this.menu ??= document.createElement("ha-menu-button");
+    this.transport = new HaTransport(hass);
+    this.app = document.createElement("assist-memory-app");
+    this.app.header = this.menu;
+    this.app.transport = this.transport;
+    this.app.language = pickLanguage(hass.language);
+    this.append(this.app);
+  }
+}
+
+customElements.define("assist-memory-panel", AssistMemoryPanel);

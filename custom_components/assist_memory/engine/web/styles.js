@@ -1,0 +1,120 @@
+// The manager's styles. Colours come from Home Assistant's theme variables when the
+// panel runs inside it, else from light/dark defaults (prefers-color-scheme).
+export const STYLES = `
+:host {
+  --am-bg: var(--primary-background-color, #f6f7f9);
+  --am-card: var(--card-background-color, #ffffff);
+  --am-text: var(--primary-text-color, #1c1f24);
+  --am-muted: var(--secondary-text-color, #5b6470);
+  --am-line: var(--divider-color, #d9dde3);
+  --am-accent: var(--primary-color, #1f6feb);
+  --am-on-accent: var(--text-primary-color, #ffffff);
+  --am-danger: var(--error-color, #c62828);
+  --am-mark: var(--accent-color, #ffd54f);
+  display: block;
+  min-height: 100%;
+  background: var(--am-bg);
+  color: var(--am-text);
+  font-family: var(--paper-font-body1_-_font-family, system-ui, sans-serif);
+  font-size: 15px;
+  line-height: 1.45;
+}
+@media (prefers-color-scheme: dark) {
+  :host {
+    --am-bg: var(--primary-background-color, #111418);
+    --am-card: var(--card-background-color, #1c2128);
+    --am-text: var(--primary-text-color, #e6e8eb);
+    --am-muted: var(--secondary-text-color, #9aa4b2);
+    --am-line: var(--divider-color, #313842);
+    --am-accent: var(--primary-color, #58a6ff);
+    --am-on-accent: var(--text-primary-color, #0d1117);
+    --am-danger: var(--error-color, #f0716b);
+    --am-mark: var(--accent-color, #8a6d00);
+  }
+}
+* { box-sizing: border-box; }
+header {
+  display: flex; align-items: center; gap: 8px; padding: 0 16px; min-height: 56px;
+  background: var(--app-header-background-color, var(--am-card));
+  color: var(--app-header-text-color, var(--am-text));
+  border-bottom: 1px solid var(--am-line);
+}
+h1 { font-size: 20px; font-weight: 500; margin: 0; }
+h2 { font-size: 17px; margin: 20px 0 8px; }
+.tabs {
+  display: flex; gap: 4px; overflow-x: auto; padding: 8px 16px 0;
+  border-bottom: 1px solid var(--am-line); background: var(--am-card);
+}
+.tabs button {
+  border: none; border-bottom: 3px solid transparent; border-radius: 0;
+  background: none; color: var(--am-muted); white-space: nowrap; padding: 8px 12px;
+}
+.tabs button[aria-selected="true"] { color: var(--am-accent); border-bottom-color: var(--am-accent); }
+main { padding: 8px 16px 32px; max-width: 960px; margin: 0 auto; }
+button {
+  font: inherit; cursor: pointer; padding: 7px 14px; border-radius: 6px;
+  border: 1px solid var(--am-line); background: var(--am-card); color: var(--am-text);
+  min-height: 36px;
+}
+button:disabled { opacity: .5; cursor: default; }
+button.primary { background: var(--am-accent); border-color: var(--am-accent); color: var(--am-on-accent); }
+button.danger { color: var(--am-danger); border-color: var(--am-danger); }
+button:focus-visible, input:focus-visible, select:focus-visible, textarea:focus-visible {
+  outline: 2px solid var(--am-accent); outline-offset: 1px;
+}
+input, select, textarea {
+  font: inherit; color: var(--am-text); background: var(--am-card);
+  border: 1px solid var(--am-line); border-radius: 6px; padding: 6px 8px; min-height: 36px;
+  max-width: 100%;
+}
+textarea { width: 100%; resize: vertical; }
+.code { font-family: ui-monospace, "SFMono-Regular", Menlo, monospace; font-size: 13px; }
+pre.code { white-space: pre-wrap; background: var(--am-card); padding: 12px; border-radius: 6px;
+  border: 1px solid var(--am-line); overflow-x: auto; }
+.field { display: flex; flex-direction: column; gap: 4px; margin: 8px 0; }
+.field:has(> input[type=checkbox]) { flex-direction: row-reverse; justify-content: flex-end; align-items: center; gap: 10px; }
+.field input[type=checkbox] { width: 20px; height: 20px; min-height: 0; }
+.field .label { font-size: 13px; color: var(--am-muted); }
+.hint { color: var(--am-muted); }
+.bar { display: flex; flex-wrap: wrap; align-items: end; gap: 8px; margin: 8px 0; }
+.bar .field { margin: 0; flex: 0 1 320px; }
+.bar h2 { flex: 1 1 auto; }
+.filters { display: grid; grid-template-columns: repeat(auto-fit, minmax(150px, 1fr)); gap: 0 12px; }
+.cards { list-style: none; padding: 0; margin: 0; display: grid; gap: 8px; }
+.card { background: var(--am-card); border: 1px solid var(--am-line); border-radius: 8px; padding: 10px 14px; }
+.card p { margin: 4px 0; }
+.content { font-size: 16px; overflow-wrap: anywhere; }
+.meta { display: flex; flex-wrap: wrap; gap: 6px 12px; align-items: center; color: var(--am-muted); font-size: 13px; }
+.chip { border: 1px solid var(--am-line); border-radius: 12px; padding: 0 8px; }
+mark.chip { background: var(--am-mark); color: inherit; }
+.actions { display: flex; flex-wrap: wrap; gap: 8px; justify-content: flex-end; }
+.score { font-weight: 600; }
+.parts { display: grid; grid-template-columns: repeat(auto-fill, minmax(130px, 1fr)); gap: 2px 12px; margin: 6px 0 0; font-size: 13px; }
+.parts dt { color: var(--am-muted); }
+.parts dd { margin: 0 0 4px; }
+.muted, .empty { color: var(--am-muted); }
+.status:empty { display: none; }
+/* After the content, kept in view at the bottom like a toast. */
+.status, .alert { position: sticky; bottom: 12px; max-width: 928px; margin: 8px auto; box-shadow: 0 2px 8px rgb(0 0 0 / 25%); padding: 8px 12px; border-radius: 6px; background: var(--am-card); border: 1px solid var(--am-line); }
+.alert { border-color: var(--am-danger); color: var(--am-danger); }
+.switch { display: flex; align-items: center; gap: 10px; font-weight: 600; margin: 8px 0 16px; }
+.switch input { width: 22px; height: 22px; }
+.settings { display: grid; grid-template-columns: repeat(auto-fill, minmax(220px, 1fr)); gap: 0 16px; }
+.settings button { grid-column: 1 / -1; justify-self: start; }
+.days { display: flex; flex-wrap: wrap; gap: 6px; margin: 8px 0; }
+.days button[aria-pressed="true"] { border-color: var(--am-accent); color: var(--am-accent); }
+.plain { padding-left: 20px; color: var(--am-muted); }
+dialog {
+  background: var(--am-card); color: var(--am-text); border: 1px solid var(--am-line);
+  border-radius: 10px; width: min(520px, calc(100vw - 24px)); padding: 16px 20px;
+}
+dialog::backdrop { background: rgb(0 0 0 / 45%); }
+dialog h2 { margin-top: 0; }
+dialog .actions { margin-top: 16px; }
+.quote { border-left: 3px solid var(--am-line); padding-left: 10px; }
+@media (max-width: 600px) {
+  main { padding: 4px 10px 24px; }
+  header { padding: 0 8px; }
+  .actions button { flex: 1 1 auto; }
+}
+`;

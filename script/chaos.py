@@ -1,0 +1,343 @@
+"""Crash the memory server with SIGKILL under sustained writes; check nothing is lost.
+
+    script/chaos [--kills 100] [--workers 8] [--seed N] [--data-dir DIR]
+
+The server (`assist-memory serve`, a real process on 127.0.0.1) gets mixed writes from
+concurrent clients: add, update, delete and import (merge). At a random moment it is
+killed with SIGKILL, then started again on the same folder, and the data is checked:
+
+- the store parses (the server starts and exports it),
+- every acknowledged write is there (an add or import with its content, or the
+  content of a later write to the same id that was in flight), every acknowledged
+  delete is gone,
+- nothing unacknowledged is half there: each record is exactly one of the contents
+  sent for its id,
+- ids are unique, and the index agrees with the store: a search for each memory's
+  unique word finds it.
+
+Prints the counts; exits 1 on the first violation. Each memory's content carries a
+word made for it (letters only), so a search finds exactly that memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+import itertools
+from pathlib import Path
+import random
+import re
+import signal
+import string
+import sys
+import tempfile
+
+import aiohttp
+
+BIN = Path(sys.executable).parent
+_SERVING = re.compile(r"serving on (http://\S+)")
+# Below the store's default limit of 100 items: the writers delete above this.
+TARGET_SIZE = 60
+
+
+def unique_word(number: int) -> str:
+    """A word no other memory has: "chq" and the number in letters."""
+    letters = string.ascii_lowercase
+    digits = []
+    while True:
+        number, rest = divmod(number, 26)
+        digits.append(letters[rest])
+        if not number:
+            break
+    return "chq" + "".join(reversed(digits)) + "zz"
+
+
+@dataclass
+class Ledger:
+    """What the clients were told, and what they sent without an answer yet."""
+
+    # id -> the contents the record may have: the acknowledged one first, then any
+    # sent since by writes that were not answered.
+    present: dict[str, list[str]] = field(default_factory=dict)
+    # ids whose delete was acknowledged.
+    deleted: set[str] = field(default_factory=set)
+    # Contents of adds sent without an answer (the id is not known yet).
+    pending_adds: set[str] = field(default_factory=set)
+    # ids whose delete was sent without an answer.
+    pending_deletes: set[str] = field(default_factory=set)
+    words: Iterator[int] = field(default_factory=itertools.count)
+    acknowledged: int = 0
+    # Answers other than success (a full store refuses adds): status -> count.
+    refused: Counter[int] = field(default_factory=Counter)
+
+    def refuse(self, status: int, *contents: str) -> None:
+        """An answer that is not a success: nothing was written."""
+        self.refused[status] += 1
+        self.pending_adds.difference_update(contents)
+
+    def content(self, kind: str) -> str:
+        """New text for a write, with its unique word last."""
+        word = unique_word(next(self.words))
+        return f"Chaos {kind} note {word}"
+
+
+@dataclass
+class Totals:
+    """The counts the run prints."""
+
+    kills: int = 0
+    acknowledged: int = 0
+    checked_records: int = 0
+    unacknowledged_kept: int = 0
+    unacknowledged_dropped: int = 0
+    refused: Counter[int] = field(default_factory=Counter)
+
+
+class Server:
+    """`assist-memory serve` on a free port over one folder."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
+        self.url = ""
+        self.process: asyncio.subprocess.Process | None = None
+
+    async def start(self) -> None:
+        """Start the process; return once it says where it listens."""
+        log = (self.data_dir.parent / "chaos-server.log").open("ab")
+        self.process = await asyncio.create_subprocess_exec(
+            str(BIN / "assist-memory"),
+            "serve",
+            "--port",
+            "0",
+            "--data-dir",
+            str(self.data_dir),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=log,
+        )
+        log.close()
+        if self.process.stdout is None:  # pragma: no cover - PIPE was asked for
+            raise RuntimeError("no stdout")
+        async with asyncio.timeout(60):
+            while True:
+                line = (await self.process.stdout.readline()).decode()
+                if not line:
+                    raise RuntimeError("the server exited before serving (see log)")
+                if match := _SERVING.search(line):
+                    self.url = match.group(1)
+                    return
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """The headers with the server's token."""
+        token = (self.data_dir / "token").read_text(encoding="utf-8").strip()
+        return {"Authorization": f"Bearer {token}"}
+
+    async def kill(self) -> None:
+        """SIGKILL, and wait for the process to be gone."""
+        if self.process is None:
+            return
+        self.process.send_signal(signal.SIGKILL)
+        await self.process.wait()
+
+
+async def write_forever(
+    http: aiohttp.ClientSession, ledger: Ledger, rng: random.Random
+) -> None:
+    """One client: mixed writes until the server dies under it."""
+    while True:
+        live = [i for i in ledger.present if i not in ledger.pending_deletes]
+        roll = rng.random()
+        if len(live) > TARGET_SIZE and roll < 0.4:
+            await delete(http, ledger, rng.choice(live))
+        elif live and roll < 0.4:
+            await update(http, ledger, rng.choice(live))
+        elif roll < 0.5:
+            await import_two(http, ledger)
+        else:
+            await add(http, ledger)
+
+
+async def add(http: aiohttp.ClientSession, ledger: Ledger) -> None:
+    """Add a memory; known by id once acknowledged."""
+    content = ledger.content("added")
+    ledger.pending_adds.add(content)
+    async with http.post("/memory/long-term", json={"content": content}) as answer:
+        if answer.status != 201:
+            ledger.refuse(answer.status, content)
+            return
+        memory = await answer.json()
+    ledger.pending_adds.discard(content)
+    ledger.present[memory["id"]] = [content]
+    ledger.acknowledged += 1
+
+
+async def update(http: aiohttp.ClientSession, ledger: Ledger, memory_id: str) -> None:
+    """Give a memory new text."""
+    content = ledger.content("updated")
+    ledger.present[memory_id].append(content)
+    async with http.patch(
+        f"/memory/long-term/{memory_id}", json={"content": content}
+    ) as answer:
+        if answer.status != 200:
+            ledger.refused[answer.status] += 1
+            return
+    # Acknowledged: older contents are gone for good (later writes may follow).
+    sent = ledger.present[memory_id]
+    ledger.present[memory_id] = sent[sent.index(content) :]
+    ledger.acknowledged += 1
+
+
+async def delete(http: aiohttp.ClientSession, ledger: Ledger, memory_id: str) -> None:
+    """Delete a memory."""
+    ledger.pending_deletes.add(memory_id)
+    async with http.delete(f"/memory/long-term/{memory_id}") as answer:
+        if answer.status != 200:
+            ledger.refused[answer.status] += 1
+            return
+    ledger.pending_deletes.discard(memory_id)
+    ledger.present.pop(memory_id, None)
+    ledger.deleted.add(memory_id)
+    ledger.acknowledged += 1
+
+
+async def import_two(http: aiohttp.ClientSession, ledger: Ledger) -> None:
+    """Import two new memories with ids of our own (merge)."""
+    records = {}
+    for _ in range(2):
+        content = ledger.content("imported")
+        memory_id = "chaos" + content.rsplit(" ", 1)[1]
+        records[memory_id] = content
+        # Unknown until acknowledged: may be there or not, never half.
+        ledger.pending_adds.add(content)
+    document = [{"id": i, "content": c} for i, c in records.items()]
+    async with http.post(
+        "/memory/import", json={"document": document, "mode": "merge"}
+    ) as answer:
+        if answer.status != 200:
+            ledger.refuse(answer.status, *records.values())
+            return
+    for memory_id, content in records.items():
+        ledger.pending_adds.discard(content)
+        ledger.present[memory_id] = [content]
+    ledger.acknowledged += 1
+
+
+class ChaosError(AssertionError):
+    """The data after a restart breaks a promise."""
+
+
+async def check(server: Server, ledger: Ledger, totals: Totals) -> None:
+    """Compare the restarted server's data with the ledger, then settle the ledger."""
+    async with aiohttp.ClientSession(server.url, headers=server.headers) as http:
+        async with http.get("/memory/export") as answer:
+            if answer.status != 200:
+                raise ChaosError(f"export answered {answer.status}")
+            records = (await answer.json())["memories"]
+        ids = [r["id"] for r in records]
+        if len(ids) != len(set(ids)):
+            raise ChaosError("duplicate ids")
+        stored = {r["id"]: r["content"] for r in records}
+        for memory_id, contents in ledger.present.items():
+            if memory_id not in stored:
+                if memory_id not in ledger.pending_deletes:
+                    raise ChaosError(f"acknowledged memory {memory_id} is lost")
+            elif stored[memory_id] not in contents:
+                raise ChaosError(
+                    f"{memory_id} holds {stored[memory_id]!r}, not one of {contents}"
+                )
+        for memory_id, content in stored.items():
+            if memory_id in ledger.deleted:
+                raise ChaosError(f"deleted memory {memory_id} is back")
+            if memory_id not in ledger.present:
+                if content not in ledger.pending_adds:
+                    raise ChaosError(f"{memory_id} holds unknown text {content!r}")
+                totals.unacknowledged_kept += 1
+        for memory_id, content in stored.items():
+            word = content.rsplit(" ", 1)[1]
+            async with http.get("/api/memory/search", params={"q": word}) as answer:
+                found = [r["id"] for r in (await answer.json())["results"]]
+            if found != [memory_id]:
+                raise ChaosError(f"search for {word} found {found}, not {memory_id}")
+    totals.unacknowledged_dropped += sum(
+        1 for c in ledger.pending_adds if c not in stored.values()
+    )
+    totals.checked_records += len(stored)
+    # The stored data is now the truth: the next round starts from it.
+    ledger.present = {i: [c] for i, c in stored.items()}
+    ledger.pending_adds.clear()
+    ledger.pending_deletes.clear()
+
+
+async def one_round(
+    server: Server, ledger: Ledger, rng: random.Random, workers: int
+) -> None:
+    """Writes from every worker, a SIGKILL at a random moment, a restart."""
+    async with aiohttp.ClientSession(server.url, headers=server.headers) as http:
+        tasks = [
+            asyncio.create_task(write_forever(http, ledger, rng))
+            for _ in range(workers)
+        ]
+        await asyncio.sleep(rng.uniform(0.05, 0.6))
+        await server.kill()
+        results = await asyncio.gather(*tasks, return_exceptions=True)
+    for result in results:
+        if not isinstance(result, aiohttp.ClientError | asyncio.TimeoutError):
+            raise ChaosError(f"a client failed otherwise: {result!r}")
+    await server.start()
+
+
+async def run(kills: int, workers: int, seed: int, data_dir: Path) -> Totals:
+    """Kill the server `kills` times under `workers` writers; ChaosError on a loss."""
+    rng = random.Random(seed)
+    ledger = Ledger()
+    totals = Totals()
+    server = Server(data_dir)
+    await server.start()
+    try:
+        for _ in range(kills):
+            before = ledger.acknowledged
+            await one_round(server, ledger, rng, workers)
+            totals.kills += 1
+            totals.acknowledged += ledger.acknowledged - before
+            await check(server, ledger, totals)
+        totals.refused = ledger.refused
+    finally:
+        if server.process is not None and server.process.returncode is None:
+            await server.kill()
+    return totals
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run from the command line; exit 1 when anything was lost."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--kills", type=int, default=100)
+    parser.add_argument("--workers", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--data-dir", type=Path, default=None)
+    args = parser.parse_args(argv)
+    seed = args.seed if args.seed is not None else random.randrange(1 << 30)
+    with tempfile.TemporaryDirectory(prefix="assist-memory-chaos-") as folder:
+        data_dir = args.data_dir or Path(folder) / "data"
+        print(f"chaos: {args.kills} kills, {args.workers} writers, seed {seed}")
+        try:
+            totals = asyncio.run(run(args.kills, args.workers, seed, data_dir))
+        except ChaosError as err:
+            print(f"chaos: FAILED: {err}", file=sys.stderr)
+            return 1
+    print(
+        f"chaos: {totals.kills} SIGKILLs, {totals.acknowledged} acknowledged writes, "
+        f"0 lost; {totals.checked_records} records checked after restarts "
+        f"(ids unique, each found by search); unacknowledged writes: "
+        f"{totals.unacknowledged_kept} kept whole, "
+        f"{totals.unacknowledged_dropped} absent, 0 half there; "
+        f"refused answers by status: {dict(totals.refused) or 'none'}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,348 @@
+"""What a person does in the memory manager, as one walk through every screen.
+
+The same walk runs against the standalone server and inside Home Assistant, in English
+and in Chinese: `Labels` holds the text the person reads and types in each language.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import json
+from pathlib import Path
+import re
+
+from playwright.sync_api import Locator, Page, expect
+
+
+@dataclass(frozen=True)
+class Labels:
+    """The UI's words in one language, and the memories the person writes in it."""
+
+    tab_memories: str
+    tab_search: str
+    tab_documents: str
+    tab_daily: str
+    tab_sessions: str
+    tab_settings: str
+    tab_backup: str
+    add: str
+    edit: str
+    delete: str
+    save: str
+    content: str
+    category: str
+    tags: str
+    preference: str
+    order: str
+    most_used: str
+    search_for: str
+    search: str
+    score: str
+    save_main: str
+    main_saved: str
+    auto_memory: str
+    auto_off: str
+    auto_on: str
+    compact: str
+    compacted: str
+    not_enabled: str
+    undo: str
+    undone: str
+    export: str
+    exported: str
+    clear: str
+    clear_prompt: str
+    clear_word: str
+    clear_confirm: str
+    import_file: str
+    import_button: str
+    imported: str
+    empty: str
+    # The memories: one kept as is, one edited, one deleted, a duplicate of the first.
+    tea: str
+    tea_again: str
+    tea_tag: str
+    cat: str
+    cat_edited: str
+    gone: str
+    search_words: str
+    boiler: str
+
+
+ENGLISH = Labels(
+    tab_memories="Memories",
+    tab_search="Search",
+    tab_documents="MEMORY.md & profile",
+    tab_daily="Daily logs",
+    tab_sessions="Sessions",
+    tab_settings="Settings",
+    tab_backup="Export & import",
+    add="Add memory",
+    edit="Edit",
+    delete="Delete",
+    save="Save",
+    content="Memory",
+    category="Category",
+    tags="Tags",
+    preference="Preference",
+    order="Order",
+    most_used="Most used first",
+    search_for="Search for",
+    search="Search",
+    score="Score",
+    save_main="Save MEMORY.md",
+    main_saved="MEMORY.md saved: 1 added",
+    auto_memory="Automatic memory (learn from conversations)",
+    auto_off="Automatic memory is off.",
+    auto_on="Automatic memory is on.",
+    compact="Compact now",
+    compacted=r"Compacted: \d+ memories became \d+\.",
+    not_enabled="LLM compaction is not enabled",
+    undo="Undo last compaction",
+    undone="The last compaction was undone.",
+    export="Export to a file",
+    exported="Exported",
+    clear="Clear all",
+    clear_prompt="Type DELETE to confirm",
+    clear_word="DELETE",
+    clear_confirm="Delete everything",
+    import_file="File to import",
+    import_button="Import",
+    imported="Imported:",
+    empty="No memories yet.",
+    tea="We drink green tea every morning",
+    tea_again="we drink green tea every morning.",
+    tea_tag="drinks",
+    cat="The cat is called Miso",
+    cat_edited="The cat is called Mochi",
+    gone="The old car is blue",
+    search_words="green tea",
+    boiler="The boiler is serviced in May",
+)
+
+CHINESE = Labels(
+    tab_memories="记忆",
+    tab_search="搜索",
+    tab_documents="MEMORY.md 与档案",
+    tab_daily="每日日志",
+    tab_sessions="会话",
+    tab_settings="设置",
+    tab_backup="导出与导入",
+    add="添加记忆",
+    edit="编辑",
+    delete="删除",
+    save="保存",
+    content="记忆内容",
+    category="类别",
+    tags="标签",
+    preference="偏好",
+    order="排序",
+    most_used="最常用优先",
+    search_for="搜索内容",
+    search="搜索",
+    score="得分",
+    save_main="保存 MEMORY.md",
+    main_saved="已保存 MEMORY.md：新增 1 条",
+    auto_memory="自动记忆（从对话中学习）",
+    auto_off="自动记忆已关闭。",
+    auto_on="自动记忆已开启。",
+    compact="立即压缩",
+    compacted=r"压缩完成：\d+ 条记忆变为 \d+ 条。",
+    not_enabled="未启用 LLM 压缩",
+    undo="撤销上次压缩",
+    undone="已撤销上次压缩。",
+    export="导出到文件",
+    exported="已导出",
+    clear="全部清除",
+    clear_prompt="输入“删除”以确认",
+    clear_word="删除",
+    clear_confirm="全部删除",
+    import_file="要导入的文件",
+    import_button="导入",
+    imported="已导入：",
+    empty="还没有记忆。",
+    tea="我们每天早上喝绿茶",
+    tea_again="我们每天早上喝绿茶。",
+    tea_tag="饮料",
+    cat="我们家的猫叫年糕",
+    cat_edited="我们家的猫叫汤圆",
+    gone="旧车是蓝色的",
+    search_words="绿茶",
+    boiler="锅炉每年五月保养",
+)
+
+
+class Screens:
+    """Numbered screenshots of one test in its own folder."""
+
+    def __init__(self, page: Page, folder: Path) -> None:
+        self.page = page
+        self.folder = folder
+        self.count = 0
+        folder.mkdir(parents=True, exist_ok=True)
+
+    def shot(self, name: str) -> None:
+        self.count += 1
+        self.page.screenshot(path=self.folder / f"{self.count:02d}-{name}.png")
+
+
+def walk_through(
+    page: Page,
+    app: Locator,
+    words: Labels,
+    screens: Screens,
+    tmp: Path,
+    *,
+    compaction: bool,
+) -> None:
+    """Every screen: list, add, filter, search, edit, delete, MEMORY.md, logs,
+    sessions, settings, compaction, export, clear all and import."""
+    status = app.locator("p.status")
+    memories = app.get_by_role("list", name=words.tab_memories)
+
+    def tab(name: str) -> None:
+        app.get_by_role("tab", name=name, exact=True).click()
+
+    def item(text: str) -> Locator:
+        """The list item of the memory with exactly this text."""
+        return app.get_by_role("listitem").filter(
+            has=page.get_by_text(text, exact=True)
+        )
+
+    def add(content: str, *, preference: bool = False) -> None:
+        app.get_by_role("button", name=words.add).click()
+        dialog = app.get_by_role("dialog")
+        dialog.get_by_label(words.content).fill(content)
+        if preference:
+            dialog.get_by_label(words.category).select_option(label=words.preference)
+            dialog.get_by_label(words.tags).fill(words.tea_tag)
+            screens.shot("add-dialog")
+        dialog.get_by_role("button", name=words.save).click()
+        expect(item(content)).to_be_visible()
+
+    tab(words.tab_memories)
+    expect(app.get_by_role("button", name=words.add)).to_be_visible()
+    screens.shot("memories-at-start")
+    add(words.tea, preference=True)
+    add(words.cat)
+    add(words.gone)
+    add(words.tea_again)
+    screens.shot("memories-list")
+
+    # Filter by category and order by use.
+    app.get_by_label(words.category).select_option(label=words.preference)
+    expect(item(words.cat)).to_have_count(0)
+    expect(item(words.tea)).to_be_visible()
+    app.get_by_label(words.order).select_option(label=words.most_used)
+    screens.shot("memories-filtered")
+    app.get_by_label(words.category).select_option(index=0)
+    expect(item(words.cat)).to_be_visible()
+
+    # Search: the score and the words that matched.
+    tab(words.tab_search)
+    app.get_by_label(words.search_for).fill(words.search_words)
+    app.get_by_role("button", name=words.search, exact=True).click()
+    results = app.get_by_role("list", name=re.compile(words.search))
+    first = results.get_by_role("listitem").first
+    expect(first).to_contain_text(words.score)
+    expect(first.locator("mark").first).to_be_visible()
+    screens.shot("search-results")
+
+    # Edit, then delete.
+    tab(words.tab_memories)
+    item(words.cat).get_by_role("button", name=words.edit).click()
+    dialog = app.get_by_role("dialog")
+    dialog.get_by_label(words.content).fill(words.cat_edited)
+    screens.shot("edit-dialog")
+    dialog.get_by_role("button", name=words.save).click()
+    expect(item(words.cat_edited)).to_be_visible()
+    expect(item(words.cat)).to_have_count(0)
+    item(words.gone).get_by_role("button", name=words.delete).click()
+    screens.shot("delete-dialog")
+    app.get_by_role("dialog").get_by_role("button", name=words.delete).click()
+    expect(item(words.gone)).to_have_count(0)
+    screens.shot("memories-after-edit-and-delete")
+
+    # MEMORY.md: a line added there becomes a memory.
+    tab(words.tab_documents)
+    editor = app.get_by_role("textbox", name="MEMORY.md")
+    expect(editor).to_have_value(re.compile(re.escape(words.cat_edited)))
+    editor.fill(editor.input_value().rstrip() + f"\n- {words.boiler}\n")
+    app.get_by_role("button", name=words.save_main).click()
+    expect(status).to_contain_text(words.main_saved)
+    screens.shot("memory-md")
+
+    tab(words.tab_daily)
+    screens.shot("daily-logs")
+    tab(words.tab_sessions)
+    screens.shot("sessions")
+
+    # Automatic memory off (kept after a reload of the tab), then on again.
+    tab(words.tab_settings)
+    switch = app.get_by_role("switch", name=words.auto_memory)
+    expect(switch).to_be_checked()
+    switch.click()
+    expect(status).to_have_text(words.auto_off)
+    tab(words.tab_memories)
+    tab(words.tab_settings)
+    expect(switch).not_to_be_checked()
+    screens.shot("settings-auto-off")
+    switch.click()
+    expect(status).to_have_text(words.auto_on)
+
+    # Compaction: the duplicate tea memory is merged away, then the undo brings it back.
+    app.get_by_role("button", name=words.compact).click()
+    if compaction:
+        expect(status).to_have_text(re.compile(words.compacted))
+        screens.shot("compaction-result")
+        tab(words.tab_memories)
+        expect(item(words.tea_again)).to_have_count(0)
+        tab(words.tab_settings)
+        app.get_by_role("button", name=words.undo).click()
+        expect(status).to_have_text(words.undone)
+        tab(words.tab_memories)
+        expect(item(words.tea_again)).to_be_visible()
+    else:
+        expect(app.get_by_role("alert")).to_contain_text(words.not_enabled)
+        screens.shot("compaction-not-enabled")
+
+    # Export to a file, clear everything, import the file: ids and times come back.
+    tab(words.tab_backup)
+    exported = download(
+        page, app.get_by_role("button", name=words.export), tmp / "a.json"
+    )
+    expect(status).to_contain_text(words.exported)
+    screens.shot("exported")
+    tab(words.tab_memories)
+    app.get_by_role("button", name=words.clear).click()
+    dialog = app.get_by_role("dialog")
+    dialog.get_by_label(words.clear_prompt).fill(words.clear_word)
+    screens.shot("clear-confirmation")
+    dialog.get_by_role("button", name=words.clear_confirm).click()
+    expect(app.get_by_text(words.empty)).to_be_visible()
+    tab(words.tab_backup)
+    app.get_by_label(words.import_file).set_input_files(tmp / "a.json")
+    app.get_by_role("button", name=words.import_button, exact=True).click()
+    expect(status).to_contain_text(words.imported)
+    screens.shot("imported")
+    tab(words.tab_memories)
+    expect(memories).to_contain_text(words.boiler)
+    tab(words.tab_backup)
+    again = download(page, app.get_by_role("button", name=words.export), tmp / "b.json")
+    assert stamps(again) == stamps(exported)
+
+
+def download(page: Page, button: Locator, path: Path) -> dict[str, object]:
+    """Click an export button; the downloaded file's JSON."""
+    with page.expect_download() as info:
+        button.click()
+    info.value.save_as(path)
+    document: dict[str, object] = json.loads(path.read_text(encoding="utf-8"))
+    return document
+
+
+def stamps(document: dict[str, object]) -> set[tuple[str, str, str]]:
+    """Each exported memory's id, content and creation time."""
+    records = document["memories"]
+    assert isinstance(records, list)
+    return {(m["id"], m["content"], m["created_at"]) for m in records}

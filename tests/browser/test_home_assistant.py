@@ -1,0 +1,165 @@
+"""The memory manager as Home Assistant's sidebar panel, in a real Home Assistant.
+
+The test starts `hass` as a process on 127.0.0.1 with the integration loaded (as
+script/develop does: onboarded, owner dev/dev, entry added through the config flow),
+logs the browser in through Home Assistant's own auth flow, and walks through the panel.
+Compaction needs an LLM (AI Task) that this instance has none of: the panel says so.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterator
+import importlib.util
+import json
+from pathlib import Path
+import subprocess
+import sys
+from types import ModuleType
+
+from playwright.sync_api import Browser, expect
+import pytest
+
+from .conftest import ROOT, free_port, stop, wait_for_http
+from .flow import CHINESE, ENGLISH, Labels, Screens, walk_through
+
+
+# Home Assistant keeps its HTTP settings in storage (YAML ones are staged for a
+# confirmation in the UI): given as a stored config of the first format, they are
+# simply used.
+def http_storage(port: int) -> str:
+    """The .storage/http document: listen on 127.0.0.1:port."""
+    data = {"server_host": ["127.0.0.1"], "server_port": port}
+    return json.dumps({"version": 1, "key": "http", "data": data})
+
+
+CONFIGURATION = """
+homeassistant:
+  name: Assist Memory browser test
+  unit_system: metric
+  time_zone: UTC
+  country: US
+  currency: USD
+api:
+frontend:
+conversation:
+logger:
+  default: warning
+"""
+
+
+def load_ha_instance() -> ModuleType:
+    """script/ha_instance.py, the helpers script/develop uses on its dev instance."""
+    spec = importlib.util.spec_from_file_location(
+        "ha_instance", ROOT / "script" / "ha_instance.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ha = load_ha_instance()
+
+
+@pytest.fixture(scope="module")
+def home_assistant(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A Home Assistant process with Assist Memory set up; its URL."""
+    config = tmp_path_factory.mktemp("home-assistant")
+    port = free_port()
+    (config / "configuration.yaml").write_text(CONFIGURATION)
+    (config / ".storage").mkdir()
+    (config / ".storage" / "http").write_text(http_storage(port))
+    (config / "custom_components").symlink_to(ROOT / "custom_components")
+    log = (config / "test-run.log").open("wb")
+    process = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "hass"),
+            "--config",
+            str(config),
+            "--skip-pip",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for_http(f"{url}/auth/providers", process, timeout=180)
+        token = ha.onboard(url)
+        ha.wait_until_running(url, token)
+        entry = ha.add_integration(url, token, "assist_memory")
+        assert entry.get("state", "loaded") == "loaded", entry
+        yield url
+    finally:
+        stop(process)
+        log.close()
+
+
+def login_link(url: str) -> str:
+    """A link that logs the browser in as dev: the auth callback with a fresh code.
+
+    The frontend exchanges the code itself and keeps the tokens, as after its login
+    form; `state` says which Home Assistant and client the code is for.
+    """
+    client_id = f"{url}/"
+    status, flow = ha.request(
+        "POST",
+        f"{url}/auth/login_flow",
+        json_body={
+            "client_id": client_id,
+            "handler": ["homeassistant", None],
+            "redirect_uri": f"{client_id}?auth_callback=1",
+        },
+    )
+    assert status == 200, flow
+    status, result = ha.request(
+        "POST",
+        f"{url}/auth/login_flow/{flow['flow_id']}",
+        json_body={
+            "client_id": client_id,
+            "username": ha.DEV_USERNAME,
+            "password": ha.DEV_PASSWORD,
+        },
+    )
+    assert result.get("type") == "create_entry", result
+    state = base64.b64encode(
+        json.dumps({"hassUrl": url, "clientId": client_id}).encode()
+    ).decode()
+    return f"{url}/?auth_callback=1&code={result['result']}&state={state}"
+
+
+@pytest.mark.parametrize(
+    ("locale", "words"), [("en-US", ENGLISH), ("zh-CN", CHINESE)], ids=["en", "zh"]
+)
+def test_memory_panel(
+    *,
+    browser: Browser,
+    home_assistant: str,
+    screenshots: Path,
+    tmp_path: Path,
+    locale: str,
+    words: Labels,
+) -> None:
+    context = browser.new_context(locale=locale, accept_downloads=True)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    try:
+        page.goto(login_link(home_assistant))
+        # The sidebar has the panel, for the administrator.
+        expect(page.locator('a[href="/assist-memory"]')).to_be_visible()
+        # Open it as the sidebar link does (Home Assistant's navigate()).
+        page.evaluate(
+            "history.pushState(null, '', '/assist-memory');"
+            "dispatchEvent(new CustomEvent('location-changed'))"
+        )
+        app = page.locator("assist-memory-app")
+        expect(app.get_by_role("heading", level=1)).to_be_visible()
+        page.set_default_timeout(15_000)
+        screens = Screens(page, screenshots)
+        walk_through(page, app, words, screens, tmp_path, compaction=False)
+        page.set_viewport_size({"width": 390, "height": 844})
+        app.get_by_role("tab", name=words.tab_memories, exact=True).click()
+        screens.shot("phone")
+    finally:
+        context.close()

@@ -1,0 +1,97 @@
+"""The memory manager against the standalone server (a real process, token via #token=)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+import subprocess
+import sys
+
+from playwright.sync_api import Browser, expect
+import pytest
+
+from tests.support.server_process import clean_env, serve_command
+
+from .conftest import ROOT, free_port, stop, wait_for_http
+from .flow import CHINESE, ENGLISH, Labels, Screens, walk_through
+
+
+@dataclass(frozen=True)
+class Server:
+    url: str
+    token: str
+
+
+@pytest.fixture(scope="module")
+def chat_url() -> Iterator[str]:
+    """The chat stand-in that compacts, as its own process."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.browser.compaction_llm", str(port)], cwd=ROOT
+    )
+    try:
+        url = f"http://127.0.0.1:{port}/v1"
+        wait_for_http(url, process, timeout=60)
+        yield url
+    finally:
+        stop(process)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, chat_url: str) -> Iterator[Server]:
+    """`assist-memory serve` with LLM compaction on, using the chat stand-in."""
+    data_dir = tmp_path_factory.mktemp("standalone")
+    port = free_port()
+    command = serve_command(data_dir, "--llm-url", chat_url, "--llm-model", "stand-in")
+    command[command.index("--port") + 1] = str(port)
+    process = subprocess.Popen(
+        command,
+        env=clean_env({"MEMORY_COMPACTION_ENABLED": "true"}),
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        wait_for_http(f"{url}/health", process, timeout=60)
+        yield Server(url, (data_dir / "token").read_text(encoding="utf-8").strip())
+    finally:
+        stop(process)
+
+
+@pytest.mark.parametrize(
+    ("locale", "words", "token_label"),
+    [("en-US", ENGLISH, "API token"), ("zh-CN", CHINESE, "API 令牌")],
+    ids=["en", "zh"],
+)
+def test_memory_manager(
+    *,
+    browser: Browser,
+    server: Server,
+    screenshots: Path,
+    tmp_path: Path,
+    locale: str,
+    words: Labels,
+    token_label: str,
+) -> None:
+    context = browser.new_context(locale=locale, accept_downloads=True)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    try:
+        # Without a token the manager asks for one; a wrong one is asked again.
+        page.goto(server.url + "/")
+        app = page.locator("assist-memory-app")
+        screens = Screens(page, screenshots)
+        app.get_by_label(token_label).fill("wrong")
+        app.get_by_role("button").last.click()
+        expect(app.get_by_label(token_label)).to_be_visible()
+        screens.shot("token-prompt")
+        # The link the server's owner shares: the token in the fragment.
+        page.goto(f"{server.url}/#token={server.token}")
+        walk_through(page, app, words, screens, tmp_path, compaction=True)
+        # On a phone, in dark mode.
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.emulate_media(color_scheme="dark")
+        app.get_by_role("tab", name=words.tab_memories, exact=True).click()
+        screens.shot("phone-dark")
+    finally:
+        context.close()

@@ -1,0 +1,284 @@
+"""What every MemoryBackend does, checked on LocalBackend and on RemoteBackend alike."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from assist_memory_engine.backend import MemoryBackend
+from assist_memory_engine.errors import MemoryEngineError
+from assist_memory_engine.extraction import Fact
+from assist_memory_engine.settings import StoreSettings
+from assist_memory_engine.turns import LearnSettings, TurnSettings
+
+EAGER = LearnSettings(min_interval=timedelta(0), min_messages=1)
+
+
+async def _code_of(call: object) -> str:
+    """The error code a failing call raises."""
+    with pytest.raises(MemoryEngineError) as caught:
+        await call  # type: ignore[misc]
+    return caught.value.code
+
+
+async def test_add_get_update_delete(backend: MemoryBackend) -> None:
+    memory = await backend.add(
+        "Anna takes her coffee black",
+        category="preference",
+        key="anna_coffee",
+        tags=["coffee", "Anna"],
+        confidence=0.8,
+        scope="anna",
+        metadata={"room": "kitchen"},
+    )
+    assert memory.content == "Anna takes her coffee black"
+    assert memory.tags == ("coffee", "anna")
+    assert memory.metadata == {"room": "kitchen"}
+    assert await backend.get(memory.id) == memory
+
+    changed = await backend.update(memory.id, "Anna takes her coffee white", tags="x")
+    assert changed is not None
+    assert changed.content == "Anna takes her coffee white"
+    assert changed.tags == ("x",)
+    assert changed.key == "anna_coffee"
+    assert await backend.get(memory.id) == changed
+    fields_only = await backend.update(memory.id, confidence=0.5)
+    assert fields_only is not None
+    assert fields_only.confidence == 0.5
+    assert fields_only.content == "Anna takes her coffee white"
+
+    assert await backend.delete(memory.id)
+    assert await backend.get(memory.id) is None
+
+
+async def test_unknown_ids(backend: MemoryBackend) -> None:
+    assert await backend.get("missing") is None
+    assert await backend.update("missing", "text") is None
+    assert not await backend.delete("missing")
+    assert await backend.get("a/../b") is None
+    assert await backend.working_memory("no-such-session") is None
+
+
+@pytest.mark.parametrize(
+    ("content", "fields", "code"),
+    [
+        ("", {}, "empty_content"),
+        ("tea", {"category": "nonsense"}, "unknown_category"),
+        ("tea", {"confidence": 2.0}, "invalid_confidence"),
+        ("tea", {"source": "rumour"}, "unknown_source"),
+    ],
+)
+async def test_bad_input_is_refused(
+    backend: MemoryBackend, content: str, fields: dict[str, object], code: str
+) -> None:
+    assert await _code_of(backend.add(content, **fields)) == code  # type: ignore[arg-type]
+    assert (await backend.stats()).count == 0
+
+
+async def test_list_pages_and_filters(backend: MemoryBackend) -> None:
+    for number in range(5):
+        await backend.add(
+            f"memory number {number}",
+            category="note" if number % 2 else "fact",
+            tags=["odd"] if number % 2 else ["even"],
+            scope="tom" if number == 4 else "household",
+        )
+    page = await backend.list(limit=2)
+    assert page.total == 5
+    assert [m.content for m in page.items] == ["memory number 4", "memory number 3"]
+    second = await backend.list(offset=2, limit=2)
+    assert [m.content for m in second.items] == ["memory number 2", "memory number 1"]
+    oldest = await backend.list(limit=1, sort="oldest")
+    assert [m.content for m in oldest.items] == ["memory number 0"]
+    notes = await backend.list(category="note")
+    assert {m.content for m in notes.items} == {"memory number 1", "memory number 3"}
+    even = await backend.list(tags=["even"])
+    assert even.total == 3
+    tom = await backend.list(scope="tom")
+    assert [m.content for m in tom.items] == ["memory number 4"]
+    assert await _code_of(backend.list(limit=0)) in {"invalid_paging", "bad_request"}
+
+
+async def test_clear(backend: MemoryBackend) -> None:
+    await backend.add("one")
+    await backend.add("two")
+    assert await backend.clear() == 2
+    assert (await backend.list()).total == 0
+
+
+async def test_search_and_prompt(backend: MemoryBackend) -> None:
+    await backend.add("Anna takes her coffee black", category="preference")
+    await backend.add("Tom likes tea")
+    await backend.add("Anna's book club is on Thursday", scope="anna")
+    found = await backend.search("How does Anna take her coffee?")
+    assert found[0].memory.content == "Anna takes her coffee black"
+    assert found[0].score > 0
+    assert "coffee" in found[0].matched
+    household = await backend.search("book club", scopes=["household"])
+    assert household == []
+    anna = await backend.search("book club", scopes=["household", "anna"], limit=1)
+    assert [r.memory.content for r in anna] == ["Anna's book club is on Thursday"]
+    with_topic = await backend.search("tea", topic="drinks", record_access=True)
+    assert [r.memory.content for r in with_topic] == ["Tom likes tea"]
+    assert (await backend.get(with_topic[0].memory.id)).access_count == 1  # type: ignore[union-attr]
+    assert await _code_of(backend.search("  ")) == "empty_query"
+
+    prompt = await backend.build_prompt("What should I brew?", query="tea")
+    assert prompt.endswith("What should I brew?")
+    assert "Tom likes tea" in prompt
+    everything = await backend.build_prompt("Hi", scopes=["household"], limit=5)
+    assert "Anna takes her coffee black" in everything
+    assert "book club" not in everything
+    assert await backend.reindex() == 3
+
+
+async def test_markdown(backend: MemoryBackend) -> None:
+    await backend.add("Anna takes her coffee black", category="preference")
+    text = await backend.read_markdown()
+    assert "- Anna takes her coffee black" in text
+    result = await backend.write_markdown(text + "- Tom likes tea\n")
+    assert (result.added, result.updated, result.removed) == (1, 0, 0)
+    assert (await backend.stats()).count == 2
+    unchanged = await backend.write_markdown(await backend.read_markdown())
+    assert not unchanged.changed
+
+
+async def test_daily_log(backend: MemoryBackend) -> None:
+    now = datetime(2026, 3, 14, 9, 30, tzinfo=UTC)
+    entry = await backend.append_daily_log("Watered the tomatoes", now)
+    assert (entry.date, entry.time, entry.text) == (
+        "2026-03-14",
+        "09:30:00",
+        "Watered the tomatoes",
+    )
+    await backend.append_daily_log("Fed the cat", now + timedelta(days=1))
+    assert await backend.daily_log_dates() == ["2026-03-15", "2026-03-14"]
+    assert "Watered the tomatoes" in await backend.read_daily_log("2026-03-14")
+    assert await backend.read_daily_log(now.date() - timedelta(days=9)) == ""
+    found = await backend.search_daily_logs("tomatoes", limit=5)
+    assert [e.text for e in found] == ["Watered the tomatoes"]
+    assert await _code_of(backend.append_daily_log("   ")) == "empty_log_entry"
+    assert await _code_of(backend.search_daily_logs("")) == "empty_query"
+
+
+async def test_export_import(backend: MemoryBackend) -> None:
+    first = await backend.add("Anna takes her coffee black")
+    await backend.add("Tom likes tea")
+    document = await backend.export()
+    assert document["count"] == 2
+    await backend.delete(first.id)
+    merged = await backend.import_(document)
+    assert (merged.added, merged.updated, merged.total) == (1, 1, 2)
+    assert await backend.get(first.id) == first
+    replaced = await backend.import_({"memories": [first.to_dict()]}, mode="replace")
+    assert replaced.total == 1
+    assert await _code_of(backend.import_("nonsense")) == "invalid_import"
+
+
+async def test_profile(backend: MemoryBackend) -> None:
+    empty = await backend.read_profile()
+    assert empty.startswith("# Profile")
+    await backend.write_profile("anna", "# Anna\n\n- Prefers short answers\n")
+    assert "Prefers short answers" in await backend.read_profile("anna")
+    assert await backend.read_profile() == empty
+
+
+async def test_turns_working_memory_and_learning(backend: MemoryBackend) -> None:
+    await backend.add("Anna takes her coffee black", category="preference")
+    live = datetime.now(UTC)
+    context = await backend.begin_turn(
+        session_id="s1",
+        text="How does Anna like her coffee?",
+        user_id="anna",
+        settings=TurnSettings(session_summary_limit=0),
+        live_since=live,
+    )
+    assert context.new_session
+    assert context.scopes == ("household", "anna")
+    assert [r.memory.content for r in context.memories] == [
+        "Anna takes her coffee black"
+    ]
+    assert "Anna takes her coffee black" in context.memory_block
+    assert context.prefixed_text.endswith("How does Anna like her coffee?")
+    await backend.end_turn(
+        session_id="s1",
+        user_text="How does Anna like her coffee?",
+        reply="Black.",
+        user_id="anna",
+    )
+    working = await backend.working_memory("s1")
+    assert working is not None
+    assert working.turn_count == 1
+    assert [w.session_id for w in await backend.working_sessions()] == ["s1"]
+    summaries = await backend.recent_sessions(5)
+    assert [s.session_id for s in summaries] == ["s1"]
+
+    await backend.note_message("s1", "user", "My favourite colour is green")
+    batch = await backend.extraction_batch("s1", EAGER, used_tokens=10)
+    assert batch is not None
+    assert batch.session_id == "s1"
+    assert "My favourite colour is green" in batch.user_texts
+    facts = await backend.rule_facts(batch)
+    assert any("green" in fact.content for fact in facts)
+    result = await backend.learn(
+        batch,
+        [*facts, Fact("Anna waters the plants on Sundays", category="routine")],
+        scope="anna",
+        settings=EAGER,
+    )
+    assert result.added >= 2
+    assert await backend.extraction_batch("s1", EAGER) is None
+    overview = await backend.memory_overview(user_id="anna")
+    assert "Anna waters the plants on Sundays" in overview
+    learned = await backend.list(scope="anna")
+    assert learned.total == result.added
+
+
+async def test_turn_with_defaults(backend: MemoryBackend) -> None:
+    context = await backend.begin_turn(session_id="s2", text="Hello there")
+    assert context.memories == ()
+    assert context.scopes == ("household",)
+    assert await backend.memory_overview(user_id=None) == ""
+
+
+async def test_compaction_not_enabled(backend: MemoryBackend) -> None:
+    await backend.add("Anna takes her coffee black")
+    assert not backend.compaction_enabled
+    assert await backend.compact() is None
+    assert await backend.maybe_compact() is None
+    assert await backend.undo_compaction() is None
+    assert await backend.compaction_backups() == []
+
+
+async def test_stats_and_settings(backend: MemoryBackend) -> None:
+    await backend.add("Anna takes her coffee black", category="preference")
+    stats = await backend.stats()
+    assert stats.count == 1
+    assert stats.max_items == 100
+    assert stats.by_category == {"preference": 1}
+    assert stats.last_changed is not None
+    await backend.set_settings(StoreSettings(max_items=1, max_content_length=50))
+    assert (await backend.stats()).max_items == 1
+    assert await _code_of(backend.add("Tom likes tea")) == "memory_full"
+    await backend.set_settings(StoreSettings(max_items=5, max_content_length=10))
+    assert await _code_of(backend.add("a memory that is too long")) == (
+        "content_too_long"
+    )
+
+
+async def test_listeners_hear_changes(backend: MemoryBackend) -> None:
+    calls: list[str] = []
+    remove = backend.add_listener(lambda: calls.append("changed"))
+    memory = await backend.add("Anna takes her coffee black")
+    assert calls
+    calls.clear()
+    await backend.get(memory.id)
+    assert not calls
+    await backend.delete(memory.id)
+    assert calls
+    remove()
+    remove()
+    calls.clear()
+    await backend.add("Tom likes tea")
+    assert not calls

@@ -1,0 +1,90 @@
+"""Talking to the memory agent in tests: turns, memories, and what the agent got."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from homeassistant.components import conversation
+from homeassistant.core import Context, HomeAssistant
+from homeassistant.util import dt as dt_util
+from pytest_homeassistant_custom_component.common import async_fire_time_changed
+
+from custom_components.assist_memory.const import (
+    CONF_EXTRACT_MIN_INTERVAL,
+    CONF_EXTRACT_MIN_MESSAGES,
+    DOMAIN,
+)
+from custom_components.assist_memory.engine.compose import BLOCK_END
+from custom_components.assist_memory.options import DEFAULT_OPTIONS
+
+MEMORY_AGENT = "conversation.assist_memory_memory_agent"
+EAGER = {CONF_EXTRACT_MIN_INTERVAL: 0, CONF_EXTRACT_MIN_MESSAGES: 1}
+
+
+def options(**changes: Any) -> dict[str, Any]:
+    """The default options with some changed."""
+    return {**DEFAULT_OPTIONS, **changes}
+
+
+async def say(
+    hass: HomeAssistant,
+    text: str,
+    conversation_id: str | None = None,
+    *,
+    extra_system_prompt: str | None = None,
+    user_id: str | None = None,
+    language: str = "en",
+) -> conversation.ConversationResult:
+    """One turn with the memory agent; background work (learning) finishes too."""
+    result = await conversation.async_converse(
+        hass,
+        text,
+        conversation_id,
+        Context(user_id=user_id),
+        language=language,
+        agent_id=MEMORY_AGENT,
+        extra_system_prompt=extra_system_prompt,
+    )
+    await hass.async_block_till_done()
+    return result
+
+
+async def forget_chat_logs(hass: HomeAssistant) -> None:
+    """Let Home Assistant forget its chat logs, as after 5 minutes of silence."""
+    async_fire_time_changed(hass, dt_util.utcnow() + timedelta(minutes=6))
+    await hass.async_block_till_done()
+
+
+def layer(system_prompt: str, title: str) -> list[str]:
+    """The lines of one layer of the memory block ([] when it is not there)."""
+    _, found, rest = system_prompt.partition(f"## {title}\n")
+    if not found:
+        return []
+    return rest.partition(f"\n{BLOCK_END}")[0].partition("\n## ")[0].splitlines()
+
+
+def earlier_messages(system_prompt: str) -> list[str]:
+    """The conversation's earlier messages in the memory block (the rolling window)."""
+    return layer(system_prompt, "Earlier in This Conversation")
+
+
+def speech(result: conversation.ConversationResult) -> str:
+    """What the agent answered."""
+    return str(result.response.speech["plain"]["speech"])
+
+
+async def add(hass: HomeAssistant, content: str, **fields: Any) -> None:
+    """Remember something through the service."""
+    await hass.services.async_call(
+        DOMAIN, "add", {"content": content, **fields}, blocking=True
+    )
+
+
+async def contents(hass: HomeAssistant) -> list[str]:
+    """The contents of every memory, sorted."""
+    response = await hass.services.async_call(
+        DOMAIN, "list", {}, blocking=True, return_response=True
+    )
+    assert response is not None
+    return sorted(m["content"] for m in response["items"])  # type: ignore[union-attr]

@@ -1,0 +1,142 @@
+"""Compaction in Home Assistant (seed 001): services, options, the trigger after learning.
+
+The LLM is the test AI Task entity (a stand-in for a cloud model): it answers the
+extraction with structured facts and the compaction with Markdown.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from homeassistant.components import ai_task
+from homeassistant.core import HomeAssistant
+from homeassistant.data_entry_flow import FlowResultType
+from homeassistant.exceptions import ServiceValidationError
+import pytest
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+
+from custom_components.assist_memory.const import (
+    CONF_AGENT_ID,
+    CONF_COMPACTION_ENABLED,
+    CONF_COMPACTION_THRESHOLD,
+    CONF_EXTRACTOR_ENTITY,
+    DOMAIN,
+)
+from custom_components.assist_memory.ha_llm import FACTS_STRUCTURE
+
+from .agents import AGENT_ENTITY_ID, TASK_ENTITY_ID, LlmEntities
+from .conftest import configure_options
+from .conversing import EAGER, add, contents, options, say
+
+COMPACTED = "## Preferences\n\n- Anna takes her coffee black\n"
+ENABLED = options(
+    **{
+        CONF_AGENT_ID: AGENT_ENTITY_ID,
+        CONF_EXTRACTOR_ENTITY: TASK_ENTITY_ID,
+        CONF_COMPACTION_ENABLED: True,
+        CONF_COMPACTION_THRESHOLD: 3,
+        **EAGER,
+    }
+)
+
+
+async def call(hass: HomeAssistant, name: str) -> dict[str, Any]:
+    response = await hass.services.async_call(
+        DOMAIN, name, {}, blocking=True, return_response=True
+    )
+    assert isinstance(response, dict)
+    return response
+
+
+@pytest.mark.usefixtures("loaded_entry")
+async def test_compact_service_needs_it_enabled(hass: HomeAssistant) -> None:
+    with pytest.raises(ServiceValidationError) as caught:
+        await call(hass, "compact")
+    assert caught.value.translation_key == "compaction_not_enabled"
+    assert await call(hass, "undo_compaction") == {"undone": False}
+
+
+@pytest.mark.parametrize("entry_options", [ENABLED])
+@pytest.mark.usefixtures("loaded_entry")
+async def test_compact_and_undo_services(hass: HomeAssistant, llm: LlmEntities) -> None:
+    await add(hass, "Anna takes her coffee black", category="preference")
+    await add(hass, "Anna drinks black coffee", category="preference")
+    llm.task.answer = COMPACTED
+    assert await call(hass, "compact") == {
+        "compacted": True,
+        "original_count": 2,
+        "compacted_count": 1,
+    }
+    assert await contents(hass) == ["Anna takes her coffee black"]
+    llm.task.answer = "I merged them for you."  # no bullets: rejected
+    assert await call(hass, "compact") == {"compacted": False}
+    assert await call(hass, "undo_compaction") == {
+        "undone": True,
+        "original_count": 1,
+        "compacted_count": 2,
+    }
+    assert await contents(hass) == [
+        "Anna drinks black coffee",
+        "Anna takes her coffee black",
+    ]
+
+
+@pytest.mark.parametrize("entry_options", [ENABLED])
+@pytest.mark.usefixtures("loaded_entry")
+async def test_learning_triggers_compaction(
+    hass: HomeAssistant, llm: LlmEntities, caplog: pytest.LogCaptureFixture
+) -> None:
+    await add(hass, "Anna takes her coffee black", category="preference")
+    await add(hass, "Anna drinks black coffee", category="preference")
+
+    def answer(task: ai_task.GenDataTask) -> object:
+        if task.structure is not None:  # the extraction
+            return {
+                "facts": [
+                    {
+                        "content": "Anna likes her coffee without milk",
+                        "category": "preference",
+                    }
+                ]
+            }
+        return COMPACTED
+
+    llm.task.answer = answer
+    await say(hass, "Anna never takes milk in her coffee")
+    assert await contents(hass) == ["Anna takes her coffee black"]
+    assert "3 facts before, 1 after" in caplog.text
+    # The extraction asked for the facts' structure.
+    assert llm.task.structures[0] is FACTS_STRUCTURE
+    # Within the cooldown the next turn learns but does not compact again.
+    asked = len(llm.task.instructions)
+    await say(hass, "Tom likes green tea")
+    assert len(llm.task.instructions) == asked + 1
+
+
+@pytest.mark.parametrize("entry_options", [ENABLED])
+@pytest.mark.usefixtures("loaded_entry")
+async def test_a_failing_compaction_never_reaches_the_conversation(
+    hass: HomeAssistant, llm: LlmEntities
+) -> None:
+    for number in range(3):
+        await add(hass, f"Fact number {number}")
+
+    def answer(task: ai_task.GenDataTask) -> object:
+        if task.structure is not None:
+            return {"facts": []}
+        raise ai_task.HomeAssistantError("the model is down")
+
+    llm.task.answer = answer
+    result = await say(hass, "Hello there")
+    assert result.response.speech["plain"]["speech"]
+    assert len(await contents(hass)) == 3
+
+
+async def test_options_flow_needs_an_llm_for_compaction(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry
+) -> None:
+    result = await configure_options(
+        hass, loaded_entry, "learning", {CONF_COMPACTION_ENABLED: True}
+    )
+    assert result["type"] is FlowResultType.FORM
+    assert result["errors"] == {"base": "compaction_needs_llm"}

@@ -1,0 +1,1 @@
+"""Tests of the memory server (assist-memory serve)."""

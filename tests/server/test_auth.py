@@ -1,0 +1,112 @@
+"""Who gets in: the token, the public paths and, in the add-on, the ingress proxy.
+
+The server runs in-process here on a real socket of 127.0.0.1. The ingress proxy's
+address (172.30.32.2) cannot be bound on this machine, so an outer middleware of the
+test stands in for the network: it gives the request the address named in the
+X-Test-Remote header, as a request arriving from there would have.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+
+from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
+import pytest
+
+from assist_memory_engine.backend import LocalBackend
+from assist_memory_engine.server import INGRESS_ADDRESS, ServerApiHost, create_app
+
+TOKEN = "the-token"  # noqa: S105 (a test token)
+Client = Callable[..., Awaitable[TestClient]]
+
+
+@web.middleware
+async def from_address(
+    request: web.Request,
+    handler: Callable[[web.Request], Awaitable[web.StreamResponse]],
+) -> web.StreamResponse:
+    if remote := request.headers.get("X-Test-Remote"):
+        request = request.clone(remote=remote)
+    return await handler(request)
+
+
+@pytest.fixture
+async def client(tmp_path: Path) -> AsyncIterator[Client]:
+    backend, _ = await LocalBackend.open(tmp_path / "memories.json", watch=False)
+    clients: list[TestClient] = []
+
+    async def make(*, ingress: bool) -> TestClient:
+        app = create_app(ServerApiHost(backend, tmp_path, None), TOKEN, ingress=ingress)
+        app.middlewares.insert(0, from_address)
+        test_client = TestClient(TestServer(app, host="127.0.0.1"))
+        await test_client.start_server()
+        clients.append(test_client)
+        return test_client
+
+    try:
+        yield make
+    finally:
+        for test_client in clients:
+            await test_client.close()
+        await backend.close()
+
+
+@pytest.mark.parametrize(
+    ("ingress", "remote", "authorization", "status"),
+    [
+        # The add-on: the ingress proxy needs no token, anyone else does.
+        (True, INGRESS_ADDRESS, None, 200),
+        (True, "172.30.32.3", None, 401),
+        (True, "172.30.33.2", None, 401),
+        (True, None, None, 401),  # 127.0.0.1, the real peer
+        (True, None, f"Bearer {TOKEN}", 200),
+        # Standalone: the ingress address is nobody special.
+        (False, INGRESS_ADDRESS, None, 401),
+        (False, None, f"Bearer {TOKEN}", 200),
+        (False, None, f"bearer {TOKEN}", 200),
+        (False, None, f"Bearer {TOKEN}x", 401),
+        (False, None, f"Basic {TOKEN}", 401),
+        (False, None, "Bearer ", 401),
+    ],
+)
+async def test_who_may_call_the_api(
+    client: Client,
+    ingress: bool,
+    remote: str | None,
+    authorization: str | None,
+    status: int,
+) -> None:
+    http = await client(ingress=ingress)
+    headers = {}
+    if remote:
+        headers["X-Test-Remote"] = remote
+    if authorization:
+        headers["Authorization"] = authorization
+
+    response = await http.get("/memory/stats", headers=headers)
+
+    assert response.status == status
+    if status == 401:
+        assert (await response.json())["code"] == "unauthorized"
+
+
+@pytest.mark.parametrize("ingress", [True, False])
+async def test_health_is_open_to_anyone(client: Client, ingress: bool) -> None:
+    http = await client(ingress=ingress)
+
+    response = await http.get("/health", headers={"X-Test-Remote": "192.0.2.1"})
+
+    assert response.status == 200
+    assert (await response.json())["status"] == "ok"
+
+
+@pytest.mark.parametrize("path", ["/", "/ui/main.js"])
+async def test_web_ui_files_are_open_to_anyone(client: Client, path: str) -> None:
+    http = await client(ingress=False)
+
+    response = await http.get(path)
+
+    assert response.status == 200
+    assert await response.text()

@@ -1,0 +1,205 @@
+"""How `assist-memory serve` reads its settings: environment, add-on options, flags."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from assist_memory_engine.cli import build_parser, main
+from assist_memory_engine.config import InvalidConfigError
+from assist_memory_engine.discovery import Supervisor
+from assist_memory_engine.embeddings import EmbeddingConfig
+from assist_memory_engine.paths import ADDON_DATA_DIR
+from assist_memory_engine.serve_cli import ADDON_HOST, ServeSetup, serve_setup
+from assist_memory_engine.server import LlmEndpoint
+from tests.support.server_process import clean_env
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In an empty folder, with none of our variables (main() reads os.environ)."""
+    monkeypatch.chdir(tmp_path)
+    for name in set(os.environ) - set(clean_env()):
+        monkeypatch.delenv(name)
+
+
+def setup(*argv: str, env: dict[str, str] | None = None) -> ServeSetup:
+    return serve_setup(build_parser().parse_args(["serve", *argv]), env or {})
+
+
+def write_options(path: Path, options: object) -> Path:
+    path.write_text(json.dumps(options), encoding="utf-8")
+    return path
+
+
+def test_standalone_defaults(tmp_path: Path) -> None:
+    result = setup()
+
+    options = result.options
+    assert options.data_dir == tmp_path / "data"  # seed 004: data/memories.json
+    assert (options.host, options.port, options.ingress) == ("127.0.0.1", 8099, False)
+    assert (options.llm, options.embeddings, options.initial_config) == (None, None, {})
+    assert (result.log_level, result.supervisor) == ("info", None)
+
+
+def test_environment_settings_and_endpoints() -> None:
+    env = {
+        "MEMORY_MAX_ITEMS": "5",
+        "MEMORY_COMPACTION_ENABLED": "yes",
+        "MEMORY_AUTO_EXTRACT": "off",
+        "MEMORY_RETRIEVAL_LIMIT": "7",
+        "MEMORY_PROMPT_MODE": "prefix",
+        "LOG_LEVEL": "WARNING",
+        "LLM_URL": "http://127.0.0.1:11434",
+        "LLM_MODEL": "llama3.2",
+        "LLM_API_KEY": "sk-1",
+        "EMBEDDING_URL": "https://emb.example/v1",
+        "EMBEDDING_MODEL": "nomic-embed-text",
+        "MEMORY_FILE": "/elsewhere/mine.json",
+    }
+
+    result = setup(env=env)
+
+    assert result.options.initial_config == {
+        "max_items": 5,
+        "compaction_enabled": True,
+        "auto_extract": False,
+        "rag_top_n": 7,
+        "prompt_mode": "prefix",
+    }
+    assert result.log_level == "warning"
+    assert result.options.llm == LlmEndpoint(
+        "http://127.0.0.1:11434", "llama3.2", "sk-1"
+    )
+    assert result.options.embeddings == EmbeddingConfig(
+        "https://emb.example/v1", "nomic-embed-text"
+    )
+    assert result.options.data_dir == Path("/elsewhere")
+
+
+def test_flags_win_over_the_environment(tmp_path: Path) -> None:
+    env = {"MEMORY_MAX_ITEMS": "5", "LLM_URL": "http://a:1", "LLM_MODEL": "m1"}
+
+    result = setup(
+        "--max-items", "9", "--llm-model", "m2", "--log-level", "debug",
+        "--host", "::1", "--port", "0", "--data-dir", str(tmp_path / "d"),
+        env=env,
+    )  # fmt: skip
+
+    options = result.options
+    assert options.initial_config == {"max_items": 9}
+    assert options.llm == LlmEndpoint("http://a:1", "m2")
+    assert (options.host, options.port, options.data_dir) == ("::1", 0, tmp_path / "d")
+    assert result.log_level == "debug"
+
+
+def test_data_dir_before_the_command_counts_too(tmp_path: Path) -> None:
+    args = build_parser().parse_args(["--data-dir", str(tmp_path / "x"), "serve"])
+
+    assert serve_setup(args, {}).options.data_dir == tmp_path / "x"
+
+
+def test_addon_reads_its_options_and_announces(tmp_path: Path) -> None:
+    options_file = write_options(
+        tmp_path / "options.json",
+        {
+            "max_items": 42,
+            "compaction_enabled": True,
+            "log_level": "debug",
+            "llm_url": "http://ollama.local:11434",
+            "llm_model": "qwen3",
+            "llm_api_key": "",
+            "embedding_model": "",
+            "something_else": 1,
+        },
+    )
+    env = {"SUPERVISOR_TOKEN": "sv-token", "MEMORY_MAX_ITEMS": "5"}
+
+    result = setup("--options-file", str(options_file), env=env)
+
+    options = result.options
+    assert options.data_dir == ADDON_DATA_DIR
+    assert (options.host, options.ingress) == (ADDON_HOST, True)
+    assert ADDON_HOST == "0.0.0.0"  # noqa: S104 (the add-on's own network)
+    assert options.initial_config == {"max_items": 42, "compaction_enabled": True}
+    assert options.llm == LlmEndpoint("http://ollama.local:11434", "qwen3")
+    assert options.embeddings is None
+    assert result.log_level == "debug"
+    assert result.supervisor == Supervisor("http://supervisor", "sv-token")
+
+
+def test_addon_flag_without_supervisor_or_options(tmp_path: Path) -> None:
+    result = setup(
+        "--addon", "--options-file", str(tmp_path / "missing.json"),
+        "--data-dir", str(tmp_path / "d"),
+        env={"SUPERVISOR_URL": "http://127.0.0.1:1"},
+    )  # fmt: skip
+
+    assert result.options.ingress
+    assert result.options.data_dir == tmp_path / "d"
+    assert result.supervisor is None  # no token: nobody to announce to
+
+
+def test_supervisor_url_can_be_set(tmp_path: Path) -> None:
+    env = {"SUPERVISOR_TOKEN": "t", "SUPERVISOR_URL": "http://127.0.0.1:5/"}
+
+    result = setup("--options-file", str(tmp_path / "none.json"), env=env)
+
+    assert result.supervisor == Supervisor("http://127.0.0.1:5/", "t")
+
+
+@pytest.mark.parametrize(
+    ("env", "options", "message"),
+    [
+        (
+            {"MEMORY_MAX_ITEMS": "many"},
+            None,
+            "MEMORY_MAX_ITEMS: maxItems must be a whole number",
+        ),
+        (
+            {"MEMORY_COMPACTION_ENABLED": "maybe"},
+            None,
+            "MEMORY_COMPACTION_ENABLED: compactionEnabled must be true or false",
+        ),
+        ({"MEMORY_RAG_TOP_N": "0"}, None, "ragTopN must be from 1 to 50"),
+        ({"LOG_LEVEL": "loud"}, None, "log_level must be one of debug, info"),
+        ({"LLM_URL": "http://h:1"}, None, "llm_url and llm_model must be set together"),
+        ({"EMBEDDING_MODEL": "m"}, None, "embedding_url and embedding_model"),
+        ({"LLM_URL": "ollama:11434", "LLM_MODEL": "m"}, None, "must be an http(s) URL"),
+        ({"SUPERVISOR_TOKEN": "t"}, {"max_items": -1}, "max_items: maxItems must be"),
+        ({"SUPERVISOR_TOKEN": "t"}, "{not json", "is not valid JSON"),
+        ({"SUPERVISOR_TOKEN": "t"}, [1, 2], "must hold a JSON object"),
+    ],
+)
+def test_bad_settings_are_one_clear_error(
+    tmp_path: Path, env: dict[str, str], options: object, message: str
+) -> None:
+    options_file = tmp_path / "options.json"
+    if isinstance(options, str):
+        options_file.write_text(options, encoding="utf-8")
+    elif options is not None:
+        write_options(options_file, options)
+
+    with pytest.raises(InvalidConfigError) as caught:
+        setup("--options-file", str(options_file), env=env)
+
+    assert message in caught.value.message
+
+
+def test_cli_reports_a_bad_setting_in_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = main(["serve", "--llm-url", "http://127.0.0.1:1"])
+
+    out, err = capsys.readouterr()
+    assert (code, out) == (1, "")
+    assert err == "error: llm_url and llm_model must be set together\n"
+
+
+@pytest.mark.parametrize("port", ["70000", "-1", "http"])
+def test_cli_refuses_a_bad_port(port: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--port", port]) == 2
+    assert "is not a port number" in capsys.readouterr().err
