@@ -22,7 +22,6 @@ from .const import (
     CONF_EVICTION_THRESHOLD,
     CONF_EXTRACT_MIN_INTERVAL,
     CONF_EXTRACT_MIN_MESSAGES,
-    CONF_EXTRACTOR,
     CONF_EXTRACTOR_ENTITY,
     CONF_FLUSH_THRESHOLD,
     CONF_MAX_CONTENT_LENGTH,
@@ -31,7 +30,6 @@ from .const import (
     CONF_RAG_TOP_N,
     CONF_SESSION_SUMMARY_LIMIT,
     DATA_FOLDER,
-    EXTRACTOR_RULES,
 )
 from .engine import LocalBackend, MemoryBackend, StoreSettings
 from .engine.config import DEFAULT_CONFIG
@@ -42,8 +40,8 @@ from .ha_llm import HassLlmCaller
 
 COMPACTION_TASK_NAME = "Assist Memory: compact the memories"
 
-# The settings of the engine's table (also the REST API's), plus Home Assistant's own.
-DEFAULT_OPTIONS: dict[str, Any] = {**DEFAULT_CONFIG, CONF_EXTRACTOR: EXTRACTOR_RULES}
+# The settings of the engine's table (the same as the REST API's).
+DEFAULT_OPTIONS: dict[str, Any] = dict(DEFAULT_CONFIG)
 
 
 def store_path(hass: HomeAssistant) -> Path:

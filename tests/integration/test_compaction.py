@@ -140,3 +140,44 @@ async def test_options_flow_needs_an_llm_for_compaction(
     )
     assert result["type"] is FlowResultType.FORM
     assert result["errors"] == {"base": "compaction_needs_llm"}
+
+
+@pytest.mark.parametrize(
+    "entry_options",
+    [
+        options(
+            **{CONF_AGENT_ID: AGENT_ENTITY_ID, CONF_EXTRACTOR_ENTITY: TASK_ENTITY_ID}
+        )
+    ],
+)
+async def test_compaction_options_through_the_flow(
+    hass: HomeAssistant, llm: LlmEntities, loaded_entry: MockConfigEntry
+) -> None:
+    await add(hass, "Anna takes her coffee black", category="preference")
+    await add(hass, "Anna drinks black coffee", category="preference")
+    llm.task.answer = COMPACTED
+    with pytest.raises(ServiceValidationError):
+        await call(hass, "compact")
+    learning = {
+        CONF_EXTRACTOR_ENTITY: TASK_ENTITY_ID,
+        CONF_COMPACTION_ENABLED: True,
+        CONF_COMPACTION_THRESHOLD: 50,
+    }
+    result = await configure_options(hass, loaded_entry, "learning", learning)
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    backend = loaded_entry.runtime_data.backend
+    # Below the threshold it is not due; by hand it runs.
+    assert await backend.maybe_compact() is None
+    assert await call(hass, "compact") == {
+        "compacted": True,
+        "original_count": 2,
+        "compacted_count": 1,
+    }
+    await call(hass, "undo_compaction")
+    await configure_options(
+        hass, loaded_entry, "learning", {**learning, CONF_COMPACTION_THRESHOLD: 2}
+    )
+    backend = loaded_entry.runtime_data.backend
+    result_now = await backend.maybe_compact()
+    assert result_now is not None
+    assert result_now.compacted_count == 1

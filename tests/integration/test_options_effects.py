@@ -1,9 +1,10 @@
 """Every option, changed through the options flow, changes what happens next.
 
 Each test does something, changes one option as a person would (the options flow,
-which reloads the entry), does the same again and shows the difference. Two options
-are shown elsewhere: `max_items` in test_config_flow.py and the embedding endpoint in
-test_retrieval.py; `EFFECT_TESTS` lists where each one is.
+which reloads the entry), does the same again and shows the difference. Some options
+are shown elsewhere (`max_items` in test_config_flow.py, the embedding endpoint in
+test_retrieval.py, `memory_enabled` in test_memory_switch.py); `EFFECT_TESTS` lists
+where each one is.
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ EFFECT_TESTS: dict[str, str] = {
     CONF_MAX_ITEMS: "test_config_flow.py::test_options_flow_changes_limits_and_reloads",
     CONF_MAX_CONTENT_LENGTH: "test_options_effects.py::test_max_content_length",
     CONF_EVICTION_THRESHOLD: "test_options_effects.py::test_eviction_threshold",
+    CONF_MEMORY_ENABLED: "test_memory_switch.py::test_switching_memory_on_again",
     CONF_AGENT_ID: "test_options_effects.py::test_agent_id",
     CONF_PROMPT_MODE: "test_options_effects.py::test_prompt_mode",
     CONF_MEMORY_BUDGET: "test_options_effects.py::test_memory_budget",
@@ -89,15 +91,15 @@ EFFECT_TESTS: dict[str, str] = {
         "test_options_effects.py::test_learn_from_other_agents"
     ),
     CONF_RAG_TOP_N: "test_options_effects.py::test_rag_top_n",
+    CONF_COMPACTION_ENABLED: (
+        "test_compaction.py::test_compaction_options_through_the_flow"
+    ),
+    CONF_COMPACTION_THRESHOLD: (
+        "test_compaction.py::test_compaction_options_through_the_flow"
+    ),
     CONF_EMBEDDING_URL: "test_retrieval.py::test_options_flow_sets_up_embeddings",
     CONF_EMBEDDING_MODEL: "test_retrieval.py::test_options_flow_sets_up_embeddings",
     CONF_EMBEDDING_API_KEY: "test_retrieval.py::test_options_flow_sets_up_embeddings",
-}
-# Options added by work in progress beside this issue's; their effect tests go with it.
-PENDING: dict[str, str] = {
-    CONF_MEMORY_ENABLED: "the memory agent does not read it yet",
-    CONF_COMPACTION_ENABLED: "compaction (seed 001)",
-    CONF_COMPACTION_THRESHOLD: "compaction (seed 001)",
 }
 WITH_AGENT = options(**{CONF_AGENT_ID: AGENT_ENTITY_ID})
 # Learning only when the context fills (the pre-compaction flush).
@@ -106,7 +108,7 @@ FLUSH_ONLY = {CONF_EXTRACT_MIN_INTERVAL: 3600, CONF_EXTRACT_MIN_MESSAGES: 100}
 
 def test_every_option_has_an_effect_test() -> None:
     in_the_flow = {key for fields in OPTION_STEPS.values() for key, _ in fields}
-    assert set(EFFECT_TESTS) | set(PENDING) == in_the_flow
+    assert set(EFFECT_TESTS) == in_the_flow
     here = Path(__file__).parent
     for where in EFFECT_TESTS.values():
         file, name = where.split("::")

@@ -383,6 +383,17 @@ class LocalBackend:
 
         asyncio.get_running_loop().run_in_executor(self._executor, flush)
 
+    def _in_background(self, func: Callable[..., object], *args: Any) -> None:
+        """Run `func` on the worker after the calls queued before it; nobody waits."""
+
+        def job() -> None:
+            try:
+                func(*args)
+            except Exception:
+                _LOGGER.exception("A background job of the memory store failed")
+
+        asyncio.get_running_loop().run_in_executor(self._executor, job)
+
     def _outside_change(self) -> object | None:
         """A token when another process changed the store, else None.
 
@@ -668,14 +679,22 @@ class LocalBackend:
         `live_since`: when the oldest message the agent's host still holds was
         written (see `TurnMemory.begin`).
         """
-        return await self._run(
+        context = await self._run(
             self.turns.begin,
             session_id=session_id,
             text=text,
             user_id=user_id,
             settings=settings,
             live_since=live_since,
+            record_access=False,
         )
+        # The statistics of the memories used are written after the agent has its
+        # memory (a write, sometimes a journal fold, would delay the reply).
+        if context.memories:
+            self._in_background(
+                self.store.record_access, [r.memory.id for r in context.memories]
+            )
+        return context
 
     async def end_turn(
         self, *, session_id: str, user_text: str, reply: str, user_id: str | None = None

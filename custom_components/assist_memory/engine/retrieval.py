@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 import functools
 from typing import Final
@@ -88,8 +89,10 @@ class Retriever:
         wants_preference = expresses_preference(message)
         now = self._now()
         results: list[ScoredMemory] = []
+        query = _QueryTerms.of(keywords)
+        topic_terms = _QueryTerms.of(topic_keywords) if topic_keywords else None
         for memory_id, memory in memories.items():
-            matched, coverage = _matched(keywords, memory)
+            matched, coverage = query.matched(memory)
             lexical = 0.5 * bm25.get(memory_id, 0.0) / best_bm25 + 0.5 * coverage
             vector = similarity.get(memory_id) if similarity else None
             keyword = (
@@ -97,9 +100,7 @@ class Retriever:
                 if vector is None
                 else HYBRID_VECTOR * max(vector, 0.0) + HYBRID_BM25 * lexical
             )
-            on_topic = (
-                topic_keywords is not None and _matched(topic_keywords, memory)[1] > 0
-            )
+            on_topic = topic_terms is not None and topic_terms.matched(memory)[1] > 0
             parts = ScoreParts(
                 keyword=keyword,
                 category=category_score(memory, wants_preference=wants_preference),
@@ -133,24 +134,39 @@ def _terms_of(text: str) -> tuple[frozenset[str], frozenset[str]]:
     )
 
 
-def _matched(keywords: Keywords, memory: Memory) -> tuple[tuple[str, ...], float]:
-    """Which query keywords the memory contains, and the share of them it covers."""
-    stems, grams = _terms_of(searchable_text(memory))
-    matched: list[str] = []
-    units = 0.0
-    total = len(keywords.words) + len(keywords.prefixes) + len(keywords.chinese)
-    for word in keywords.words:
-        if light_stem(word) in stems:
-            matched.append(word)
-            units += 1
-    for prefix in keywords.prefixes:
-        if any(stem.startswith(prefix) for stem in stems):
-            matched.append(prefix + "*")
-            units += 1
-    for piece in keywords.chinese:
-        wanted = cjk_pairs(piece)
-        found = sum(1 for gram in wanted if gram in grams)
-        if found:
-            matched.append(piece)
-            units += found / len(wanted)
-    return tuple(matched), (units / total if total else 0.0)
+@dataclass(frozen=True, slots=True)
+class _QueryTerms:
+    """A message's keywords, stemmed and paired once for all the candidates."""
+
+    words: tuple[tuple[str, str], ...]  # (word, stem)
+    prefixes: tuple[str, ...]
+    chinese: tuple[tuple[str, tuple[str, ...]], ...]  # (piece, its pairs)
+
+    @classmethod
+    def of(cls, keywords: Keywords) -> _QueryTerms:
+        return cls(
+            tuple((word, light_stem(word)) for word in keywords.words),
+            keywords.prefixes,
+            tuple((piece, tuple(cjk_pairs(piece))) for piece in keywords.chinese),
+        )
+
+    def matched(self, memory: Memory) -> tuple[tuple[str, ...], float]:
+        """Which keywords the memory contains, and the share of them it covers."""
+        stems, grams = _terms_of(searchable_text(memory))
+        matched: list[str] = []
+        units = 0.0
+        total = len(self.words) + len(self.prefixes) + len(self.chinese)
+        for word, stem in self.words:
+            if stem in stems:
+                matched.append(word)
+                units += 1
+        for prefix in self.prefixes:
+            if any(stem.startswith(prefix) for stem in stems):
+                matched.append(prefix + "*")
+                units += 1
+        for piece, wanted in self.chinese:
+            found = sum(1 for gram in wanted if gram in grams)
+            if found:
+                matched.append(piece)
+                units += found / len(wanted)
+        return tuple(matched), (units / total if total else 0.0)

@@ -24,7 +24,7 @@ from .conversations import ConversationLog, Message, summarize_first_exchange, t
 from .extraction import Fact, RuleBasedExtractor, plan_write_back
 from .keywords import extract_keywords
 from .memory import MemoryEngine
-from .models import HOUSEHOLD_SCOPE
+from .models import HOUSEHOLD_SCOPE, Memory
 from .profile import UserProfile, profile_updates
 from .prompt import build_prompt_with_memory
 from .scoring import ScoredMemory
@@ -129,8 +129,13 @@ class TurnMemory:
         user_id: str | None = None,
         settings: TurnSettings | None = None,
         live_since: datetime | None = None,
+        record_access: bool = True,
     ) -> TurnContext:
         """Record the user's message and gather the memory for the agent.
+
+        With `record_access` the memories used get their access statistics at once;
+        a caller in a hurry passes False and records them after the turn
+        (`engine.store.record_access`).
 
         The rolling window is the conversation's last `context_limit` messages,
         whole turns, counting the one being answered. The agent's host may still
@@ -159,7 +164,7 @@ class TurnMemory:
             limit=settings.rag_top_n,
             scopes=scopes,
             topic=topic,
-            record_access=True,
+            record_access=record_access,
         )
         memories = [r.memory for r in results]
         profile = self._profile(scopes, settings)
@@ -267,8 +272,10 @@ class TurnMemory:
         fitting = [
             f for f in facts if len(f.content) <= settings.atomic_content_max_length
         ]
-        with self.engine.store.locked_records() as records:
-            existing = [m for m in records.values() if m.scope == scope]
+        existing: list[Memory] = []
+        if fitting:  # comparing with every memory is costly: only when there are facts
+            with self.engine.store.locked_records() as records:
+                existing = [m for m in records.values() if m.scope == scope]
         plan = plan_write_back(fitting, existing, scope=scope)
         store = self.engine.store
         for fact in plan.adds:
