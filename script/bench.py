@@ -11,6 +11,9 @@ Speed and memory, at each size: the labelled memories scaled up with other names
 the labelled queries. Search latency (ours vs a raw FTS5 query over the same texts),
 durable add latency (ours vs a bare append + fdatasync, the disk's floor), cold start
 (load + index, first start and restart) and resident memory in a fresh process.
+Load: 1 000 concurrent mixed requests to a server process (next to as many /health
+requests) and 1 000 concurrent service calls in a Home Assistant test instance (next to
+as many input_boolean.toggle calls), each checked for errors and lost writes.
 The memory agent: a Home Assistant test instance in this process with the integration
 set up over 10 000 memories, wrapping a conversation agent that answers at once; turns
 through the memory agent next to the same turns sent to that agent directly.
@@ -47,7 +50,7 @@ from homeassistant.const import MATCH_ALL
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import entity_registry as er, frame
 from homeassistant.setup import async_setup_component
-from load import REQUESTS, server_load, timed_call
+from load import REQUESTS, server_load, service_load, timed_call
 from pytest_homeassistant_custom_component.common import async_test_home_assistant
 
 from assist_memory_engine.memory import MemoryEngine
@@ -613,8 +616,37 @@ async def _time_server_load() -> tuple[list[float], list[float]]:
     return mixed, list(floor)
 
 
+async def _time_service_load(config: Path) -> tuple[list[float], list[float]]:
+    """Seconds per call: the memory services' mix, and as many input_boolean.toggle."""
+    async with async_test_home_assistant(config_dir=str(config)) as hass:
+        await _start_home_assistant(hass)
+        toggled = {"input_boolean": {"bench": {"name": "Bench"}}}
+        _require(
+            await async_setup_component(hass, "input_boolean", toggled),
+            "input_boolean",
+        )
+        mixed = await service_load(hass, INTEGRATION)
+
+        async def toggle() -> None:
+            await hass.services.async_call(
+                "input_boolean",
+                "toggle",
+                {"entity_id": "input_boolean.bench"},
+                blocking=True,
+            )
+
+        floor = await asyncio.gather(*(timed_call(toggle()) for _ in range(REQUESTS)))
+        for entry in hass.config_entries.async_entries(INTEGRATION):
+            await hass.config_entries.async_unload(entry.entry_id)
+        await hass.async_stop(force=True)
+    return mixed, list(floor)
+
+
 def load() -> None:
-    """Print p50/p99 of 1 000 concurrent requests to the server (checked correct)."""
+    """Print p50/p99 of 1 000 concurrent requests to the server and in Home Assistant.
+
+    Each load is checked correct, and timed next to a baseline at the same concurrency.
+    """
     mixed, floor = asyncio.run(_time_server_load())
     table(
         "The server under 1 000 concurrent requests (milliseconds)",
@@ -624,6 +656,23 @@ def load() -> None:
             for name, values in (
                 ("mixed: add, update, read, search, list (no error, none lost)", mixed),
                 ("baseline: /health, same concurrency", floor),
+            )
+        ],
+    )
+    sys.path.insert(0, str(ROOT))  # where Home Assistant finds custom_components
+    with tempfile.TemporaryDirectory(dir=ROOT) as folder:
+        calls, toggles = asyncio.run(_time_service_load(Path(folder)))
+    table(
+        "Home Assistant under 1 000 concurrent service calls (milliseconds)",
+        ["service calls", "p50", "p99"],
+        [
+            [name, *(f"{percentile(values, s) * 1000:.2f}" for s in (0.5, 0.99))]
+            for name, values in (
+                (
+                    f"{INTEGRATION}: add, update, search (no error, none lost)",
+                    calls,
+                ),
+                ("baseline: input_boolean.toggle, same concurrency", toggles),
             )
         ],
     )

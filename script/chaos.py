@@ -3,7 +3,11 @@
     script/chaos [--kills 100] [--workers 8] [--seed N] [--data-dir DIR]
 
 The server (`assist-memory serve`, a real process on 127.0.0.1) gets mixed writes from
-concurrent clients: add, update, delete and import (merge). At a random moment it is
+concurrent clients: add, update, delete, import (merge) and compaction (now, when due,
+and now and then an undo). Compaction asks a stand-in chat model on 127.0.0.1
+(tests/browser/compaction_llm.py, a process of its own) that keeps every fact once:
+since every content sent is unique, a compaction must keep every memory with its id
+and text, and the checks below hold through it. At a random moment the server is
 killed with SIGKILL, then started again on the same folder, and the data is checked:
 
 - the store parses (the server starts and exports it),
@@ -27,10 +31,12 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 import itertools
+import os
 from pathlib import Path
 import random
 import re
 import signal
+import socket
 import string
 import sys
 import tempfile
@@ -39,8 +45,17 @@ import aiohttp
 
 BIN = Path(sys.executable).parent
 _SERVING = re.compile(r"serving on (http://\S+)")
-# Below the store's default limit of 100 items: the writers delete above this.
+ROOT = Path(__file__).resolve().parent.parent
+# The writers delete above this many memories (the store has no limit here).
 TARGET_SIZE = 60
+# The server's settings: no limit on the number of memories, compaction on and due
+# from two facts, asking the stand-in model (its address is added at start).
+SERVER_ENV = {
+    "MEMORY_MAX_ITEMS": "0",
+    "MEMORY_COMPACTION_ENABLED": "true",
+    "MEMORY_COMPACTION_THRESHOLD": "2",
+    "LLM_MODEL": "chaos-compactor",
+}
 
 
 def unique_word(number: int) -> str:
@@ -70,6 +85,9 @@ class Ledger:
     pending_deletes: set[str] = field(default_factory=set)
     words: Iterator[int] = field(default_factory=itertools.count)
     acknowledged: int = 0
+    # Compactions and undos answered with counts (something was done).
+    compactions: int = 0
+    undos: int = 0
     # Answers other than success (a full store refuses adds): status -> count.
     refused: Counter[int] = field(default_factory=Counter)
 
@@ -93,14 +111,17 @@ class Totals:
     checked_records: int = 0
     unacknowledged_kept: int = 0
     unacknowledged_dropped: int = 0
+    compactions: int = 0
+    undos: int = 0
     refused: Counter[int] = field(default_factory=Counter)
 
 
 class Server:
     """`assist-memory serve` on a free port over one folder."""
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, llm_url: str) -> None:
         self.data_dir = data_dir
+        self.llm_url = llm_url
         self.url = ""
         self.process: asyncio.subprocess.Process | None = None
 
@@ -117,6 +138,7 @@ class Server:
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=log,
+            env={**os.environ, **SERVER_ENV, "LLM_URL": self.llm_url},
         )
         log.close()
         if self.process.stdout is None:  # pragma: no cover - PIPE was asked for
@@ -144,6 +166,44 @@ class Server:
         await self.process.wait()
 
 
+class CompactionModel:
+    """The stand-in chat model (tests/browser/compaction_llm.py) as a process."""
+
+    def __init__(self) -> None:
+        self.process: asyncio.subprocess.Process | None = None
+        self.url = ""
+
+    async def start(self) -> None:
+        """Start it on a free port; return once it answers."""
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        self.process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            *("-m", "tests.browser.compaction_llm", str(port)),
+            cwd=ROOT,
+            stdin=asyncio.subprocess.DEVNULL,
+            # A request cut off by a SIGKILL is a broken pipe there: not worth a trace.
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+        self.url = f"http://127.0.0.1:{port}/v1"
+        async with asyncio.timeout(30):
+            while True:
+                try:
+                    _, writer = await asyncio.open_connection("127.0.0.1", port)
+                except OSError:
+                    await asyncio.sleep(0.05)
+                else:
+                    writer.close()
+                    return
+
+    async def stop(self) -> None:
+        """SIGTERM, and wait."""
+        if self.process is not None and self.process.returncode is None:
+            self.process.terminate()
+            await self.process.wait()
+
+
 async def write_forever(
     http: aiohttp.ClientSession, ledger: Ledger, rng: random.Random
 ) -> None:
@@ -157,6 +217,8 @@ async def write_forever(
             await update(http, ledger, rng.choice(live))
         elif roll < 0.5:
             await import_two(http, ledger)
+        elif roll < 0.56:
+            await compact(http, ledger, rng)
         else:
             await add(http, ledger)
 
@@ -223,6 +285,35 @@ async def import_two(http: aiohttp.ClientSession, ledger: Ledger) -> None:
     for memory_id, content in records.items():
         ledger.pending_adds.discard(content)
         ledger.present[memory_id] = [content]
+    ledger.acknowledged += 1
+
+
+async def compact(
+    http: aiohttp.ClientSession, ledger: Ledger, rng: random.Random
+) -> None:
+    """Compact now or when due, or (one time in five) undo the last compaction.
+
+    Every content is unique, so the model keeps every fact: nothing changes in the
+    ledger, and the checks after the restart prove the compaction kept each memory's
+    id and text (a compaction or undo that loses or revives one fails them).
+    """
+    roll = rng.random()
+    path = (
+        "/api/auto-memory/undo"
+        if roll < 0.2
+        else "/api/auto-memory/compact-if-due"
+        if roll < 0.4
+        else "/api/auto-memory/compact"
+    )
+    async with http.post(path, json={}) as answer:
+        if answer.status != 200:
+            ledger.refused[answer.status] += 1
+            return
+        done = "message" not in await answer.json()
+    if done and path.endswith("undo"):
+        ledger.undos += 1
+    elif done:
+        ledger.compactions += 1
     ledger.acknowledged += 1
 
 
@@ -295,9 +386,11 @@ async def run(kills: int, workers: int, seed: int, data_dir: Path) -> Totals:
     rng = random.Random(seed)
     ledger = Ledger()
     totals = Totals()
-    server = Server(data_dir)
-    await server.start()
+    model = CompactionModel()
+    await model.start()
+    server = Server(data_dir, model.url)
     try:
+        await server.start()
         for _ in range(kills):
             before = ledger.acknowledged
             await one_round(server, ledger, rng, workers)
@@ -305,9 +398,12 @@ async def run(kills: int, workers: int, seed: int, data_dir: Path) -> Totals:
             totals.acknowledged += ledger.acknowledged - before
             await check(server, ledger, totals)
         totals.refused = ledger.refused
+        totals.compactions = ledger.compactions
+        totals.undos = ledger.undos
     finally:
         if server.process is not None and server.process.returncode is None:
             await server.kill()
+        await model.stop()
     return totals
 
 
@@ -334,7 +430,8 @@ def main(argv: list[str] | None = None) -> int:
         f"(ids unique, each found by search); unacknowledged writes: "
         f"{totals.unacknowledged_kept} kept whole, "
         f"{totals.unacknowledged_dropped} absent, 0 half there; "
-        f"refused answers by status: {dict(totals.refused) or 'none'}"
+        f"{totals.compactions} compactions and {totals.undos} undos done (every "
+        f"fact kept, ids unchanged); refused answers by status: {dict(totals.refused) or 'none'}"
     )
     return 0
 

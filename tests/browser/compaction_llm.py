@@ -4,7 +4,8 @@ Usage: python -m tests.browser.compaction_llm PORT   (from the repository root)
 
 POST /v1/chat/completions answers like a careful model asked to compact: the facts it
 was shown, each duplicate (same words, ignoring case, dates and punctuation) kept once.
-Single-threaded; runs until SIGTERM.
+Single-threaded; runs until SIGTERM. `compact` also answers for the AI Task entity of
+the Home Assistant test (ha_config/custom_components/browser_llm).
 """
 
 from __future__ import annotations
@@ -17,11 +18,17 @@ import sys
 _BULLET = re.compile(r"^- (?:\[[^\]]*\] )?(.*)$")
 
 
-def compact(facts: str) -> str:
-    """The facts' Markdown without duplicate bullets."""
+def compact(prompt: str) -> str:
+    """The facts' Markdown without duplicate bullets.
+
+    The facts start at the first `## ` header: what comes before (the instructions,
+    when they are sent with the facts in one text) is not part of the answer.
+    """
+    facts = prompt.splitlines()
+    start = next((i for i, line in enumerate(facts) if line.startswith("## ")), 0)
     seen: set[str] = set()
     lines: list[str] = []
-    for line in facts.splitlines():
+    for line in facts[start:]:
         if (bullet := _BULLET.match(line)) is not None:
             words = " ".join(re.findall(r"\w+", bullet.group(1).casefold()))
             if words in seen:

@@ -7,6 +7,7 @@ on 127.0.0.1. Screenshots go to build/screenshots/<test name>/.
 from __future__ import annotations
 
 from collections.abc import Iterator
+import json
 from pathlib import Path
 import re
 import socket
@@ -132,3 +133,19 @@ def stop(process: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+
+
+def post_json(url: str, body: object, token: str) -> object:
+    """POST a JSON body with a bearer token; the JSON answer (HTTP errors raise)."""
+    request = urllib.request.Request(  # noqa: S310 - 127.0.0.1
+        url,
+        data=json.dumps(body).encode(),
+        headers={
+            "Authorization": f"Bearer {token}",
+            "Content-Type": "application/json",
+        },
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=60) as response:  # noqa: S310
+        answer: object = json.loads(response.read() or b"null")
+        return answer

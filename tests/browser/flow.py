@@ -2,11 +2,14 @@
 
 The same walk runs against the standalone server and inside Home Assistant, in English
 and in Chinese: `Labels` holds the text the person reads and types in each language.
+Before the walk each test has had a conversation (`Labels.said`) and written today's
+daily log entry (`Labels.logged`) in its own way: the walk finds them on their screens.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 import json
 from pathlib import Path
 import re
@@ -22,7 +25,9 @@ class Labels:
     tab_search: str
     tab_documents: str
     tab_daily: str
+    days: str
     tab_sessions: str
+    recent: str
     tab_settings: str
     tab_backup: str
     add: str
@@ -67,6 +72,9 @@ class Labels:
     gone: str
     search_words: str
     boiler: str
+    # What was said in a conversation before the walk (its title), and a log entry.
+    said: str
+    logged: str
 
 
 ENGLISH = Labels(
@@ -74,7 +82,9 @@ ENGLISH = Labels(
     tab_search="Search",
     tab_documents="MEMORY.md & profile",
     tab_daily="Daily logs",
+    days="Days",
     tab_sessions="Sessions",
+    recent="Recent conversations",
     tab_settings="Settings",
     tab_backup="Export & import",
     add="Add memory",
@@ -118,6 +128,8 @@ ENGLISH = Labels(
     gone="The old car is blue",
     search_words="green tea",
     boiler="The boiler is serviced in May",
+    said="Is the garden gate locked",
+    logged="Watered the tomatoes in the greenhouse",
 )
 
 CHINESE = Labels(
@@ -125,7 +137,9 @@ CHINESE = Labels(
     tab_search="搜索",
     tab_documents="MEMORY.md 与档案",
     tab_daily="每日日志",
+    days="日期",
     tab_sessions="会话",
+    recent="最近的对话",
     tab_settings="设置",
     tab_backup="导出与导入",
     add="添加记忆",
@@ -169,6 +183,8 @@ CHINESE = Labels(
     gone="旧车是蓝色的",
     search_words="绿茶",
     boiler="锅炉每年五月保养",
+    said="花园的门锁好了吗",
+    logged="给温室里的番茄浇了水",
 )
 
 
@@ -272,9 +288,22 @@ def walk_through(
     expect(status).to_contain_text(words.main_saved)
     screens.shot("memory-md")
 
+    # Today's log (written in UTC) holds the entry; the conversation has its summary.
     tab(words.tab_daily)
+    today = datetime.now(UTC).date().isoformat()
+    app.get_by_role("navigation", name=words.days).get_by_role(
+        "button", name=today
+    ).click()
+    expect(app.get_by_role("article", name=today)).to_contain_text(words.logged)
     screens.shot("daily-logs")
     tab(words.tab_sessions)
+    conversation = (
+        app.get_by_role("list", name=words.recent)
+        .get_by_role("listitem")
+        .filter(has=page.get_by_text(words.said, exact=True))
+    )
+    expect(conversation).to_be_visible()
+    expect(conversation.locator("p").nth(1)).not_to_be_empty()
     screens.shot("sessions")
 
     # Automatic memory off (kept after a reload of the tab), then on again.

@@ -3,13 +3,17 @@
 The test starts `hass` as a process on 127.0.0.1 with the integration loaded (as
 script/develop does: onboarded, owner dev/dev, entry added through the config flow),
 logs the browser in through Home Assistant's own auth flow, and walks through the panel.
-Compaction needs an LLM (AI Task) that this instance has none of: the panel says so.
+Compaction needs an LLM: the instance also has the test integration of
+ha_config/custom_components/browser_llm (an AI Task entity that compacts), chosen in
+Assist Memory's options with compaction on.
 """
 
 from __future__ import annotations
 
 import base64
 from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
 import importlib.util
 import json
 from pathlib import Path
@@ -20,7 +24,7 @@ from types import ModuleType
 from playwright.sync_api import Browser, expect
 import pytest
 
-from .conftest import ROOT, free_port, stop, wait_for_http
+from .conftest import ROOT, free_port, post_json, stop, wait_for_http
 from .flow import CHINESE, ENGLISH, Labels, Screens, walk_through
 
 
@@ -61,17 +65,55 @@ def load_ha_instance() -> ModuleType:
 
 
 ha = load_ha_instance()
+TEST_INTEGRATIONS = Path(__file__).parent / "ha_config" / "custom_components"
+LLM_ENTITY = "ai_task.browser_llm"
+MEMORY_AGENT = "conversation.assist_memory_memory_agent"
+
+
+@dataclass(frozen=True)
+class HomeAssistant:
+    url: str
+    token: str
+    config: Path
+
+
+def use_llm_for_compaction(url: str, token: str, entry_id: str) -> None:
+    """The options' learning step: the test LLM as extractor, compaction on."""
+    flows = f"{url}/api/config/config_entries/options/flow"
+    status, menu = ha.request(
+        "POST", flows, json_body={"handler": entry_id}, token=token
+    )
+    assert status == 200, menu
+    assert menu["type"] == "menu", menu
+    status, form = ha.request(
+        "POST",
+        f"{flows}/{menu['flow_id']}",
+        json_body={"next_step_id": "learning"},
+        token=token,
+    )
+    assert status == 200, form
+    answer = ha._form_input(form)
+    answer.update(extractor_entity=LLM_ENTITY, compaction_enabled=True)
+    status, result = ha.request(
+        "POST", f"{flows}/{form['flow_id']}", json_body=answer, token=token
+    )
+    assert result.get("type") == "create_entry", result
 
 
 @pytest.fixture(scope="module")
-def home_assistant(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A Home Assistant process with Assist Memory set up; its URL."""
+def home_assistant(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HomeAssistant]:
+    """A Home Assistant process with Assist Memory and the test LLM set up."""
     config = tmp_path_factory.mktemp("home-assistant")
     port = free_port()
     (config / "configuration.yaml").write_text(CONFIGURATION)
     (config / ".storage").mkdir()
     (config / ".storage" / "http").write_text(http_storage(port))
-    (config / "custom_components").symlink_to(ROOT / "custom_components")
+    (config / "custom_components").mkdir()
+    for integration in (
+        ROOT / "custom_components" / "assist_memory",
+        TEST_INTEGRATIONS / "browser_llm",
+    ):
+        (config / "custom_components" / integration.name).symlink_to(integration)
     log = (config / "test-run.log").open("wb")
     process = subprocess.Popen(
         [
@@ -88,9 +130,12 @@ def home_assistant(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         wait_for_http(f"{url}/auth/providers", process, timeout=180)
         token = ha.onboard(url)
         ha.wait_until_running(url, token)
+        llm = ha.add_integration(url, token, "browser_llm")
+        assert llm.get("state", "loaded") == "loaded", llm
         entry = ha.add_integration(url, token, "assist_memory")
         assert entry.get("state", "loaded") == "loaded", entry
-        yield url
+        use_llm_for_compaction(url, token, entry["entry_id"])
+        yield HomeAssistant(url, token, config)
     finally:
         stop(process)
         log.close()
@@ -129,13 +174,36 @@ def login_link(url: str) -> str:
     return f"{url}/?auth_callback=1&code={result['result']}&state={state}"
 
 
+def converse_and_log(home_assistant: HomeAssistant, words: Labels) -> None:
+    """A conversation with the memory agent (its summary), and today's log entry.
+
+    The entry is written to the day's file, as the memory agent's log tool would: Home
+    Assistant has no route for it.
+    """
+    answer = post_json(
+        f"{home_assistant.url}/api/conversation/process",
+        {"text": words.said, "agent_id": MEMORY_AGENT, "language": "en"},
+        home_assistant.token,
+    )
+    assert isinstance(answer, dict), answer
+    assert answer.get("conversation_id"), answer
+    today = datetime.now(UTC)
+    daily = home_assistant.config / "data" / "prompts" / "memory" / "daily"
+    daily.mkdir(parents=True, exist_ok=True)
+    log = daily / f"{today.date().isoformat()}.md"
+    if not log.exists():
+        log.write_text(f"# {today.date().isoformat()}\n\n", encoding="utf-8")
+    with log.open("a", encoding="utf-8") as file:
+        file.write(f"- {today:%H:%M:%S} {words.logged}\n")
+
+
 @pytest.mark.parametrize(
     ("locale", "words"), [("en-US", ENGLISH), ("zh-CN", CHINESE)], ids=["en", "zh"]
 )
 def test_memory_panel(
     *,
     browser: Browser,
-    home_assistant: str,
+    home_assistant: HomeAssistant,
     screenshots: Path,
     tmp_path: Path,
     locale: str,
@@ -144,8 +212,9 @@ def test_memory_panel(
     context = browser.new_context(locale=locale, accept_downloads=True)
     page = context.new_page()
     page.set_default_timeout(30_000)
+    converse_and_log(home_assistant, words)
     try:
-        page.goto(login_link(home_assistant))
+        page.goto(login_link(home_assistant.url))
         # The sidebar has the panel, for the administrator.
         expect(page.locator('a[href="/assist-memory"]')).to_be_visible()
         # Open it as the sidebar link does (Home Assistant's navigate()).
@@ -157,7 +226,7 @@ def test_memory_panel(
         expect(app.get_by_role("heading", level=1)).to_be_visible()
         page.set_default_timeout(15_000)
         screens = Screens(page, screenshots)
-        walk_through(page, app, words, screens, tmp_path, compaction=False)
+        walk_through(page, app, words, screens, tmp_path, compaction=True)
         page.set_viewport_size({"width": 390, "height": 844})
         app.get_by_role("tab", name=words.tab_memories, exact=True).click()
         screens.shot("phone")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 import subprocess
 import sys
@@ -13,7 +14,7 @@ import pytest
 
 from tests.support.server_process import clean_env, serve_command
 
-from .conftest import ROOT, free_port, stop, wait_for_http
+from .conftest import ROOT, free_port, post_json, stop, wait_for_http
 from .flow import CHINESE, ENGLISH, Labels, Screens, walk_through
 
 
@@ -58,6 +59,17 @@ def server(tmp_path_factory: pytest.TempPathFactory, chat_url: str) -> Iterator[
         stop(process)
 
 
+def converse_and_log(server: Server, session_id: str, words: Labels) -> None:
+    """A conversation of one exchange (its summary and working memory) and a log entry,
+    through the REST routes the memory agent of a Home Assistant uses."""
+    turn = {"session_id": session_id, "text": words.said}
+    post_json(f"{server.url}/api/turns/begin", turn, server.token)
+    reply = {"session_id": session_id, "user_text": words.said, "reply": "Yes, it is."}
+    post_json(f"{server.url}/api/turns/end", reply, server.token)
+    entry = {"entry": words.logged, "now": datetime.now(UTC).isoformat()}
+    post_json(f"{server.url}/api/turns/daily-log", entry, server.token)
+
+
 @pytest.mark.parametrize(
     ("locale", "words", "token_label"),
     [("en-US", ENGLISH, "API token"), ("zh-CN", CHINESE, "API 令牌")],
@@ -85,6 +97,7 @@ def test_memory_manager(
         app.get_by_role("button").last.click()
         expect(app.get_by_label(token_label)).to_be_visible()
         screens.shot("token-prompt")
+        converse_and_log(server, f"browser-{locale}", words)
         # The link the server's owner shares: the token in the fragment.
         page.goto(f"{server.url}/#token={server.token}")
         walk_through(page, app, words, screens, tmp_path, compaction=True)

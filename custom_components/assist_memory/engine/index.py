@@ -26,6 +26,7 @@ from .keywords import (
     extract_keywords,
     index_terms,
     light_stem,
+    merge_keywords,
     normalize,
     query_terms,
 )
@@ -39,6 +40,9 @@ FTS_TOKENIZER: Final = "porter unicode61 remove_diacritics 2"
 _MAX_QUERY_TERMS: Final = 64
 # A term in more memories than this is "common": it is only searched in pairs.
 COMMON_TERM_DOCS: Final = 1000
+# A term of the conversation's topic brings candidates of its own only when it is
+# this distinctive; otherwise it only boosts what the message finds (and costs nothing).
+CONTEXT_TERM_DOCS: Final = 50
 _MAX_PAIRED_TERMS: Final = 8
 _DOCUMENT_COUNT_CACHE: Final = 20_000
 # SQLite refuses LIKE patterns over 50 000 bytes; no stored word is this long anyway.
@@ -67,6 +71,11 @@ def fts_phrases(terms: Sequence[str], prefixes: Sequence[str]) -> list[str]:
     phrases = [f'"{term.replace('"', '""')}"' for term in terms[:_MAX_QUERY_TERMS]]
     phrases += [f'"{p.replace('"', '""')}"*' for p in prefixes[:_MAX_QUERY_TERMS]]
     return phrases
+
+
+def _any_of(*expressions: str) -> str:
+    """FTS5 expressions joined by OR (empty ones left out)."""
+    return " OR ".join(expression for expression in expressions if expression)
 
 
 def fts_query(terms: Sequence[str], prefixes: Sequence[str]) -> str:
@@ -342,11 +351,13 @@ class SearchIndex:
         limit: int,
         scopes: Sequence[str] | None = None,
         enough: int | None = None,
+        context: Keywords | None = None,
     ) -> list[Candidate]:
         """The best `limit` memories for the keywords, by BM25 (or LIKE on fallback).
 
         A focused query is tried first; when it finds fewer than `enough` (default:
-        `limit`), every memory any keyword matches is ranked.
+        `limit`), every memory any keyword matches is ranked. `context` (the
+        conversation's topic) adds its distinctive terms to the focused query.
         """
         needed, optional = query_terms(keywords)
         if not needed and not keywords.prefixes:
@@ -361,11 +372,13 @@ class SearchIndex:
                         limit=limit,
                         scopes=scopes,
                         enough=limit if enough is None else enough,
+                        context=query_terms(context)[0] if context else [],
                     )
                 except sqlite3.Error as err:
                     # Stop using a broken FTS table; the next open rebuilds it.
                     self._disable_fts(f"the full-text query failed: {err}")
-            return self._match_like(keywords, limit, scopes)
+            merged = merge_keywords(keywords, context) if context else keywords
+            return self._match_like(merged, limit, scopes)
 
     def _match_fts(
         self,
@@ -376,16 +389,21 @@ class SearchIndex:
         limit: int,
         scopes: Sequence[str] | None,
         enough: int,
+        context: Sequence[str] = (),
     ) -> list[Candidate]:
-        plan = _plan_query(
-            fts_phrases(needed, prefixes),
-            fts_phrases(optional, ()),
-            self._documents_with,
-        )
-        rows = self._ranked(plan, limit, scopes)
+        phrases = fts_phrases(needed, prefixes)
+        distinctive = [
+            phrase
+            for phrase in fts_phrases(context, ())
+            if phrase not in phrases
+            and self._documents_with(phrase) <= CONTEXT_TERM_DOCS
+        ]
+        plan = _plan_query(phrases, fts_phrases(optional, ()), self._documents_with)
+        rows = self._ranked(_any_of(plan, *distinctive), limit, scopes)
         if len(rows) < enough:
             # The focused query found too little: rank everything any term matches.
-            rows = self._ranked(fts_query(needed, prefixes), limit, scopes)
+            broad = fts_query(needed, prefixes)
+            rows = self._ranked(_any_of(broad, *distinctive), limit, scopes)
         return rows
 
     def _ranked(

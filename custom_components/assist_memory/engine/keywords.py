@@ -205,3 +205,12 @@ _PREFERENCE_CUES: Final = re.compile(
 def expresses_preference(text: str) -> bool:
     """True when the text states or asks about likes and dislikes (English, Chinese)."""
     return bool(_PREFERENCE_CUES.search(unicodedata.normalize("NFKC", text)))
+
+
+def merge_keywords(first: Keywords, second: Keywords) -> Keywords:
+    """Both sets of keywords, the first's first, without repeats."""
+    return Keywords(
+        words=tuple(dict.fromkeys([*first.words, *second.words])),
+        chinese=tuple(dict.fromkeys([*first.chinese, *second.chinese])),
+        prefixes=tuple(dict.fromkeys([*first.prefixes, *second.prefixes])),
+    )

@@ -72,12 +72,11 @@ class Retriever:
         """The best `limit` memories for the message, best first ([] when none match)."""
         keywords = extract_keywords(message)
         topic_keywords = extract_keywords(topic) if topic else None
-        search = _merge(keywords, topic_keywords) if topic_keywords else keywords
         pool = max(limit * _CANDIDATES_PER_RESULT, _MIN_CANDIDATES)
-        bm25 = {
-            c.memory_id: c.keyword_score
-            for c in self._index.match(search, limit=pool, scopes=scopes, enough=limit)
-        }
+        found = self._index.match(
+            keywords, limit=pool, scopes=scopes, enough=limit, context=topic_keywords
+        )
+        bm25 = {c.memory_id: c.keyword_score for c in found}
         similarity = dict(self._vectors(message, pool)) if self._vectors else {}
         memories = self._fetch([*bm25, *similarity])
         if scopes is not None:
@@ -114,14 +113,6 @@ class Retriever:
             results.append(ScoredMemory(memory, parts.total(), parts, matched))
         results.sort(key=lambda r: (r.score, r.memory.updated_at), reverse=True)
         return results[:limit]
-
-
-def _merge(first: Keywords, second: Keywords) -> Keywords:
-    return Keywords(
-        words=tuple(dict.fromkeys([*first.words, *second.words])),
-        chinese=tuple(dict.fromkeys([*first.chinese, *second.chinese])),
-        prefixes=tuple(dict.fromkeys([*first.prefixes, *second.prefixes])),
-    )
 
 
 @functools.lru_cache(maxsize=8192)
