@@ -74,10 +74,9 @@ async def async_extract(
         result.skipped,
     )
     if backend.compaction_enabled:
-        # Seed 001: fire and forget; maybe_compact logs its outcome and never raises.
-        entry.async_create_background_task(
-            hass, backend.maybe_compact(), "assist_memory_compact"
-        )
+        # Seed 001: fire and forget (the reply went out already); maybe_compact logs
+        # its outcome and never raises. Tracked, so unloading waits for it.
+        entry.async_create_task(hass, backend.maybe_compact(), "assist_memory_compact")
 
 
 async def _async_llm_facts(

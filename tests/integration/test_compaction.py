@@ -103,8 +103,6 @@ async def test_learning_triggers_compaction(
 
     llm.task.answer = answer
     await say(hass, "Anna never takes milk in her coffee")
-    # Compaction is a background task: the conversation never waits for it.
-    await hass.async_block_till_done(wait_background_tasks=True)
     assert await contents(hass) == ["Anna takes her coffee black"]
     assert "3 facts before, 1 after" in caplog.text
     # The extraction asked for the facts' structure.
@@ -112,7 +110,6 @@ async def test_learning_triggers_compaction(
     # Within the cooldown the next turn learns but does not compact again.
     asked = len(llm.task.instructions)
     await say(hass, "Tom likes green tea")
-    await hass.async_block_till_done(wait_background_tasks=True)
     assert len(llm.task.instructions) == asked + 1
 
 
@@ -131,7 +128,6 @@ async def test_a_failing_compaction_never_reaches_the_conversation(
 
     llm.task.answer = answer
     result = await say(hass, "Hello there")
-    await hass.async_block_till_done(wait_background_tasks=True)
     assert result.response.speech["plain"]["speech"]
     assert len(await contents(hass)) == 3
 
