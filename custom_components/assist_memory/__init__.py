@@ -11,10 +11,11 @@ from homeassistant.helpers.typing import ConfigType
 from .const import CONF_LEARN_FROM_OTHER_AGENTS, CONF_STORAGE, DOMAIN, STORAGE_REMOTE
 from .data import AssistMemoryConfigEntry, AssistMemoryData
 from .engine import LoadReport, LocalBackend, MemoryEngineError
+from .engine.config import store_settings
 from .follow import async_follow_other_agents
 from .http import async_register_views
 from .llm_api import AssistMemoryAPI
-from .options import async_apply_options, embedding_config, store_path, store_settings
+from .options import async_apply_options, embedding_config, store_path
 from .panel import async_register_panel, async_register_static
 from .remote_entry import async_open_remote
 from .repairs import async_report_set_aside_files

@@ -19,20 +19,17 @@ from .const import (
     CONF_EMBEDDING_MODEL,
     CONF_EMBEDDING_URL,
     CONF_ENABLE_USER_PROFILE,
-    CONF_EVICTION_THRESHOLD,
     CONF_EXTRACT_MIN_INTERVAL,
     CONF_EXTRACT_MIN_MESSAGES,
     CONF_EXTRACTOR_ENTITY,
     CONF_FLUSH_THRESHOLD,
-    CONF_MAX_CONTENT_LENGTH,
-    CONF_MAX_ITEMS,
     CONF_MEMORY_BUDGET,
     CONF_RAG_TOP_N,
     CONF_SESSION_SUMMARY_LIMIT,
     DATA_FOLDER,
 )
-from .engine import LocalBackend, MemoryBackend, StoreSettings
-from .engine.config import DEFAULT_CONFIG
+from .engine import LocalBackend, MemoryBackend
+from .engine.config import DEFAULT_CONFIG, store_settings
 from .engine.embeddings import EmbeddingConfig
 from .engine.paths import STORE_FILE_NAME
 from .engine.turns import LearnSettings, TurnSettings
@@ -47,17 +44,6 @@ DEFAULT_OPTIONS: dict[str, Any] = dict(DEFAULT_CONFIG)
 def store_path(hass: HomeAssistant) -> Path:
     """The embedded store file: `<config>/data/memories.json` (seed 004's layout)."""
     return Path(hass.config.path(DATA_FOLDER, STORE_FILE_NAME))
-
-
-def store_settings(options: Mapping[str, Any]) -> StoreSettings:
-    """Engine limits from the entry options (defaults for missing ones)."""
-    merged = {**DEFAULT_OPTIONS, **options}
-    return StoreSettings(
-        max_items=int(merged[CONF_MAX_ITEMS]),
-        max_content_length=int(merged[CONF_MAX_CONTENT_LENGTH]),
-        retrieval_limit=int(merged[CONF_RAG_TOP_N]),
-        eviction_threshold=int(merged[CONF_EVICTION_THRESHOLD]),
-    )
 
 
 def compaction_llm(

@@ -375,13 +375,10 @@ class LocalBackend:
 
         def flush() -> None:
             self._flush_scheduled = False
-            try:
-                self.engine.flush()
-            except Exception:
-                # Nobody awaits this job; the next change or search flushes again.
-                _LOGGER.exception("Updating the search index or MEMORY.md failed")
+            # On failure (logged), the next change or search flushes again.
+            self.engine.flush()
 
-        asyncio.get_running_loop().run_in_executor(self._executor, flush)
+        self._in_background(flush)
 
     def _in_background(self, func: Callable[..., object], *args: Any) -> None:
         """Run `func` on the worker after the calls queued before it; nobody waits."""

@@ -19,7 +19,7 @@ from .compaction import DEFAULT_THRESHOLD
 from .compose import DEFAULT_BUDGET
 from .errors import MemoryEngineError
 from .models import DEFAULT_MAX_CONTENT_LENGTH
-from .settings import DEFAULT_MAX_ITEMS, DEFAULT_RETRIEVAL_LIMIT
+from .settings import DEFAULT_MAX_ITEMS, DEFAULT_RETRIEVAL_LIMIT, StoreSettings
 
 PROMPT_MODE_SYSTEM: Final = "system"
 PROMPT_MODE_PREFIX: Final = "prefix"
@@ -180,3 +180,14 @@ def config_changes(changes: object) -> dict[str, bool | int | str]:
             raise InvalidConfigError(f"unknown setting {name!r}", name=name)
         result[field.key] = field.check(value)
     return result
+
+
+def store_settings(options: Mapping[str, Any]) -> StoreSettings:
+    """The store's limits from stored settings (defaults for missing ones)."""
+    merged = {**DEFAULT_CONFIG, **options}
+    return StoreSettings(
+        max_items=int(merged["max_items"]),
+        max_content_length=int(merged["max_content_length"]),
+        retrieval_limit=int(merged["rag_top_n"]),
+        eviction_threshold=int(merged["eviction_threshold"]),
+    )

@@ -31,14 +31,13 @@ from aiohttp import web
 
 from .api import ROUTES
 from .backend import LocalBackend
-from .config import DEFAULT_CONFIG, FIELDS_BY_KEY, InvalidConfigError
+from .config import DEFAULT_CONFIG, FIELDS_BY_KEY, InvalidConfigError, store_settings
 from .durable import fsync_directory, write_atomically
 from .embeddings import EmbeddingConfig
 from .llm import LlmCaller, OpenAiChatCaller
 from .openapi import openapi_document
 from .rest_aiohttp import answer_route, json_response
 from .rest_base import ApiResponse, Route, error_body
-from .settings import StoreSettings
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -145,14 +144,7 @@ class ServerApiHost:
     async def apply(self) -> None:
         """Give the backend the limits and the compaction LLM of the settings."""
         options = self.options
-        await self._backend.set_settings(
-            StoreSettings(
-                max_items=int(options["max_items"]),
-                max_content_length=int(options["max_content_length"]),
-                retrieval_limit=int(options["rag_top_n"]),
-                eviction_threshold=int(options["eviction_threshold"]),
-            )
-        )
+        await self._backend.set_settings(store_settings(options))
         self._backend.set_compaction(
             self.llm if options["compaction_enabled"] else None,
             threshold=int(options["compaction_threshold"]),
