@@ -37,6 +37,9 @@ CHROMIUM_ARGS = [
 ]
 ROOT = Path(__file__).parents[2]
 SCREENSHOTS = ROOT / "build" / "screenshots"
+# Assertions wait as long as actions do: a loaded CI machine can take seconds to
+# load a panel's modules (Playwright's default for expect() is 5 s).
+ASSERTION_TIMEOUT_MS = 15_000
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -83,6 +86,7 @@ def browser() -> Iterator[playwright_api.Browser]:
     """Chromium, once per module."""
     if not CHROMIUM.exists():
         pytest.skip(f"Debian's chromium is not installed at {CHROMIUM} (script/setup)")
+    playwright_api.expect.set_options(timeout=ASSERTION_TIMEOUT_MS)
     with playwright_api.sync_playwright() as playwright:
         launched = playwright.chromium.launch(
             executable_path=str(CHROMIUM), args=CHROMIUM_ARGS

@@ -8,6 +8,7 @@ the store.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import closing
 import json
 import logging
 from pathlib import Path
@@ -212,7 +213,7 @@ async def test_index_that_disagrees_with_the_store_is_repaired_at_start(
     if damage is None:
         index_file.write_bytes(b"not a database at all " * 100)
     else:
-        with sqlite3.connect(index_file) as db:
+        with closing(sqlite3.connect(index_file)) as db, db:
             damage(db)
 
     assert await start(hass, config_entry) == sorted(CONTENTS)
@@ -220,7 +221,7 @@ async def test_index_that_disagrees_with_the_store_is_repaired_at_start(
         results = (await call(hass, "search", {"query": word}))["results"]
         assert [r["content"] for r in results] == [content]
     assert await hass.config_entries.async_unload(config_entry.entry_id)
-    with sqlite3.connect(index_file) as db:
+    with closing(sqlite3.connect(index_file)) as db:
         ids = {row[0] for row in db.execute("SELECT id FROM docs")}
         fts_rows = db.execute("SELECT count(*) FROM fts").fetchone()[0]
     assert ids == {m["id"] for m in document["memories"]}
