@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+from typing import Any
 
 import pytest
 
@@ -492,6 +493,30 @@ def test_recent_summaries_newest_first(log: ConversationLog) -> None:
         "snippet": "Snippet 5",
         "created_at": recent[0].created_at,
     }
+
+
+def test_speaker_summaries_are_the_speakers_own(log: ConversationLog) -> None:
+    speakers = ["anna", "ben", "anna", None, "anna", "anna"]
+    for i, speaker in enumerate(speakers):
+        log.append(f"s{i}", "user", f"Hello {i}", user_id=speaker)
+        log.add_summary(f"s{i}", f"Title {i}", f"Snippet {i}")
+    # A conversation whose speaker changed belongs to the latest one.
+    log.append("s1", "user", "Anna here now", user_id="anna")
+
+    def ids(user_id: str | None, limit: int, **kwargs: Any) -> list[str]:
+        found = log.speaker_summaries(user_id, limit, **kwargs)
+        return [s.session_id for s in found]
+
+    assert ids("anna", 10, among=10) == ["s5", "s4", "s2", "s1", "s0"]
+    assert ids("anna", 2, among=10) == ["s5", "s4"]
+    assert ids("anna", 10, among=10, excluding="s5") == ["s4", "s2", "s1", "s0"]
+    # Only the newest `among` summaries are looked at.
+    assert ids("anna", 10, among=3) == ["s5", "s4"]
+    assert ids(None, 10, among=10) == ["s3"]
+    assert ids("ben", 10, among=10) == []
+    assert ids("anna", 0, among=10) == []
+    with pytest.raises(InvalidMemoryError):
+        log.speaker_summaries("anna", 1, among=-1)
 
 
 def test_summary_with_explicit_time(log: ConversationLog) -> None:

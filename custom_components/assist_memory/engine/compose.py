@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+import functools
 import re
 from typing import Final
 import unicodedata
@@ -66,14 +67,19 @@ class MessageLine:
     text: str
 
 
+@functools.lru_cache(maxsize=4096)
 def neutralize(text: str, limit: int | None = MAX_ITEM_CHARS) -> str:
     """One line of plain data: no tags, no headers, no role prefixes, capped.
 
     Read as a model reads it: compatibility forms folded (a fullwidth "＜" is a "<"),
-    invisible format characters (zero-width, bidi overrides) dropped.
+    invisible format characters (zero-width, bidi overrides) dropped. Cached: the
+    same memories go into many prompts.
     """
-    folded = unicodedata.normalize("NFKC", text)
-    visible = "".join(c for c in folded if unicodedata.category(c) != "Cf")
+    if text.isascii():  # nothing to fold, no format characters
+        visible = text
+    else:
+        folded = unicodedata.normalize("NFKC", text)
+        visible = "".join(c for c in folded if unicodedata.category(c) != "Cf")
     line = " ".join(visible.split())
     line = line.replace("<", "\u2039").replace(">", "\u203a")
     line = _defuse_role(_LEADING_HASHES.sub("", line))

@@ -519,6 +519,31 @@ class ConversationLog:
             ).fetchall()
         return [SessionSummary(*row) for row in rows]
 
+    def speaker_summaries(
+        self, user_id: str | None, limit: int, *, among: int, excluding: str = ""
+    ) -> list[SessionSummary]:
+        """The newest `limit` summaries of `user_id`'s conversations, newest first.
+
+        Only the newest `among` summaries are looked at (a speaker who has not talked
+        for a long time gets none rather than a scan of every conversation). A
+        conversation's speaker is the user of its latest message; `excluding` is left
+        out (the conversation going on).
+        """
+        _check_count(limit, "limit")
+        _check_count(among, "among")
+        with self._locked() as db:
+            rows = db.execute(
+                "SELECT session_id, title, snippet, created_at FROM ("
+                " SELECT session_id, title, snippet, created_at, rowid AS n"
+                " FROM summaries ORDER BY created_at DESC, rowid DESC LIMIT ?) AS s"
+                " WHERE session_id != ? AND (SELECT user_id FROM messages m"
+                "  WHERE m.session_id = s.session_id"
+                "  ORDER BY m.created_at DESC, m.id DESC LIMIT 1) IS ?"
+                " ORDER BY created_at DESC, n DESC LIMIT ?",
+                (among, excluding, user_id, limit),
+            ).fetchall()
+        return [SessionSummary(*row) for row in rows]
+
     # -- internals ---------------------------------------------------------------
 
     def _stamp(self, when: datetime | str | None) -> str:

@@ -55,6 +55,9 @@ class Candidate:
 
     memory_id: str
     keyword_score: float
+    # The terms the full-text index stored for it (`index_terms`), space-separated;
+    # None from the LIKE fallback.
+    terms: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -328,10 +331,14 @@ class SearchIndex:
                     ),
                 )
                 if self.fts_available:
-                    terms = index_terms(extract_keywords(searchable_text(memory)))
                     db.execute(
                         "INSERT INTO fts(rowid, terms, memory_id, scope) VALUES (?,?,?,?)",
-                        (cursor.lastrowid, " ".join(terms), memory.id, memory.scope),
+                        (
+                            cursor.lastrowid,
+                            stored_terms(searchable_text(memory)),
+                            memory.id,
+                            memory.scope,
+                        ),
                     )
             db.execute("COMMIT")
         except BaseException:
@@ -415,11 +422,14 @@ class SearchIndex:
         # Ids and scopes live in the FTS table, so ranking needs no join; `rank` is
         # BM25, FTS5's fast path for ordering. Only placeholders are formatted in.
         sql = (
-            "SELECT memory_id, -rank FROM fts WHERE fts MATCH ?"  # noqa: S608
+            "SELECT memory_id, -rank, terms FROM fts WHERE fts MATCH ?"  # noqa: S608
             f"{scope_sql} ORDER BY rank LIMIT ?"
         )
         rows = self.db.execute(sql, (expression, *scope_args, limit))
-        return [Candidate(memory_id, float(score)) for memory_id, score in rows]
+        return [
+            Candidate(memory_id, float(score), terms)
+            for memory_id, score, terms in rows
+        ]
 
     def _documents_with(self, phrase: str) -> int:
         """How many memories contain the phrase, counted up to COMMON_TERM_DOCS + 1.
@@ -462,6 +472,11 @@ class SearchIndex:
 def searchable_text(memory: Memory) -> str:
     """What a memory is found by: its content, key and tags."""
     return " ".join(part for part in (memory.content, memory.key, *memory.tags) if part)
+
+
+def stored_terms(text: str) -> str:
+    """The terms the full-text index stores for a memory's searchable text."""
+    return " ".join(index_terms(extract_keywords(text)))
 
 
 def _scope_filter(

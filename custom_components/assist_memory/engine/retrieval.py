@@ -15,10 +15,9 @@ from datetime import UTC, datetime
 import functools
 from typing import Final
 
-from .index import SearchIndex, searchable_text
+from .index import SearchIndex, searchable_text, stored_terms
 from .keywords import (
     Keywords,
-    cjk_grams,
     cjk_pairs,
     expresses_preference,
     extract_keywords,
@@ -77,6 +76,7 @@ class Retriever:
             keywords, limit=pool, scopes=scopes, enough=limit, context=topic_keywords
         )
         bm25 = {c.memory_id: c.keyword_score for c in found}
+        indexed_terms = {c.memory_id: c.terms for c in found}
         similarity = dict(self._vectors(message, pool)) if self._vectors else {}
         memories = self._fetch([*bm25, *similarity])
         if scopes is not None:
@@ -91,7 +91,8 @@ class Retriever:
         query = _QueryTerms.of(keywords)
         topic_terms = _QueryTerms.of(topic_keywords) if topic_keywords else None
         for memory_id, memory in memories.items():
-            matched, coverage = query.matched(memory)
+            terms = _terms_of(memory, indexed_terms.get(memory_id))
+            matched, coverage = query.matched(terms)
             lexical = 0.5 * bm25.get(memory_id, 0.0) / best_bm25 + 0.5 * coverage
             vector = similarity.get(memory_id) if similarity else None
             keyword = (
@@ -99,7 +100,7 @@ class Retriever:
                 if vector is None
                 else HYBRID_VECTOR * max(vector, 0.0) + HYBRID_BM25 * lexical
             )
-            on_topic = topic_terms is not None and topic_terms.matched(memory)[1] > 0
+            on_topic = topic_terms is not None and topic_terms.matched(terms)[1] > 0
             parts = ScoreParts(
                 keyword=keyword,
                 category=category_score(memory, wants_preference=wants_preference),
@@ -115,14 +116,24 @@ class Retriever:
         return results[:limit]
 
 
+def _terms_of(memory: Memory, indexed: str | None) -> frozenset[str]:
+    """A memory's stemmed words and Chinese grams, in one set.
+
+    From the terms the index stored for it when it came from there, else from its
+    text. One set serves both kinds: a stemmed word is never Chinese, a gram always.
+    """
+    if indexed is None:
+        indexed = _indexed_terms(searchable_text(memory))
+    return _stemmed(indexed)
+
+
+# Both cached: the same memories come back for many messages.
+_indexed_terms = functools.lru_cache(maxsize=8192)(stored_terms)
+
+
 @functools.lru_cache(maxsize=8192)
-def _terms_of(text: str) -> tuple[frozenset[str], frozenset[str]]:
-    """A memory's stemmed words and Chinese grams (cached: memories repeat in results)."""
-    keywords = extract_keywords(text)
-    return (
-        frozenset(light_stem(word) for word in keywords.words),
-        frozenset(gram for piece in keywords.chinese for gram in cjk_grams(piece)),
-    )
+def _stemmed(terms: str) -> frozenset[str]:
+    return frozenset(light_stem(term) for term in terms.split())
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,22 +152,21 @@ class _QueryTerms:
             tuple((piece, tuple(cjk_pairs(piece))) for piece in keywords.chinese),
         )
 
-    def matched(self, memory: Memory) -> tuple[tuple[str, ...], float]:
-        """Which keywords the memory contains, and the share of them it covers."""
-        stems, grams = _terms_of(searchable_text(memory))
+    def matched(self, terms: frozenset[str]) -> tuple[tuple[str, ...], float]:
+        """Which keywords a memory (its `_terms_of`) contains, and the share covered."""
         matched: list[str] = []
         units = 0.0
         total = len(self.words) + len(self.prefixes) + len(self.chinese)
         for word, stem in self.words:
-            if stem in stems:
+            if stem in terms:
                 matched.append(word)
                 units += 1
         for prefix in self.prefixes:
-            if any(stem.startswith(prefix) for stem in stems):
+            if any(term.startswith(prefix) for term in terms):
                 matched.append(prefix + "*")
                 units += 1
         for piece, wanted in self.chinese:
-            found = sum(1 for gram in wanted if gram in grams)
+            found = sum(1 for gram in wanted if gram in terms)
             if found:
                 matched.append(piece)
                 units += found / len(wanted)

@@ -368,20 +368,13 @@ class TurnMemory:
         """The speaker's recent conversations: another user's never reach this prompt."""
         if settings.session_summary_limit <= 0:
             return []
-        lines: list[SummaryLine] = []
-        for summary in self.log.recent_summaries(
-            settings.session_summary_limit * 5 + 1
-        ):
-            first = self.log.messages(summary.session_id, limit=1)
-            speaker = first[0].user_id if first else None
-            if summary.session_id == session_id or speaker != user_id:
-                continue
-            lines.append(
-                SummaryLine(summary.created_at[:10], summary.title, summary.snippet)
+        limit = settings.session_summary_limit
+        return [
+            SummaryLine(summary.created_at[:10], summary.title, summary.snippet)
+            for summary in self.log.speaker_summaries(
+                user_id, limit, among=limit * 5 + 1, excluding=session_id
             )
-            if len(lines) == settings.session_summary_limit:
-                break
-        return lines
+        ]
 
 
 def _unseen(
