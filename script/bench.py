@@ -24,7 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 import functools
 import json
 import os
@@ -467,8 +467,13 @@ def free_port() -> int:
         return port
 
 
-async def _start_home_assistant(hass: HomeAssistant) -> str:
-    """Conversation, the instant agent and Assist Memory wrapping it; its agent's id."""
+async def _start_home_assistant(
+    hass: HomeAssistant,
+) -> tuple[str, Callable[[], Awaitable[None]]]:
+    """Conversation, the instant agent and Assist Memory wrapping it.
+
+    The memory agent's id, and its store's wait for the jobs queued on its worker.
+    """
     frame.async_setup(hass)
     # Home Assistant finds custom_components on its path, as in its config folder.
     hass.data.pop(loader.DATA_CUSTOM_COMPONENTS)
@@ -493,7 +498,10 @@ async def _start_home_assistant(hass: HomeAssistant) -> str:
         "conversation", INTEGRATION, f"{entry.entry_id}_agent"
     )
     _require(agent, "the memory agent")
-    return str(agent)
+    settled: Callable[[], Awaitable[None]] = (
+        entry.runtime_data.backend.wait_for_background_jobs
+    )
+    return str(agent), settled
 
 
 def _require(done: object, what: str) -> None:
@@ -504,7 +512,7 @@ def _require(done: object, what: str) -> None:
 async def _time_turns(config: Path, turns: int) -> tuple[list[float], list[float]]:
     """Milliseconds per turn: through the memory agent, and to the agent directly."""
     async with async_test_home_assistant(config_dir=str(config)) as hass:
-        memory_agent = await _start_home_assistant(hass)
+        memory_agent, settled = await _start_home_assistant(hass)
         paths = {memory_agent: list[float](), INSTANT_AGENT: list[float]()}
         ongoing: dict[str, str | None] = dict.fromkeys(paths)
         texts = labelled_queries(WARM_UP_TURNS + turns)
@@ -527,9 +535,11 @@ async def _time_turns(config: Path, turns: int) -> tuple[list[float], list[float
                 ongoing[agent_id] = result.conversation_id
                 if n >= WARM_UP_TURNS:
                     paths[agent_id].append(elapsed)
-                # Recording the answer and learning run after it: let them finish
-                # between turns, as the pause before the next sentence does.
+                # Recording the answer and learning run after it, and the store's
+                # writes after them: let them finish between turns, as the pause
+                # before the next sentence does.
                 await hass.async_block_till_done()
+                await settled()
         for entry in hass.config_entries.async_entries(INTEGRATION):
             await hass.config_entries.async_unload(entry.entry_id)
         await hass.async_stop(force=True)

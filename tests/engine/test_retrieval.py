@@ -373,7 +373,7 @@ def test_vector_scores_are_blended_when_available(
 
     results = by_id(retriever.retrieve("coffee", limit=5))
 
-    assert asked == [("coffee", 40)]
+    assert asked == [("coffee", 25)]
     assert set(results) == {"lexical", "semantic", "opposite"}  # unknown id dropped
     assert results["semantic"].parts.vector == 0.9
     assert results["semantic"].parts.keyword == pytest.approx(0.7 * 0.9)

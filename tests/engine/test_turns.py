@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from assist_memory_engine import InvalidMemoryError
 from assist_memory_engine.compose import BLOCK_END, BLOCK_START
 from assist_memory_engine.conversations import ConversationLog
 from assist_memory_engine.extraction import Fact
@@ -68,6 +69,39 @@ def test_first_turn_creates_working_memory_and_logs_the_message(
     # The memory went into a prompt: its use is recorded.
     stored = turns.engine.store.get_all()[0]
     assert stored.access_count == 1
+
+
+def test_a_deferred_turn_writes_nothing_until_after_begin(turns: TurnMemory) -> None:
+    turns.engine.store.add("Anna takes her coffee black", category="preference")
+    talk(turns, "s", ("Let's plan dinner", "Sure."))
+    deferred = turns.begin(
+        session_id="s", text="How does Anna like her coffee?", deferred=True
+    )
+    # Read only: the same memory and window as an ordinary turn, nothing stored.
+    assert [r.memory.content for r in deferred.memories] == [
+        "Anna takes her coffee black"
+    ]
+    assert deferred.messages_used == 2
+    assert [m.content for m in turns.log.messages("s")] == [
+        "Let's plan dinner",
+        "Sure.",
+    ]
+    assert turns.engine.store.get_all()[0].access_count == 0
+
+    turns.after_begin(deferred, text="How does Anna like her coffee?", user_id=None)
+    assert turns.log.messages("s")[-1].content == "How does Anna like her coffee?"
+    assert turns.engine.store.get_all()[0].access_count == 1
+
+
+def test_a_message_that_cannot_be_stored_is_refused_before_anything(
+    turns: TurnMemory,
+) -> None:
+    with pytest.raises(InvalidMemoryError):
+        turns.begin(session_id="s", text="   ", deferred=True)
+    with pytest.raises(InvalidMemoryError):
+        turns.begin(session_id=" ", text="Hello")
+    assert turns.working.get("s") is None
+    assert turns.log.messages("s") == []
 
 
 def test_later_turns_use_the_topic_and_count(turns: TurnMemory) -> None:

@@ -380,6 +380,10 @@ class LocalBackend:
 
         self._in_background(flush)
 
+    async def wait_for_background_jobs(self) -> None:
+        """Return once every job queued on the worker so far is done."""
+        await self._run(lambda: None)
+
     def _in_background(self, func: Callable[..., object], *args: Any) -> None:
         """Run `func` on the worker after the calls queued before it; nobody waits."""
 
@@ -683,14 +687,14 @@ class LocalBackend:
             user_id=user_id,
             settings=settings,
             live_since=live_since,
-            record_access=False,
+            deferred=True,
         )
-        # The statistics of the memories used are written after the agent has its
-        # memory (a write, sometimes a journal fold, would delay the reply).
-        if context.memories:
-            self._in_background(
-                self.store.record_access, [r.memory.id for r in context.memories]
-            )
+        # The message and the memories' use are written after the agent has its
+        # memory (next on the worker, before anything queued later).
+        self._in_background(
+            functools.partial(self.turns.after_begin, text=text, user_id=user_id),
+            context,
+        )
         return context
 
     async def end_turn(

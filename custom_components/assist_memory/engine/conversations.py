@@ -295,6 +295,14 @@ class ConversationLog:
             user_id=user,
         )
 
+    @staticmethod
+    def check(session_id: str, role: str, content: str, user_id: str | None) -> None:
+        """Raise what `append` would raise for this message, without storing it."""
+        validate_session_id(session_id)
+        _validate_role(role)
+        _validate_message(content)
+        _validate_user_id(user_id)
+
     def messages(self, session_id: str, *, limit: int | None = None) -> list[Message]:
         """The messages of a session, oldest first; with `limit`, only the newest."""
         if limit is not None:

@@ -44,6 +44,8 @@ COMMON_TERM_DOCS: Final = 300
 # this distinctive; otherwise it only boosts what the message finds (and costs nothing).
 CONTEXT_TERM_DOCS: Final = 50
 _MAX_PAIRED_TERMS: Final = 8
+# How many rows the optional phrases of a query may add to its ranking, at most.
+OPTIONAL_TERM_ROWS: Final = 300
 _DOCUMENT_COUNT_CACHE: Final = 20_000
 # SQLite refuses LIKE patterns over 50 000 bytes; no stored word is this long anyway.
 _MAX_LIKE_TERM_CHARS: Final = 1000
@@ -93,14 +95,20 @@ def _plan_query(
 
     BM25 ranking costs time for every matching row. A rare phrase is searched on its
     own; a common one (in more than COMMON_TERM_DOCS memories) only together with
-    another, so "Anna's coffee" does not rank every memory that mentions Anna. Common
-    optional phrases are left out.
+    another, so "Anna's coffee" does not rank every memory that mentions Anna.
+    Optional phrases join rarest first while the rows they add stay within
+    OPTIONAL_TERM_ROWS: a long Chinese sentence has many single characters, each in a
+    few hundred memories, and all together they would rank most of the index.
     """
     common = {p for p in needed if documents_with(p) > COMMON_TERM_DOCS}
     rare = [p for p in needed if p not in common]
-    rare += [
-        p for p in optional if p not in needed and documents_with(p) <= COMMON_TERM_DOCS
-    ]
+    budget = OPTIONAL_TERM_ROWS
+    extra = [p for p in dict.fromkeys(optional) if p not in needed]
+    for phrase in sorted(extra, key=documents_with):
+        if (rows := documents_with(phrase)) > budget:
+            break
+        rare.append(phrase)
+        budget -= rows
     if not common:
         return " OR ".join(rare)
     # More common terms than this add little and cost many pairs: the rest are left out.

@@ -37,8 +37,8 @@ from .scoring import (
 
 DEFAULT_LIMIT: Final = 5
 # How many index candidates to score for each result asked for.
-_CANDIDATES_PER_RESULT: Final = 8
-_MIN_CANDIDATES: Final = 40
+_CANDIDATES_PER_RESULT: Final = 5
+_MIN_CANDIDATES: Final = 25
 
 VectorSearch = Callable[[str, int], Mapping[str, float]]
 

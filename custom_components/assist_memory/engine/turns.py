@@ -129,13 +129,15 @@ class TurnMemory:
         user_id: str | None = None,
         settings: TurnSettings | None = None,
         live_since: datetime | None = None,
-        record_access: bool = True,
+        deferred: bool = False,
     ) -> TurnContext:
         """Record the user's message and gather the memory for the agent.
 
-        With `record_access` the memories used get their access statistics at once;
-        a caller in a hurry passes False and records them after the turn
-        (`engine.store.record_access`).
+        A caller in a hurry passes `deferred`: then only reads happen here (the
+        message is checked, not stored) and it calls `after_begin` once the agent has
+        its memory, which stores the message and the memories' use; the agent waits
+        on no write (or checkpoint of the conversation log). Otherwise `begin` calls
+        it itself.
 
         The rolling window is the conversation's last `context_limit` messages,
         whole turns, counting the one being answered. The agent's host may still
@@ -149,6 +151,7 @@ class TurnMemory:
         settings = settings or TurnSettings()
         scopes = scopes_for(user_id)
         with self._lock:
+            self.log.check(session_id, "user", text, user_id)
             previous = self.working.get(session_id)
             new_session = previous is None and not self.log.messages(
                 session_id, limit=1
@@ -156,15 +159,16 @@ class TurnMemory:
             # Retrieval is boosted by the topic so far; this message sets the next one.
             topic = previous.current_topic if previous else None
             self.working.touch(session_id, topic=_topic(text) or None)
-            current = self.log.append(session_id, "user", text, user_id=user_id)
-            window = self.log.window(session_id, settings.context_limit)
-        conversation = _unseen(window, current, live_since)
+            # The message being answered counts in the window (and is not stored
+            # yet): the earlier messages fill the rest.
+            before = self.log.window(session_id, max(settings.context_limit - 1, 0))
+        conversation = _unseen(before, live_since)
         results = self.engine.search(
             text,
             limit=settings.rag_top_n,
             scopes=scopes,
             topic=topic,
-            record_access=record_access,
+            record_access=False,
         )
         memories = [r.memory for r in results]
         profile = self._profile(scopes, settings)
@@ -176,7 +180,7 @@ class TurnMemory:
             conversation=conversation,
             budget=settings.memory_budget,
         )
-        return TurnContext(
+        context = TurnContext(
             session_id=session_id,
             scopes=scopes,
             memories=tuple(results),
@@ -188,6 +192,17 @@ class TurnMemory:
             summaries_used=len(summaries),
             messages_used=len(conversation),
         )
+        if not deferred:
+            self.after_begin(context, text=text, user_id=user_id)
+        return context
+
+    def after_begin(
+        self, context: TurnContext, *, text: str, user_id: str | None = None
+    ) -> None:
+        """Store what a deferred `begin` left: the user's message, the memories' use."""
+        self.log.append(context.session_id, "user", text, user_id=user_id)
+        if context.memories:
+            self.engine.store.record_access([r.memory.id for r in context.memories])
 
     def end(
         self,
@@ -377,15 +392,13 @@ class TurnMemory:
         ]
 
 
-def _unseen(
-    window: list[Message], current: Message, live_since: datetime | None
-) -> list[MessageLine]:
-    """The window's messages the agent does not get otherwise (see `begin`)."""
+def _unseen(before: list[Message], live_since: datetime | None) -> list[MessageLine]:
+    """The window's earlier messages the agent does not get otherwise (see `begin`)."""
     cutoff = timestamp(live_since) if live_since is not None else None
     return [
         MessageLine(m.role, m.content)
-        for m in window
-        if m.id != current.id and (cutoff is None or m.created_at < cutoff)
+        for m in before
+        if cutoff is None or m.created_at < cutoff
     ]
 
 
