@@ -154,6 +154,8 @@ class AssistMemoryAgent(conversation.ConversationEntity):
                     _used_tokens(chat_log),
                 ),
                 f"assist_memory_turn_{chat_log.conversation_id}",
+                # Not started here: the answer goes back first.
+                eager_start=False,
             )
         return conversation.ConversationResult(
             response=result.response,

@@ -12,6 +12,7 @@ a dictionary.
 from __future__ import annotations
 
 from dataclasses import dataclass
+import functools
 import re
 from typing import Final
 import unicodedata
@@ -80,8 +81,12 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
+@functools.lru_cache(maxsize=1024)
 def extract_keywords(text: str) -> Keywords:
-    """The meaningful words of a message or memory."""
+    """The meaningful words of a message or memory.
+
+    Cached: a turn's message is looked at for its topic and for its search.
+    """
     words: list[str] = []
     prefixes: list[str] = []
     chinese: list[str] = []
