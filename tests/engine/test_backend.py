@@ -272,3 +272,36 @@ async def test_backend_and_another_store_share_the_file(
     assert await backend.get(from_cli.id) == from_cli
     from_ha = await backend.add("added in Home Assistant")
     assert cli.get(from_ha.id) == from_ha
+
+
+@pytest.mark.parametrize("watch", [True, False])
+async def test_a_turn_is_stored_after_the_memory_is_handed_over(
+    store_path: Path, watch: bool
+) -> None:
+    backend, _ = await LocalBackend.open(store_path, watch=watch)
+    memory = await backend.add("Anna takes her coffee black")
+    context = await backend.begin_turn(
+        session_id="s", text="How does Anna take coffee?"
+    )
+    assert [r.memory.id for r in context.memories] == [memory.id]
+    # Handed over before anything is written: nothing stored yet.
+    assert backend.turns.log.messages("s") == []
+    # Closed at once (an unload right after the turn): the writes still land.
+    await backend.close()
+
+    reopened, _ = await LocalBackend.open(store_path, watch=False)
+    try:
+        assert [m.content for m in reopened.turns.log.messages("s")] == [
+            "How does Anna take coffee?"
+        ]
+        stored = await reopened.get(memory.id)
+        assert stored is not None
+        assert stored.access_count == 1
+    finally:
+        await reopened.close()
+
+
+async def test_waiting_for_background_jobs(backend: LocalBackend) -> None:
+    await backend.begin_turn(session_id="s", text="Hello there")
+    await backend.wait_for_background_jobs()
+    assert [m.content for m in backend.turns.log.messages("s")] == ["Hello there"]

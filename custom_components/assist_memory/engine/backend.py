@@ -382,6 +382,7 @@ class LocalBackend:
 
     async def wait_for_background_jobs(self) -> None:
         """Return once every job queued on the worker so far is done."""
+        await asyncio.sleep(0)  # writes a turn left for the loop's next round
         await self._run(lambda: None)
 
     def _in_background(self, func: Callable[..., object], *args: Any) -> None:
@@ -652,6 +653,8 @@ class LocalBackend:
         if self._closed:
             return
         self._closed = True
+        # Let writes a turn left for the loop's next round reach the worker first.
+        await asyncio.sleep(0)
         try:
             for watcher in self._watchers:
                 await watcher.stop()
@@ -689,9 +692,11 @@ class LocalBackend:
             live_since=live_since,
             deferred=True,
         )
-        # The message and the memories' use are written after the agent has its
-        # memory (next on the worker, before anything queued later).
-        self._in_background(
+        # The message and the memories' use are written once the agent has its
+        # memory and the event loop turns over (so no thread competes with the
+        # agent's first step), before anything its answer queues.
+        asyncio.get_running_loop().call_soon(
+            self._in_background,
             functools.partial(self.turns.after_begin, text=text, user_id=user_id),
             context,
         )
