@@ -22,7 +22,7 @@ from datetime import date, datetime, timedelta
 import functools
 import logging
 from pathlib import Path
-from typing import Any, Final, Protocol, TypedDict, Unpack
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypedDict, Unpack
 
 from .compaction import (
     DEFAULT_COOLDOWN,
@@ -35,7 +35,6 @@ from .conversations import ConversationLog, SessionSummary
 from .daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
 from .embeddings import EmbeddingConfig
 from .extraction import Fact
-from .llm import LlmCaller
 from .memory import MemoryEngine
 from .models import HOUSEHOLD_SCOPE, Memory
 from .profile import UserProfile
@@ -60,6 +59,9 @@ from .turns import (
 )
 from .watch import ChangeWatcher, TaskFactory, default_task_factory
 from .working import WorkingMemory, WorkingMemoryManager
+
+if TYPE_CHECKING:  # the HTTP client behind LLM calls is not loaded at start
+    from .llm import LlmCaller
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -43,11 +43,10 @@ import json
 import logging
 from pathlib import Path
 import re
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from .durable import fsync_directory, storage_error, write_atomically
 from .errors import InvalidMemoryError, MemoryFullError, StorageError
-from .llm import LlmCaller
 from .markdown import (
     CATEGORY_TITLES,
     ReconcilePlan,
@@ -60,6 +59,9 @@ from .markdown import (
 )
 from .memory import MemoryEngine
 from .models import CATEGORIES, HOUSEHOLD_SCOPE, Memory
+
+if TYPE_CHECKING:  # the HTTP client behind LLM calls is not loaded at start
+    from .llm import LlmCaller
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -11,8 +11,6 @@ from dataclasses import dataclass
 import json
 import math
 from typing import Any, Final
-import urllib.error
-import urllib.request
 
 from .errors import MemoryEngineError
 
@@ -58,6 +56,10 @@ class EmbeddingClient:
         return vectors
 
     def _embed_batch(self, texts: list[str]) -> list[list[float]]:
+        # Loaded on first use: most setups have no endpoint, and start faster.
+        import urllib.error
+        import urllib.request
+
         body = json.dumps({"model": self.config.model, "input": texts}).encode()
         request = urllib.request.Request(  # noqa: S310 - the URL is the user's setting
             self.config.endpoint,
