@@ -1,10 +1,11 @@
 """What memory does around one conversation turn, for any agent host.
 
-`begin` runs before the agent answers: working memory is touched (seed 002), the user's
-message is persisted (seed 003), the most relevant memories are retrieved for the
-household and the speaking user (their use is recorded), and the memory block is
-composed from the profile, those memories, recent session summaries and the earlier
-messages of the rolling window (seed 003) that the agent does not have.
+`begin` runs before the agent answers: working memory is touched (seed 002), the most
+relevant memories are retrieved for the household and the speaking user, and the memory
+block is composed from the profile, those memories, recent session summaries and the
+earlier messages of the rolling window (seed 003) that the agent does not have. The
+user's message is persisted (seed 003) and the memories' use recorded by `after_begin`,
+which a host in a hurry runs once the agent has its memory.
 `end` runs after the answer: the reply is persisted, a new session gets its summary
 after the first reply, and the topic is updated for the next retrieval.
 
