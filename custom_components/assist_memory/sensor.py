@@ -5,15 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 from homeassistant.components.sensor import SensorEntity, SensorStateClass
-from homeassistant.core import HomeAssistant, callback
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers.debounce import Debouncer
 from homeassistant.helpers.device_registry import DeviceEntryType, DeviceInfo
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
-from .const import DOMAIN
+from .const import DOMAIN, LOGGER
 from .data import AssistMemoryConfigEntry
 from .engine import MemoryEngineError, StoreStats
 
 PARALLEL_UPDATES = 0
+# A burst of changes (an import, many service calls) reads the counts at its start and
+# once more after this many seconds, not once per change.
+REFRESH_COOLDOWN = 1.0
 
 
 async def async_setup_entry(
@@ -26,7 +30,7 @@ async def async_setup_entry(
 
 
 class MemoryCountSensor(SensorEntity):
-    """How many memories are stored; refreshed after every change it hears of."""
+    """How many memories are stored; refreshed after the changes it hears of."""
 
     _attr_has_entity_name = True
     _attr_translation_key = "memories"
@@ -46,11 +50,18 @@ class MemoryCountSensor(SensorEntity):
 
     async def async_added_to_hass(self) -> None:
         """Follow the store's changes."""
-        self.async_on_remove(self._backend.add_listener(self._on_change))
+        refresher = Debouncer(
+            self.hass,
+            LOGGER,
+            cooldown=REFRESH_COOLDOWN,
+            immediate=True,
+            function=self._async_refresh,
+        )
+        self.async_on_remove(refresher.async_shutdown)
+        self.async_on_remove(self._backend.add_listener(refresher.async_schedule_call))
 
-    @callback
-    def _on_change(self) -> None:
-        self.async_schedule_update_ha_state(force_refresh=True)
+    async def _async_refresh(self) -> None:
+        await self.async_update_ha_state(force_refresh=True)
 
     async def async_update(self) -> None:
         """Read the counts from the store; unavailable while a memory server is away."""

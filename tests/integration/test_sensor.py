@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import device_registry as dr, entity_registry as er
+from homeassistant.util import dt as dt_util
 import pytest
+from pytest_homeassistant_custom_component.common import (
+    MockConfigEntry,
+    async_fire_time_changed,
+)
 
 from custom_components.assist_memory.const import DOMAIN
+from custom_components.assist_memory.sensor import REFRESH_COOLDOWN
 
 pytestmark = pytest.mark.usefixtures("loaded_entry")
 ENTITY_ID = "sensor.assist_memory_memories"
@@ -37,7 +45,7 @@ async def test_sensor_counts_memories(hass: HomeAssistant) -> None:
     await hass.services.async_call(
         DOMAIN, "delete", {"id": response["memory"]["id"]}, blocking=True
     )
-    await hass.async_block_till_done()
+    await after_cooldown(hass)
     state = hass.states.get(ENTITY_ID)
     assert state is not None
     assert state.state == "0"
@@ -56,3 +64,36 @@ async def test_sensor_belongs_to_a_service_device(
     assert device is not None
     assert device.entry_type is dr.DeviceEntryType.SERVICE
     assert device.name == "Assist Memory"
+
+
+async def after_cooldown(hass: HomeAssistant) -> None:
+    await hass.async_block_till_done()
+    later = dt_util.utcnow() + timedelta(seconds=REFRESH_COOLDOWN + 1)
+    async_fire_time_changed(hass, later)
+    await hass.async_block_till_done()
+
+
+async def test_a_burst_of_changes_reads_the_counts_twice(
+    hass: HomeAssistant, config_entry: MockConfigEntry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    backend = config_entry.runtime_data.backend
+    reads = 0
+    stats = backend.stats
+
+    async def counted_stats() -> object:
+        nonlocal reads
+        reads += 1
+        return await stats()
+
+    monkeypatch.setattr(backend, "stats", counted_stats)
+    for n in range(20):
+        await hass.services.async_call(
+            DOMAIN, "add", {"content": f"Memory number {n}"}, blocking=True
+        )
+    await after_cooldown(hass)
+
+    state = hass.states.get(ENTITY_ID)
+    assert state is not None
+    assert state.state == "20"
+    # At the burst's start, and once after it: not once per change.
+    assert reads == 2
