@@ -236,6 +236,26 @@ def test_image_is_built_from_the_repository_root(config: dict[str, Any]) -> None
     assert "{arch}" in config["image"]
 
 
+def test_the_workflow_publishes_the_image_config_yaml_names(
+    config: dict[str, Any],
+) -> None:
+    workflow = load_yaml(ROOT / ".github" / "workflows" / "addon.yaml")
+    (job,) = workflow["jobs"].values()
+    arches = [entry["arch"] for entry in job["strategy"]["matrix"]["include"]]
+    assert sorted(arches) == sorted(config["arch"])
+    steps = {step.get("id") or step.get("uses", ""): step for step in job["steps"]}
+    # The image name the workflow pushes, with the matrix's arch for config's {arch}.
+    script = steps["addon"]["run"].replace("\\\n", "")
+    pushed = re.search(r"image=([^\"]+)\"", script)
+    assert pushed is not None
+    assert pushed.group(1) == config["image"].replace("{arch}", "${{ matrix.arch }}")
+    build = steps["docker/build-push-action@v6"]["with"]
+    assert build["context"] == "."
+    assert build["file"] == "addon/Dockerfile"
+    assert "BUILD_FROM=${{ steps.addon.outputs.base }}" in build["build-args"]
+    assert "${{ steps.addon.outputs.version }}" in build["tags"]
+
+
 def test_run_script_runs_the_server_as_the_addon() -> None:
     script = (ADDON / "run.sh").read_text(encoding="utf-8")
 
