@@ -655,8 +655,7 @@ class LocalBackend:
         if self._closed:
             return
         self._closed = True
-        # Let writes a turn left for the loop's next round reach the worker first.
-        await asyncio.sleep(0)
+        await self.wait_for_background_jobs()
         try:
             for watcher in self._watchers:
                 await watcher.stop()

@@ -57,8 +57,8 @@ class Candidate:
 
     memory_id: str
     keyword_score: float
-    # The terms the full-text index stored for it (`index_terms`), space-separated;
-    # None from the LIKE fallback.
+    # The terms the full-text index stored for it (`stored_terms`); None from the
+    # LIKE fallback.
     terms: str | None = None
 
 
