@@ -33,7 +33,7 @@ from assist_memory_engine.models import Memory
 from assist_memory_engine.settings import StoreSettings
 from assist_memory_engine.store import MemoryStore
 
-from .conftest import read_snapshot, store_files
+from .conftest import markdown_body, read_snapshot, store_files
 
 # (id, category, content, date last stated)
 FACTS = [
@@ -208,7 +208,7 @@ async def test_successful_compaction(
     assert {m.id: m.content for m in reopened.get_all()} == contents(engine)
     assert not list(store_path.parent.rglob("*.tmp"))
     # MEMORY.md was written again from the store.
-    assert memory_md(engine).decode() == render_markdown(engine.store.get_all())
+    assert markdown_body(engine.mirror.path) == render_markdown(engine.store.get_all())
     assert "- Anna likes her coffee black, every morning" in memory_md(engine).decode()
     # The index follows: the merged fact is found, the dropped one is not.
     assert [r.memory.id for r in engine.search("morning coffee")] == ["m002"]
@@ -832,7 +832,7 @@ async def test_undo_restores_exactly(
     assert result == CompactionResult(original_count=4, compacted_count=6)
     assert engine.store.export()["memories"] == before  # ids, times, access stats
     assert [r.memory.id for r in engine.search("blue")] == ["m003"]
-    assert memory_md(engine).decode() == render_markdown(engine.store.get_all())
+    assert markdown_body(engine.mirror.path) == render_markdown(engine.store.get_all())
     assert await compactor.backups() == []
     assert await compactor.undo() is None
 

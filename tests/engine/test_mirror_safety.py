@@ -8,6 +8,7 @@ keeps what was added or changed meanwhile.
 from __future__ import annotations
 
 from collections.abc import Iterator
+import contextlib
 import logging
 import os
 from pathlib import Path
@@ -93,9 +94,8 @@ HOSTILE_TEXTS = {
         "Moved house last week. The new kitchen is bigger than the old one.\n\n"
         "Remember to call the plumber about the dripping tap.\n"
     ),
-    "five_megabytes_without_bullets": (
-        "kitchen plumber tap boiler garden " * 30 + "\n"
-    ) * 5_000,
+    "five_megabytes_without_bullets": ("kitchen plumber tap boiler garden " * 30 + "\n")
+    * 5_000,
     "utf8_noise": noise(200_000),
     "another_memory_list": "## Facts\n\n- Imported from somewhere else\n- And this\n",
 }
@@ -178,10 +178,10 @@ class Unblocker:
             return
         self.needed = True
         while not self._done.wait(0.05):
-            try:  # a writer that comes and goes: a stuck reader reads the end
+            # A writer that comes and goes: a stuck reader reads the end. OSError:
+            # no reader waits right now (or there is no FIFO any more).
+            with contextlib.suppress(OSError):
                 os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-            except OSError:
-                pass  # no reader waiting right now (or no FIFO any more)
 
     def stop(self) -> None:
         self._done.set()
@@ -373,17 +373,21 @@ def test_a_stale_save_does_not_bring_back_a_memory_deleted_meanwhile(
     assert len(contents) == len(CONTENTS) - 1
 
 
-def test_a_stale_save_that_only_removes_lines_is_applied(
+def test_a_stale_save_made_while_a_line_changed_is_kept_aside_whole(
     engine: MemoryEngine,
 ) -> None:
+    """The old text cannot be rebuilt: its stale line may be a memory deleted since."""
     opened = engine.mirror.path.read_text(encoding="utf-8")
     key = by_content(engine, "The spare key is under the blue flowerpot")
     changed = engine.store.update(key.id, "The spare key is with Anna")
     assert engine.mirror.flush()
+    before = memories(engine)
 
-    save(engine.mirror.path, remove_lines(opened, ["Ben is Anna's brother"]))
-    assert engine.reconcile_markdown().removed == 1
+    edited = remove_lines(opened, ["Ben is Anna's brother"])
+    save(engine.mirror.path, edited)
+    assert engine.reconcile_markdown().rejected is not None
 
     assert engine.store.get(key.id) == changed
-    assert "Ben is Anna's brother" not in [m.content for m in engine.store.get_all()]
-    assert rejected_files(engine) == []
+    assert memories(engine) == before
+    [rejected] = rejected_files(engine)
+    assert rejected.read_text(encoding="utf-8") == edited

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 import os
 from pathlib import Path
 from typing import Any
@@ -13,6 +11,7 @@ from homeassistant.helpers import issue_registry as ir
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.assist_memory.const import DOMAIN
+from tests.support.waiting import eventually
 
 CONTENTS = ("Anna takes her coffee black", "Ben plays the violin", "Carla grows leeks")
 PROSE = "We should repaint the garage this summer.\n"
@@ -42,12 +41,6 @@ def save(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-async def until(condition: Callable[[], bool]) -> None:
-    async with asyncio.timeout(PATIENCE):
-        while not condition():
-            await asyncio.sleep(0.1)
-
-
 def rejected_edit_issues(issue_registry: ir.IssueRegistry) -> list[ir.IssueEntry]:
     return [
         i
@@ -69,14 +62,16 @@ async def test_an_edit_kept_aside_while_running_raises_a_repair_issue(
     for content in CONTENTS:
         await call(hass, "add", {"content": content})
     path = memory_md(store_file)
-    await until(lambda: all(c in path.read_text(encoding="utf-8") for c in CONTENTS))
+    await eventually(
+        lambda: all(c in path.read_text(encoding="utf-8") for c in CONTENTS), PATIENCE
+    )
 
     save(path, PROSE)
-    await until(lambda: bool(rejected_edit_issues(issue_registry)))
+    await eventually(lambda: bool(rejected_edit_issues(issue_registry)), PATIENCE)
 
     [issue] = rejected_edit_issues(issue_registry)
     [kept] = kept_aside(store_file)
-    assert issue.translation_placeholders == {"file": str(path), "kept_as": str(kept)}
+    assert issue.translation_placeholders == {"kept_as": str(kept)}
     assert issue.is_fixable
     assert kept.read_text(encoding="utf-8") == PROSE
     assert await contents(hass) == sorted(CONTENTS)
@@ -101,6 +96,5 @@ async def test_an_edit_kept_aside_at_start_raises_a_repair_issue(
 
     [issue] = rejected_edit_issues(issue_registry)
     [kept] = kept_aside(store_file)
-    assert issue.translation_placeholders is not None
-    assert issue.translation_placeholders["kept_as"] == str(kept)
+    assert issue.translation_placeholders == {"kept_as": str(kept)}
     assert await contents(hass) == sorted(CONTENTS)

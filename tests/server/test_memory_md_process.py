@@ -21,6 +21,7 @@ from tests.support.server_process import (
     clean_env,
     serve_command,
 )
+from tests.support.waiting import eventually
 
 # Guards against a hang only; nothing is asserted about how long anything takes.
 PATIENCE = 30.0
@@ -40,18 +41,14 @@ def rejected(data_dir: Path) -> list[Path]:
     return sorted(memory_md(data_dir).parent.glob("MEMORY.rejected-*.md"))
 
 
-async def until(condition: Callable[[], bool]) -> None:
-    """Wait for the server's file watch (1.5 s of quiet) to act."""
-    async with asyncio.timeout(PATIENCE):
-        while not condition():
-            await asyncio.sleep(0.1)
-
-
 def shows(data_dir: Path, *contents: str) -> bool:
     path = memory_md(data_dir)
-    if not stat.S_ISREG(os.lstat(path).st_mode):
+    try:  # written again, through a rename, at any moment
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return False
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
         return False
-    text = path.read_text(encoding="utf-8")
     return all(f"- {content}\n" in text for content in contents)
 
 
@@ -78,7 +75,7 @@ async def test_hostile_memory_md_files_change_nothing(data_dir: Path) -> None:
                     "/memory/long-term", json={"content": content}
                 ) as response:
                     assert response.status == 201
-            await until(lambda: shows(data_dir, *CONTENTS))
+            await eventually(lambda: shows(data_dir, *CONTENTS), PATIENCE)
             path = memory_md(data_dir)
             other = data_dir / "other.md"
             other.write_text("## Facts\n\n- From the other file\n", encoding="utf-8")
@@ -86,16 +83,19 @@ async def test_hostile_memory_md_files_change_nothing(data_dir: Path) -> None:
             def prose() -> None:
                 save(path, "We moved the garden furniture.\nNo list here.\n")
 
+            # Each put in place at once (a rename), as the server may write anytime.
             def symlink(target: str) -> Callable[[], None]:
                 def make() -> None:
-                    path.unlink()
-                    path.symlink_to(target)
+                    tmp = path.with_name("link.tmp")
+                    tmp.symlink_to(target)
+                    os.replace(tmp, path)
 
                 return make
 
             def fifo() -> None:
-                path.unlink()
-                os.mkfifo(path)
+                tmp = path.with_name("fifo.tmp")
+                os.mkfifo(tmp)
+                os.replace(tmp, path)
 
             hostile = [
                 prose,
@@ -106,8 +106,10 @@ async def test_hostile_memory_md_files_change_nothing(data_dir: Path) -> None:
             ]
             for number, make in enumerate(hostile, start=1):
                 make()
-                await until(lambda n=number: len(rejected(data_dir)) == n)
-                await until(lambda: shows(data_dir, *CONTENTS))
+                await eventually(
+                    lambda n=number: len(rejected(data_dir)) == n, PATIENCE
+                )
+                await eventually(lambda: shows(data_dir, *CONTENTS), PATIENCE)
                 # The server still answers, reads and writes, and lost nothing.
                 async with asyncio.timeout(PATIENCE), http.get("/health") as health:
                     assert health.status == 200
@@ -139,7 +141,7 @@ async def test_a_pending_edit_applied_by_the_cli_keeps_the_servers_writes(
                     "/memory/long-term", json={"content": content}
                 ) as response:
                     ids.append((await response.json())["id"])
-            await until(lambda: shows(data_dir, *CONTENTS))
+            await eventually(lambda: shows(data_dir, *CONTENTS), PATIENCE)
 
             # A bullet appended by hand; at once, before the server's quiet spell
             # is over, a write through the server and a CLI run on the same folder.
@@ -165,7 +167,7 @@ async def test_a_pending_edit_applied_by_the_cli_keeps_the_servers_writes(
                 _, errors = await cli.communicate()
             assert cli.returncode == 0, errors.decode()
 
-            await until(lambda: shows(data_dir, "Appended by hand"))
+            await eventually(lambda: shows(data_dir, "Appended by hand"), PATIENCE)
             await asyncio.sleep(2.5)  # the server's watch has seen the file since
             async with http.get(f"/memory/long-term/{added}") as response:
                 assert response.status == 200

@@ -45,6 +45,47 @@ def write_atomically(path: Path, chunks: Iterable[str]) -> None:
         raise storage_error(err, path) from err
 
 
+def replace_unless_changed(
+    path: Path, chunks: Iterable[str], expected: tuple[int, int, int] | None
+) -> bool:
+    """`write_atomically`, unless someone else changed `path` meanwhile.
+
+    `expected` is the file's (inode, size, mtime ns) when it was last looked at, or
+    None when it was missing. Checked again at the last moment: a missing file is
+    created with link(), which fails if anything appeared there meanwhile. False
+    when the file changed (nothing written).
+    """
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as handle:
+            handle.writelines(chunks)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if expected is None:
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                return False
+            finally:
+                os.unlink(tmp)
+        else:
+            found = os.lstat(path)
+            if (found.st_ino, found.st_size, found.st_mtime_ns) != expected:
+                os.unlink(tmp)
+                return False
+            os.replace(tmp, path)
+        fsync_directory(path.parent)
+    except FileNotFoundError:
+        with suppress(OSError):
+            tmp.unlink()
+        return False  # removed meanwhile: looked at again next time
+    except OSError as err:
+        with suppress(OSError):
+            tmp.unlink()
+        raise storage_error(err, path) from err
+    return True
+
+
 def append_durably(fd: int, data: bytes, path: Path) -> None:
     """Append `data` to an O_APPEND descriptor and wait until it is on disk."""
     try:

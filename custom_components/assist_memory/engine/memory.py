@@ -84,14 +84,14 @@ class MemoryEngine:
         """Load the store; the index catches up with it (a full build the first time).
 
         Creates `prompts/memory/` and `daily/` and writes MEMORY.md; an edit made to
-        MEMORY.md while nothing ran is applied first.
+        MEMORY.md while nothing ran is applied first (or kept aside: `rejected_edits`).
         """
         if self.vectors is not None:
             self.store.ensure_folder()
             self.vectors.start()
-        edited_offline = self.mirror.edited_offline()
         report = self.store.init()
-        self.mirror.start(edited_offline=edited_offline)
+        if (rejected := self.mirror.start().rejected) is not None:
+            report.rejected_edits.append(rejected)
         return report
 
     def close(self) -> None:
