@@ -391,3 +391,42 @@ def test_a_stale_save_made_while_a_line_changed_is_kept_aside_whole(
     assert memories(engine) == before
     [rejected] = rejected_files(engine)
     assert rejected.read_text(encoding="utf-8") == edited
+
+
+def test_a_stale_save_removing_a_memory_changed_meanwhile_removes_nothing(
+    engine: MemoryEngine,
+) -> None:
+    opened = engine.mirror.path.read_text(encoding="utf-8")
+    key = by_content(engine, "The spare key is under the blue flowerpot")
+    changed = engine.store.update(key.id, "The spare key is with Anna")
+    assert engine.mirror.flush()
+    before = memories(engine)
+
+    gone = remove_lines(opened, ["The spare key is under the blue flowerpot"])
+    save(engine.mirror.path, gone)
+    assert not engine.reconcile_markdown().changed
+
+    assert engine.store.get(key.id) == changed
+    assert memories(engine) == before
+    assert canonical_bullets(engine) == stored_bullets(engine)
+
+
+@pytest.mark.parametrize("edit", ["remove", "rewrite"])
+def test_an_edit_of_a_memory_changed_while_it_waited_is_kept_aside(
+    engine: MemoryEngine, edit: str
+) -> None:
+    """The memory changed after the text was written, before the edit was applied."""
+    text = engine.mirror.path.read_text(encoding="utf-8")
+    line = "- The spare key is under the blue flowerpot\n"
+    save(
+        engine.mirror.path,
+        text.replace(line, "" if edit == "remove" else line.replace("blue", "red")),
+    )
+    key = by_content(engine, "The spare key is under the blue flowerpot")
+    changed = engine.store.update(key.id, "The spare key is with Anna")
+    before = memories(engine)
+
+    assert engine.reconcile_markdown().rejected is not None
+
+    assert engine.store.get(key.id) == changed
+    assert memories(engine) == before

@@ -47,13 +47,15 @@ def write_atomically(path: Path, chunks: Iterable[str]) -> None:
 
 def replace_unless_changed(
     path: Path, chunks: Iterable[str], expected: tuple[int, int, int] | None
-) -> bool:
+) -> tuple[int, int, int] | None:
     """`write_atomically`, unless someone else changed `path` meanwhile.
 
     `expected` is the file's (inode, size, mtime ns) when it was last looked at, or
     None when it was missing. Checked again at the last moment: a missing file is
-    created with link(), which fails if anything appeared there meanwhile. False
-    when the file changed (nothing written).
+    created with link(), which fails if anything appeared there meanwhile. Returns
+    the new file's (inode, size, mtime ns), taken before it is put in place (a file
+    saved over it right after is never mistaken for it); None when the file
+    changed (nothing written).
     """
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
@@ -61,29 +63,30 @@ def replace_unless_changed(
             handle.writelines(chunks)
             handle.flush()
             os.fsync(handle.fileno())
+            made = os.fstat(handle.fileno())
         if expected is None:
             try:
                 os.link(tmp, path)
             except FileExistsError:
-                return False
+                return None
             finally:
                 os.unlink(tmp)
         else:
             found = os.lstat(path)
             if (found.st_ino, found.st_size, found.st_mtime_ns) != expected:
                 os.unlink(tmp)
-                return False
+                return None
             os.replace(tmp, path)
         fsync_directory(path.parent)
     except FileNotFoundError:
         with suppress(OSError):
             tmp.unlink()
-        return False  # removed meanwhile: looked at again next time
+        return None  # removed meanwhile: looked at again next time
     except OSError as err:
         with suppress(OSError):
             tmp.unlink()
         raise storage_error(err, path) from err
-    return True
+    return (made.st_ino, made.st_size, made.st_mtime_ns)
 
 
 def append_durably(fd: int, data: bytes, path: Path) -> None:

@@ -164,10 +164,10 @@ class MarkdownMirror:
                 or (edit is not None and edit.data == text.encode())
             )
             if written:
-                if not replace_unless_changed(self.path, [text], signature):
+                signature = replace_unless_changed(self.path, [text], signature)
+                if signature is None:
                     self._dirty = True
                     return False  # changed at this very moment: looked at next
-                signature = file_signature(self.path)
             shown = replace(shown, file=signature)
             if shown != base:
                 save_base(self.base_path, shown)

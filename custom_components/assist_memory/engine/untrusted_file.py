@@ -86,9 +86,11 @@ def read_untrusted(path: Path, limit: int) -> UntrustedFile:
 def restrict_to_owner(path: Path) -> None:
     """Make a regular file readable by its owner only (links and the rest left alone)."""
     try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return  # never opened: a device may act on being opened
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
-        return  # a link, or gone: nothing of ours to protect
+        return  # replaced by a link, or gone: nothing of ours to protect
     try:
         if stat.S_ISREG(os.fstat(fd).st_mode):
             os.fchmod(fd, 0o600)
