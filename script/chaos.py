@@ -363,7 +363,9 @@ async def check(server: Server, ledger: Ledger, totals: Totals) -> None:
             by_hand = contents[0] in ledger.hand_removed
             if memory_id not in stored:
                 if memory_id not in ledger.pending_deletes and not by_hand:
-                    raise ChaosError(f"acknowledged memory {memory_id} is lost")
+                    raise ChaosError(
+                        f"acknowledged memory {memory_id} is lost (last sent: {contents})"
+                    )
             elif stored[memory_id] not in contents and not (
                 by_hand and stored[memory_id] in ledger.hand_written
             ):

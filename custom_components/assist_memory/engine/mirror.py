@@ -37,7 +37,7 @@ from typing import Final
 from .durable import fsync_directory, replace_unless_changed, storage_error
 from .edit_merge import EditRefusedError, merge_edit
 from .errors import InvalidMemoryError, MemoryEngineError, MemoryFullError
-from .markdown import parse_markdown, plan_reconcile, rendered_order
+from .markdown import parse_markdown, plan_reconcile, render_markdown, rendered_order
 from .models import Memory
 from .store import MemoryStore, ReconcileResult, StoreChange
 from .untrusted_file import (
@@ -142,7 +142,7 @@ class MarkdownMirror:
         """MEMORY.md's text for the store as it is now (without the version line)."""
         with self._lock, self.store.locked_records() as records:
             if self._dirty or self._rendered is None:
-                return first_base().showing(rendered_order(records.values())).body()
+                return render_markdown(records.values())
             return self._rendered
 
     def _publish(self, base: WrittenBase, edit: UntrustedFile | None = None) -> bool:
