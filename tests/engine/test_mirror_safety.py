@@ -18,7 +18,7 @@ import threading
 
 import pytest
 
-from assist_memory_engine import Memory
+from assist_memory_engine import Memory, StorageError
 from assist_memory_engine.markdown import parse_markdown
 from assist_memory_engine.memory import MemoryEngine
 
@@ -430,3 +430,30 @@ def test_an_edit_of_a_memory_changed_while_it_waited_is_kept_aside(
 
     assert engine.store.get(key.id) == changed
     assert memories(engine) == before
+
+
+def test_a_version_line_is_never_reused_after_a_failed_write(
+    engine: MemoryEngine,
+) -> None:
+    """Recording what was written fails (a full disk; or a crash at that instant):
+    no file shows a version nobody recorded, so a later text never reuses its line."""
+    base_tmp = engine.mirror.base_path.with_name(
+        f".{engine.mirror.base_path.name}.{os.getpid()}.tmp"
+    )
+    base_tmp.mkdir()  # the base cannot be written
+    engine.store.add("Learned first")
+    with pytest.raises(StorageError):
+        engine.mirror.flush()
+    opened = engine.mirror.path.read_text(encoding="utf-8")  # an editor opens it
+    base_tmp.rmdir()
+    learned = engine.store.add("Learned next")
+    engine.reconcile_markdown()  # the file watch, or the next program to start
+    assert "Learned next" in engine.mirror.path.read_text(encoding="utf-8")
+
+    save(engine.mirror.path, opened + "- Written by hand\n")
+    engine.reconcile_markdown()
+
+    contents = [m.content for m in engine.store.get_all()]
+    assert engine.store.get(learned.id) == learned
+    assert "Learned first" in contents
+    assert len(contents) == len(CONTENTS) + 2 + ("Written by hand" in contents)

@@ -185,3 +185,27 @@ async def test_a_pending_edit_applied_by_the_cli_keeps_the_servers_writes(
                 ]
             )
         assert await server.stop() == 0
+
+
+async def test_an_edit_applied_at_start_uses_the_servers_limits(
+    data_dir: Path,
+) -> None:
+    """Over the default limit of 100 memories, with the server's limit off."""
+    env = {"MEMORY_MAX_ITEMS": "0"}
+    document = [{"id": f"m{n:03}", "content": f"Imported fact {n}"} for n in range(120)]
+    async with ServerProcess(serve_command(data_dir), env=env) as server:
+        async with (
+            aiohttp.ClientSession(server.base_url, headers=server.headers) as http,
+            http.post("/memory/import", json={"document": document}) as response,
+        ):
+            assert response.status == 200
+        await eventually(lambda: shows(data_dir, "Imported fact 119"), PATIENCE)
+        assert await server.stop() == 0
+    path = memory_md(data_dir)
+    save(path, path.read_text(encoding="utf-8") + "- Added while it was stopped\n")
+
+    async with ServerProcess(serve_command(data_dir), env=env) as again:
+        async with aiohttp.ClientSession(again.base_url, headers=again.headers) as http:
+            assert await count(http) == 121
+        assert await again.stop() == 0
+    assert rejected(data_dir) == []

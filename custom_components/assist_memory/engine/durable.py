@@ -6,7 +6,7 @@ crash at any instant leaves either the previous file or the new one, never a mix
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 import errno
 import fcntl
@@ -46,16 +46,19 @@ def write_atomically(path: Path, chunks: Iterable[str]) -> None:
 
 
 def replace_unless_changed(
-    path: Path, chunks: Iterable[str], expected: tuple[int, int, int] | None
-) -> tuple[int, int, int] | None:
+    path: Path,
+    chunks: Iterable[str],
+    expected: tuple[int, int, int] | None,
+    record: Callable[[tuple[int, int, int]], None],
+) -> bool:
     """`write_atomically`, unless someone else changed `path` meanwhile.
 
     `expected` is the file's (inode, size, mtime ns) when it was last looked at, or
-    None when it was missing. Checked again at the last moment: a missing file is
-    created with link(), which fails if anything appeared there meanwhile. Returns
-    the new file's (inode, size, mtime ns), taken before it is put in place (a file
-    saved over it right after is never mistaken for it); None when the file
-    changed (nothing written).
+    None when it was missing. `record` gets the new file's (inode, size, mtime ns)
+    once it is durable and before it is put in place: a crash leaves a record of a
+    file never shown, never a file shown without its record. Checked again at the
+    last moment: a missing file is created with link(), which fails if anything
+    appeared there meanwhile. False when the file changed (nothing put in place).
     """
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
@@ -64,29 +67,39 @@ def replace_unless_changed(
             handle.flush()
             os.fsync(handle.fileno())
             made = os.fstat(handle.fileno())
-        if expected is None:
-            try:
-                os.link(tmp, path)
-            except FileExistsError:
-                return None
-            finally:
-                os.unlink(tmp)
-        else:
-            found = os.lstat(path)
-            if (found.st_ino, found.st_size, found.st_mtime_ns) != expected:
-                os.unlink(tmp)
-                return None
-            os.replace(tmp, path)
+        record((made.st_ino, made.st_size, made.st_mtime_ns))
+        if not _put_in_place(tmp, path, expected):
+            with suppress(OSError):
+                tmp.unlink()
+            return False
         fsync_directory(path.parent)
+    except BaseException as err:
+        with suppress(OSError):
+            tmp.unlink()
+        if isinstance(err, OSError) and not isinstance(err, StorageError):
+            raise storage_error(err, path) from err
+        raise
+    return True
+
+
+def _put_in_place(tmp: Path, path: Path, expected: tuple[int, int, int] | None) -> bool:
+    """Rename `tmp` to `path` if `path` is still as expected; False otherwise."""
+    if expected is None:
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+        finally:
+            os.unlink(tmp)
+        return True
+    try:
+        found = os.lstat(path)
     except FileNotFoundError:
-        with suppress(OSError):
-            tmp.unlink()
-        return None  # removed meanwhile: looked at again next time
-    except OSError as err:
-        with suppress(OSError):
-            tmp.unlink()
-        raise storage_error(err, path) from err
-    return (made.st_ino, made.st_size, made.st_mtime_ns)
+        return False  # removed meanwhile: looked at again next time
+    if (found.st_ino, found.st_size, found.st_mtime_ns) != expected:
+        return False
+    os.replace(tmp, path)
+    return True
 
 
 def append_durably(fd: int, data: bytes, path: Path) -> None:

@@ -163,20 +163,27 @@ class MarkdownMirror:
                 (signature == base.file and shown is base)
                 or (edit is not None and edit.data == text.encode())
             )
-            if written:
-                signature = replace_unless_changed(self.path, [text], signature)
-                if signature is None:
-                    self._dirty = True
-                    return False  # changed at this very moment: looked at next
-            shown = replace(shown, file=signature)
-            if shown != base:
-                save_base(self.base_path, shown)
-                self._base_signature = file_signature(self.base_path)
-            self._base = shown
-            self._written = signature
+            if not written:
+                self._record(replace(shown, file=signature), base)
+            elif not replace_unless_changed(
+                self.path,
+                [text],
+                signature,
+                lambda new: self._record(replace(shown, file=new), base),
+            ):
+                self._dirty = True
+                return False  # changed at this very moment: looked at next
+            self._written = self._load_base().file
             self._rendered = shown.body()
             self._dirty = False
             return written
+
+    def _record(self, shown: WrittenBase, base: WrittenBase) -> None:
+        """Record what MEMORY.md shows (before a new text is put in place)."""
+        if shown != base:
+            save_base(self.base_path, shown)
+            self._base_signature = file_signature(self.base_path)
+        self._base = shown
 
     def _load_base(self) -> WrittenBase:
         """The recorded base, read again only when its file changed."""
