@@ -937,17 +937,26 @@ async def test_backend_markdown_api(store_path: Path) -> None:
         await backend.close()
 
 
-async def test_backend_rejected_hand_edit_notifies_nobody(store_path: Path) -> None:
+async def test_backend_rejected_hand_edit_tells_only_its_own_listeners(
+    store_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     backend, _ = await LocalBackend.open(store_path, watch=False)
     try:
         calls: list[None] = []
+        kept: list[Path] = []
         backend.add_listener(lambda: calls.append(None))
+        backend.add_rejected_edit_listener(kept.append)
+        backend.add_rejected_edit_listener(lambda path: 1 / 0)  # a broken one
+        removed = backend.add_rejected_edit_listener(print)  # then removed again
+        removed()
+        removed()  # twice is fine
         await backend.add("Likes tea")
         await backend.read_markdown()
         edit(memory_md(store_path), "Likes tea", "x" * 2001)
         await backend._reconcile_markdown()  # what the watcher runs when settled
         assert len(calls) == 1
-        assert backend.engine.mirror.last_rejected is not None
+        assert kept == [backend.engine.mirror.last_rejected]
+        assert "A rejected edit listener failed" in caplog.text
         assert [m.content for m in backend.store.get_all()] == ["Likes tea"]
     finally:
         await backend.close()
