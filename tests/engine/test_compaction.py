@@ -863,6 +863,44 @@ async def test_undo_keeps_what_changed_after_the_compaction(
     assert m005.access_count == 1
 
 
+async def test_undo_never_reverts_a_later_change_to_a_fact_it_changed(
+    engine: MemoryEngine, make: Callable[..., MemoryCompactor]
+) -> None:
+    """The compaction rewrote m002; a person changed it again since: that change stays."""
+    seed(engine)
+    compactor = make(FakeLlm())
+    await compactor.compact()
+    assert contents(engine)["m002"] == "Anna likes her coffee black, every morning"
+    changed = engine.store.update("m002", "Anna drinks tea now")
+
+    assert await compactor.undo() == CompactionResult(4, 6)
+
+    assert engine.store.get("m002") == changed
+    assert contents(engine) == {
+        "m001": "Anna likes coffee",
+        "m002": "Anna drinks tea now",
+        "m003": "The car is blue",
+        "m004": "The car is red since it was repainted",
+        "m005": "Tom walks the dog at seven",
+        "m006": "Tom is Anna's brother",
+    }
+
+
+async def test_undo_keeps_a_removed_fact_that_came_back_since(
+    engine: MemoryEngine, make: Callable[..., MemoryCompactor]
+) -> None:
+    seed(engine)
+    compactor = make(FakeLlm())
+    await compactor.compact()
+    assert "m003" not in contents(engine)
+    engine.store.import_([{"id": "m003", "content": "The car is green"}])
+
+    await compactor.undo()
+
+    assert contents(engine)["m003"] == "The car is green"
+    assert contents(engine)["m001"] == "Anna likes coffee"
+
+
 async def test_undo_removes_facts_the_compaction_added(
     engine: MemoryEngine, make: Callable[..., MemoryCompactor]
 ) -> None:

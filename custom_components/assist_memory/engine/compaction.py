@@ -392,10 +392,16 @@ class MemoryCompactor:
                 changed = {memory_id for memory_id, _, _ in plan.updates}
                 changed.update(plan.deletes)
                 # What undo takes away and puts back; a backup without this record
-                # (a crash came first) is restored as a whole.
+                # (a crash came first) is restored as a whole. `left` is how the
+                # compaction left each fact it changed (when it was changed), so undo
+                # leaves alone a fact changed again since.
                 document["compaction"] = {
                     "created": created,
                     "changed": sorted(changed & before.keys()),
+                    "left": {
+                        memory_id: after[memory_id].updated_at
+                        for memory_id in sorted(changed & before.keys() & after.keys())
+                    },
                 }
                 _write_json(backup, document)
         if result.changed:
@@ -501,9 +507,10 @@ def _undo_document(
 ) -> object:
     """The records after undoing the compaction a backup was taken before.
 
-    Memories the compaction changed or removed come back as they were, those it
-    created go; every other memory stays as it is now (added, changed or deleted since
-    the compaction). Without the compaction's record: the backup, exactly.
+    Memories the compaction changed or removed come back as they were (unless changed
+    or added again since: a later change is never reverted), those it created go;
+    every other memory stays as it is now (added, changed or deleted since the
+    compaction). Without the compaction's record: the backup, exactly.
     """
     record = document.get("compaction")
     memories = document.get("memories")
@@ -515,6 +522,9 @@ def _undo_document(
     ):
         return document
     gone = set(created)
+    left = record.get("left")
+    if isinstance(left, dict):  # older backups put back every fact they changed
+        changed = [i for i in changed if _as_compacted(i, left, records)]
     restored = set(changed)
     items: list[object] = []
     in_backup: set[object] = set()
@@ -531,6 +541,20 @@ def _undo_document(
         if memory_id not in in_backup and memory_id not in gone
     )
     return {"memories": items}
+
+
+def _as_compacted(
+    memory_id: object, left: Mapping[object, object], records: Mapping[str, Memory]
+) -> bool:
+    """Whether a fact the compaction changed is still as it left it.
+
+    `left` maps the facts it rewrote to their `updated_at` after it; the others it
+    removed, and they must still be gone.
+    """
+    now = records.get(memory_id) if isinstance(memory_id, str) else None
+    if memory_id not in left:
+        return now is None
+    return now is not None and now.updated_at == left[memory_id]
 
 
 def _stamp_time(stem: str) -> datetime:
