@@ -918,21 +918,32 @@ async def test_undo_removes_facts_the_compaction_added(
     assert engine.store.export()["memories"] == before
 
 
-async def test_undo_of_backup_without_compaction_record_restores_it_whole(
-    engine: MemoryEngine, make: Callable[..., MemoryCompactor]
+async def test_an_interrupted_compaction_is_not_undone(
+    engine: MemoryEngine,
+    make: Callable[..., MemoryCompactor],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """A crash between the backup and its record: the backup comes back exactly."""
+    """A crash between the backup and its record: restoring that backup would revert
+    (and lose) everything done since, so it is set aside instead."""
     seed(engine)
     document = engine.store.export()
     folder = engine.store.path.parent / "compactions"
     folder.mkdir()
-    (folder / "20250101T000000000000Z.json").write_text(json.dumps(document))
+    backup = folder / "20250101T000000000000Z.json"
+    backup.write_text(json.dumps(document))
     engine.store.add("added after the backup")
     engine.store.delete("m001")
+    before = engine.store.export()["memories"]
+    compactor = make(FakeLlm())
 
-    assert await make(FakeLlm()).undo() == CompactionResult(6, 6)
+    assert await compactor.undo() is None
 
-    assert engine.store.export()["memories"] == document["memories"]
+    assert engine.store.export()["memories"] == before
+    assert not backup.exists()
+    kept = folder / "20250101T000000000000Z.interrupted.json"
+    assert json.loads(kept.read_text()) == document
+    assert await compactor.backups() == []
+    assert "interrupted" in caplog.text
 
 
 async def test_only_the_last_five_backups_are_kept(

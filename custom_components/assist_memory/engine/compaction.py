@@ -25,7 +25,8 @@ Rules worth knowing:
 - Before applying, the previous state is saved as `compactions/<time>.json` beside the
   store (the last `keep`, default 5). `undo()` puts back what the newest compaction
   changed or removed and takes away what it added; memories added or changed since
-  are kept.
+  are kept. A compaction interrupted before its backup recorded what it did (a
+  crash) cannot be undone: its backup is set aside as `<time>.interrupted.json`.
 - The cooldown starts after every attempt that asked the LLM, also a failed one, so
   a broken model is not asked again on every turn.
 """
@@ -41,6 +42,7 @@ from datetime import UTC, datetime, timedelta
 import functools
 import json
 import logging
+import os
 from pathlib import Path
 import re
 from typing import TYPE_CHECKING, Any, Final, Protocol
@@ -487,6 +489,20 @@ class MemoryCompactor:
         if not paths:
             return None
         document = _read_json(paths[0])
+        if not _has_record(document):
+            # Restoring it whole would revert (and lose) everything done since.
+            kept = paths[0].with_suffix(".interrupted.json")
+            try:
+                os.replace(paths[0], kept)
+            except OSError as err:
+                raise storage_error(err, paths[0]) from err
+            fsync_directory(self.backup_folder)
+            _LOGGER.warning(
+                "The newest memory compaction was interrupted before it recorded "
+                "what it changed; it cannot be undone (its backup is kept as %s)",
+                kept,
+            )
+            return None
         store = self.engine.store
         with store.locked_records() as records:
             original = len(_compacted(records))
@@ -510,17 +526,11 @@ def _undo_document(
     Memories the compaction changed or removed come back as they were (unless changed
     or added again since: a later change is never reverted), those it created go;
     every other memory stays as it is now (added, changed or deleted since the
-    compaction). Without the compaction's record: the backup, exactly.
+    compaction). The document has the compaction's record (`_has_record`).
     """
-    record = document.get("compaction")
-    memories = document.get("memories")
-    if (
-        not isinstance(record, dict)
-        or not isinstance(memories, list)
-        or not isinstance(created := record.get("created"), list)
-        or not isinstance(changed := record.get("changed"), list)
-    ):
-        return document
+    record = document["compaction"]
+    memories = document["memories"]
+    created, changed = record["created"], record["changed"]
     gone = set(created)
     left = record.get("left")
     if isinstance(left, dict):  # older backups put back every fact they changed
@@ -541,6 +551,17 @@ def _undo_document(
         if memory_id not in in_backup and memory_id not in gone
     )
     return {"memories": items}
+
+
+def _has_record(document: Mapping[str, Any]) -> bool:
+    """Whether a backup says what its compaction changed (not cut off by a crash)."""
+    record = document.get("compaction")
+    return (
+        isinstance(record, dict)
+        and isinstance(document.get("memories"), list)
+        and isinstance(record.get("created"), list)
+        and isinstance(record.get("changed"), list)
+    )
 
 
 def _as_compacted(
