@@ -9,8 +9,9 @@ edit against the same text, never against whatever the store holds by then. It h
   -->`, so an edit says which text it was made on, however old.
 - `changed`: the last version that removed or changed a line. Before it, versions only
   added lines, so an older text can be rebuilt from the lines shown now.
-- `file`: MEMORY.md's signature right after it was written: a file that still has it
-  is no edit.
+- `file`: the signature of the MEMORY.md written for this version: a file that still
+  has it is no edit. Recorded before the file is put in place, so no file ever names
+  a version without its record (a crash leaves a record of a file never shown).
 - `lines`: the bullets shown, each with the first version that showed it exactly so.
 
 Only lines shown now are kept (no history of removed lines): a memory deleted from
