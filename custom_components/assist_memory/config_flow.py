@@ -199,6 +199,9 @@ class AssistMemoryConfigFlow(ConfigFlow, domain=DOMAIN):
 
     One entry only: the memory agent, the services and the panel use "the" memory.
     The add-on announces its server by Supervisor discovery (host, port, token).
+    The flow refuses a second entry itself: the manifest's `single_config_entry`
+    would make Home Assistant abort every discovery while an entry exists, so a
+    reinstalled add-on (a new token) could no longer update its entry.
     """
 
     VERSION = 1
