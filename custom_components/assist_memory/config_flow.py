@@ -183,6 +183,12 @@ RECONFIGURE_SCHEMA = probatio.Schema(
     }
 )
 TITLE = "Assist Memory"
+# Example addresses shown under the URL fields; placeholders, so translations never
+# carry an address.
+SERVER_PLACEHOLDERS = {"server_example": "http://192.168.1.20:8099"}
+OPTION_PLACEHOLDERS = {
+    "search": {"embedding_example": "http://homeassistant.local:11434"}
+}
 
 
 def _url_error(url: str) -> str | None:
@@ -249,6 +255,7 @@ class AssistMemoryConfigFlow(ConfigFlow, domain=DOMAIN):
                 SERVER_SCHEMA, {CONF_URL: (user_input or {}).get(CONF_URL)}
             ),
             errors=errors,
+            description_placeholders=SERVER_PLACEHOLDERS,
         )
 
     async def async_step_hassio(
@@ -345,6 +352,7 @@ class AssistMemoryConfigFlow(ConfigFlow, domain=DOMAIN):
                 {CONF_URL: (user_input or {}).get(CONF_URL, entry.data[CONF_URL])},
             ),
             errors=errors,
+            description_placeholders=SERVER_PLACEHOLDERS,
         )
 
     def _async_create(self, data: dict[str, str]) -> ConfigFlowResult:
@@ -436,7 +444,12 @@ class AssistMemoryOptionsFlow(OptionsFlowWithReload):
                 for key, selector in fields
             }
         )
-        return self.async_show_form(step_id=step, data_schema=schema, errors=errors)
+        return self.async_show_form(
+            step_id=step,
+            data_schema=schema,
+            errors=errors,
+            description_placeholders=OPTION_PLACEHOLDERS.get(step),
+        )
 
     async def _option_error(self, options: dict[str, Any]) -> str | None:
         """A translation key when the options cannot work, else None."""

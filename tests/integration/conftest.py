@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+import re
 from typing import Any
 
 from homeassistant.config_entries import ConfigFlowResult
@@ -85,3 +87,19 @@ async def configure_options(
     )
     await hass.async_block_till_done()
     return result
+
+
+STRINGS = Path(__file__).parents[2] / "custom_components/assist_memory/strings.json"
+
+
+def assert_placeholders_supplied(result: ConfigFlowResult, flow: str) -> None:
+    """The form gives every placeholder its step's texts (in strings.json) use.
+
+    `flow` is "config" or "options". A placeholder left out shows as `{name}`.
+    """
+    strings = json.loads(STRINGS.read_text(encoding="utf-8"))
+    step = strings[flow]["step"][result["step_id"]]
+    texts = [step.get("description", ""), *step.get("data_description", {}).values()]
+    used = {name for text in texts for name in re.findall(r"\{(\w+)\}", text)}
+    supplied = set(result.get("description_placeholders") or {})
+    assert used <= supplied, f"{result['step_id']}: missing {sorted(used - supplied)}"

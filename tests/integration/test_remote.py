@@ -44,6 +44,7 @@ from custom_components.assist_memory.options import DEFAULT_OPTIONS
 from tests.support.memory_server import MemoryServer, free_port
 
 from .agents import AGENT_ENTITY_ID, LlmEntities
+from .conftest import assert_placeholders_supplied
 from .conversing import options, say
 
 pytestmark = pytest.mark.usefixtures("socket_enabled")
@@ -225,6 +226,7 @@ async def test_manual_flow(hass: HomeAssistant, memory_server: MemoryServer) -> 
     )
     assert result["type"] is FlowResultType.FORM
     assert result["step_id"] == "server"
+    assert_placeholders_supplied(result, "config")
     flow_id = result["flow_id"]
     for url, token, error in (
         ("not a url", memory_server.token, "invalid_url"),
@@ -341,6 +343,7 @@ async def test_reconfigure(
 ) -> None:
     result = await loaded_entry.start_reconfigure_flow(hass)
     assert result["step_id"] == "reconfigure"
+    assert_placeholders_supplied(result, "config")
     flow_id = result["flow_id"]
     result = await hass.config_entries.flow.async_configure(
         flow_id, {CONF_URL: f"http://127.0.0.1:{free_port()}"}
