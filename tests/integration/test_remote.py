@@ -431,9 +431,12 @@ async def test_diagnostics_hide_the_token(
         hass, hass_client, loaded_entry
     )
     assert diagnostics["entry"]["data"][CONF_TOKEN] == "**REDACTED**"
-    assert diagnostics["entry"]["data"][CONF_URL] == memory_server.url
+    # The server's address says where the person's memories live: left out too.
+    assert diagnostics["entry"]["data"][CONF_URL] == "**REDACTED**"
     assert diagnostics["store"]["count"] == 0
-    assert memory_server.token not in json.dumps(diagnostics)
+    text = json.dumps(diagnostics)
+    assert memory_server.token not in text
+    assert memory_server.url not in text
 
 
 async def test_settings_through_home_assistant_leave_the_server_alone(
