@@ -28,7 +28,7 @@ PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 # description placeholder, so translators never copy it). "http://" alone, naming a
 # scheme, is no address.
 URL = re.compile(
-    r"\b(?:https?|ftps?|mqtts?|scp|socks5|socket)://[a-z0-9\[]|\bwww\.", re.I
+    r"\b(?:https?|ftps?|mqtts?|scp|socks5|socket)://[a-z0-9\[]|\bwww\.", re.IGNORECASE
 )
 
 KeyPath = tuple[str, ...]
