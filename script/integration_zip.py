@@ -32,7 +32,7 @@ def build_zip(out_dir: Path) -> Path:
     """Write the zip into `out_dir`; its path."""
     hacs = json.loads((ROOT / "hacs.json").read_text(encoding="utf-8"))
     out_dir.mkdir(parents=True, exist_ok=True)
-    target = out_dir / hacs["filename"]
+    target = out_dir / str(hacs["filename"])
     with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for path in integration_files():
             archive.write(path, path.relative_to(INTEGRATION).as_posix())
