@@ -237,6 +237,9 @@ class MemoryBackend(Protocol):
     async def note_message(self, session_id: str, role: str, text: str) -> None:
         """Persist a message of another agent's conversation."""
 
+    async def pause_session(self, session_id: str) -> None:
+        """Keep the conversation out of the log and of learning from now on."""
+
     async def extraction_batch(
         self, session_id: str, settings: LearnSettings, *, used_tokens: int = 0
     ) -> ExtractionBatch | None:
@@ -718,6 +721,10 @@ class LocalBackend:
     async def note_message(self, session_id: str, role: str, text: str) -> None:
         """Persist a message of another agent's conversation."""
         await self._run(self.turns.note_message, session_id, role, text)
+
+    async def pause_session(self, session_id: str) -> None:
+        """Keep the conversation out of the log and of learning from now on."""
+        await self._run(self.turns.pause, session_id)
 
     async def extraction_batch(
         self, session_id: str, settings: LearnSettings, *, used_tokens: int = 0
