@@ -35,6 +35,7 @@ from .conversations import ConversationLog, SessionSummary
 from .daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
 from .embeddings import EmbeddingConfig
 from .extraction import Fact
+from .forgetting import forget, forget_all
 from .memory import MemoryEngine
 from .models import HOUSEHOLD_SCOPE, Memory
 from .profile import UserProfile
@@ -478,12 +479,12 @@ class LocalBackend:
         return await self._change(self.store.update, memory_id, content, **fields)
 
     async def delete(self, memory_id: str) -> bool:
-        """Remove a memory; False for an unknown id."""
-        return await self._change(self.store.delete, memory_id)
+        """Remove a memory and every copy of its text; False for an unknown id."""
+        return bool(await self._change(forget, self.engine, [memory_id]))
 
     async def clear(self) -> int:
-        """Remove every memory."""
-        return await self._change(self.store.clear)
+        """Remove every memory and every copy of their text."""
+        return await self._change(forget_all, self.engine)
 
     async def search(
         self,

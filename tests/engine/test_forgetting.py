@@ -1,0 +1,206 @@
+"""Forgetting in the engine: a deleted memory's text is in no file of the folder.
+
+Real stores, real SQLite files (the index, the vector cache), a real embedding server
+on 127.0.0.1; every file of the folder is read as bytes after the call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import closing
+from datetime import UTC, datetime
+from pathlib import Path
+import sqlite3
+import struct
+
+import pytest
+
+from assist_memory_engine.embeddings import EmbeddingConfig
+from assist_memory_engine.forgetting import forget, forget_all
+from assist_memory_engine.index import SearchIndex
+from assist_memory_engine.memory import MemoryEngine, index_path_for
+from assist_memory_engine.settings import StoreSettings
+from assist_memory_engine.vectors import content_hash
+from tests.support.data_folder import files_containing
+from tests.support.embedding_server import EmbeddingServer, embed
+
+WORD = "Zyxwvortle"
+SECRET = f"Anna's cat is called {WORD}"
+OTHERS = [f"Memory {n} about the garden and the kitchen" for n in range(30)]
+
+
+@pytest.fixture
+def engine(store_path: Path) -> Iterator[MemoryEngine]:
+    engine = MemoryEngine(store_path, StoreSettings(max_items=0))
+    engine.init()
+    try:
+        yield engine
+    finally:
+        engine.close()
+
+
+def test_a_new_memory_is_taken_out_of_the_journal(
+    engine: MemoryEngine, store_path: Path
+) -> None:
+    kept = engine.store.add(OTHERS[0])
+    doomed = engine.store.add(SECRET)
+    engine.store.record_access([doomed.id, kept.id])  # its text written again
+    engine.search(WORD)
+    engine.append_daily_log(f"Noted: {SECRET}", datetime(2025, 3, 14, 8, 2, tzinfo=UTC))
+    engine.append_daily_log(
+        "Watered the plants", datetime(2025, 3, 14, 9, 0, tzinfo=UTC)
+    )
+    assert files_containing(store_path.parent, WORD)
+    snapshot = store_path.read_bytes()
+
+    assert forget(engine, [doomed.id, "no-such-id"]) == [doomed.id]
+    assert files_containing(store_path.parent, WORD) == []
+    # Only the journal was written again: the snapshot did not hold it.
+    assert store_path.read_bytes() == snapshot
+    assert engine.read_daily_log("2025-03-14") == (
+        "# 2025-03-14\n\n- 09:00:00 Watered the plants\n"
+    )
+    # The rest, with its access count, is still there after a restart.
+    engine.close()
+    again = MemoryEngine(store_path, StoreSettings(max_items=0))
+    again.init()
+    try:
+        (memory,) = again.store.get_all()
+        assert (memory.id, memory.access_count) == (kept.id, 1)
+    finally:
+        again.close()
+
+
+def test_a_memory_of_the_snapshot_is_folded_away(
+    engine: MemoryEngine, store_path: Path
+) -> None:
+    engine.store.import_(
+        [{"id": f"m{n}", "content": text} for n, text in enumerate([SECRET, *OTHERS])]
+    )
+    engine.store.add("Added after the snapshot")
+    (doomed,) = [m for m in engine.store.get_all() if WORD in m.content]
+    engine.flush()
+    forget(engine, [doomed.id])
+    assert files_containing(store_path.parent, WORD) == []
+    assert len(engine.store.get_all()) == len(OTHERS) + 1
+
+
+def test_a_memory_added_by_another_process_is_taken_out_of_the_journal(
+    engine: MemoryEngine, store_path: Path
+) -> None:
+    other = MemoryEngine(store_path, StoreSettings(max_items=0))
+    other.init()
+    try:
+        doomed = other.store.add(SECRET)
+        other.store.delete(other.store.add("Deleted over there").id)
+        snapshot = store_path.read_bytes()
+        assert forget(engine, [doomed.id]) == [doomed.id]
+        assert store_path.read_bytes() == snapshot
+        assert files_containing(store_path.parent, WORD) == []
+    finally:
+        other.close()
+
+
+def test_clearing_leaves_no_trace(engine: MemoryEngine, store_path: Path) -> None:
+    for text in [SECRET, *OTHERS]:
+        engine.store.add(text)
+    engine.flush()
+    assert forget_all(engine) == len(OTHERS) + 1
+    assert files_containing(store_path.parent, WORD, "garden") == []
+    assert forget_all(engine) == 0
+
+
+def test_daily_log_lines_that_repeat_a_forgotten_memory(engine: MemoryEngine) -> None:
+    day = datetime(2025, 3, 14, 8, 0, tzinfo=UTC)
+    for entry in ("Tea", "Tea with Anna", "Anna's cat is called Zyxwvortle today"):
+        engine.append_daily_log(entry, day)
+    engine.daily_log.path_for("2025-03-14").open("a").write("a line by hand\n")
+    # A short text only takes away an entry that is exactly it.
+    assert engine.daily_log.forget(["tea", "  "]) == 1
+    assert engine.daily_log.forget([SECRET.upper()]) == 1
+    assert engine.daily_log.forget([]) == 0
+    assert engine.read_daily_log("2025-03-14").splitlines()[2:] == [
+        "- 08:00:00 Tea with Anna",
+        "a line by hand",
+    ]
+
+
+def test_an_index_written_before_secure_delete_is_erased_when_opened(
+    store_path: Path,
+) -> None:
+    path = index_path_for(store_path)
+    engine = MemoryEngine(store_path, StoreSettings(max_items=0))
+    engine.init()
+    engine.store.add(OTHERS[0])
+    doomed = engine.store.add(SECRET)
+    engine.flush()
+    engine.close()
+    # As an older version left it: deleted without erasing, the log not truncated.
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA secure_delete=OFF")
+    db.execute("INSERT INTO fts(fts, rank) VALUES ('secure-delete', 0)")
+    db.execute("DELETE FROM meta WHERE key='erases_deleted'")
+    (rowid,) = db.execute("SELECT rowid FROM docs WHERE id=?", (doomed.id,)).fetchone()
+    db.execute("DELETE FROM docs WHERE rowid=?", (rowid,))
+    db.execute("DELETE FROM fts WHERE rowid=?", (rowid,))
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    assert WORD.lower().encode() in path.read_bytes()
+
+    index = SearchIndex(path)
+    index.open()
+    index.close()
+    assert WORD.lower().encode() not in path.read_bytes()
+
+
+# -- the vector cache --------------------------------------------------------------
+
+
+@pytest.fixture
+def server() -> Iterator[EmbeddingServer]:
+    with EmbeddingServer() as running:
+        yield running
+
+
+def cached(store_path: Path) -> set[str]:
+    """The hashes of the vectors in the cache."""
+    with closing(sqlite3.connect(index_path_for(store_path))) as db:
+        return {digest for (digest,) in db.execute("SELECT hash FROM embedding_cache")}
+
+
+@pytest.mark.usefixtures("socket_enabled")
+@pytest.mark.parametrize("sqlite_vec", [True, False], ids=["sqlite-vec", "in-process"])
+def test_the_vector_of_a_forgotten_memory_is_removed(
+    store_path: Path, server: EmbeddingServer, sqlite_vec: bool
+) -> None:
+    engine = MemoryEngine(
+        store_path,
+        StoreSettings(max_items=0),
+        embeddings=EmbeddingConfig(server.base_url, "test-model"),
+        use_sqlite_vec=sqlite_vec,
+    )
+    engine.init()
+    try:
+        texts = [*OTHERS[:3], SECRET]
+        for text in OTHERS[:3]:
+            engine.store.add(text)
+        doomed = engine.store.add(SECRET)
+        twin = engine.store.add(OTHERS[0])  # the same text: one cached vector
+        assert engine.vectors is not None
+        assert engine.vectors.wait_until_idle(10)
+        vector = struct.pack(f"{len(embed(SECRET))}f", *embed(SECRET))
+        assert cached(store_path) == {content_hash("test-model", t) for t in texts}
+
+        forget(engine, [doomed.id, twin.id])
+        # The text shared with a memory that stays keeps its vector.
+        assert cached(store_path) == {
+            content_hash("test-model", t) for t in texts if t != SECRET
+        }
+        found = [
+            path
+            for path in store_path.parent.iterdir()
+            if path.is_file() and vector in path.read_bytes()
+        ]
+        assert found == []
+    finally:
+        engine.close()
