@@ -10,11 +10,14 @@ from collections.abc import Iterator
 from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
+import json
 import sqlite3
 import struct
+import zlib
 
 import pytest
 
+from assist_memory_engine import MemoryStore
 from assist_memory_engine.embeddings import EmbeddingConfig
 from assist_memory_engine.forgetting import forget, forget_all
 from assist_memory_engine.index import SearchIndex
@@ -71,18 +74,49 @@ def test_a_new_memory_is_taken_out_of_the_journal(
         again.close()
 
 
-def test_a_memory_of_the_snapshot_is_folded_away(
-    engine: MemoryEngine, store_path: Path
+def checksum_is_right(store_path: Path) -> bool:
+    """Whether the snapshot ends with the CRC-32 of everything before its marker."""
+    body, _, tail = store_path.read_bytes().rpartition(b'\n], "checksum": "')
+    return tail == f'{zlib.crc32(body):08x}"}}\n'.encode()
+
+
+@pytest.mark.parametrize("position", [0, 5, len(OTHERS)])
+def test_a_memory_of_the_snapshot_is_cut_out_of_it(
+    engine: MemoryEngine, store_path: Path, position: int
 ) -> None:
+    texts = [*OTHERS]
+    texts.insert(position, SECRET)
     engine.store.import_(
-        [{"id": f"m{n}", "content": text} for n, text in enumerate([SECRET, *OTHERS])]
+        [{"id": f"m{n}", "content": text} for n, text in enumerate(texts)]
     )
     engine.store.add("Added after the snapshot")
-    (doomed,) = [m for m in engine.store.get_all() if WORD in m.content]
     engine.flush()
-    forget(engine, [doomed.id])
+    generation = json.loads(store_path.read_bytes())["generation"]
+    forget(engine, [f"m{position}"])
     assert files_containing(store_path.parent, WORD) == []
-    assert len(engine.store.get_all()) == len(OTHERS) + 1
+    # A copy of the snapshot without its line: the same generation, a right checksum.
+    document = json.loads(store_path.read_bytes())
+    assert document["generation"] == generation
+    assert [m["content"] for m in document["memories"]] == OTHERS
+    assert checksum_is_right(store_path)
+    engine.close()
+    again = MemoryStore(store_path)
+    assert again.init().set_aside == []
+    assert [m.content for m in again.get_all()] == [*OTHERS, "Added after the snapshot"]
+
+
+def test_a_snapshot_edited_by_hand_is_written_anew(
+    engine: MemoryEngine, store_path: Path
+) -> None:
+    engine.store.close()
+    records = [{"id": f"m{n}", "content": t} for n, t in enumerate([SECRET, "Tea"])]
+    store_path.write_text(json.dumps(records, indent=2))
+    forget(engine, ["m0"])
+    assert files_containing(store_path.parent, WORD) == []
+    assert [m.content for m in engine.store.get_all()] == ["Tea"]
+    # The last memory of a snapshot: written anew too.
+    forget(engine, ["m1"])
+    assert json.loads(store_path.read_bytes())["memories"] == []
 
 
 def test_a_memory_added_by_another_process_is_taken_out_of_the_journal(

@@ -9,9 +9,10 @@ Files, side by side:
 - `memories.lock`: an flock that serialises writers across processes (Home Assistant
   and the CLI may share a folder). Each call notices changes made by another process.
 
-A deleted memory leaves both files before `delete` returns: one added since the
-snapshot is only in the journal, which is written again without it (cheap); one the
-snapshot holds is folded away (a new snapshot, a cost that grows with the store).
+A deleted memory leaves both files before `delete` returns: the journal is written
+again without its lines, and when the snapshot holds it (it was added before the last
+fold), the snapshot is written again without its line, a byte copy (its cost grows
+with the store's size, though far less than encoding every record again).
 
 The store is synchronous and thread-safe; `LocalBackend` runs it off the event loop.
 """
@@ -679,17 +680,22 @@ class MemoryStore:
         text goes with the next fold.
         """
         try:
-            if memory_id in self._only_in_journal:
-                self._only_in_journal.discard(memory_id)
-                lines = [
-                    encode_begin(self._generation),
-                    *ops_without(read_journal(self.journal_path).ops, memory_id),
-                ]
-                write_atomically(self.journal_path, [line.decode() for line in lines])
-                self._journal_valid_size = sum(len(line) for line in lines)
-                self._seen = self._signature()
-            else:
-                self._write_snapshot(self._records)
+            if memory_id not in self._only_in_journal:
+                kept = _without_record(_read_bytes(self.path), memory_id)
+                if kept is None:
+                    self._write_snapshot(self._records)
+                    return
+                # The same generation: the journal still applies to it.
+                write_atomically(self.path, kept)
+                self._snapshot_size = sum(len(part) for part in kept)
+            self._only_in_journal.discard(memory_id)
+            lines = [
+                encode_begin(self._generation),
+                *ops_without(read_journal(self.journal_path).ops, memory_id),
+            ]
+            write_atomically(self.journal_path, [line.decode() for line in lines])
+            self._journal_valid_size = sum(len(line) for line in lines)
+            self._seen = self._signature()
         except StorageError as err:
             _LOGGER.warning("Could not erase a deleted memory from the files: %s", err)
 
@@ -965,6 +971,37 @@ def _snapshot_chunks(records: Iterable[Memory], generation: int) -> Iterator[str
         yield counted(separator + json.dumps(memory.to_dict(), ensure_ascii=False))
         separator = ",\n"
     yield f'{_CHECKSUM_MARKER}{crc:08x}"}}\n'
+
+
+def _without_record(raw: bytes, memory_id: str) -> list[bytes | memoryview] | None:
+    """The snapshot without one record's line, its checksum made again (in parts).
+
+    None when the file is not exactly as the engine wrote it (edited by hand) or the
+    record is not there or is the only one: then the snapshot is written anew.
+    """
+    if not _checksum_matches(raw):
+        return None
+    start = raw.find(f'\n{{"id": {json.dumps(memory_id)}, '.encode()) + 1
+    if not start:
+        return None
+    end = raw.index(b"\n", start)
+    marker = raw.rfind(_CHECKSUM_MARKER.encode())
+    view = memoryview(raw)
+    if raw[end - 1 : end] == b",":  # a record followed by another: its line goes
+        parts = [view[:start], view[end + 1 : marker]]
+    elif raw[start - 2 : start - 1] == b",":  # the last one: the comma before it too
+        parts = [view[: start - 2], view[end:marker]]
+    else:
+        return None
+    crc = zlib.crc32(parts[1], zlib.crc32(parts[0]))
+    return [*parts, f'{_CHECKSUM_MARKER}{crc:08x}"}}\n'.encode()]
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as err:
+        raise storage_error(err, path) from err
 
 
 def _is_int(value: object) -> bool:
