@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import closing
 from datetime import UTC, datetime
-from pathlib import Path
 import json
+from pathlib import Path
 import sqlite3
 import struct
 import zlib
