@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import closing
 from datetime import UTC, datetime
 import json
+import os
 from pathlib import Path
 import sqlite3
 import struct
@@ -18,6 +19,7 @@ import zlib
 import pytest
 
 from assist_memory_engine import MemoryStore
+from assist_memory_engine.compaction import backup_folder
 from assist_memory_engine.embeddings import EmbeddingConfig
 from assist_memory_engine.forgetting import forget, forget_all
 from assist_memory_engine.index import SearchIndex
@@ -238,3 +240,51 @@ def test_the_vector_of_a_forgotten_memory_is_removed(
         assert found == []
     finally:
         engine.close()
+
+
+def test_compaction_backups_lose_a_forgotten_memory(
+    engine: MemoryEngine, store_path: Path
+) -> None:
+    doomed = engine.store.add(SECRET)
+    kept = engine.store.add(OTHERS[0])
+    folder = backup_folder(store_path)
+    folder.mkdir()
+    naming = folder / "20250102T000000000000Z.json"
+    naming.write_text(
+        json.dumps(
+            {
+                "memories": [doomed.to_dict(), kept.to_dict()],
+                "compaction": {"created": [kept.id], "changed": [doomed.id]},
+            }
+        )
+    )
+    other = folder / "20250101T000000000000Z.json"
+    other.write_text(json.dumps({"memories": [kept.to_dict()]}))
+    before = other.read_bytes()
+
+    forget(engine, [doomed.id])
+    assert files_containing(store_path.parent, WORD) == []
+    assert json.loads(naming.read_bytes()) == {
+        "memories": [kept.to_dict()],
+        "compaction": {"created": [kept.id], "changed": []},
+    }
+    assert other.read_bytes() == before
+    # Clearing takes the backups away.
+    forget_all(engine)
+    assert list(folder.iterdir()) == []
+
+
+def test_a_delete_the_files_cannot_take_yet_is_kept_and_erased_later(
+    engine: MemoryEngine, store_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    doomed = engine.store.add(SECRET)
+    # Something in the way of writing the journal anew (as a full disk would be).
+    blocker = store_path.with_name(f".{store_path.stem}.journal.{os.getpid()}.tmp")
+    blocker.mkdir()
+    assert engine.store.delete(doomed.id)
+    assert "Could not erase a deleted memory from the files" in caplog.text
+    assert WORD not in caplog.text
+    blocker.rmdir()
+    engine.store.close()  # the next fold takes it away
+    assert files_containing(store_path.parent, WORD) == []
+    assert engine.store.get(doomed.id) is None

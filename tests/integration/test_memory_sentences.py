@@ -185,3 +185,19 @@ async def test_the_same_words_from_two_people_are_two_memories(
     result = await say(hass, "Remember that my favourite tea is jasmine", user_id=TOM)
     assert speech(result) == "OK, I'll remember that."
     assert sorted(m["scope"] for m in await memories(hass)) == [ANNA, TOM]
+
+
+@pytest.mark.usefixtures("loaded_entry")
+async def test_forgetting_several_and_a_store_that_refuses(hass: HomeAssistant) -> None:
+    await add(hass, "The spare key is under the mat")
+    await add(hass, "The spare key for the shed is in the drawer")
+    result = await say(hass, "Forget the spare key")
+    assert speech(result) == "Done, I've forgotten 2 memories about the spare key."
+    assert await memories(hass) == []
+
+    for n in range(100):  # the options' limit
+        await add(hass, f"Memory number {n}")
+    result = await say(hass, "Remember that the boiler is serviced in October")
+    assert speech(result) == (
+        "Sorry, I couldn't remember that: memory is full (100 items)"
+    )
