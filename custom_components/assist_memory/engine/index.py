@@ -286,6 +286,11 @@ class SearchIndex:
                 m for m in memories.values() if indexed.get(m.id) != m.updated_at
             ]
             gone = [memory_id for memory_id in indexed if memory_id not in memories]
+            if len(gone) > len(indexed) // 2:
+                # Most are gone (cleared, replaced): starting again is far cheaper
+                # than erasing them one by one.
+                self.rebuild(memories)
+                return SyncResult(added=len(memories), updated=0, removed=len(gone))
             added = sum(1 for m in changed if m.id not in indexed)
             self._apply(changed, gone)
             return SyncResult(
@@ -323,7 +328,9 @@ class SearchIndex:
             db.execute("BEGIN")
             db.execute("DELETE FROM docs")
             if self.fts_available:
-                db.execute("DELETE FROM fts")
+                # Dropped, not emptied row by row: its pages are freed (and erased).
+                db.execute("DROP TABLE fts")
+                self._create_fts(db)
             db.execute("COMMIT")
             self._apply(list(memories.values()), [])
             self.truncate_log()
