@@ -22,7 +22,7 @@ from .repairs import async_report_set_aside_files
 from .services import async_setup_services
 from .websocket_api import async_register_commands
 
-PLATFORMS: list[Platform] = [Platform.CONVERSATION, Platform.SENSOR]
+PLATFORMS: list[Platform] = [Platform.CONVERSATION, Platform.SENSOR, Platform.SWITCH]
 CONFIG_SCHEMA = cv.config_entry_only_config_schema(DOMAIN)
 
 

@@ -6,7 +6,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from assist_memory_engine.answers import answer_command
 from assist_memory_engine.backend import MemoryBackend
+from assist_memory_engine.commands import parse_command
 from assist_memory_engine.errors import MemoryEngineError
 from assist_memory_engine.extraction import Fact
 from assist_memory_engine.settings import StoreSettings
@@ -240,6 +242,41 @@ async def test_turn_with_defaults(backend: MemoryBackend) -> None:
     assert context.memories == ()
     assert context.scopes == ("household",)
     assert await backend.memory_overview(user_id=None) == ""
+
+
+async def test_memory_sentences(backend: MemoryBackend) -> None:
+    async def answer(text: str, user_id: str | None = "anna") -> str:
+        command = parse_command(text)
+        assert command is not None
+        return await answer_command(
+            backend, command, session_id="s3", user_id=user_id, language="en"
+        )
+
+    said = "Remember that my bike is in the shed"
+    assert await answer(said) == "OK, I'll remember that."
+    assert await answer(said) == "I already knew that."
+    assert [m.scope for m in (await backend.list()).items] == ["anna"]
+    assert await answer("Remember that my pin is 4321") == (
+        "I don't keep passwords or codes."
+    )
+    assert await answer("What do you remember about my bike?", "tom") == (
+        "I don't remember anything about my bike."
+    )
+    assert await answer("What do you remember about my bike?") == (
+        "Here is what I remember: my bike is in the shed."
+    )
+    assert await answer("Forget my bike") == "Done, I've forgotten that."
+    assert (await backend.list()).total == 0
+
+    assert await answer("Stop remembering") == (
+        "OK, I won't remember anything from this conversation."
+    )
+    await backend.begin_turn(session_id="s3", text="My favourite colour is green")
+    await backend.end_turn(
+        session_id="s3", user_text="My favourite colour is green", reply="Nice."
+    )
+    assert await backend.working_memory("s3") is None
+    assert await backend.extraction_batch("s3", EAGER) is None
 
 
 async def test_compaction_not_enabled(backend: MemoryBackend) -> None:

@@ -72,6 +72,7 @@ async def host(tmp_path: Path) -> AsyncIterator[Host]:
             {"session_id": "s", "settings": {"min_interval": "soon"}},
             "min_interval must be a number",
         ),
+        ("/api/turns/pause", {}, "session_id is required"),
         ("/api/turns/rule-facts", {"batch": "x"}, "batch must be a JSON object"),
         (
             "/api/turns/rule-facts",

@@ -26,6 +26,7 @@ from assist_memory_engine import (
     StoreSettings,
 )
 from assist_memory_engine.durable import process_lock, storage_error, write_atomically
+from assist_memory_engine.journal import encode_delete
 
 from .conftest import journal_lines, read_snapshot, store_files
 from .crash_writer import digest
@@ -143,7 +144,9 @@ def test_journal_ops_are_replayed_and_folded_at_init(
     kept = writer.add("kept")
     gone = writer.add("gone")
     writer.update(kept.id, "kept and changed")
-    writer.delete(gone.id)
+    # A delete whose line is durable, cut off before its text was erased (a crash).
+    with store_path.with_suffix(".journal").open("ab") as journal:
+        journal.write(encode_delete(gone.id))
     assert len(journal_lines(store_path)) == 5
 
     reader = MemoryStore(store_path)

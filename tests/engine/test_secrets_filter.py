@@ -74,6 +74,8 @@ SECRETS: list[tuple[str, str]] = [
     ("我的卡号是4111111111111111", "我的卡号是[REDACTED]"),
     ("密码是一二三四五六", "密码是[REDACTED]"),
     ("門禁密碼是 5678", "門禁密碼是 [REDACTED]"),
+    ("我的API密钥是sk-abc123", "我的API密钥是[REDACTED]"),
+    ("訪問令牌是ab12cd34", "訪問令牌是[REDACTED]"),
 ]
 
 NOT_SECRETS: list[str] = [
@@ -114,6 +116,7 @@ NOT_SECRETS: list[str] = [
     "验证码还没收到",
     "房间温度是23度",
     "我的密码是我的生日",
+    "API密钥在哪里",
     "我跑了10公里",
     "我家的门牌号是1203",
     "",

@@ -407,3 +407,54 @@ def test_overview_without_a_message(turns: TurnMemory) -> None:
     assert "Keep answers short" in block
     assert "diary" not in block
     assert "diary" in turns.overview(user_id="tom", settings=TurnSettings())
+
+
+# -- "stop remembering" --------------------------------------------------------------
+
+
+class Ticks:
+    """A clock for paused conversations that moves only when told."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_paused_conversation_is_neither_logged_nor_learned(
+    turns: TurnMemory, store_path: Path
+) -> None:
+    ticks = Ticks()
+    paused = TurnMemory(
+        turns.engine, turns.log, turns.working, turns.profile, clock=ticks
+    )
+    settings = LearnSettings(min_interval=timedelta(0), min_messages=3)
+    talk(paused, "s", ("My favourite colour is purple", "Nice."))
+    paused.note_message("other", "user", "I like jasmine tea")
+    paused.pause("s")
+    assert paused.working.get("s") is None
+    context = paused.begin(session_id="s", text="My cat is called Quorvath")
+    paused.end(session_id="s", user_text="My cat is called Quorvath", reply="Nice.")
+    paused.note_message("s", "user", "I prefer tea")
+    # Memory still comes; nothing of the conversation is kept or learned.
+    assert context.session_id == "s"
+    assert [m.content for m in paused.log.messages("s")] == [
+        "My favourite colour is purple",
+        "Nice.",
+    ]
+    assert paused.working.get("s") is None
+    assert paused.extraction_batch("s", settings) is None
+    # Other conversations are not affected.
+    assert paused.extraction_batch("other", EAGER) is not None
+
+    # Once idle as long as a working memory lives, the conversation id is free again.
+    ticks.now += paused.working.ttl.total_seconds() / 2
+    paused.expire_sessions()
+    paused.begin(session_id="s", text="Still paused")
+    ticks.now += paused.working.ttl.total_seconds() + 1
+    paused.expire_sessions()
+    talk(paused, "s", ("My favourite colour is green", "Nice."))
+    batch = paused.extraction_batch("s", EAGER)
+    assert batch is not None
+    assert batch.user_texts == ("My favourite colour is green",)

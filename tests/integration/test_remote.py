@@ -507,6 +507,21 @@ async def test_memory_agent_with_a_memory_server(
     assert working["working_memory"]["turn_count"] == 1
 
 
+@pytest.mark.parametrize("entry_options", [options(**{CONF_AGENT_ID: AGENT_ENTITY_ID})])
+async def test_stop_remembering_with_a_memory_server(
+    hass: HomeAssistant, llm: LlmEntities, loaded_entry: MockConfigEntry
+) -> None:
+    await hass.services.async_call(
+        DOMAIN, "add", {"content": "Anna takes her coffee black"}, blocking=True
+    )
+    paused = await say(hass, "Stop remembering")
+    await say(hass, "How does Anna like her coffee?", paused.conversation_id)
+    (turn,) = llm.agent.turns
+    assert "Anna takes her coffee black" in turn.system_prompt
+    backend = loaded_entry.runtime_data.backend
+    assert await backend.working_memory(str(paused.conversation_id)) is None
+
+
 async def test_server_going_away_and_coming_back(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,

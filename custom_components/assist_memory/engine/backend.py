@@ -35,6 +35,7 @@ from .conversations import ConversationLog, SessionSummary
 from .daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
 from .embeddings import EmbeddingConfig
 from .extraction import Fact
+from .forgetting import forget, forget_all
 from .memory import MemoryEngine
 from .models import HOUSEHOLD_SCOPE, Memory
 from .profile import UserProfile
@@ -236,6 +237,9 @@ class MemoryBackend(Protocol):
 
     async def note_message(self, session_id: str, role: str, text: str) -> None:
         """Persist a message of another agent's conversation."""
+
+    async def pause_session(self, session_id: str) -> None:
+        """Keep the conversation out of the log and of learning from now on."""
 
     async def extraction_batch(
         self, session_id: str, settings: LearnSettings, *, used_tokens: int = 0
@@ -475,12 +479,12 @@ class LocalBackend:
         return await self._change(self.store.update, memory_id, content, **fields)
 
     async def delete(self, memory_id: str) -> bool:
-        """Remove a memory; False for an unknown id."""
-        return await self._change(self.store.delete, memory_id)
+        """Remove a memory and every copy of its text; False for an unknown id."""
+        return bool(await self._change(forget, self.engine, [memory_id]))
 
     async def clear(self) -> int:
-        """Remove every memory."""
-        return await self._change(self.store.clear)
+        """Remove every memory and every copy of their text."""
+        return await self._change(forget_all, self.engine)
 
     async def search(
         self,
@@ -718,6 +722,10 @@ class LocalBackend:
     async def note_message(self, session_id: str, role: str, text: str) -> None:
         """Persist a message of another agent's conversation."""
         await self._run(self.turns.note_message, session_id, role, text)
+
+    async def pause_session(self, session_id: str) -> None:
+        """Keep the conversation out of the log and of learning from now on."""
+        await self._run(self.turns.pause, session_id)
 
     async def extraction_batch(
         self, session_id: str, settings: LearnSettings, *, used_tokens: int = 0

@@ -28,6 +28,7 @@ from typing import Any, NamedTuple, NoReturn
 from . import serve_cli
 from .durable import write_atomically
 from .errors import MemoryEngineError, MemoryNotFoundError
+from .forgetting import forget, forget_all
 from .memory import MemoryEngine
 from .models import CATEGORIES, HOUSEHOLD_SCOPE, SOURCES, Memory
 from .paths import resolve_store_path
@@ -312,7 +313,7 @@ def _setup_delete(parser: argparse.ArgumentParser) -> None:
 
 
 def _cmd_delete(ctx: Context) -> int:
-    if not ctx.store.delete(ctx.args.id):
+    if not forget(ctx.engine, [ctx.args.id]):
         raise MemoryNotFoundError(ctx.args.id)
     if ctx.as_json:
         _out_json({"deleted": ctx.args.id})
@@ -467,7 +468,7 @@ def _cmd_clear(ctx: Context) -> int:
         return _fail(
             "clear removes every memory; add --yes to confirm", code=EXIT_USAGE
         )
-    removed = ctx.store.clear()
+    removed = forget_all(ctx.engine)
     if ctx.as_json:
         _out_json({"removed": removed})
     else:

@@ -1,9 +1,16 @@
 """Memory sentences the memory agent answers itself when no LLM is behind it.
 
 "remember that ...", "what do you remember about ...", "forget ..." in English and
-记住……, 你记得……吗, 忘记…… in Chinese. Everything else is not a command (None), so the
-sentence goes to Home Assistant's intent agent untouched. Replies come in the
-conversation's language (English, simplified or traditional Chinese).
+记住……, 你记得……吗, 忘记…… in Chinese, and "stop remembering" / 别记住这个, which keeps
+the conversation out of memory (recognised whatever agent answers). Everything else
+is not a command (None), so the sentence goes to the agent untouched. Replies come in
+the conversation's language (English, simplified or traditional Chinese).
+
+Whom a sentence is about decides the scope (`command_scopes`): "my ...", "I ...",
+我的…… are the speaker's; "our ...", "the family's ...", "everyone's ...", 我们家的……
+are the household's; a sentence that says neither is the household's, and recalling
+or forgetting it looks at both. A turn without a known speaker only has the household.
+`answers.py` carries the commands out.
 """
 
 from __future__ import annotations
@@ -13,7 +20,10 @@ from dataclasses import dataclass
 import re
 from typing import Final, Literal
 
-Action = Literal["remember", "recall", "forget"]
+from .models import HOUSEHOLD_SCOPE
+
+Action = Literal["remember", "recall", "forget", "pause"]
+Whose = Literal["speaker", "household"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,8 +33,63 @@ class MemoryCommand:
     action: Action
     subject: str
 
+    @property
+    def whose(self) -> Whose | None:
+        """Whom the subject is about (None: it does not say)."""
+        return about_whom(self.subject)
+
+
+@dataclass(frozen=True, slots=True)
+class CommandScopes:
+    """Where a command stores (`write`) and where it recalls and forgets (`read`)."""
+
+    write: str
+    read: tuple[str, ...]
+
+
+# The first of these words in a subject says whom it is about. Household words come
+# first in each alternation: 我们 must not be read as 我.
+_WHOSE: Final = re.compile(
+    r"(?P<household>\b(?:our|ours|ourselves|we|we['’](?:re|ve|ll|d)|us"
+    r"|everyone(?:['’]s)?|everybody(?:['’]s)?|(?:the\s+)?family(?:['’]s)?"
+    r"|(?:the\s+)?household(?:['’]s)?)\b"
+    r"|我们|我們|咱们|咱們|咱家|大家|全家|家里|家裡|家人)"
+    r"|(?P<speaker>\b(?:my|mine|myself|me|i(?:['’](?:m|ve|ll|d))?)\b|我)",
+    re.IGNORECASE,
+)
+
+
+def about_whom(text: str) -> Whose | None:
+    """Whom a text is about: the speaker ("my ..."), the household ("our ..."), or None."""
+    if match := _WHOSE.search(text):
+        return "household" if match.group("household") else "speaker"
+    return None
+
+
+def command_scopes(command: MemoryCommand, user_id: str | None) -> CommandScopes:
+    """The scopes a command works in, for a speaker (None: unknown, a satellite)."""
+    if not user_id:
+        return CommandScopes(HOUSEHOLD_SCOPE, (HOUSEHOLD_SCOPE,))
+    match command.whose:
+        case "speaker":
+            return CommandScopes(user_id, (user_id,))
+        case "household":
+            return CommandScopes(HOUSEHOLD_SCOPE, (HOUSEHOLD_SCOPE,))
+        case None:
+            return CommandScopes(HOUSEHOLD_SCOPE, (HOUSEHOLD_SCOPE, user_id))
+
 
 _END: Final = r"\s*[.!?。！？…]*\s*$"
+# "stop remembering" has no subject: the whole sentence is the command.
+_PAUSE: Final = (
+    r"^\s*(?:please\s+)?(?:stop\s+remembering(?:\s+(?:this|that|things|for\s+now"
+    r"|this\s+conversation))?|(?:don['’]?t|do\s+not)\s+remember\s+(?:this|that"
+    r"|any\s+of\s+(?:this|that)|this\s+conversation))" + _END,
+    r"^\s*(?:请|請)?(?:别|別|不要|不用)(?:再)?(?:记住|記住|记下|記下|记|記)"
+    r"(?:这个|這個|这些|這些|这次对话|這次對話|了)?" + _END,
+    r"^\s*(?:请|請)?(?:停止|暂停|暫停)(?:记忆|記憶|记录|記錄|记住|記住)(?:了)?" + _END,
+)
+_PAUSES: Final = tuple(re.compile(pattern, re.IGNORECASE) for pattern in _PAUSE)
 _SENTENCES: Final[tuple[tuple[Action, str], ...]] = (
     (
         "recall",
@@ -79,6 +144,8 @@ _PATTERNS: Final[tuple[tuple[Action, re.Pattern[str]], ...]] = tuple(
 
 def parse_command(text: str) -> MemoryCommand | None:
     """The memory command in the sentence, or None for any other sentence."""
+    if any(pattern.match(text) for pattern in _PAUSES):
+        return MemoryCommand("pause", "")
     for action, pattern in _PATTERNS:
         if match := pattern.match(text):
             subject = match.group("subject").strip(" \t,，:：")
@@ -97,6 +164,8 @@ _REPLIES: Final[dict[str, dict[str, str]]] = {
         "forgot_one": "Done, I've forgotten that.",
         "forget_none": "I don't remember anything about {subject}.",
         "failed": "Sorry, I couldn't remember that: {reason}",
+        "secret": "I don't keep passwords or codes.",
+        "paused": "OK, I won't remember anything from this conversation.",
     },
     "zh-Hans": {
         "remembered": "好的，我记住了。",
@@ -107,6 +176,8 @@ _REPLIES: Final[dict[str, dict[str, str]]] = {
         "forgot_one": "好的，我已经忘记了。",
         "forget_none": "我不记得关于{subject}的事情。",
         "failed": "抱歉，我没能记住：{reason}",
+        "secret": "密码和验证码这类信息我不会记。",
+        "paused": "好的，这次对话的内容我都不会记住。",
     },
     "zh-Hant": {
         "remembered": "好的，我記住了。",
@@ -117,6 +188,8 @@ _REPLIES: Final[dict[str, dict[str, str]]] = {
         "forgot_one": "好的，我已經忘記了。",
         "forget_none": "我不記得關於{subject}的事情。",
         "failed": "抱歉，我沒能記住：{reason}",
+        "secret": "密碼和驗證碼這類資訊我不會記。",
+        "paused": "好的，這次對話的內容我都不會記住。",
     },
 }
 

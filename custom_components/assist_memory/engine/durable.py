@@ -6,7 +6,7 @@ crash at any instant leaves either the previous file or the new one, never a mix
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Buffer, Iterable, Iterator
 from contextlib import contextmanager, suppress
 import errno
 import fcntl
@@ -26,15 +26,18 @@ def fsync_directory(directory: Path) -> None:
         os.close(fd)
 
 
-def write_atomically(path: Path, chunks: Iterable[str]) -> None:
-    """Replace `path` with the concatenated text chunks: temp file, fsync, rename.
+def write_atomically(path: Path, chunks: Iterable[str | Buffer]) -> None:
+    """Replace `path` with the concatenated chunks: temp file, fsync, rename.
 
-    Chunks are written one by one so a large file never sits in memory twice.
+    Chunks are written one by one so a large file never sits in memory twice; text
+    is written as UTF-8.
     """
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.writelines(chunks)
+        with open(tmp, "wb") as handle:
+            handle.writelines(
+                chunk.encode() if isinstance(chunk, str) else chunk for chunk in chunks
+            )
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)

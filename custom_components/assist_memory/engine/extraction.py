@@ -1763,6 +1763,16 @@ def plan_write_back(
     return plan
 
 
+def find_repeated(
+    content: str,
+    memories: Sequence[Memory],
+    similarity: float = NEAR_DUPLICATE_SIMILARITY,
+) -> Memory | None:
+    """The memory among `memories` that `content` repeats (see `plan_write_back`)."""
+    candidates = [(memory, _Text.of(memory.content)) for memory in memories]
+    return _find_repeat(_Text.of(content), candidates, similarity)
+
+
 def _find_repeat(
     text: _Text,
     candidates: Sequence[tuple[Memory, _Text]],

@@ -562,6 +562,10 @@ class RemoteBackend:
         body = {"session_id": session_id, "role": role, "text": text}
         await self._call("POST", "/api/turns/note", body=body)
 
+    async def pause_session(self, session_id: str) -> None:
+        """Keep the conversation out of the log and of learning from now on."""
+        await self._call("POST", "/api/turns/pause", body={"session_id": session_id})
+
     async def extraction_batch(
         self, session_id: str, settings: LearnSettings, *, used_tokens: int = 0
     ) -> ExtractionBatch | None:

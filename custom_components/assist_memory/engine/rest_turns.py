@@ -75,6 +75,12 @@ async def note(host: ApiHost, request: ApiRequest) -> object:
     return {}
 
 
+async def pause(host: ApiHost, request: ApiRequest) -> object:
+    """Keep a conversation out of the log and of learning from now on."""
+    await host.backend.pause_session(_body(request).text("session_id"))
+    return {}
+
+
 async def batch(host: ApiHost, request: ApiRequest) -> object:
     """The messages to learn from now (`batch` is null while throttled)."""
     body = _body(request)
@@ -175,6 +181,8 @@ TURN_ROUTES: Final[tuple[Route, ...]] = (
     _post("/api/turns/begin", "beginTurn", "Begin a conversation turn", begin),
     _post("/api/turns/end", "endTurn", "End a conversation turn", end),
     _post("/api/turns/note", "noteMessage", "Record another agent's message", note),
+    _post("/api/turns/pause", "pauseSession", "Keep a conversation out of memory",
+          pause),
     _post("/api/turns/batch", "extractionBatch", "Messages to learn from", batch),
     _post("/api/turns/rule-facts", "ruleFacts", "Facts found by the rules",
           rule_facts),

@@ -10,8 +10,9 @@ Recognised, in English and Chinese:
 - PINs and codes with digits: "my pin is 1234", "PIN 码 8866", "the alarm code is 4821",
   "the door code is 7788#", "the code is 482913", "验证码：482913", "门禁密码是1234";
 - API keys and tokens: `sk-...`, AWS `AKIA...`, GitHub `ghp_...`, Slack `xox?-...`,
-  Google `AIza...`, JWTs, "Bearer ...", private key blocks, "the api key is ...", and any
-  other run of 24 or more letters and digits (hex, base64) that mixes both;
+  Google `AIza...`, JWTs, "Bearer ...", private key blocks, "the api key is ...",
+  "API密钥是...", and any other run of 24 or more letters and digits (hex, base64)
+  that mixes both;
 - card numbers: 13 to 19 digits, plain or in groups, that pass the Luhn check;
 - IBANs that pass their mod-97 check.
 
@@ -98,7 +99,7 @@ _ZH_PASSWORD: Final = re.compile(
     r"(?P<kw>(?:wi-?fi|无线|無線|网络|網絡|網路|路由器|银行卡|銀行卡|信用卡|支付|手机|手機"
     r"|电脑|電腦|邮箱|郵箱|账户|賬戶|账号|賬號|门禁|門禁|开门|開門|门锁|門鎖|保险箱|保險箱"
     r"|保险柜|保險櫃|报警器?|報警器?|警报|警報|安防|解锁|解鎖|登录|登錄|登陆)?"
-    r"(?:密码|密碼|口令))" + _ZH_CONNECTOR + _ZH_VALUE,
+    r"(?:密码|密碼|口令|密钥|密鑰|秘钥|秘鑰|令牌))" + _ZH_CONNECTOR + _ZH_VALUE,
     re.IGNORECASE,
 )
 _ZH_CODE: Final = re.compile(

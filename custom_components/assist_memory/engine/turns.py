@@ -8,6 +8,9 @@ user's message is persisted (seed 003) and the memories' use recorded by `after_
 which a host in a hurry runs once the agent has its memory.
 `end` runs after the answer: the reply is persisted, a new session gets its summary
 after the first reply, and the topic is updated for the next retrieval.
+A paused conversation ("stop remembering", `pause`) still gets its memory, but from
+then on nothing of it is logged, kept in working memory or learned from, until it
+has been idle as long as a working memory lives.
 
 Home Assistant's conversation agent and the server call these through the backend;
 neither holds memory logic of its own.
@@ -15,9 +18,11 @@ neither holds memory logic of its own.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 import threading
+import time
 from typing import Final
 
 from .compose import DEFAULT_BUDGET, MessageLine, SummaryLine, compose_memory_block
@@ -112,7 +117,10 @@ class TurnMemory:
         log: ConversationLog,
         working: WorkingMemoryManager,
         profile: UserProfile,
+        *,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        """`clock` (seconds) times how long a paused conversation stays paused."""
         self.engine = engine
         self.log = log
         self.working = working
@@ -121,6 +129,26 @@ class TurnMemory:
         self._throttle = ExtractionThrottle()
         self._flush = FlushTracker()
         self._extractor = RuleBasedExtractor()
+        # Paused conversations: session id -> when their last turn came (`clock`).
+        self._clock = clock
+        self._paused: dict[str, float] = {}
+
+    def pause(self, session_id: str) -> None:
+        """Keep the conversation out of the log, working memory and learning from now.
+
+        What it said before is not learned from either.
+        """
+        with self._lock:
+            self._paused[session_id] = self._clock()
+            self.working.remove(session_id)
+            self.log.mark_collected([m.id for m in self.log.uncollected(session_id)])
+
+    def _still_paused(self, session_id: str) -> bool:
+        """Whether the session is paused; a turn keeps it so (lock held)."""
+        if session_id not in self._paused:
+            return False
+        self._paused[session_id] = self._clock()
+        return True
 
     def begin(
         self,
@@ -152,14 +180,17 @@ class TurnMemory:
         settings = settings or TurnSettings()
         scopes = scopes_for(user_id)
         with self._lock:
-            self.log.check(session_id, "user", text, user_id)
+            paused = self._still_paused(session_id)
+            if not paused:
+                self.log.check(session_id, "user", text, user_id)
             previous = self.working.get(session_id)
             new_session = previous is None and not self.log.messages(
                 session_id, limit=1
             )
             # Retrieval is boosted by the topic so far; this message sets the next one.
             topic = previous.current_topic if previous else None
-            self.working.touch(session_id, topic=_topic(text) or None)
+            if not paused:
+                self.working.touch(session_id, topic=_topic(text) or None)
             # The message being answered counts in the window (and is not stored
             # yet): the earlier messages fill the rest.
             before = self.log.window(session_id, max(settings.context_limit - 1, 0))
@@ -201,7 +232,9 @@ class TurnMemory:
         self, context: TurnContext, *, text: str, user_id: str | None = None
     ) -> None:
         """Store what a deferred `begin` left: the user's message, the memories' use."""
-        self.log.append(context.session_id, "user", text, user_id=user_id)
+        with self._lock:
+            if not self._still_paused(context.session_id):
+                self.log.append(context.session_id, "user", text, user_id=user_id)
         if context.memories:
             self.engine.store.record_access([r.memory.id for r in context.memories])
 
@@ -215,6 +248,8 @@ class TurnMemory:
     ) -> None:
         """Record the agent's reply; summarise a new session after its first reply."""
         with self._lock:
+            if self._still_paused(session_id):
+                return
             if reply.strip():
                 self.log.append(session_id, "assistant", reply, user_id=user_id)
             if self.log.summary(session_id) is None and reply.strip():
@@ -227,6 +262,8 @@ class TurnMemory:
     ) -> None:
         """Persist a message of a conversation memory did not take part in."""
         with self._lock:
+            if self._still_paused(session_id):
+                return
             self.log.append(session_id, role, text, user_id=user_id)
             self._throttle.note_message(session_id)
 
@@ -246,6 +283,8 @@ class TurnMemory:
         runs once per cycle whatever the throttle says (the pre-compaction flush).
         """
         with self._lock:
+            if self._still_paused(session_id):
+                return None
             self._throttle.min_interval = settings.min_interval
             self._throttle.min_messages = settings.min_messages
             self._flush.threshold = settings.flush_threshold
@@ -340,6 +379,10 @@ class TurnMemory:
         """
         with self._lock:
             ended = self.working.expire()
+            idle_since = self._clock() - self.working.ttl.total_seconds()
+            for session_id, last_turn in list(self._paused.items()):
+                if last_turn < idle_since:
+                    del self._paused[session_id]
         for working in ended:
             self._throttle.forget(working.session_id)
             self._flush.forget(working.session_id)
