@@ -56,7 +56,7 @@ from .keywords import (
     normalize,
 )
 from .models import CATEGORIES, SOURCES, Memory
-from .secrets_filter import contains_secret, redact
+from .secrets_filter import mentions_secret, redact
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -991,7 +991,7 @@ class RuleBasedExtractor:
                         else self.stated_confidence,
                         source="user_stated",
                     )
-                    if contains_secret(content) or contains_secret(clause):
+                    if mentions_secret(content) or mentions_secret(clause):
                         _log_secret(fact)
                         continue
                     identity = (key, _normal(content))
@@ -1571,7 +1571,7 @@ def _llm_fact(item: object) -> Fact:
         fact = Fact(
             content, category, key, min(inferred, MAX_INFERRED_CONFIDENCE), "inferred"
         )
-    if contains_secret(fact.content) or (fact.key and contains_secret(fact.key)):
+    if mentions_secret(fact.content) or (fact.key and mentions_secret(fact.key)):
         raise _DroppedItemError(f"it contains a secret (category {fact.category})")
     return fact
 
@@ -1715,7 +1715,7 @@ def plan_write_back(
     plan = WriteBackPlan()
     batch: list[tuple[Fact, _Text]] = []
     for fact in facts:
-        if contains_secret(fact.content) or (fact.key and contains_secret(fact.key)):
+        if mentions_secret(fact.content) or (fact.key and mentions_secret(fact.key)):
             _log_secret(fact)
             plan.skipped.append((fact, "secret"))
             continue

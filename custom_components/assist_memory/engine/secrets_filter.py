@@ -1,7 +1,10 @@
-"""Secrets in text: what must never become a memory.
+"""Secrets in text: what must never become a memory, nor be kept or repeated.
 
-`contains_secret` says whether a text holds one, `redact` replaces each with
-`[REDACTED]`, `find_secrets` lists them (kind and position, never the value in a log).
+`contains_secret` says whether a text holds one, `redact` replaces each value with
+`[secret withheld]` and keeps the rest of the sentence (the one redaction step every
+path that keeps or repeats a person's words goes through), `mentions_secret` also
+counts a value already withheld, `find_secrets` lists them (kind and position, never
+the value in a log).
 
 Recognised, in English and Chinese:
 
@@ -30,7 +33,7 @@ from dataclasses import dataclass
 import re
 from typing import Final
 
-REDACTED: Final = "[REDACTED]"
+REDACTED: Final = "[secret withheld]"
 
 # Words that follow "password is ..." without being the password.
 _NOT_A_VALUE: Final = frozenset(
@@ -154,6 +157,14 @@ def contains_secret(text: str) -> bool:
     return next(_scan(text), None) is not None
 
 
+def mentions_secret(text: str) -> bool:
+    """True when the text holds a secret, or the marker `redact` left in place of one.
+
+    Neither becomes a memory: "my wifi password is [secret withheld]" is no fact.
+    """
+    return REDACTED in text or contains_secret(text)
+
+
 def find_secrets(text: str) -> list[SecretMatch]:
     """Every secret in the text, in order of position, overlaps merged."""
     matches = sorted(_scan(text), key=lambda m: (m.start, -m.end))
@@ -170,7 +181,8 @@ def find_secrets(text: str) -> list[SecretMatch]:
 def redact(text: str, placeholder: str = REDACTED) -> str:
     """The text with every secret value replaced by `placeholder`.
 
-    For "my password is hunter2" only the value goes: "my password is [REDACTED]".
+    For "my password is hunter2" only the value goes: "my password is [secret
+    withheld]". Redacting a redacted text changes nothing.
     """
     parts: list[str] = []
     position = 0
@@ -211,6 +223,8 @@ def _phrases(
     text: str,
 ) -> Iterator[SecretMatch]:
     for match in pattern.finditer(text):
+        if text.startswith(REDACTED, match.start("value")):
+            continue  # withheld already
         raw = match.group("value")
         value = _clean_value(raw)
         if value and accept(value):
@@ -232,7 +246,7 @@ def _always(value: str) -> bool:
 
 
 def _is_password_value(value: str) -> bool:
-    if value.casefold() in _NOT_A_VALUE or value == REDACTED or set(value) <= {"*"}:
+    if value.casefold() in _NOT_A_VALUE or set(value) <= {"*"}:
         return False
     # A Chinese word after "password is" is a description, not the password.
     return not ("\u3400" <= value[0] <= "\u9fff")

@@ -9,6 +9,10 @@ which a host in a hurry runs once the agent has its memory.
 `end` runs after the answer: the reply is persisted, a new session gets its summary
 after the first reply, and the topic is updated for the next retrieval.
 
+What a conversation keeps belongs to the user who spoke (None: turns without a user):
+the window, the working memory and the summaries of another user's turns never reach
+a prompt, even in the same conversation id. Everything kept is redacted first.
+
 Home Assistant's conversation agent and the server call these through the backend;
 neither holds memory logic of its own.
 """
@@ -29,6 +33,7 @@ from .models import HOUSEHOLD_SCOPE, Memory
 from .profile import UserProfile, profile_updates
 from .prompt import build_prompt_with_memory
 from .scoring import ScoredMemory
+from .secrets_filter import mentions_secret, redact
 from .throttle import ExtractionThrottle, FlushTracker
 from .working import WorkingMemoryManager, important_items
 
@@ -154,15 +159,19 @@ class TurnMemory:
         with self._lock:
             self.log.check(session_id, "user", text, user_id)
             previous = self.working.get(session_id)
+            if previous is not None and previous.user_id != user_id:
+                previous = None  # another user's: nothing of it for this one
             new_session = previous is None and not self.log.messages(
-                session_id, limit=1
+                session_id, limit=1, speaker=user_id
             )
             # Retrieval is boosted by the topic so far; this message sets the next one.
             topic = previous.current_topic if previous else None
-            self.working.touch(session_id, topic=_topic(text) or None)
+            self.working.touch(session_id, topic=_topic(text) or None, user_id=user_id)
             # The message being answered counts in the window (and is not stored
             # yet): the earlier messages fill the rest.
-            before = self.log.window(session_id, max(settings.context_limit - 1, 0))
+            before = self.log.window(
+                session_id, max(settings.context_limit - 1, 0), speaker=user_id
+            )
         conversation = _unseen(before, live_since)
         results = self.engine.search(
             text,
@@ -218,8 +227,11 @@ class TurnMemory:
             if reply.strip():
                 self.log.append(session_id, "assistant", reply, user_id=user_id)
             if self.log.summary(session_id) is None and reply.strip():
-                title, snippet = summarize_first_exchange(user_text, reply)
-                self.log.add_summary(session_id, title, snippet)
+                # Redacted whole: a secret cut in two would not be recognised.
+                title, snippet = summarize_first_exchange(
+                    redact(user_text), redact(reply)
+                )
+                self.log.add_summary(session_id, title, snippet, user_id=user_id)
             self._throttle.note_message(session_id, 2 if reply.strip() else 1)
 
     def note_message(
@@ -323,6 +335,7 @@ class TurnMemory:
             self.profile.note_preference(scope, section, statement)
             for text in batch.user_texts
             for section, statement in profile_updates(text)
+            if not mentions_secret(statement)
         )
         self.log.mark_collected(batch.message_ids)
         return LearnResult(
@@ -404,5 +417,8 @@ def _unseen(before: list[Message], live_since: datetime | None) -> list[MessageL
 
 
 def _topic(text: str) -> str:
-    """The session's current topic: the main keywords of the last message."""
-    return " ".join(extract_keywords(text).all()[:_TOPIC_WORDS])
+    """The session's current topic: the main keywords of the last message.
+
+    A secret in it is no keyword (and not even the marker that replaces it).
+    """
+    return " ".join(extract_keywords(redact(text, "")).all()[:_TOPIC_WORDS])
