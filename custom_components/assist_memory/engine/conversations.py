@@ -430,6 +430,16 @@ class ConversationLog:
                 return newest[start:]
         return []
 
+    def others_spoke(self, session_id: str, speaker: str | None, since: str) -> bool:
+        """True when another speaker than `speaker` spoke in the session since `since`."""
+        with self._locked() as db:
+            row = db.execute(
+                "SELECT 1 FROM messages WHERE session_id=? AND created_at >= ?"
+                " AND user_id IS NOT ? LIMIT 1",
+                (session_id, since, speaker),
+            ).fetchone()
+        return row is not None
+
     def uncollected(self, session_id: str) -> list[Message]:
         """Messages extraction has not looked at yet, oldest first."""
         with self._locked() as db:

@@ -281,6 +281,7 @@ def turn_context_json(context: TurnContext) -> dict[str, Any]:
         "profile_used": context.profile_used,
         "summaries_used": context.summaries_used,
         "messages_used": context.messages_used,
+        "others_in_history": context.others_in_history,
         "extra": dict(context.extra),
     }
 
@@ -302,5 +303,6 @@ def turn_context_from_json(data: object) -> TurnContext:
         profile_used=body.boolean("profile_used", False),
         summaries_used=body.integer("summaries_used", 0),
         messages_used=body.integer("messages_used", 0),
+        others_in_history=body.boolean("others_in_history", False),
         extra=dict(JsonObject(extra, "extra").data),
     )

@@ -100,6 +100,9 @@ class TurnContext:
     profile_used: bool = False
     summaries_used: int = 0
     messages_used: int = 0
+    # The host's own history of the conversation (since `live_since`) holds another
+    # speaker's messages: the host must not hand it to this one.
+    others_in_history: bool = False
     extra: dict[str, object] = field(default_factory=dict)
 
 
@@ -152,7 +155,8 @@ class TurnMemory:
         message it holds was written. Messages of the window persisted before that
         moment go into the block; the others, and the message being answered, reach
         the agent anyway and are not repeated. Without `live_since` every earlier
-        message of the window goes into the block.
+        message of the window goes into the block. When the host's history holds
+        another speaker's messages, `others_in_history` says so: the host drops it.
         """
         settings = settings or TurnSettings()
         scopes = scopes_for(user_id)
@@ -172,7 +176,11 @@ class TurnMemory:
             before = self.log.window(
                 session_id, max(settings.context_limit - 1, 0), speaker=user_id
             )
-        conversation = _unseen(before, live_since)
+            others_in_history = live_since is not None and self.log.others_spoke(
+                session_id, user_id, timestamp(live_since)
+            )
+        # A history the host drops (another speaker's in it) holds nothing to skip.
+        conversation = _unseen(before, None if others_in_history else live_since)
         results = self.engine.search(
             text,
             limit=settings.rag_top_n,
@@ -201,6 +209,7 @@ class TurnMemory:
             profile_used=bool(profile),
             summaries_used=len(summaries),
             messages_used=len(conversation),
+            others_in_history=others_in_history,
         )
         if not deferred:
             self.after_begin(context, text=text, user_id=user_id)
