@@ -12,7 +12,11 @@ from homeassistant.core import HomeAssistant
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from custom_components.assist_memory.const import CONF_AGENT_ID, CONF_PROMPT_MODE
+from custom_components.assist_memory.const import (
+    CONF_AGENT_ID,
+    CONF_PROMPT_MODE,
+    CONF_SESSION_SUMMARY_LIMIT,
+)
 from custom_components.assist_memory.engine import REDACTED
 
 from .agents import AGENT_ENTITY_ID, LlmEntities
@@ -119,3 +123,25 @@ async def test_prefix_mode_gives_the_words_once_and_no_earlier_block(
     assert two.messages[2][1].endswith("\n\nAnd what does Tom drink?")
     said = [text for role, text in two.messages if role == "user"]
     assert sum("<long_term_memory>" in text for text in said) == 1
+
+
+@pytest.mark.parametrize(
+    "entry_options", [{**LLM_AGENT, CONF_SESSION_SUMMARY_LIMIT: 10}]
+)
+async def test_a_replaced_fact_no_longer_reaches_the_prompt(
+    hass: HomeAssistant, llm: LlmEntities, loaded_entry: MockConfigEntry
+) -> None:
+    await say(hass, "My favourite colour is teal", "c1", user_id="anna")
+    await say(hass, "I work as a nurse", "c2", user_id="anna")
+    await say(hass, "My favourite colour is orange now", "c3", user_id="anna")
+    await say(hass, "I work as a teacher", "c4", user_id="anna")
+    await say(hass, "What colour should I paint the shed?", "c5", user_id="anna")
+
+    prompt = llm.agent.turns[-1].system_prompt
+    # What is true now is there, in memory, profile and recent conversations.
+    assert "orange" in " ".join(layer(prompt, "Relevant Past Context"))
+    assert "Works as a teacher" in " ".join(layer(prompt, "Long-term Memory"))
+    assert "orange" in " ".join(layer(prompt, "Recent Conversations"))
+    # What was replaced since is not, anywhere.
+    assert "teal" not in prompt
+    assert "nurse" not in prompt

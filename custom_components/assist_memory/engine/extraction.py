@@ -1763,6 +1763,21 @@ def plan_write_back(
     return plan
 
 
+def states_replaced_fact(stated: Fact, replaced: Memory, by: Fact) -> bool:
+    """True when `stated` says what `replaced` said before the newer `by` replaced it.
+
+    It is about the same thing (the same key, or the same meaning as the old memory)
+    and does not agree with the newer fact. A summary of an earlier conversation
+    that states it no longer reaches a prompt.
+    """
+    said = _Text.of(stated.content)
+    if said.same_meaning(_Text.of(by.content), NEAR_DUPLICATE_SIMILARITY):
+        return False
+    return _same_key(stated.key, by.key) or said.same_meaning(
+        _Text.of(replaced.content), NEAR_DUPLICATE_SIMILARITY
+    )
+
+
 def _find_repeat(
     text: _Text,
     candidates: Sequence[tuple[Memory, _Text]],

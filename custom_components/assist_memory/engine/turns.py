@@ -26,7 +26,12 @@ from typing import Final
 
 from .compose import DEFAULT_BUDGET, MessageLine, SummaryLine, compose_memory_block
 from .conversations import ConversationLog, Message, summarize_first_exchange, timestamp
-from .extraction import Fact, RuleBasedExtractor, plan_write_back
+from .extraction import (
+    Fact,
+    RuleBasedExtractor,
+    plan_write_back,
+    states_replaced_fact,
+)
 from .keywords import extract_keywords
 from .memory import MemoryEngine
 from .models import HOUSEHOLD_SCOPE, Memory
@@ -39,6 +44,9 @@ from .working import WorkingMemoryManager, important_items
 
 # How many keywords of the last messages make up the working-memory topic.
 _TOPIC_WORDS: Final = 4
+# How many of a speaker's newest summaries a replaced fact is looked for in (older
+# ones never reach a prompt again).
+_SUMMARIES_CHECKED: Final = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,7 +312,8 @@ class TurnMemory:
         """Write facts back (seeds 001, 003): repeats refresh, a known key is replaced.
 
         Secrets are never stored; facts longer than `atomic_content_max_length` are
-        left out. The batch's messages are marked as collected.
+        left out. The batch's messages are marked as collected. A summary of the
+        speaker's that states a replaced fact no longer reaches a prompt.
         """
         fitting = [
             f for f in facts if len(f.content) <= settings.atomic_content_max_length
@@ -332,7 +341,9 @@ class TurnMemory:
                 store.update(
                     memory_id, confidence=max(current.confidence, fact.confidence)
                 )
+        replaced: list[tuple[Memory, Fact]] = []
         for memory_id, fact in plan.replacements:
+            before = store.get(memory_id)
             store.update(
                 memory_id,
                 fact.content,
@@ -340,12 +351,16 @@ class TurnMemory:
                 confidence=fact.confidence,
                 source=fact.source,
             )
+            if before is not None:
+                replaced.append((before, fact))
         profile_changes = sum(
             self.profile.note_preference(scope, section, statement)
             for text in batch.user_texts
             for section, statement in profile_updates(text)
             if not mentions_secret(statement)
         )
+        if replaced:
+            self._supersede_summaries(scope, replaced)
         self.log.mark_collected(batch.message_ids)
         return LearnResult(
             added=len(plan.adds),
@@ -354,6 +369,22 @@ class TurnMemory:
             skipped=len(plan.skipped) + len(facts) - len(fitting),
             profile_updates=profile_changes,
         )
+
+    def _supersede_summaries(
+        self, scope: str, replaced: list[tuple[Memory, Fact]]
+    ) -> None:
+        """Keep out of prompts the speaker's summaries stating what was replaced."""
+        owner = None if scope == HOUSEHOLD_SCOPE else scope
+        stale = [
+            summary.session_id
+            for summary in self.log.recent_summaries(_SUMMARIES_CHECKED, owner=owner)
+            if any(
+                states_replaced_fact(stated, old, fact)
+                for stated in self._extractor.extract(summary.title)
+                for old, fact in replaced
+            )
+        ]
+        self.log.supersede_summaries(stale)
 
     def expire_sessions(self) -> int:
         """End working memories idle for 30 minutes; archive their important items.
