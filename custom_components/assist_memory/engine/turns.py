@@ -26,12 +26,7 @@ from typing import Final
 
 from .compose import DEFAULT_BUDGET, MessageLine, SummaryLine, compose_memory_block
 from .conversations import ConversationLog, Message, summarize_first_exchange, timestamp
-from .extraction import (
-    Fact,
-    RuleBasedExtractor,
-    plan_write_back,
-    states_replaced_fact,
-)
+from .extraction import Fact, RuleBasedExtractor, plan_write_back, states_replaced_fact
 from .keywords import extract_keywords
 from .memory import MemoryEngine
 from .models import HOUSEHOLD_SCOPE, Memory
