@@ -199,6 +199,35 @@ class SessionSummary:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class ConversationPage:
+    """A page of conversations and how many there are in all."""
+
+    items: list[SessionInfo]
+    total: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form."""
+        return {"items": [info.to_dict() for info in self.items], "total": self.total}
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    """One conversation's messages (of one user, or everyone's) and its title."""
+
+    session_id: str
+    title: str | None
+    messages: list[Message]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form."""
+        return {
+            "session_id": self.session_id,
+            "title": self.title,
+            "messages": [message.to_dict() for message in self.messages],
+        }
+
+
 class ConversationLog:
     """Conversations persisted in SQLite; safe to use from several threads.
 

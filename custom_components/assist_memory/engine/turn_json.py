@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 import sys
 from typing import Any, Final, cast
 
+from .conversations import Conversation, ConversationPage, Message, SessionInfo
 from .errors import InvalidMemoryError
 from .extraction import STATED_CONFIDENCE, Fact
 from .models import Memory, memory_from_dict
@@ -116,6 +117,28 @@ class JsonObject:
 def memory_from_json(data: object) -> Memory:
     """A memory as the server sent it (its own length limit was checked there)."""
     return memory_from_dict(data, max_content_length=sys.maxsize)
+
+
+# -- conversations ----------------------------------------------------------------------
+
+
+def conversation_page_from_json(data: object) -> ConversationPage:
+    """A page of conversations as the server sent it."""
+    body = JsonObject(data, "the conversations")
+    return ConversationPage(
+        [SessionInfo(**JsonObject(item).data) for item in body.items("items")],
+        body.integer("total"),
+    )
+
+
+def conversation_from_json(data: object) -> Conversation:
+    """A conversation's messages as the server sent them."""
+    body = JsonObject(data, "the conversation")
+    return Conversation(
+        body.text("session_id"),
+        body.optional_text("title"),
+        [Message(**JsonObject(item).data) for item in body.items("messages")],
+    )
 
 
 # -- settings -------------------------------------------------------------------------

@@ -25,7 +25,14 @@ import threading
 from typing import Final
 
 from .compose import DEFAULT_BUDGET, MessageLine, SummaryLine, compose_memory_block
-from .conversations import ConversationLog, Message, summarize_first_exchange, timestamp
+from .conversations import (
+    EVERYONE,
+    ConversationLog,
+    Message,
+    Speaker,
+    summarize_first_exchange,
+    timestamp,
+)
 from .extraction import Fact, RuleBasedExtractor, plan_write_back, states_replaced_fact
 from .keywords import extract_keywords
 from .memory import MemoryEngine
@@ -380,6 +387,20 @@ class TurnMemory:
             )
         ]
         self.log.supersede_summaries(stale)
+
+    def delete_conversation(self, session_id: str, owner: Speaker = EVERYONE) -> int:
+        """Delete a conversation (`owner`'s part of it); returns messages deleted.
+
+        Its working memory goes too (never archived) when it is the owner's.
+        """
+        with self._lock:
+            deleted = self.log.delete_session(session_id, owner=owner)
+            working = self.working.get(session_id)
+            if owner is EVERYONE or (working is not None and working.user_id == owner):
+                self.working.forget(session_id)
+                self._throttle.forget(session_id)
+                self._flush.forget(session_id)
+        return deleted
 
     def expire_sessions(self) -> int:
         """End working memories idle for 30 minutes; archive their important items.
