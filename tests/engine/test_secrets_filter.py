@@ -79,6 +79,11 @@ SECRETS: list[tuple[str, str]] = [
     ("我的卡号是4111111111111111", "我的卡号是[secret withheld]"),
     ("密码是一二三四五六", "密码是[secret withheld]"),
     ("門禁密碼是 5678", "門禁密碼是 [secret withheld]"),
+    # Shapes right beside Chinese characters (no space, no word boundary).
+    ("转账到GB82WEST12345698765432就好", "转账到[secret withheld]就好"),
+    ("账号DE89370400440532013000。", "账号[secret withheld]。"),
+    ("密钥AKIAIOSFODNN7EXAMPLE", "密钥[secret withheld]"),
+    ("令牌xoxb-1234567890-abcdefghij吧", "令牌[secret withheld]吧"),
 ]
 
 NOT_SECRETS: list[str] = [

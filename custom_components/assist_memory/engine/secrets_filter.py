@@ -112,18 +112,27 @@ _ZH_CODE: Final = re.compile(
     re.IGNORECASE,
 )
 
+# Where a shape starts and ends: not inside a run of Latin letters and digits (a
+# Chinese character right beside it is a boundary; `\b` would not see one there).
+_START: Final = r"(?<![A-Za-z0-9_])"
+_END: Final = r"(?![A-Za-z0-9_])"
 # Shapes that are secrets wherever they appear.
 _SHAPES: Final = (
-    ("api_key", re.compile(r"\bsk-[A-Za-z0-9_-]{20,}")),
-    ("api_key", re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b")),
-    ("api_key", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}")),
-    ("api_key", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}")),
-    ("api_key", re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}")),
-    ("api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
-    ("token", re.compile(r"\bbearer\s+[A-Za-z0-9._~+/=-]{8,}", re.IGNORECASE)),
+    ("api_key", re.compile(_START + r"sk-[A-Za-z0-9_-]{20,}")),
+    (
+        "api_key",
+        re.compile(_START + r"(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}" + _END),
+    ),
+    ("api_key", re.compile(_START + r"gh[pousr]_[A-Za-z0-9]{30,}")),
+    ("api_key", re.compile(_START + r"glpat-[A-Za-z0-9_-]{20,}")),
+    ("api_key", re.compile(_START + r"xox[abprs]-[A-Za-z0-9-]{10,}")),
+    ("api_key", re.compile(_START + r"AIza[0-9A-Za-z_-]{35}")),
+    ("token", re.compile(_START + r"bearer\s+[A-Za-z0-9._~+/=-]{8,}", re.IGNORECASE)),
     (
         "token",
-        re.compile(r"\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}"),
+        re.compile(
+            _START + r"eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}"
+        ),
     ),
     (
         "private_key",
@@ -139,7 +148,8 @@ _LONG_TOKEN: Final = re.compile(
 _WORDISH_PART: Final = re.compile(r"^(?:[A-Za-z]+|\d+)$")
 _CARD: Final = re.compile(r"(?<![\d+.,])\d(?:[ -]?\d){12,18}(?![\d.,]\d)")
 _IBAN: Final = re.compile(
-    r"\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,4})?\b", re.IGNORECASE
+    _START + r"[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,4})?" + _END,
+    re.IGNORECASE,
 )
 
 
