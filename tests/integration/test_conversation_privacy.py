@@ -39,8 +39,12 @@ async def test_secrets_do_not_come_back_through_summaries_or_the_window(
     hass: HomeAssistant, llm: LlmEntities, loaded_entry: MockConfigEntry
 ) -> None:
     await say(hass, "My wifi password is hunter2", "wifi", user_id="anna")
-    await say(hass, "The alarm code is 482913 and my bank PIN is 975318", "codes",
-              user_id="anna")  # fmt: skip
+    await say(
+        hass,
+        "The alarm code is 482913 and my bank PIN is 975318",
+        "codes",
+        user_id="anna",
+    )
     await say(hass, "What is for dinner?", "dinner", user_id="anna")
     await forget_chat_logs(hass)  # as after a restart: the window comes from the log
     await say(hass, "And tomorrow?", "codes", user_id="anna")
@@ -62,8 +66,12 @@ async def test_secrets_do_not_come_back_through_summaries_or_the_window(
 async def test_a_conversation_id_is_bound_to_its_user_across_a_restart(
     hass: HomeAssistant, llm: LlmEntities, loaded_entry: MockConfigEntry
 ) -> None:
-    await say(hass, "My dentist appointment is with Dr. Chen on Friday", "win-3",
-              user_id="anna")  # fmt: skip
+    await say(
+        hass,
+        "My dentist appointment is with Dr. Chen on Friday",
+        "win-3",
+        user_id="anna",
+    )
     await say(hass, "Remind me to bring the x-rays", "win-3", user_id="anna")
     # Home Assistant restarts: its chat logs are gone, the memory is loaded again.
     await forget_chat_logs(hass)
@@ -89,8 +97,12 @@ async def test_a_conversation_id_is_bound_to_its_user_across_a_restart(
 async def test_another_user_in_a_live_chat_log_gets_none_of_the_first_ones(
     hass: HomeAssistant, llm: LlmEntities, loaded_entry: MockConfigEntry
 ) -> None:
-    await say(hass, "My dentist appointment is with Dr. Chen on Friday", "win-3",
-              user_id="anna")  # fmt: skip
+    await say(
+        hass,
+        "My dentist appointment is with Dr. Chen on Friday",
+        "win-3",
+        user_id="anna",
+    )
     # Within Home Assistant's chat log lifetime, Ben takes the same conversation id.
     await say(hass, "What did the last person say?", "win-3", user_id="ben")
     await say(hass, "And now?", "win-3", user_id="ben")

@@ -81,9 +81,11 @@ async def test_old_conversations_and_daily_logs_go_by_themselves(
     assert sorted({w for found in kept.values() for w in found}) == ["hodie", "recens"]
 
     await configure_options(
-        hass, config_entry, "privacy", {CONF_CONVERSATION_RETENTION_DAYS: 3,
-                                        CONF_DAILY_LOG_RETENTION_DAYS: 1}
-    )  # fmt: skip
+        hass,
+        config_entry,
+        "privacy",
+        {CONF_CONVERSATION_RETENTION_DAYS: 3, CONF_DAILY_LOG_RETENTION_DAYS: 1},
+    )
     await settle(hass, config_entry)
     kept = await data_files_containing(hass, config_entry, words)
     assert sorted({w for found in kept.values() for w in found}) == ["hodie"]

@@ -54,9 +54,13 @@ CORPUS: list[tuple[str, tuple[str, ...]]] = [
 ]  # fmt: skip
 # Each secret as it could be written: grouped numbers also without their spaces.
 SECRETS = sorted(
-    {form for _, values in CORPUS for value in values
-     for form in (value, value.replace(" ", ""))}
-)  # fmt: skip
+    {
+        form
+        for _, values in CORPUS
+        for value in values
+        for form in (value, value.replace(" ", ""))
+    }
+)
 
 
 def leaks(text: str) -> list[str]:
@@ -100,8 +104,10 @@ async def use_the_tools(hass: HomeAssistant) -> None:
     )
     instance = await llm.async_get_api(hass, DOMAIN, context)
     for text, _ in CORPUS:
-        for tool, args in (("append_memory", {"fact": text}),
-                           ("append_daily_log", {"entry": text})):  # fmt: skip
+        for tool, args in (
+            ("append_memory", {"fact": text}),
+            ("append_daily_log", {"entry": text}),
+        ):
             await instance.async_call_tool(
                 llm.ToolInput(tool_name=tool, tool_args=args)
             )
@@ -134,7 +140,7 @@ async def working_memories(hass: HomeAssistant) -> str:
             }
         )
         for mode in (PROMPT_MODE_SYSTEM, PROMPT_MODE_PREFIX)
-    ],  # fmt: skip
+    ],
     ids=["system-prompt", "prefix"],
 )
 async def test_secrets_said_to_an_llm_agent_are_kept_nowhere(
