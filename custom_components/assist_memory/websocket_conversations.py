@@ -7,6 +7,7 @@ the messages they said themselves (and their answers).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from homeassistant.components.websocket_api import async_register_command
@@ -25,6 +26,10 @@ from .engine import MemoryBackend, MemoryEngineError
 _CONVERSATION_ID = "conversation_id"
 _MAX_PAGE = 100
 
+# What a command asks the backend, given the caller's owner (None: everyone's); None
+# is "no such conversation".
+type _Ask = Callable[[MemoryBackend, str | None], Awaitable[dict[str, Any] | None]]
+
 
 @callback
 def async_register_conversation_commands(hass: HomeAssistant) -> None:
@@ -34,16 +39,21 @@ def async_register_conversation_commands(hass: HomeAssistant) -> None:
     async_register_command(hass, ws_delete)
 
 
-def _owner(connection: ActiveConnection) -> str | None:
-    """None for an administrator (everyone's), else the person's own."""
-    return None if connection.user.is_admin else connection.user.id
-
-
-def _backend(connection: ActiveConnection, msg: dict[str, Any]) -> MemoryBackend | None:
+async def _answer(connection: ActiveConnection, msg: dict[str, Any], ask: _Ask) -> None:
+    """Ask the loaded entry's backend for the caller, and send what it answers."""
     if (entry := loaded_entry(connection.hass)) is None:
         connection.send_error(msg["id"], "not_loaded", "Assist Memory is not loaded")
-        return None
-    return entry.runtime_data.backend
+        return
+    owner = None if connection.user.is_admin else connection.user.id
+    try:
+        result = await ask(entry.runtime_data.backend, owner)
+    except MemoryEngineError as err:
+        connection.send_error(msg["id"], err.code, err.message)
+        return
+    if result is None:
+        connection.send_error(msg["id"], ERR_NOT_FOUND, "No such conversation")
+        return
+    connection.send_result(msg["id"], result)
 
 
 @websocket_command(
@@ -62,16 +72,14 @@ async def ws_list(
     hass: HomeAssistant, connection: ActiveConnection, msg: dict[str, Any]
 ) -> None:
     """The caller's conversations (everyone's for an administrator), newest first."""
-    if (backend := _backend(connection, msg)) is None:
-        return
-    try:
+
+    async def ask(backend: MemoryBackend, owner: str | None) -> dict[str, Any]:
         page = await backend.conversations(
-            limit=msg["limit"], offset=msg["offset"], owner=_owner(connection)
+            limit=msg["limit"], offset=msg["offset"], owner=owner
         )
-    except MemoryEngineError as err:
-        connection.send_error(msg["id"], err.code, err.message)
-        return
-    connection.send_result(msg["id"], page.to_dict())
+        return page.to_dict()
+
+    await _answer(connection, msg, ask)
 
 
 @websocket_command(
@@ -85,19 +93,12 @@ async def ws_get(
     hass: HomeAssistant, connection: ActiveConnection, msg: dict[str, Any]
 ) -> None:
     """One conversation's messages (the caller's own, unless an administrator)."""
-    if (backend := _backend(connection, msg)) is None:
-        return
-    try:
-        found = await backend.conversation(
-            msg[_CONVERSATION_ID], owner=_owner(connection)
-        )
-    except MemoryEngineError as err:
-        connection.send_error(msg["id"], err.code, err.message)
-        return
-    if found is None:
-        connection.send_error(msg["id"], ERR_NOT_FOUND, "No such conversation")
-        return
-    connection.send_result(msg["id"], found.to_dict())
+
+    async def ask(backend: MemoryBackend, owner: str | None) -> dict[str, Any] | None:
+        found = await backend.conversation(msg[_CONVERSATION_ID], owner=owner)
+        return None if found is None else found.to_dict()
+
+    await _answer(connection, msg, ask)
 
 
 @websocket_command(
@@ -111,17 +112,10 @@ async def ws_delete(
     hass: HomeAssistant, connection: ActiveConnection, msg: dict[str, Any]
 ) -> None:
     """Delete a conversation (the caller's own messages, unless an administrator)."""
-    if (backend := _backend(connection, msg)) is None:
-        return
     conversation_id = msg[_CONVERSATION_ID]
-    try:
-        deleted = await backend.delete_conversation(
-            conversation_id, owner=_owner(connection)
-        )
-    except MemoryEngineError as err:
-        connection.send_error(msg["id"], err.code, err.message)
-        return
-    if not deleted:
-        connection.send_error(msg["id"], ERR_NOT_FOUND, "No such conversation")
-        return
-    connection.send_result(msg["id"], {"deleted": conversation_id, "messages": deleted})
+
+    async def ask(backend: MemoryBackend, owner: str | None) -> dict[str, Any] | None:
+        deleted = await backend.delete_conversation(conversation_id, owner=owner)
+        return {"deleted": conversation_id, "messages": deleted} if deleted else None
+
+    await _answer(connection, msg, ask)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from homeassistant.auth.models import User
-from homeassistant.core import HomeAssistant
+from homeassistant.core import Context, HomeAssistant
 from homeassistant.data_entry_flow import InvalidData
 from homeassistant.exceptions import ServiceValidationError
 from homeassistant.util import dt as dt_util
@@ -223,3 +223,51 @@ async def test_people_see_and_delete_only_their_own_conversations(
     assert removed["result"]["messages"] == 2
     assert await data_files_containing(hass, loaded_entry, ["snorkelwort"]) == {}
     assert (await ws_call(person, "conversations/list"))["result"]["items"] == []
+
+
+@pytest.mark.parametrize("entry_options", [LLM_AGENT])
+@pytest.mark.usefixtures("llm")
+async def test_the_service_called_by_a_person_deletes_only_their_messages(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    hass_read_only_user: User,
+    hass_admin_user: User,
+) -> None:
+    await say(hass, "The admin's quillfeather plan", "shared", user_id="the-admin")
+    await say(
+        hass, "My snorkelwort seedlings", "shared", user_id=hass_read_only_user.id
+    )
+
+    def delete(user: User) -> Any:
+        return hass.services.async_call(
+            DOMAIN,
+            "delete_conversation",
+            {"conversation_id": "shared"},
+            blocking=True,
+            return_response=True,
+            context=Context(user_id=user.id),
+        )
+
+    assert await delete(hass_read_only_user) == {"deleted": "shared", "messages": 2}
+    found = await data_files_containing(
+        hass, loaded_entry, ["quillfeather", "snorkelwort"]
+    )
+    assert {w for words in found.values() for w in words} == {"quillfeather"}
+    assert await delete(hass_admin_user) == {"deleted": "shared", "messages": 2}
+    assert await data_files_containing(hass, loaded_entry, ["quillfeather"]) == {}
+
+
+async def test_conversation_commands_answer_errors(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    hass_ws_client: WebSocketGenerator,
+) -> None:
+    client = await hass_ws_client(hass)
+    missing = await ws_call(client, "conversations/delete", conversation_id="nope")
+    assert missing["error"]["code"] == "not_found"
+    too_many = await ws_call(client, "conversations/list", limit=1000)
+    assert too_many["error"]["code"] == "invalid_format"
+
+    assert await hass.config_entries.async_unload(loaded_entry.entry_id)
+    unloaded = await ws_call(client, "conversations/list")
+    assert unloaded["error"]["code"] == "not_loaded"

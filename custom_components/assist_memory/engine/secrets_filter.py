@@ -153,6 +153,16 @@ _IBAN: Final = re.compile(
 )
 
 
+# What every pattern above needs somewhere in the text: a digit, a keyword or a key's
+# prefix. Most sentences have none of them and need no further look (every message a
+# conversation keeps is redacted).
+_MAY_HOLD_SECRET: Final = re.compile(
+    r"\d|pass|pw|key|token|secret|bearer|密|口令|码|碼|身份|sk-|akia|asia|agpa|aida|aroa"
+    r"|gh[pousr]_|glpat|xox|aiza|eyj",
+    re.IGNORECASE,
+)
+
+
 @dataclass(frozen=True, slots=True)
 class SecretMatch:
     """One secret: its kind ("password", "code", "api_key", ...) and where it is."""
@@ -205,7 +215,7 @@ def redact(text: str, placeholder: str = REDACTED) -> str:
 
 
 def _scan(text: str) -> Iterator[SecretMatch]:
-    if not text:
+    if not text or not _MAY_HOLD_SECRET.search(text):
         return
     yield from _phrases(_EN_PASSWORD, "password", _is_password_value, text)
     yield from _phrases(_EN_TOKEN, "token", _is_token_value, text)
