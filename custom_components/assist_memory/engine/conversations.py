@@ -382,12 +382,15 @@ class ConversationLog:
         )
 
     @staticmethod
-    def check(session_id: str, role: str, content: str, user_id: str | None) -> None:
-        """Raise what `append` would raise for this message, without storing it."""
+    def check(session_id: str, role: str, content: str, user_id: str | None) -> str:
+        """Raise what `append` would raise for this message, without storing it.
+
+        Returns the content as `append` would store it (redacted).
+        """
         validate_session_id(session_id)
         _validate_role(role)
-        _validate_message(content)
         _validate_user_id(user_id)
+        return _validate_message(content)
 
     def messages(
         self,

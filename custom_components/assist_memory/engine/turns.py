@@ -40,7 +40,7 @@ from .models import HOUSEHOLD_SCOPE, Memory
 from .profile import UserProfile, profile_updates
 from .prompt import build_prompt_with_memory
 from .scoring import ScoredMemory
-from .secrets_filter import mentions_secret, redact
+from .secrets_filter import REDACTED, mentions_secret, redact
 from .throttle import ExtractionThrottle, FlushTracker
 from .working import WorkingMemoryManager, important_items
 
@@ -171,7 +171,7 @@ class TurnMemory:
         settings = settings or TurnSettings()
         scopes = scopes_for(user_id)
         with self._lock:
-            self.log.check(session_id, "user", text, user_id)
+            said = self.log.check(session_id, "user", text, user_id)
             previous = self.working.get(session_id)
             if previous is not None and previous.user_id != user_id:
                 previous = None  # another user's: nothing of it for this one
@@ -180,7 +180,7 @@ class TurnMemory:
             )
             # Retrieval is boosted by the topic so far; this message sets the next one.
             topic = previous.current_topic if previous else None
-            self.working.touch(session_id, topic=_topic(text) or None, user_id=user_id)
+            self.working.touch(session_id, topic=_topic(said) or None, user_id=user_id)
             # The message being answered counts in the window (and is not stored
             # yet): the earlier messages fill the rest.
             before = self.log.window(
@@ -472,9 +472,9 @@ def _unseen(before: list[Message], live_since: datetime | None) -> list[MessageL
     ]
 
 
-def _topic(text: str) -> str:
-    """The session's current topic: the main keywords of the last message.
+def _topic(said: str) -> str:
+    """The session's current topic: the main keywords of the last message (redacted).
 
-    A secret in it is no keyword (and not even the marker that replaces it).
+    The marker that replaced a secret is no keyword.
     """
-    return " ".join(extract_keywords(redact(text, "")).all()[:_TOPIC_WORDS])
+    return " ".join(extract_keywords(said.replace(REDACTED, " ")).all()[:_TOPIC_WORDS])
