@@ -602,15 +602,15 @@ class ConversationLog:
             deleted = db.execute(
                 "DELETE FROM messages WHERE created_at < ?", (cutoff,)
             ).rowcount
-            summaries = db.execute(
+            db.execute(
                 "DELETE FROM summaries WHERE created_at < ? AND NOT EXISTS ("
                 " SELECT 1 FROM messages AS m"
                 " WHERE m.session_id = summaries.session_id)",
                 (cutoff,),
-            ).rowcount
+            )
             db.execute("COMMIT")
-            if deleted or summaries:
-                _truncate_wal(db)
+            # Also catches up with a delete whose truncation a reader held back.
+            _truncate_wal(db)
         return deleted
 
     # -- summaries ---------------------------------------------------------------
