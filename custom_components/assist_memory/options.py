@@ -65,7 +65,7 @@ async def async_apply_options(
         return
     merged = {**DEFAULT_OPTIONS, **options}
     await backend.set_settings(store_settings(merged))
-    backend.set_retention(retention_settings(merged))
+    await backend.set_retention(retention_settings(merged))
     backend.set_compaction(
         compaction_llm(hass, merged),
         threshold=int(merged[CONF_COMPACTION_THRESHOLD]),

@@ -86,28 +86,29 @@ async def test_the_backend_runs_retention_once_told_how_long(tmp_path: Path) -> 
         await backend.wait_for_background_jobs()
         assert (await backend.conversations()).total == 2
 
-        backend.set_retention(RetentionSettings(conversation_days=30))
-        await backend.wait_for_background_jobs()
+        kept = await backend.set_retention(RetentionSettings(conversation_days=30))
+        assert kept == RetentionResult()
         assert (await backend.conversations()).total == 2
 
-        backend.set_retention(RetentionSettings(conversation_days=10))
-        await backend.wait_for_background_jobs()
+        pruned = await backend.set_retention(RetentionSettings(conversation_days=10))
+        assert pruned == RetentionResult(messages=1)
         page = await backend.conversations()
         assert [c.session_id for c in page.items] == ["new"]
     finally:
         await backend.close()
 
 
-async def test_a_backend_that_does_not_watch_runs_retention_when_asked(
+async def test_a_backend_that_does_not_watch_runs_retention_when_told(
     tmp_path: Path,
 ) -> None:
     with ConversationLog(tmp_path / "conversations.db") as log:
         log.append("old", "user", "long ago", when=datetime(2020, 1, 1, tzinfo=UTC))
     backend, _ = await LocalBackend.open(tmp_path / "memories.json", watch=False)
     try:
-        backend.set_retention(RetentionSettings())
-        await backend.wait_for_background_jobs()
-        assert (await backend.conversations()).total == 1  # no job without watching
-        assert await backend.enforce_retention() == RetentionResult(messages=1)
+        assert await backend.set_retention(RetentionSettings()) == RetentionResult(
+            messages=1
+        )
+        assert (await backend.conversations()).total == 0
+        assert await backend.enforce_retention() == RetentionResult()
     finally:
         await backend.close()

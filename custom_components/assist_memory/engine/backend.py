@@ -335,7 +335,6 @@ class LocalBackend:
         self._session_sweeper: asyncio.Task[None] | None = None
         self._task_factory: TaskFactory | None = None
         self._retention = RetentionSettings()
-        self._retention_changed = asyncio.Event()
         self._retention_job: asyncio.Task[None] | None = None
         self._closed = False
         self._flush_scheduled = False
@@ -385,48 +384,44 @@ class LocalBackend:
             except Exception:
                 _LOGGER.exception("Ending idle conversations failed")
 
-    def set_retention(self, settings: RetentionSettings) -> None:
-        """How long conversations and daily logs are kept; enforced at once.
+    async def set_retention(self, settings: RetentionSettings) -> RetentionResult:
+        """How long conversations and daily logs are kept; enforced now, then hourly.
 
-        The first call starts the hourly retention run (when the backend watches):
-        the host gives its settings first, so nothing is deleted by a default.
+        The first call starts the hourly run (when the backend watches): the host
+        gives its settings first, so nothing is ever deleted by a default.
         """
         self._retention = settings
-        self._retention_changed.set()
+        result = await self.enforce_retention()
         if self._retention_job is None and self._task_factory is not None:
             self._retention_job = self._task_factory(
                 self._keep_retention(), "assist_memory_retention"
             )
+        return result
 
     async def enforce_retention(self) -> RetentionResult:
         """Delete the conversations and daily logs older than the settings allow."""
-        return await self._run(
+        result = await self._run(
             enforce_retention,
             self.turns.log,
             self.engine.daily_log,
             self._retention,
         )
+        if result.messages or result.daily_logs:
+            _LOGGER.info(
+                "Retention: deleted %d messages and %d daily logs",
+                result.messages,
+                result.daily_logs,
+            )
+        return result
 
     async def _keep_retention(self) -> None:
-        """Enforce retention now, every hour, and when the settings change."""
+        """Enforce retention every hour."""
         while True:
-            self._retention_changed.clear()
+            await asyncio.sleep(RETENTION_INTERVAL.total_seconds())
             try:
-                result = await self.enforce_retention()
+                await self.enforce_retention()
             except Exception:
                 _LOGGER.exception("Deleting old conversations and daily logs failed")
-            else:
-                if result.messages or result.daily_logs:
-                    _LOGGER.info(
-                        "Retention: deleted %d messages and %d daily logs",
-                        result.messages,
-                        result.daily_logs,
-                    )
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(
-                    self._retention_changed.wait(),
-                    RETENTION_INTERVAL.total_seconds(),
-                )
 
     async def _run[T](self, func: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
         loop = asyncio.get_running_loop()

@@ -151,7 +151,7 @@ class ServerApiHost:
         """Give the backend the limits, retention and compaction LLM of the settings."""
         options = self.options
         await self._backend.set_settings(store_settings(options))
-        self._backend.set_retention(retention_settings(options))
+        await self._backend.set_retention(retention_settings(options))
         self._backend.set_compaction(
             self.llm if options["compaction_enabled"] else None,
             threshold=int(options["compaction_threshold"]),
