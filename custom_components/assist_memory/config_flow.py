@@ -41,6 +41,8 @@ from .const import (
     CONF_COMPACTION_THRESHOLD,
     CONF_CONTEXT_LIMIT,
     CONF_CONTEXT_SIZE,
+    CONF_CONVERSATION_RETENTION_DAYS,
+    CONF_DAILY_LOG_RETENTION_DAYS,
     CONF_EMBEDDING_API_KEY,
     CONF_EMBEDDING_MODEL,
     CONF_EMBEDDING_URL,
@@ -142,6 +144,10 @@ OPTION_STEPS: dict[str, list[tuple[str, Any]]] = {
             CONF_EMBEDDING_API_KEY,
             TextSelector(TextSelectorConfig(type=TextSelectorType.PASSWORD)),
         ),
+    ],
+    "privacy": [
+        (CONF_CONVERSATION_RETENTION_DAYS, _number(CONF_CONVERSATION_RETENTION_DAYS)),
+        (CONF_DAILY_LOG_RETENTION_DAYS, _number(CONF_DAILY_LOG_RETENTION_DAYS)),
     ],
 }
 # Options that may be empty: a cleared field removes them.
@@ -371,7 +377,7 @@ class AssistMemoryConfigFlow(ConfigFlow, domain=DOMAIN):
 
 
 class AssistMemoryOptionsFlow(OptionsFlowWithReload):
-    """The options, in four parts; saving a part reloads the entry."""
+    """The options, in five parts; saving a part reloads the entry."""
 
     async def async_step_init(
         self, user_input: dict[str, Any] | None = None
@@ -379,8 +385,9 @@ class AssistMemoryOptionsFlow(OptionsFlowWithReload):
         """Choose which options to change."""
         steps = list(OPTION_STEPS)
         if self.config_entry.data.get(CONF_STORAGE) == STORAGE_REMOTE:
-            # A memory server's limits are its own (the add-on's options).
+            # A memory server's limits and retention are its own (its settings).
             steps.remove("memory")
+            steps.remove("privacy")
         return self.async_show_menu(step_id="init", menu_options=steps)
 
     async def async_step_memory(
@@ -388,6 +395,12 @@ class AssistMemoryOptionsFlow(OptionsFlowWithReload):
     ) -> ConfigFlowResult:
         """Limits of the store."""
         return await self._async_options_step("memory", user_input)
+
+    async def async_step_privacy(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """How long conversations and daily logs are kept."""
+        return await self._async_options_step("privacy", user_input)
 
     async def async_step_agent(
         self, user_input: dict[str, Any] | None = None

@@ -25,6 +25,7 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import intent
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
+from .chat_history import prepare_history, words_for_the_agent
 from .const import (
     CONF_AGENT_ID,
     CONF_MEMORY_ENABLED,
@@ -116,23 +117,27 @@ class AssistMemoryAgent(conversation.ConversationEntity):
             except MemoryEngineError as err:
                 # Memory must never stop the household from talking to Assist.
                 LOGGER.warning("Assist Memory is unavailable: %s", err.message)
+        prepare_history(
+            chat_log, others_spoke=context is not None and context.others_in_history
+        )
         if context is not None and uses_llm:
             if self.entry.options.get(CONF_PROMPT_MODE) == PROMPT_MODE_PREFIX:
                 text = context.prefixed_text
             else:
                 caller_prompt = extra_prompt or chat_log.extra_system_prompt
                 extra_prompt = merge_prompts(caller_prompt, context.memory_block)
-        result = await conversation.async_converse(
-            self.hass,
-            text,
-            chat_log.conversation_id,
-            user_input.context,
-            language=user_input.language,
-            agent_id=agent_id,
-            device_id=user_input.device_id,
-            satellite_id=user_input.satellite_id,
-            extra_system_prompt=extra_prompt,
-        )
+        with words_for_the_agent(chat_log, text):
+            result = await conversation.async_converse(
+                self.hass,
+                text,
+                chat_log.conversation_id,
+                user_input.context,
+                language=user_input.language,
+                agent_id=agent_id,
+                device_id=user_input.device_id,
+                satellite_id=user_input.satellite_id,
+                extra_system_prompt=extra_prompt,
+            )
         if context is not None:
             # The answer goes back at once; recording it and learning come after.
             self.entry.async_create_task(

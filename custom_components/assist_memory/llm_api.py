@@ -3,7 +3,8 @@
 read_memory, append_memory, search_memory (at most 10 results) and append_daily_log,
 plus, when agentic search is on (seed 003), a search by keyword and time range. The
 API's prompt carries the memory block, so an agent given only this API still knows
-what the household told it.
+what the household told it. What the tools keep is redacted: a password, code or key
+the model passes on is kept as "[secret withheld]".
 """
 
 from __future__ import annotations
@@ -19,7 +20,13 @@ import probatio
 
 from .const import CONF_ENABLE_AGENTIC_SEARCH, DOMAIN
 from .data import AssistMemoryConfigEntry
-from .engine import CATEGORIES, HOUSEHOLD_SCOPE, MemoryBackend, MemoryEngineError
+from .engine import (
+    CATEGORIES,
+    HOUSEHOLD_SCOPE,
+    MemoryBackend,
+    MemoryEngineError,
+    redact,
+)
 from .options import turn_settings
 
 API_PROMPT = (
@@ -103,7 +110,7 @@ class AppendMemoryTool(_MemoryTool):
     ) -> JsonObjectType:
         """Add the fact for the speaking user's household."""
         memory = await backend.add(
-            args["fact"],
+            redact(args["fact"]),
             category=args.get("category", "fact"),
             source="user_stated",
             confidence=0.9,
@@ -148,7 +155,7 @@ class AppendDailyLogTool(_MemoryTool):
         self, backend: MemoryBackend, args: dict[str, Any], llm_context: llm.LLMContext
     ) -> JsonObjectType:
         """Append the entry to today's log."""
-        entry = await backend.append_daily_log(args["entry"], dt_util.now())
+        entry = await backend.append_daily_log(redact(args["entry"]), dt_util.now())
         return {"logged": entry.text, "date": entry.date}
 
 

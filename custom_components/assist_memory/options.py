@@ -29,7 +29,7 @@ from .const import (
     DATA_FOLDER,
 )
 from .engine import LocalBackend, MemoryBackend
-from .engine.config import DEFAULT_CONFIG, store_settings
+from .engine.config import DEFAULT_CONFIG, retention_settings, store_settings
 from .engine.embeddings import EmbeddingConfig
 from .engine.paths import STORE_FILE_NAME
 from .engine.turns import LearnSettings, TurnSettings
@@ -59,12 +59,13 @@ def compaction_llm(
 async def async_apply_options(
     hass: HomeAssistant, backend: MemoryBackend, options: Mapping[str, Any]
 ) -> None:
-    """Give the backend the limits and the compaction LLM of the options."""
+    """Give the backend the limits, retention and compaction LLM of the options."""
     if not isinstance(backend, LocalBackend):
         # A memory server has its own limits and LLM (the add-on's options).
         return
     merged = {**DEFAULT_OPTIONS, **options}
     await backend.set_settings(store_settings(merged))
+    await backend.set_retention(retention_settings(merged))
     backend.set_compaction(
         compaction_llm(hass, merged),
         threshold=int(merged[CONF_COMPACTION_THRESHOLD]),

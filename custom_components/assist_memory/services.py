@@ -1,4 +1,4 @@
-"""Services: memories (add, get, list, update, delete, clear, search), prompts, compaction."""
+"""Services: memories, prompts, compaction, and deleting a conversation."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from homeassistant.helpers import config_validation as cv, service
 import probatio
 
 from .const import DOMAIN
+from .conversation_owner import async_conversation_owner
 from .engine import (
     HOUSEHOLD_SCOPE,
     InvalidMemoryError,
@@ -46,6 +47,7 @@ ATTR_SORT = "sort"
 ATTR_QUERY = "query"
 ATTR_PROMPT = "prompt"
 ATTR_CONFIRM = "confirm"
+ATTR_CONVERSATION_ID = "conversation_id"
 
 SERVICE_ADD = "add"
 SERVICE_GET = "get"
@@ -59,6 +61,7 @@ SERVICE_REINDEX = "reindex"
 SERVICE_GET_WORKING_MEMORY = "get_working_memory"
 SERVICE_COMPACT = "compact"
 SERVICE_UNDO_COMPACTION = "undo_compaction"
+SERVICE_DELETE_CONVERSATION = "delete_conversation"
 ATTR_TOPIC = "topic"
 
 MAX_PAGE = 1000
@@ -137,6 +140,9 @@ BUILD_PROMPT_SCHEMA = probatio.Schema(
 ENTRY_SCHEMA = probatio.Schema(_ENTRY)
 SESSION_SCHEMA = probatio.Schema(
     {**_ENTRY, probatio.Required(ATTR_SESSION_ID): cv.string}
+)
+CONVERSATION_SCHEMA = probatio.Schema(
+    {**_ENTRY, probatio.Required(ATTR_CONVERSATION_ID): cv.string}
 )
 
 
@@ -297,6 +303,21 @@ async def _get_working_memory(call: ServiceCall) -> ServiceResponse:
     return {"working_memory": working.to_dict()}
 
 
+async def _delete_conversation(call: ServiceCall) -> ServiceResponse:
+    """Delete a conversation; a person who is not an administrator, only their part."""
+    conversation_id = call.data[ATTR_CONVERSATION_ID]
+    owner = await async_conversation_owner(call.hass, call.context.user_id)
+    with _engine_errors():
+        deleted = await _backend(call).delete_conversation(conversation_id, owner=owner)
+    if not deleted:
+        raise ServiceValidationError(
+            translation_domain=DOMAIN,
+            translation_key="unknown_conversation",
+            translation_placeholders={"conversation_id": conversation_id},
+        )
+    return {"deleted": conversation_id, "messages": deleted}
+
+
 def _compaction_response(result: CompactionResult | None, done: str) -> ServiceResponse:
     if result is None:
         return {done: False}
@@ -362,6 +383,12 @@ _SERVICES: tuple[
         _get_working_memory,
         SESSION_SCHEMA,
         SupportsResponse.ONLY,
+    ),
+    (
+        SERVICE_DELETE_CONVERSATION,
+        _delete_conversation,
+        CONVERSATION_SCHEMA,
+        SupportsResponse.OPTIONAL,
     ),
 )
 

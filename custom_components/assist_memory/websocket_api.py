@@ -21,6 +21,7 @@ import probatio
 
 from .api_host import EntryApiHost, loaded_entry
 from .engine.api import dispatch
+from .websocket_conversations import async_register_conversation_commands
 from .websocket_memories import async_register_memory_commands
 
 COMMAND: Final = "assist_memory/request"
@@ -32,6 +33,7 @@ def async_register_commands(hass: HomeAssistant) -> None:
     """Register the commands (once, when the integration is set up)."""
     async_register_command(hass, ws_request)
     async_register_memory_commands(hass)
+    async_register_conversation_commands(hass)
 
 
 @require_admin

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -235,6 +236,44 @@ async def test_turns_working_memory_and_learning(backend: MemoryBackend) -> None
     assert "Anna waters the plants on Sundays" in overview
     learned = await backend.list(scope="anna")
     assert learned.total == result.added
+
+
+async def test_conversations_of_their_owners(backend: MemoryBackend) -> None:
+    for session, user, text in (
+        ("s1", "anna", "My PIN is 4321, and my dentist is Dr. Chen"),
+        ("s1", "ben", "Ben here"),
+        ("s2", "ben", "Only Ben"),
+    ):
+        await backend.begin_turn(session_id=session, text=text, user_id=user)
+        await asyncio.sleep(0)  # the agent answers after the turn's writes went out
+        await backend.end_turn(
+            session_id=session, user_text=text, reply="OK", user_id=user
+        )
+
+    everyone = await backend.conversations(limit=10)
+    bens = await backend.conversations(owner="ben", limit=1, offset=1)
+    annas = await backend.conversation("s1", owner="anna")
+
+    assert [(c.session_id, c.message_count) for c in everyone.items] == [
+        ("s2", 2),
+        ("s1", 4),
+    ]
+    assert (bens.total, [c.session_id for c in bens.items]) == (2, ["s1"])
+    assert annas is not None
+    assert [m.content for m in annas.messages] == [
+        "My PIN is [secret withheld], and my dentist is Dr. Chen",
+        "OK",
+    ]
+    assert annas.title is not None
+    assert await backend.conversation("s2", owner="anna") is None
+    assert await backend.delete_conversation("s1", owner="ben") == 2
+    assert await backend.delete_conversation("s1", owner="ben") == 0
+    remaining = await backend.conversation("s1")
+    assert remaining is not None
+    assert {m.user_id for m in remaining.messages} == {"anna"}
+    assert await backend.delete_conversation("s1") == 2
+    assert await backend.conversation("s1") is None
+    assert await backend.working_memory("s1") is None
 
 
 async def test_turn_with_defaults(backend: MemoryBackend) -> None:

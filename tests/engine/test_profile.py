@@ -261,7 +261,17 @@ def test_replaces() -> None:
     assert not replaces("Reply in English", "reply in english")
     assert not replaces("Keep answers short", "Use a formal tone")
     assert not replaces("Reply in English", "Speak slowly")
-    assert not replaces("Works as a nurse", "Works as a teacher")
+    # A new job, workplace or field replaces the old one (the memory of it is too).
+    assert replaces("Works as a nurse", "Works as a teacher")
+    assert replaces("Is retired", "Works as a nurse")
+    assert replaces("是老师", "是一名护士")
+    assert replaces("Works at Google", "Works at the hospital")
+    assert replaces("在学校工作", "在医院上班")
+    assert replaces("Works in finance", "Works in IT")
+    # Different kinds stand side by side; so does what people wrote themselves.
+    assert not replaces("Works in IT", "Works at Google")
+    assert not replaces("Works as a nurse", "Works at the hospital")
+    assert not replaces("Works as a teacher", "Is a vegetarian")
 
 
 @pytest.mark.parametrize(

@@ -409,6 +409,34 @@ def test_overview_without_a_message(turns: TurnMemory) -> None:
     assert "diary" in turns.overview(user_id="tom", settings=TurnSettings())
 
 
+def test_a_replaced_fact_takes_its_summaries_out_of_prompts(turns: TurnMemory) -> None:
+    said = {"c1": "My favourite colour is teal", "c2": "I like green tea"}
+    for session, text in said.items():
+        for user in ("anna", "ben"):
+            turns.begin(session_id=f"{session}-{user}", text=text, user_id=user)
+            turns.end(
+                session_id=f"{session}-{user}", user_text=text, reply="OK", user_id=user
+            )
+            batch = turns.extraction_batch(f"{session}-{user}", EAGER)
+            assert batch is not None
+            turns.learn(batch, turns.rule_facts(batch), scope=user, settings=EAGER)
+    turns.begin(session_id="c3", text="My favourite colour is orange", user_id="anna")
+    turns.end(session_id="c3", user_text="orange", reply="OK", user_id="anna")
+    batch = turns.extraction_batch("c3", EAGER)
+    assert batch is not None
+
+    result = turns.learn(batch, turns.rule_facts(batch), scope="anna", settings=EAGER)
+
+    assert result.replaced == 1
+    anna = turns.log.speaker_summaries("anna", 10, among=20)
+    assert [s.session_id for s in anna] == ["c3", "c2-anna"]
+    # Ben said teal too, but nothing of his was replaced.
+    ben = turns.log.speaker_summaries("ben", 10, among=20)
+    assert [s.session_id for s in ben] == ["c2-ben", "c1-ben"]
+    # The conversation itself is still listed, as it was said.
+    assert turns.log.summary("c1-anna") is not None
+
+
 # -- "stop remembering" --------------------------------------------------------------
 
 

@@ -118,7 +118,13 @@ async def test_options_menu_lists_every_part(
 ) -> None:
     result = await hass.config_entries.options.async_init(loaded_entry.entry_id)
     assert result["type"] is FlowResultType.MENU
-    assert result["menu_options"] == ["memory", "agent", "learning", "search"]
+    assert result["menu_options"] == [
+        "memory",
+        "agent",
+        "learning",
+        "search",
+        "privacy",
+    ]
 
 
 async def test_the_search_step_supplies_its_example_address(

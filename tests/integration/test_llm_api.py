@@ -12,6 +12,8 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 from custom_components.assist_memory.const import CONF_ENABLE_AGENTIC_SEARCH, DOMAIN
 from custom_components.assist_memory.options import DEFAULT_OPTIONS
 
+from .conversing import data_files_containing
+
 pytestmark = pytest.mark.usefixtures("loaded_entry")
 
 
@@ -125,3 +127,21 @@ async def test_the_api_goes_with_the_entry(
 ) -> None:
     assert await hass.config_entries.async_unload(loaded_entry.entry_id)
     assert all(a.id != DOMAIN for a in llm.async_get_apis(hass))
+
+
+async def test_tools_keep_no_secret(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry
+) -> None:
+    instance = await api(hass)
+
+    stored = await call(
+        instance, "append_memory", fact="The guest wifi password is Tulip-4242"
+    )
+    logged = await call(
+        instance, "append_daily_log", entry="Gave the plumber the door code 7788"
+    )
+
+    assert stored.data["stored"] == "The guest wifi password is [secret withheld]"
+    assert logged.data["logged"] == "Gave the plumber the door code [secret withheld]"
+    found = await data_files_containing(hass, loaded_entry, ["Tulip-4242", "7788"])
+    assert found == {}

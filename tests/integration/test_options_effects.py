@@ -29,6 +29,8 @@ from custom_components.assist_memory.const import (
     CONF_COMPACTION_THRESHOLD,
     CONF_CONTEXT_LIMIT,
     CONF_CONTEXT_SIZE,
+    CONF_CONVERSATION_RETENTION_DAYS,
+    CONF_DAILY_LOG_RETENTION_DAYS,
     CONF_EMBEDDING_API_KEY,
     CONF_EMBEDDING_MODEL,
     CONF_EMBEDDING_URL,
@@ -100,6 +102,14 @@ EFFECT_TESTS: dict[str, str] = {
     CONF_EMBEDDING_URL: "test_retrieval.py::test_options_flow_sets_up_embeddings",
     CONF_EMBEDDING_MODEL: "test_retrieval.py::test_options_flow_sets_up_embeddings",
     CONF_EMBEDDING_API_KEY: "test_retrieval.py::test_options_flow_sets_up_embeddings",
+    CONF_CONVERSATION_RETENTION_DAYS: (
+        "test_conversation_retention.py"
+        "::test_old_conversations_and_daily_logs_go_by_themselves"
+    ),
+    CONF_DAILY_LOG_RETENTION_DAYS: (
+        "test_conversation_retention.py"
+        "::test_old_conversations_and_daily_logs_go_by_themselves"
+    ),
 }
 WITH_AGENT = options(**{CONF_AGENT_ID: AGENT_ENTITY_ID})
 # Learning only when the context fills (the pre-compaction flush).

@@ -387,6 +387,7 @@ async def test_options_leave_the_limits_to_the_server(
     result = await hass.config_entries.options.async_init(loaded_entry.entry_id)
     assert result["type"] is FlowResultType.MENU
     assert "memory" not in result["menu_options"]
+    assert "privacy" not in result["menu_options"]
 
 
 # -- end to end ------------------------------------------------------------------------

@@ -31,7 +31,14 @@ from .compaction import (
     CompactionResult,
     MemoryCompactor,
 )
-from .conversations import ConversationLog, SessionSummary
+from .conversations import (
+    EVERYONE,
+    Conversation,
+    ConversationLog,
+    ConversationPage,
+    SessionSummary,
+    Speaker,
+)
 from .daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
 from .embeddings import EmbeddingConfig
 from .extraction import Fact
@@ -40,6 +47,12 @@ from .memory import MemoryEngine
 from .models import HOUSEHOLD_SCOPE, Memory
 from .profile import UserProfile
 from .prompt import build_prompt_with_memory
+from .retention import (
+    RETENTION_INTERVAL,
+    RetentionResult,
+    RetentionSettings,
+    enforce_retention,
+)
 from .scoring import ScoredMemory
 from .settings import StoreSettings
 from .store import (
@@ -273,6 +286,21 @@ class MemoryBackend(Protocol):
     async def recent_sessions(self, limit: int = 20) -> builtins.list[SessionSummary]:
         """Summaries of the latest conversations, newest first."""
 
+    async def conversations(
+        self, *, limit: int = 20, offset: int = 0, owner: str | None = None
+    ) -> ConversationPage:
+        """Conversations, the most recently active first (only `owner`'s, if given)."""
+
+    async def conversation(
+        self, session_id: str, *, owner: str | None = None
+    ) -> Conversation | None:
+        """A conversation's messages (only `owner`'s, if given); None when none."""
+
+    async def delete_conversation(
+        self, session_id: str, *, owner: str | None = None
+    ) -> int:
+        """Delete a conversation (only `owner`'s part, if given); messages deleted."""
+
     async def read_profile(self, scope: str = HOUSEHOLD_SCOPE) -> str:
         """The user profile document."""
 
@@ -309,6 +337,9 @@ class LocalBackend:
         self.compactor = MemoryCompactor(engine, None, run=self._run)
         self._outside_loads_told = 0
         self._session_sweeper: asyncio.Task[None] | None = None
+        self._task_factory: TaskFactory | None = None
+        self._retention = RetentionSettings()
+        self._retention_job: asyncio.Task[None] | None = None
         self._closed = False
         self._flush_scheduled = False
 
@@ -344,6 +375,7 @@ class LocalBackend:
             backend._session_sweeper = factory(
                 backend._sweep_sessions(), "assist_memory_sessions"
             )
+            backend._task_factory = factory
         return backend, report
 
     async def _sweep_sessions(self) -> None:
@@ -355,6 +387,45 @@ class LocalBackend:
                     self._notify()
             except Exception:
                 _LOGGER.exception("Ending idle conversations failed")
+
+    async def set_retention(self, settings: RetentionSettings) -> RetentionResult:
+        """How long conversations and daily logs are kept; enforced now, then hourly.
+
+        The first call starts the hourly run (when the backend watches): the host
+        gives its settings first, so nothing is ever deleted by a default.
+        """
+        self._retention = settings
+        result = await self.enforce_retention()
+        if self._retention_job is None and self._task_factory is not None:
+            self._retention_job = self._task_factory(
+                self._keep_retention(), "assist_memory_retention"
+            )
+        return result
+
+    async def enforce_retention(self) -> RetentionResult:
+        """Delete the conversations and daily logs older than the settings allow."""
+        result = await self._run(
+            enforce_retention,
+            self.turns.log,
+            self.engine.daily_log,
+            self._retention,
+        )
+        if result.messages or result.daily_logs:
+            _LOGGER.info(
+                "Retention: deleted %d messages and %d daily logs",
+                result.messages,
+                result.daily_logs,
+            )
+        return result
+
+    async def _keep_retention(self) -> None:
+        """Enforce retention every hour."""
+        while True:
+            await asyncio.sleep(RETENTION_INTERVAL.total_seconds())
+            try:
+                await self.enforce_retention()
+            except Exception:
+                _LOGGER.exception("Deleting old conversations and daily logs failed")
 
     async def _run[T](self, func: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
         loop = asyncio.get_running_loop()
@@ -663,10 +734,11 @@ class LocalBackend:
         try:
             for watcher in self._watchers:
                 await watcher.stop()
-            if self._session_sweeper is not None:
-                self._session_sweeper.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await self._session_sweeper
+            for task in (self._session_sweeper, self._retention_job):
+                if task is not None:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
             await self._run(self.turns.log.close)
             await self._run(self.engine.close)
         finally:
@@ -772,6 +844,49 @@ class LocalBackend:
         """Summaries of the latest conversations, newest first."""
         return await self._run(self.turns.log.recent_summaries, limit)
 
+    async def conversations(
+        self, *, limit: int = 20, offset: int = 0, owner: str | None = None
+    ) -> ConversationPage:
+        """Conversations, the most recently active first (only `owner`'s, if given)."""
+        log, whose = self.turns.log, _owner(owner)
+
+        def page() -> ConversationPage:
+            return ConversationPage(
+                log.sessions(limit, offset=offset, owner=whose),
+                log.session_count(owner=whose),
+            )
+
+        return await self._run(page)
+
+    async def conversation(
+        self, session_id: str, *, owner: str | None = None
+    ) -> Conversation | None:
+        """A conversation's messages (only `owner`'s, if given); None when none."""
+        log, whose = self.turns.log, _owner(owner)
+
+        def read() -> Conversation | None:
+            messages = log.messages(session_id, speaker=whose)
+            if not messages:
+                return None
+            summary = log.summary(session_id)
+            mine = summary is not None and whose in (EVERYONE, summary.user_id)
+            return Conversation(
+                session_id, summary.title if summary and mine else None, messages
+            )
+
+        return await self._run(read)
+
+    async def delete_conversation(
+        self, session_id: str, *, owner: str | None = None
+    ) -> int:
+        """Delete a conversation (only `owner`'s part, if given); messages deleted.
+
+        Its text is in no file once this returns.
+        """
+        return await self._run(
+            self.turns.delete_conversation, session_id, _owner(owner)
+        )
+
     async def read_profile(self, scope: str = HOUSEHOLD_SCOPE) -> str:
         """The user profile document."""
         return await self._run(self.turns.profile.read, scope)
@@ -779,3 +894,8 @@ class LocalBackend:
     async def write_profile(self, scope: str, text: str) -> None:
         """Replace the user profile document."""
         await self._run(self.turns.profile.write, scope, text)
+
+
+def _owner(owner: str | None) -> Speaker:
+    """The protocol's owner (None: everyone's) as the conversation log's speaker."""
+    return EVERYONE if owner is None else owner

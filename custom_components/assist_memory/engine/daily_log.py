@@ -156,6 +156,26 @@ class DailyLog:
         days = [m.group(1) for name in names if (m := _FILE_NAME.match(name))]
         return sorted(days, reverse=True)
 
+    def prune(self, before: date) -> int:
+        """Retention: delete the logs of the days before `before`; returns how many."""
+        removed = 0
+        with self._lock:
+            for day in self.dates():
+                if date.fromisoformat(day) >= before:
+                    continue
+                path = self.path_for(day)
+                try:
+                    path.unlink(missing_ok=True)
+                except OSError as err:
+                    raise storage_error(err, path) from err
+                removed += 1
+            if removed:
+                try:
+                    fsync_directory(self.folder)
+                except OSError as err:
+                    raise storage_error(err, self.folder) from err
+        return removed
+
     def entries(self, day: str) -> list[LogEntry]:
         """The entries of one day, in the order written."""
         return [

@@ -167,6 +167,43 @@ SCHEMAS: Final[dict[str, dict[str, Any]]] = {
             )
         }
     ),
+    "Conversations": _object(
+        {
+            "items": _list(
+                _object(
+                    {
+                        "session_id": _TEXT,
+                        "first_message_at": _TEXT,
+                        "last_message_at": _TEXT,
+                        "message_count": _COUNT,
+                        "title": _NULLABLE_TEXT,
+                        "user_id": _NULLABLE_TEXT,
+                    }
+                )
+            ),
+            "total": _COUNT,
+        }
+    ),
+    "Conversation": _object(
+        {
+            "session_id": _TEXT,
+            "title": _NULLABLE_TEXT,
+            "messages": _list(
+                _object(
+                    {
+                        "id": _INT,
+                        "session_id": _TEXT,
+                        "role": {"type": "string", "enum": ["user", "assistant"]},
+                        "content": _TEXT,
+                        "created_at": _TEXT,
+                        "collected": {"type": "boolean"},
+                        "user_id": _NULLABLE_TEXT,
+                    }
+                )
+            ),
+        }
+    ),
+    "DeletedConversation": _object({"deleted": _TEXT, "messages": _COUNT}),
     "Profile": _object({"scope": _TEXT, "content": _TEXT}, ["content"]),
     "DailyLogs": {
         "type": "object",

@@ -693,6 +693,18 @@ _EXCLUSIVE_GROUPS: Final = (
 _LANGUAGE_STATEMENT: Final = re.compile(
     rf"^(?:reply in (?:{_LANGUAGES_EN})|用(?:{_LANGUAGES_ZH})回答)$", re.IGNORECASE
 )
+# Background statements of one kind: a newer one replaces the older (a new job, a
+# new workplace, a new field), as the memory of the same fact is replaced.
+_BACKGROUND_KINDS: Final = (
+    re.compile(
+        rf"^(?:works as (?:a|an) .+|is (?:a|an) (?:[a-z-]+ ){{0,2}}(?:{_JOBS_EN})"
+        r"|is retired|已退休"
+        r"|是(?:一名|一个|一個|一位|个|個|名|位)?[\u4e00-\u9fff]{0,4}?"
+        rf"(?:{_JOBS_ZH}))$"
+    ),
+    re.compile(r"^(?:works at .+|在.+(?:工作|上班|任职|任職))$"),
+    re.compile(rf"^works in (?:{_FIELDS_EN})$"),
+)
 
 
 def replaces(new: str, old: str) -> bool:
@@ -700,11 +712,13 @@ def replaces(new: str, old: str) -> bool:
 
     Only statements `profile_updates` writes contradict one another: short against
     detailed answers, formal against casual tone, one reply language against
-    another. Anything people wrote themselves is never replaced.
+    another, and in the background one job, workplace or field against another.
+    Anything else people wrote themselves is never replaced.
     """
     new, old = _normal(new), _normal(old)
     if new == old:
         return False
     if any(new in group and old in group for group in _EXCLUSIVE_GROUPS):
         return True
-    return bool(_LANGUAGE_STATEMENT.match(new) and _LANGUAGE_STATEMENT.match(old))
+    kinds = (_LANGUAGE_STATEMENT, *_BACKGROUND_KINDS)
+    return any(kind.match(new) and kind.match(old) for kind in kinds)

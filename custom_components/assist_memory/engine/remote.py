@@ -35,7 +35,7 @@ import aiohttp
 
 from .backend import MemoryFields, StoreStats
 from .compaction import BackupInfo, CompactionResult
-from .conversations import SessionSummary
+from .conversations import Conversation, ConversationPage, SessionSummary
 from .daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
 from .errors import (
     AuthenticationError,
@@ -52,6 +52,8 @@ from .store import ImportMode, ImportResult, MemoryPage, ReconcileResult, SortOr
 from .turn_json import (
     batch_from_json,
     batch_json,
+    conversation_from_json,
+    conversation_page_from_json,
     fact_from_json,
     learn_result_from_json,
     learn_settings_json,
@@ -650,6 +652,42 @@ class RemoteBackend:
             query={"limit": str(limit)},
         )
 
+    async def conversations(
+        self, *, limit: int = 20, offset: int = 0, owner: str | None = None
+    ) -> ConversationPage:
+        """Conversations, the most recently active first (only `owner`'s, if given)."""
+        query = {"limit": str(limit), "offset": str(offset)}
+        return await self._read(
+            conversation_page_from_json,
+            "GET",
+            "/memory/conversations",
+            query=_with_owner(query, owner),
+        )
+
+    async def conversation(
+        self, session_id: str, *, owner: str | None = None
+    ) -> Conversation | None:
+        """A conversation's messages (only `owner`'s, if given); None when none."""
+        return await self._read(
+            _optional(conversation_from_json),
+            "GET",
+            f"/memory/sessions/{_segment(session_id)}",
+            query=_with_owner({}, owner),
+            missing_ok=True,
+        )
+
+    async def delete_conversation(
+        self, session_id: str, *, owner: str | None = None
+    ) -> int:
+        """Delete a conversation (only `owner`'s part, if given); messages deleted."""
+        answer = await self._call(
+            "DELETE",
+            f"/memory/sessions/{_segment(session_id)}",
+            query=_with_owner({}, owner),
+            missing_ok=True,
+        )
+        return 0 if answer is None else int(answer["messages"])
+
     async def read_profile(self, scope: str = HOUSEHOLD_SCOPE) -> str:
         """The user profile document."""
         return await self._read(
@@ -666,6 +704,11 @@ class RemoteBackend:
 def _segment(value: str) -> str:
     """A path segment: nothing in it can reach another route."""
     return quote(value, safe="")
+
+
+def _with_owner(query: dict[str, str], owner: str | None) -> dict[str, str]:
+    """The query with the owner of the conversations, when one is given."""
+    return query if owner is None else {**query, "user": owner}
 
 
 def _plain_fields(fields: MemoryFields) -> dict[str, Any]:

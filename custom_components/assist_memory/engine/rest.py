@@ -99,6 +99,7 @@ P_TAG = Param("tag", description="Only memories with this tag.")
 P_SORT = Param("sort", description="Order.", choices=get_args(SortOrder))
 P_SESSIONS = Param("limit", "integer", description="How many.", minimum=1, maximum=100)
 P_PROFILE_SCOPE = Param("scope", description="Whose profile (default: household).")
+P_OWNER = Param("user", description="Only this user's messages (default: everyone's).")
 P_DAILY_QUERY = Param("q", description="Only entries matching this text.")
 
 
@@ -254,6 +255,38 @@ async def sessions(host: ApiHost, request: ApiRequest) -> object:
     return {"items": [summary.to_dict() for summary in found]}
 
 
+async def conversations(host: ApiHost, request: ApiRequest) -> object:
+    """Conversations, the most recently active first, with how many there are."""
+    page = await host.backend.conversations(
+        limit=query_int(request, P_SESSIONS, 20),
+        offset=query_int(request, P_OFFSET, 0),
+        owner=request.query.get("user") or None,
+    )
+    return page.to_dict()
+
+
+async def conversation(host: ApiHost, request: ApiRequest) -> object:
+    """One conversation's messages."""
+    session_id = request.path["session_id"]
+    found = await host.backend.conversation(
+        session_id, owner=request.query.get("user") or None
+    )
+    if found is None:
+        raise not_found(f"no conversation {session_id!r}")
+    return found.to_dict()
+
+
+async def delete_conversation(host: ApiHost, request: ApiRequest) -> object:
+    """Delete a conversation: messages, summary and working memory, in every file."""
+    session_id = request.path["session_id"]
+    deleted = await host.backend.delete_conversation(
+        session_id, owner=request.query.get("user") or None
+    )
+    if not deleted:
+        raise not_found(f"no conversation {session_id!r}")
+    return {"deleted": session_id, "messages": deleted}
+
+
 async def get_profile(host: ApiHost, request: ApiRequest) -> object:
     """The user profile document."""
     scope = request.query.get("scope") or HOUSEHOLD_SCOPE
@@ -347,6 +380,15 @@ ROUTES: Final[tuple[Route, ...]] = (
           "Working memory of a conversation", working_memory, answer="WorkingMemory"),
     Route("GET", "/memory/sessions", "sessions", "Recent conversations", sessions,
           (P_SESSIONS,), answer="Sessions"),
+    Route("GET", "/memory/conversations", "conversations",
+          "Conversations with their message counts", conversations,
+          (P_SESSIONS, P_OFFSET, P_OWNER), answer="Conversations"),
+    Route("GET", "/memory/sessions/{session_id}", "conversation",
+          "A conversation's messages", conversation, (P_OWNER,),
+          answer="Conversation"),
+    Route("DELETE", "/memory/sessions/{session_id}", "deleteConversation",
+          "Delete a conversation", delete_conversation, (P_OWNER,),
+          answer="DeletedConversation"),
     Route("GET", "/memory/profile", "getProfile", "Read the user profile",
           get_profile, (P_PROFILE_SCOPE,), answer="Profile"),
     Route("PUT", "/memory/profile", "putProfile", "Replace the user profile",

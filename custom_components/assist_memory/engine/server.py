@@ -31,7 +31,13 @@ from aiohttp import web
 
 from .api import ROUTES
 from .backend import LocalBackend
-from .config import DEFAULT_CONFIG, FIELDS_BY_KEY, InvalidConfigError, store_settings
+from .config import (
+    DEFAULT_CONFIG,
+    FIELDS_BY_KEY,
+    InvalidConfigError,
+    retention_settings,
+    store_settings,
+)
 from .durable import fsync_directory, write_atomically
 from .embeddings import EmbeddingConfig
 from .llm import LlmCaller, OpenAiChatCaller
@@ -142,9 +148,10 @@ class ServerApiHost:
         await self.apply()
 
     async def apply(self) -> None:
-        """Give the backend the limits and the compaction LLM of the settings."""
+        """Give the backend the limits, retention and compaction LLM of the settings."""
         options = self.options
         await self._backend.set_settings(store_settings(options))
+        await self._backend.set_retention(retention_settings(options))
         self._backend.set_compaction(
             self.llm if options["compaction_enabled"] else None,
             threshold=int(options["compaction_threshold"]),

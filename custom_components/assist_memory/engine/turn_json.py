@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 import sys
 from typing import Any, Final, cast
 
+from .conversations import Conversation, ConversationPage, Message, SessionInfo
 from .errors import InvalidMemoryError
 from .extraction import STATED_CONFIDENCE, Fact
 from .models import Memory, memory_from_dict
@@ -116,6 +117,28 @@ class JsonObject:
 def memory_from_json(data: object) -> Memory:
     """A memory as the server sent it (its own length limit was checked there)."""
     return memory_from_dict(data, max_content_length=sys.maxsize)
+
+
+# -- conversations ----------------------------------------------------------------------
+
+
+def conversation_page_from_json(data: object) -> ConversationPage:
+    """A page of conversations as the server sent it."""
+    body = JsonObject(data, "the conversations")
+    return ConversationPage(
+        [SessionInfo(**JsonObject(item).data) for item in body.items("items")],
+        body.integer("total"),
+    )
+
+
+def conversation_from_json(data: object) -> Conversation:
+    """A conversation's messages as the server sent them."""
+    body = JsonObject(data, "the conversation")
+    return Conversation(
+        body.text("session_id"),
+        body.optional_text("title"),
+        [Message(**JsonObject(item).data) for item in body.items("messages")],
+    )
 
 
 # -- settings -------------------------------------------------------------------------
@@ -281,6 +304,7 @@ def turn_context_json(context: TurnContext) -> dict[str, Any]:
         "profile_used": context.profile_used,
         "summaries_used": context.summaries_used,
         "messages_used": context.messages_used,
+        "others_in_history": context.others_in_history,
         "extra": dict(context.extra),
     }
 
@@ -302,5 +326,6 @@ def turn_context_from_json(data: object) -> TurnContext:
         profile_used=body.boolean("profile_used", False),
         summaries_used=body.integer("summaries_used", 0),
         messages_used=body.integer("messages_used", 0),
+        others_in_history=body.boolean("others_in_history", False),
         extra=dict(JsonObject(extra, "extra").data),
     )
