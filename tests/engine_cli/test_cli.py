@@ -624,6 +624,26 @@ def test_invalid_records_and_damaged_journal_warnings(run: Run, data_dir: Path) 
     ) in lines
 
 
+def test_a_record_with_an_out_of_range_time_does_not_block_the_store(
+    run: Run, data_dir: Path
+) -> None:
+    data_dir.mkdir()
+    good = {"id": "good", "content": "A valid memory"}
+    bad = {"id": "bad1", "content": "x", "created_at": "0001-01-01T00:00:00+14:00"}
+    (data_dir / "memories.json").write_text(json.dumps([good, bad]), "utf-8")
+
+    code, out, err = run("list")
+
+    assert code == 0
+    assert out.startswith("good  [fact]  A valid memory\n")
+    (invalid,) = data_dir.glob("memories.invalid-*.json")
+    assert err == (
+        f"warning: invalid records in {data_dir / 'memories.json'} "
+        f"were moved to {invalid}\n"
+    )
+    assert json.loads(invalid.read_text("utf-8")) == [bad]
+
+
 def test_unusable_data_dir(run: Run, data_dir: Path) -> None:
     data_dir.write_text("a file, not a folder", "utf-8")
     code, out, err = run("list")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 import stat
 
@@ -55,6 +56,24 @@ async def test_token_is_made_once_shown_once_and_required(data_dir: Path) -> Non
         ):
             assert r.status == 200
         assert await again.stop() == 0
+
+
+async def test_serves_a_store_with_an_out_of_range_record(data_dir: Path) -> None:
+    data_dir.mkdir()
+    good = {"id": "good", "content": "A valid memory"}
+    bad = {"id": "bad1", "content": "x", "last_accessed": "9999-12-31T23:59:59-12:00"}
+    (data_dir / "memories.json").write_text(json.dumps([good, bad]), "utf-8")
+
+    async with (
+        ServerProcess(serve_command(data_dir)) as server,
+        aiohttp.ClientSession(server.base_url, headers=server.headers) as http,
+    ):
+        async with http.get("/memory/long-term") as listed:
+            assert listed.status == 200
+            assert [m["id"] for m in (await listed.json())["items"]] == ["good"]
+        assert await server.stop() == 0
+    (invalid,) = data_dir.glob("memories.invalid-*.json")
+    assert json.loads(invalid.read_text("utf-8")) == [bad]
 
 
 async def test_sigterm_during_writes_loses_no_acknowledged_memory(

@@ -34,6 +34,7 @@ from typing import Any, Final, Literal, Self
 import uuid
 
 from .errors import InvalidMemoryError, StorageError
+from .models import parse_time, utc_time
 from .working import validate_session_id
 
 SCHEMA_VERSION: Final = 1
@@ -451,7 +452,7 @@ class ConversationLog:
         if older_than < timedelta(0):
             raise ValueError("older_than must not be negative")
         moment = self._clock() if now is None else now
-        cutoff = _utc(moment - older_than).isoformat()
+        cutoff = utc_time(moment - older_than).isoformat()
         with self._locked() as db:
             db.execute("BEGIN IMMEDIATE")
             deleted = db.execute(
@@ -556,7 +557,7 @@ class ConversationLog:
 
     def _stamp(self, when: datetime | str | None) -> str:
         if when is None:
-            return _utc(self._clock()).isoformat()
+            return utc_time(self._clock()).isoformat()
         return timestamp(when)
 
 
@@ -569,19 +570,12 @@ def timestamp(value: object) -> str:
     A time without a zone is taken as UTC. Raises InvalidMemoryError otherwise.
     """
     if isinstance(value, str):
-        with suppress(ValueError):
-            value = datetime.fromisoformat(value.strip())
+        value = parse_time(value, "when")
     if not isinstance(value, datetime):
         raise InvalidMemoryError(
             "invalid_timestamp", "when must be an ISO 8601 time", field="when"
         )
-    return _utc(value).isoformat()
-
-
-def _utc(moment: datetime) -> datetime:
-    if moment.tzinfo is None:
-        return moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+    return utc_time(value, "when").isoformat()
 
 
 def _check_count(value: object, name: str) -> None:

@@ -29,7 +29,7 @@ from .keywords import Keywords, cjk_grams, cjk_pairs, extract_keywords, light_st
 MAX_ENTRY_LENGTH: Final = 2000
 DEFAULT_SEARCH_LIMIT: Final = 10
 _FILE_NAME: Final = re.compile(r"^(\d{4}-\d{2}-\d{2})\.md$")
-_DATE: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DATE: Final = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 # "- 08:02:11 text"; a bullet written by hand may have no time (or HH:MM).
 _ENTRY: Final = re.compile(
     r"^[ \t]*[-*+][ \t]+(?:(\d{1,2}:\d{2}(?::\d{2})?)[ \t]+)?(.*\S)[ \t]*$"

@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from .errors import InvalidMemoryError
+from .jsonfast import nesting_depth
 
 CATEGORIES: Final = (
     "preference",
@@ -34,10 +35,15 @@ MAX_SCOPE_LENGTH: Final = 200
 MAX_TAG_LENGTH: Final = 50
 MAX_TAGS: Final = 20
 MAX_METADATA_CHARS: Final = 8192
+MAX_METADATA_DEPTH: Final = 32
+# The largest whole number every reader of our JSON holds exactly (JavaScript too).
+MAX_WHOLE_NUMBER: Final = 2**53 - 1
 _ID_PATTERN: Final = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _WHITESPACE: Final = re.compile(r"\s")
 _NO_METADATA: Final[Mapping[str, Any]] = MappingProxyType({})
 _UTC_SUFFIX: Final = "+00:00"
+# "2025-01-31T12:34:56.123456+05:30" is 32 characters; room for spacing.
+MAX_TIME_LENGTH: Final = 40
 
 
 def utc_now() -> str:
@@ -340,6 +346,12 @@ def validate_metadata(value: object) -> Mapping[str, Any]:
         )
     if not value:
         return _NO_METADATA
+    if nesting_depth(value, MAX_METADATA_DEPTH) > MAX_METADATA_DEPTH:
+        raise InvalidMemoryError(
+            "invalid_metadata",
+            f"metadata nests deeper than {MAX_METADATA_DEPTH} levels",
+            field="metadata",
+        )
     try:
         encoded = json.dumps(value, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as err:
@@ -364,33 +376,66 @@ def validate_metadata(value: object) -> Mapping[str, Any]:
     return MappingProxyType(json.loads(encoded))
 
 
-def validate_timestamp(value: object, name: str) -> str:
-    """An ISO 8601 time, returned in UTC; a time without zone is taken as UTC.
+def parse_time(value: object, name: str) -> datetime:
+    """An ISO 8601 time as given (its own zone kept; none means UTC when converted).
 
-    UTC everywhere keeps the stored strings in time order when compared as text.
+    Every time read from a file or a request goes through here: text of bounded
+    length, ASCII digits only, and a moment UTC can hold (year 1 at +14:00 cannot).
+    Raises InvalidMemoryError (`invalid_timestamp`) naming the field otherwise.
     """
-    if isinstance(value, str):
+    if isinstance(value, str) and len(value) <= MAX_TIME_LENGTH and value.isascii():
         try:
-            parsed = datetime.fromisoformat(value)
-        except ValueError:
+            parsed = datetime.fromisoformat(value.strip())
+            _as_utc(parsed)
+        except ValueError, OverflowError:
             pass
         else:
-            if value.endswith(_UTC_SUFFIX):  # already UTC, as every stored time is
-                return value
-            if parsed.tzinfo is None:
-                parsed = parsed.replace(tzinfo=UTC)
-            return parsed.astimezone(UTC).isoformat()
+            return parsed
     raise InvalidMemoryError(
         "invalid_timestamp", f"{name} must be an ISO 8601 time", field=name
     )
 
 
+def utc_time(moment: datetime, name: str = "time") -> datetime:
+    """The moment in UTC (a moment without zone is taken as UTC).
+
+    InvalidMemoryError when UTC cannot hold it (year 1 at +14:00).
+    """
+    try:
+        return _as_utc(moment)
+    except OverflowError:
+        raise InvalidMemoryError(
+            "invalid_timestamp", f"{name} is out of range", field=name
+        ) from None
+
+
+def _as_utc(moment: datetime) -> datetime:
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+def validate_timestamp(value: object, name: str) -> str:
+    """An ISO 8601 time, returned in UTC; a time without zone is taken as UTC.
+
+    UTC everywhere keeps the stored strings in time order when compared as text.
+    """
+    parsed = parse_time(value, name)
+    if isinstance(value, str) and value.endswith(_UTC_SUFFIX) and value[0].isdigit():
+        return value  # already UTC, as every stored time is
+    return _as_utc(parsed).isoformat()
+
+
 def validate_access_count(value: object) -> int:
     """A non-negative whole number."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or not 0 <= value <= MAX_WHOLE_NUMBER
+    ):
         raise InvalidMemoryError(
             "invalid_access_count",
-            "access_count must be a whole number >= 0",
+            f"access_count must be a whole number from 0 to {MAX_WHOLE_NUMBER}",
             field="access_count",
         )
     return value

@@ -44,7 +44,7 @@ from .errors import (
     MemoryEngineError,
 )
 from .extraction import Fact
-from .models import HOUSEHOLD_SCOPE, Memory
+from .models import HOUSEHOLD_SCOPE, Memory, parse_time
 from .rest import MAX_PAGE_SIZE
 from .scoring import ScoredMemory
 from .settings import StoreSettings
@@ -695,7 +695,7 @@ def _backups(answer: Any) -> tuple[bool, builtins.list[BackupInfo]]:
     return bool(answer["enabled"]), [
         BackupInfo(
             str(item["id"]),
-            datetime.fromisoformat(item["createdAt"]),
+            parse_time(item["createdAt"], "createdAt"),
             None if item["count"] is None else int(item["count"]),
         )
         for item in answer["items"]

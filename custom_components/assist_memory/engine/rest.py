@@ -7,13 +7,14 @@ seeds do not name (add, change, profile, daily logs, export) follow their style.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import date
 from http import HTTPStatus
 from typing import Any, Final, cast, get_args
 
 from .backend import StoreStats
 from .compaction import CompactionResult
 from .config import config_changes, config_view
+from .daily_log import validate_date
+from .errors import InvalidMemoryError
 from .models import HOUSEHOLD_SCOPE, Memory
 from .rest_base import (
     ApiHost,
@@ -282,8 +283,8 @@ async def daily_log(host: ApiHost, request: ApiRequest) -> object:
     """One day's log."""
     day = request.path["day"]
     try:
-        date.fromisoformat(day)
-    except ValueError:
+        validate_date(day)
+    except InvalidMemoryError:
         raise bad_request("day must be a date like 2026-01-31") from None
     return {"date": day, "content": await host.backend.read_daily_log(day)}
 

@@ -15,7 +15,7 @@ from typing import Any, Final, cast
 
 from .errors import InvalidMemoryError
 from .extraction import STATED_CONFIDENCE, Fact
-from .models import Memory, memory_from_dict
+from .models import Memory, memory_from_dict, parse_time
 from .scoring import ScoredMemory, ScoreParts
 from .turns import (
     ExtractionBatch,
@@ -108,8 +108,8 @@ class JsonObject:
         if (value := self.optional_text(name)) is None:
             return None
         try:
-            return datetime.fromisoformat(value)
-        except ValueError:
+            return parse_time(value, name)
+        except InvalidMemoryError:
             raise bad_json(f"{name} must be an ISO 8601 time") from None
 
 
