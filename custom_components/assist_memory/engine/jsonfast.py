@@ -37,6 +37,10 @@ def json_loads(data: bytes | str) -> Any:
         raise ValueError("the JSON nests too deeply") from None
 
 
+class JsonTooDeepError(ValueError):
+    """JSON nested too deeply for Python's parser to read."""
+
+
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
@@ -44,16 +48,13 @@ def _refuse_constant(name: str) -> Any:
 def parse_request_json(data: bytes | str) -> Any:
     """Parse a request body strictly: standard JSON only (no NaN or Infinity).
 
-    ValueError when it is not JSON, or when it nests deeper than MAX_REQUEST_DEPTH.
+    ValueError when it is not JSON; JsonTooDeepError when it nests too deeply to
+    parse at all (callers limit the depth of what parses: MAX_REQUEST_DEPTH).
     """
     try:
-        value = json.loads(data, parse_constant=_refuse_constant)
+        return json.loads(data, parse_constant=_refuse_constant)
     except RecursionError:
-        value = None
-    else:
-        if nesting_depth(value, MAX_REQUEST_DEPTH) <= MAX_REQUEST_DEPTH:
-            return value
-    raise ValueError(f"the JSON nests deeper than {MAX_REQUEST_DEPTH} levels")
+        raise JsonTooDeepError("the JSON nests too deeply") from None
 
 
 def nesting_depth(value: object, stop_above: int) -> int:

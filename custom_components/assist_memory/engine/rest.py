@@ -15,7 +15,7 @@ from .compaction import CompactionResult
 from .config import config_changes, config_view
 from .daily_log import validate_date
 from .errors import InvalidMemoryError
-from .models import HOUSEHOLD_SCOPE, Memory
+from .models import CATEGORIES, HOUSEHOLD_SCOPE, Memory
 from .rest_base import (
     ApiHost,
     ApiRequest,
@@ -28,6 +28,7 @@ from .rest_base import (
     not_found,
     query_choice,
     query_int,
+    query_text,
 )
 from .store import ImportMode, SortOrder
 
@@ -88,14 +89,18 @@ def compaction_answer(result: CompactionResult | None, none_message: str) -> obj
 
 P_QUERY = Param("q", required=True, description="The search text.")
 P_LIMIT_SEARCH = Param(
-    "limit", "integer", description="How many results.", minimum=1, maximum=100
+    "limit",
+    "integer",
+    description="How many results.",
+    minimum=1,
+    maximum=MAX_SEARCH_LIMIT,
 )
 P_SCOPE = Param("scope", description="A user id: the household's plus theirs.")
 P_LIMIT = Param(
     "limit", "integer", description="Page size.", minimum=1, maximum=MAX_PAGE_SIZE
 )
-P_OFFSET = Param("offset", "integer", description="Items to skip.", minimum=0)
-P_CATEGORY = Param("category", description="Only this category.")
+P_OFFSET = Param("offset", "integer", description="Items to skip.")
+P_CATEGORY = Param("category", description="Only this category.", choices=CATEGORIES)
 P_TAG = Param("tag", description="Only memories with this tag.")
 P_SORT = Param("sort", description="Order.", choices=get_args(SortOrder))
 P_SESSIONS = Param("limit", "integer", description="How many.", minimum=1, maximum=100)
@@ -179,9 +184,9 @@ async def list_memories(host: ApiHost, request: ApiRequest) -> object:
     page = await host.backend.list(
         offset=offset,
         limit=limit,
-        category=request.query.get("category") or None,
-        scope=request.query.get("scope") or None,
-        tags=request.query.get("tag") or None,
+        category=query_choice(request, P_CATEGORY, None),
+        scope=query_text(request, P_SCOPE),
+        tags=query_text(request, P_TAG),
         sort=sort,
     )
     return {

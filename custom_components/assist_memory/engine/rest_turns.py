@@ -14,7 +14,7 @@ from typing import Final
 from .compaction import CompactionResult
 from .daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
 from .models import HOUSEHOLD_SCOPE
-from .rest import SKIPPED, compaction_answer
+from .rest import MAX_SEARCH_LIMIT, SKIPPED, compaction_answer
 from .rest_base import ApiHost, ApiRequest, Handler, Route, body_object
 from .turn_json import (
     JsonObject,
@@ -120,7 +120,7 @@ async def search(host: ApiHost, request: ApiRequest) -> object:
     body = _body(request)
     found = await host.backend.search(
         body.text("query"),
-        limit=body.optional_integer("limit"),
+        limit=body.optional_integer("limit", minimum=1, maximum=MAX_SEARCH_LIMIT),
         scopes=_scopes(body),
         topic=body.optional_text("topic"),
         record_access=body.boolean("record_access", False),
@@ -134,7 +134,7 @@ async def prompt(host: ApiHost, request: ApiRequest) -> object:
     text = await host.backend.build_prompt(
         body.text("prompt"),
         query=body.optional_text("query"),
-        limit=body.optional_integer("limit"),
+        limit=body.optional_integer("limit", minimum=1, maximum=MAX_SEARCH_LIMIT),
         scopes=_scopes(body),
     )
     return {"prompt": text}
@@ -151,7 +151,10 @@ async def search_logs(host: ApiHost, request: ApiRequest) -> object:
     """Daily log entries matching a text, best first."""
     body = _body(request)
     found = await host.backend.search_daily_logs(
-        body.text("query"), body.integer("limit", DEFAULT_SEARCH_LIMIT)
+        body.text("query"),
+        body.integer(
+            "limit", DEFAULT_SEARCH_LIMIT, minimum=1, maximum=MAX_SEARCH_LIMIT
+        ),
     )
     return {"entries": [log_entry_json(entry) for entry in found]}
 

@@ -152,10 +152,17 @@ class ServerApiHost:
         )
 
 
-def _bearer(request: web.Request) -> str:
+def _bearer(request: web.Request) -> bytes:
+    """The bearer token of the request, as bytes (b"" when there is none).
+
+    Header bytes that are not UTF-8 arrive as lone surrogates: they are compared
+    as the bytes they were, so they are simply not the token.
+    """
     header = request.headers.get("Authorization", "")
     scheme, _, value = header.partition(" ")
-    return value.strip() if scheme.lower() == "bearer" else ""
+    if scheme.lower() != "bearer":
+        return b""
+    return value.strip().encode("utf-8", "surrogateescape")
 
 
 def auth_middleware(token: str, *, ingress: bool) -> Any:
@@ -170,7 +177,7 @@ def auth_middleware(token: str, *, ingress: bool) -> Any:
             return await handler(request)
         if ingress and request.remote == INGRESS_ADDRESS:
             return await handler(request)
-        if hmac.compare_digest(_bearer(request).encode(), token.encode()):
+        if hmac.compare_digest(_bearer(request), token.encode()):
             return await handler(request)
         return json_response(
             ApiResponse(
