@@ -205,3 +205,18 @@ async def test_turn_settings_out_of_range_are_bad_requests(
     )
 
     assert_error(answer, 400, message)
+
+
+async def test_profile_scopes_that_read_alike_are_kept_apart(
+    memory_server: MemoryServer,
+) -> None:
+    for scope in ("anna.smith", "anna_smith"):
+        body = json.dumps({"scope": scope, "content": f"# {scope}\n"}).encode()
+        status, _ = await send(memory_server, "PUT", "/memory/profile", body=body)
+        assert status == 200
+
+    for scope in ("anna.smith", "anna_smith"):
+        status, answer = await send(
+            memory_server, "GET", "/memory/profile", params={"scope": scope}
+        )
+        assert (status, answer["content"]) == (200, f"# {scope}\n")
