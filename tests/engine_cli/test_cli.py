@@ -140,6 +140,12 @@ def test_get_shows_multiline_content_indented(run: Run) -> None:
     assert "content: first line\n         second line\n" in out
 
 
+def test_get_shows_no_terminal_controls(run: Run) -> None:
+    memory_id = run("add", "bees\x1b]0;owned\x07 on\x9b2J the roof")[1].strip()
+    out = run("get", memory_id)[1]
+    assert "content: bees]0;owned on2J the roof\n" in out
+
+
 def test_get_unknown_id(run: Run) -> None:
     assert_one_error(run("get", "nope"), 1, "error: no memory with id 'nope'")
 
@@ -402,6 +408,19 @@ def test_prompt(run: Run, three: list[str]) -> None:
     assert limited["prompt"].endswith("</long_term_memory>\n\nHi")
     # No matching memory: the prompt alone (seed 004).
     assert run("prompt", "Hi", "--query", "coffee")[1] == "Hi\n"
+
+
+def test_prompt_has_no_terminal_controls(run: Run) -> None:
+    run("add", "Likes tea\x1b]0;owned\x07\x08\x7f\x9b2J, 80 m² flat，quiet")
+
+    code, out, err = run("prompt", "What\x1b[2J now?")
+
+    assert (code, err) == (0, "")
+    assert out == (
+        "<long_term_memory>\n"
+        "- Likes tea]0;owned2J, 80 m² flat，quiet\n"
+        "</long_term_memory>\n\nWhat[2J now?\n"
+    )
 
 
 def test_prompt_without_memories(run: Run) -> None:

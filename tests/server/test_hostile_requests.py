@@ -220,3 +220,25 @@ async def test_profile_scopes_that_read_alike_are_kept_apart(
             memory_server, "GET", "/memory/profile", params={"scope": scope}
         )
         assert (status, answer["content"]) == (200, f"# {scope}\n")
+
+
+async def test_the_prompt_route_leaves_out_terminal_controls(
+    memory_server: MemoryServer,
+) -> None:
+    content = "Keeps bees\x1b]0;owned\x07 on the roof\x7f of a 80 m² flat，north"
+    added = json.dumps({"content": content}).encode()
+    status, memory = await send(memory_server, "POST", "/memory/long-term", body=added)
+    assert status == 201
+    asked = {"prompt": "Bees?\x07", "query": "bees", "limit": 1}
+
+    status, answer = await send(
+        memory_server, "POST", "/api/turns/prompt", body=json.dumps(asked).encode()
+    )
+
+    assert status == 200
+    assert answer["prompt"] == (
+        "<long_term_memory>\n"
+        "- Keeps bees]0;owned on the roof of a 80 m² flat，north\n"
+        "</long_term_memory>\n\nBees?"
+    )
+    await send(memory_server, "DELETE", f"/memory/long-term/{memory['id']}")
