@@ -33,6 +33,7 @@ import threading
 from typing import Any, Final, Literal, Self
 import uuid
 
+from .durable import create_private_file, make_private_folder
 from .errors import InvalidMemoryError, StorageError
 from .models import parse_time, utc_time
 from .working import validate_session_id
@@ -186,7 +187,8 @@ class ConversationLog:
             if self._db is not None:
                 return
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                make_private_folder(self.path.parent)
+                create_private_file(self.path)
                 db = sqlite3.connect(
                     self.path, check_same_thread=False, isolation_level=None
                 )

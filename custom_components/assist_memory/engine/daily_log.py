@@ -22,7 +22,13 @@ import re
 import threading
 from typing import Final
 
-from .durable import append_durably, fsync_directory, storage_error
+from .durable import (
+    append_durably,
+    fsync_directory,
+    make_private_folder,
+    open_private,
+    storage_error,
+)
 from .errors import InvalidMemoryError
 from .keywords import Keywords, cjk_grams, cjk_pairs, extract_keywords, light_stem
 
@@ -101,10 +107,12 @@ class DailyLog:
         path = self.folder / f"{logged.date}.md"
         line = f"- {logged.time} {logged.text}\n".encode()
         with self._lock:
+            make_private_folder(self.folder)
             try:
-                self.folder.mkdir(parents=True, exist_ok=True)
                 try:
-                    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL)
+                    fd = open_private(
+                        path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL
+                    )
                 except FileExistsError:
                     fd = os.open(path, os.O_RDWR | os.O_APPEND)
                     created = False

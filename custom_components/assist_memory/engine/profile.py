@@ -18,7 +18,7 @@ import re
 import threading
 from typing import Final
 
-from .durable import process_lock, storage_error, write_atomically
+from .durable import make_private_folder, process_lock, storage_error, write_atomically
 from .errors import InvalidMemoryError
 from .models import HOUSEHOLD_SCOPE, validate_scope
 
@@ -168,10 +168,7 @@ class UserProfile:
     @contextmanager
     def _exclusive(self) -> Iterator[None]:
         with self._lock:
-            try:
-                self.directory.mkdir(parents=True, exist_ok=True)
-            except OSError as err:
-                raise storage_error(err, self.directory) from err
+            make_private_folder(self.directory)
             with process_lock(self.directory / _LOCK_FILE):
                 yield
 

@@ -20,7 +20,6 @@ import hmac
 from http import HTTPStatus
 import json
 import logging
-import os
 from pathlib import Path
 import secrets
 import signal
@@ -32,7 +31,7 @@ from aiohttp import web
 from .api import ROUTES
 from .backend import LocalBackend
 from .config import DEFAULT_CONFIG, FIELDS_BY_KEY, InvalidConfigError, store_settings
-from .durable import fsync_directory, write_atomically
+from .durable import keep_private, make_private_folder, write_atomically
 from .embeddings import EmbeddingConfig
 from .llm import LlmCaller, OpenAiChatCaller
 from .openapi import openapi_document
@@ -85,15 +84,14 @@ def read_or_create_token(data_dir: Path) -> tuple[str, bool]:
     if token:
         return token, False
     token = secrets.token_urlsafe(32)
-    tmp = path.with_name(f".{path.name}.tmp")
-    descriptor = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(token + "\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
-    fsync_directory(path.parent)
+    write_atomically(path, [token + "\n"])
     return token, True
+
+
+def _prepare_folder(data_dir: Path) -> None:
+    """Create the data folder (0700); the server's own files in it are private."""
+    make_private_folder(data_dir)
+    keep_private(data_dir, (TOKEN_FILE, CONFIG_FILE))
 
 
 class ServerApiHost:
@@ -243,7 +241,7 @@ async def serve(
     `on_ready(token, port)` in the background (the add-on announces itself there;
     it must not raise); that is cancelled at shutdown if still running.
     """
-    options.data_dir.mkdir(parents=True, exist_ok=True)
+    await asyncio.to_thread(_prepare_folder, options.data_dir)
     token, created = await asyncio.to_thread(read_or_create_token, options.data_dir)
     if created:
         # Shown once, at first start; it stays readable in the data folder.

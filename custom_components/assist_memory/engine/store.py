@@ -31,8 +31,10 @@ from typing import Any, Final, Literal
 import zlib
 
 from .durable import (
+    PRIVATE_FILE,
     append_durably,
     fsync_directory,
+    make_private_folder,
     process_lock,
     storage_error,
     write_atomically,
@@ -199,10 +201,7 @@ class MemoryStore:
 
     def ensure_folder(self) -> None:
         """Create the store's folder when missing (StorageError when impossible)."""
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as err:
-            raise storage_error(err, self.path.parent) from err
+        make_private_folder(self.path.parent)
 
     def close(self) -> None:
         """Fold pending journal entries into the snapshot."""
@@ -885,6 +884,7 @@ class MemoryStore:
         target = self._side_path(label, path.suffix)
         try:
             os.replace(path, target)
+            os.chmod(target, PRIVATE_FILE)
             fsync_directory(path.parent)
         except OSError as err:
             raise storage_error(err, path) from err
