@@ -18,6 +18,12 @@ from .conftest import ROOT, free_port, post_json, stop, wait_for_http
 from .flow import CHINESE, ENGLISH, Labels, Screens, walk_through
 
 
+STORED_TOKENS = """() => [
+    localStorage.getItem("assist-memory-token"),
+    sessionStorage.getItem("assist-memory-token"),
+]"""
+
+
 @dataclass(frozen=True)
 class Server:
     url: str
@@ -101,6 +107,8 @@ def test_memory_manager(
         # The link the server's owner shares: the token in the fragment.
         page.goto(f"{server.url}/#token={server.token}")
         walk_through(page, app, words, screens, tmp_path, compaction=True)
+        # Kept for this tab only, never in localStorage (which outlives the tab).
+        assert page.evaluate(STORED_TOKENS) == [None, server.token]
         # On a phone, in dark mode.
         page.set_viewport_size({"width": 390, "height": 844})
         page.emulate_media(color_scheme="dark")

@@ -27,6 +27,7 @@ import sys
 from typing import Any, Final
 
 from aiohttp import web
+from aiohttp.abc import AbstractAccessLogger
 
 from .api import ROUTES
 from .backend import LocalBackend
@@ -150,6 +151,26 @@ class ServerApiHost:
         )
 
 
+class PathOnlyAccessLogger(AbstractAccessLogger):
+    """One line per request, without its query string (search text is private).
+
+    Neither the referer nor the user agent: a referer carries a page's query too.
+    """
+
+    def log(
+        self, request: web.BaseRequest, response: web.StreamResponse, time: float
+    ) -> None:
+        """Log who asked, the method and path, the status and how long it took."""
+        self.logger.info(
+            '%s "%s %s" %d %.3fs',
+            request.remote,
+            request.method,
+            request.path,
+            response.status,
+            time,
+        )
+
+
 def _bearer(request: web.Request) -> bytes:
     """The bearer token of the request, as bytes (b"" when there is none).
 
@@ -187,6 +208,31 @@ def auth_middleware(token: str, *, ingress: bool) -> Any:
     return check
 
 
+def frame_policy(*, ingress: bool) -> Any:
+    """Who may show the pages in a frame: nobody, or Home Assistant through ingress.
+
+    Home Assistant shows the add-on's UI in a frame of its own origin, the one the
+    ingress proxy serves the page from ('self'); no other page may frame it, so
+    none can trick a person into clicking in it (clickjacking).
+    """
+
+    @web.middleware
+    async def guard(
+        request: web.Request,
+        handler: Callable[[web.Request], Awaitable[web.StreamResponse]],
+    ) -> web.StreamResponse:
+        response = await handler(request)
+        if ingress and request.remote == INGRESS_ADDRESS:
+            ancestors, frame_options = "'self'", "SAMEORIGIN"
+        else:
+            ancestors, frame_options = "'none'", "DENY"
+        response.headers["Content-Security-Policy"] = f"frame-ancestors {ancestors}"
+        response.headers["X-Frame-Options"] = frame_options
+        return response
+
+    return guard
+
+
 def _is_web_file(path: str) -> bool:
     return path == "/" or path.startswith("/ui/")
 
@@ -195,7 +241,12 @@ def create_app(
     host: ServerApiHost, token: str, *, ingress: bool = False
 ) -> web.Application:
     """The aiohttp application: routes, OpenAPI, health and web UI."""
-    app = web.Application(middlewares=[auth_middleware(token, ingress=ingress)])
+    app = web.Application(
+        middlewares=[
+            frame_policy(ingress=ingress),
+            auth_middleware(token, ingress=ingress),
+        ]
+    )
 
     def route_handler(route: Route) -> Callable[[web.Request], Awaitable[web.Response]]:
         async def handle(request: web.Request) -> web.Response:
@@ -269,7 +320,10 @@ async def _run(
     host = ServerApiHost(backend, options.data_dir, llm)
     await asyncio.to_thread(host.load, options.initial_config)
     await host.apply()
-    runner = web.AppRunner(create_app(host, token, ingress=options.ingress))
+    runner = web.AppRunner(
+        create_app(host, token, ingress=options.ingress),
+        access_log_class=PathOnlyAccessLogger,
+    )
     await runner.setup()
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
