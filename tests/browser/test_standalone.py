@@ -17,7 +17,6 @@ from tests.support.server_process import clean_env, serve_command
 from .conftest import ROOT, free_port, post_json, stop, wait_for_http
 from .flow import CHINESE, ENGLISH, Labels, Screens, walk_through
 
-
 STORED_TOKENS = """() => [
     localStorage.getItem("assist-memory-token"),
     sessionStorage.getItem("assist-memory-token"),

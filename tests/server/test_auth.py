@@ -126,6 +126,7 @@ async def test_web_ui_files_are_open_to_anyone(client: Client, path: str) -> Non
 )
 async def test_only_home_assistant_may_frame_the_web_ui(
     client: Client,
+    *,
     path: str,
     ingress: bool,
     remote: str | None,
