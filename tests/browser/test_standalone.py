@@ -34,7 +34,7 @@ def chat_url() -> Iterator[str]:
     """The chat stand-in that compacts, as its own process."""
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.browser.compaction_llm", str(port)], cwd=ROOT
+        [sys.executable, "-m", "tests.support.compaction_llm", str(port)], cwd=ROOT
     )
     try:
         url = f"http://127.0.0.1:{port}/v1"

@@ -279,7 +279,7 @@ class ConversationLog:
         """
         session_id = validate_session_id(session_id)
         role = _validate_role(role)
-        content = _validate_message(content)
+        content = validate_message(content)
         user = _validate_user_id(user_id)
         created_at = self._stamp(when)
         with self._locked() as db:
@@ -303,7 +303,7 @@ class ConversationLog:
         """Raise what `append` would raise for this message, without storing it."""
         validate_session_id(session_id)
         _validate_role(role)
-        _validate_message(content)
+        validate_message(content)
         _validate_user_id(user_id)
 
     def messages(self, session_id: str, *, limit: int | None = None) -> list[Message]:
@@ -597,7 +597,8 @@ def _validate_role(value: object) -> str:
     return str(value)
 
 
-def _validate_message(value: object) -> str:
+def validate_message(value: object) -> str:
+    """A message is non-blank text without NUL of at most MAX_MESSAGE_LENGTH."""
     if not isinstance(value, str) or "\x00" in value:
         raise InvalidMemoryError(
             "invalid_content", "content must be text without NUL", field="content"
@@ -607,11 +608,11 @@ def _validate_message(value: object) -> str:
         raise InvalidMemoryError(
             "empty_content", "content must not be empty", field="content"
         )
-    if len(text) > MAX_MESSAGE_LENGTH:
+    if len(value) > MAX_MESSAGE_LENGTH:
         raise InvalidMemoryError(
             "content_too_long",
-            f"content is {len(text)} characters, the limit is {MAX_MESSAGE_LENGTH}",
-            length=len(text),
+            f"content is {len(value)} characters, the limit is {MAX_MESSAGE_LENGTH}",
+            length=len(value),
             max_length=MAX_MESSAGE_LENGTH,
         )
     return text

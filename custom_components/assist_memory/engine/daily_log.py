@@ -62,11 +62,11 @@ def validate_entry(entry: object) -> str:
         raise InvalidMemoryError(
             "empty_log_entry", "a log entry must not be empty", field="entry"
         )
-    if len(text) > MAX_ENTRY_LENGTH:
+    if len(entry) > MAX_ENTRY_LENGTH:
         raise InvalidMemoryError(
             "log_entry_too_long",
-            f"a log entry is {len(text)} characters, the limit is {MAX_ENTRY_LENGTH}",
-            length=len(text),
+            f"a log entry is {len(entry)} characters, the limit is {MAX_ENTRY_LENGTH}",
+            length=len(entry),
             max_length=MAX_ENTRY_LENGTH,
         )
     return text

@@ -121,8 +121,14 @@ def memory_from_dict(data: object, *, max_content_length: int) -> Memory:
             "invalid_record", "a memory must be a JSON object", field="record"
         )
     record = {_ALIASES.get(str(k), str(k)): v for k, v in data.items()}
-    now = utc_now()
-    created_at = validate_timestamp(record.get("created_at") or now, "created_at")
+    if not isinstance(record.get("tags", ()), list | tuple | None):
+        # A record keeps a list; one text of several tags is for people typing them.
+        raise InvalidMemoryError(
+            "invalid_tags", "tags must be a list of text", field="tags"
+        )
+    created_at = validate_timestamp(
+        _given(record.get("created_at"), utc_now()), "created_at"
+    )
     last_accessed = record.get("last_accessed")
     return Memory(
         id=validate_id(record.get("id")),
@@ -137,13 +143,18 @@ def memory_from_dict(data: object, *, max_content_length: int) -> Memory:
         metadata=validate_metadata(record.get("metadata", {})),
         created_at=created_at,
         updated_at=validate_timestamp(
-            record.get("updated_at") or created_at, "updated_at"
+            _given(record.get("updated_at"), created_at), "updated_at"
         ),
         last_accessed=None
         if last_accessed is None
         else validate_timestamp(last_accessed, "last_accessed"),
         access_count=validate_access_count(record.get("access_count", 0)),
     )
+
+
+def _given(value: object, default: str) -> object:
+    """A time as given, or `default` for none (missing, null or "")."""
+    return default if value is None or value == "" else value
 
 
 def memory_from_trusted(record: Mapping[str, Any]) -> Memory:
@@ -191,7 +202,10 @@ def is_storable_text(text: str) -> bool:
 
 
 def validate_content(value: object, max_length: int) -> str:
-    """Content is non-blank text of at most `max_length` characters."""
+    """Content is non-blank text of at most `max_length` characters, trimmed.
+
+    The length is that of the text as given (what the API document states).
+    """
     if not isinstance(value, str):
         raise InvalidMemoryError(
             "invalid_content", "content must be text", field="content"
@@ -207,11 +221,11 @@ def validate_content(value: object, max_length: int) -> str:
             "content must not contain NUL characters or unpaired surrogates",
             field="content",
         )
-    if len(text) > max_length:
+    if len(value) > max_length:
         raise InvalidMemoryError(
             "content_too_long",
-            f"content is {len(text)} characters, the limit is {max_length}",
-            length=len(text),
+            f"content is {len(value)} characters, the limit is {max_length}",
+            length=len(value),
             max_length=max_length,
         )
     return text
@@ -264,9 +278,9 @@ def validate_scope(value: object) -> str:
         return HOUSEHOLD_SCOPE
     if (
         not isinstance(value, str)
-        or not value.strip()
+        or not value
         or len(value) > MAX_SCOPE_LENGTH
-        or _WHITESPACE.search(value.strip())
+        or _WHITESPACE.search(value)
         or not is_storable_text(value)
     ):
         raise InvalidMemoryError(
@@ -274,7 +288,7 @@ def validate_scope(value: object) -> str:
             "scope must be 'household' or a user id",
             scope=value,
         )
-    return value.strip()
+    return value
 
 
 def validate_key(value: object) -> str | None:
@@ -302,7 +316,8 @@ def validate_optional_text(value: object, name: str) -> str | None:
 def validate_tags(value: object) -> tuple[str, ...]:
     """Tags: a list of short words or one comma-separated string.
 
-    Stored lowercase, trimmed and without duplicates, in the order given.
+    At most MAX_TAGS given, each at most MAX_TAG_LENGTH characters as given; stored
+    lowercase, trimmed and without duplicates or empty ones, in the order given.
     """
     if not value:
         return ()
@@ -314,27 +329,26 @@ def validate_tags(value: object) -> tuple[str, ...]:
         raise InvalidMemoryError(
             "invalid_tags", "tags must be a list of text", field="tags"
         )
+    given = list(raw)
+    if len(given) > MAX_TAGS:
+        raise InvalidMemoryError(
+            "invalid_tags", f"at most {MAX_TAGS} tags", field="tags"
+        )
     tags: list[str] = []
-    for item in raw:
+    for item in given:
         if not isinstance(item, str):
             raise InvalidMemoryError(
                 "invalid_tags", "tags must be a list of text", field="tags"
             )
-        tag = item.strip().lower()
-        if not tag:
-            continue
-        if len(tag) > MAX_TAG_LENGTH or "," in tag or not is_storable_text(tag):
+        if len(item) > MAX_TAG_LENGTH or "," in item or not is_storable_text(item):
             raise InvalidMemoryError(
                 "invalid_tags",
                 f"a tag has at most {MAX_TAG_LENGTH} characters and no commas",
                 field="tags",
             )
-        if tag not in tags:
+        tag = item.strip().lower()
+        if tag and tag not in tags:
             tags.append(tag)
-    if len(tags) > MAX_TAGS:
-        raise InvalidMemoryError(
-            "invalid_tags", f"at most {MAX_TAGS} tags", field="tags"
-        )
     return tuple(tags)
 
 
@@ -426,16 +440,27 @@ def validate_timestamp(value: object, name: str) -> str:
     return _as_utc(parsed).isoformat()
 
 
+def whole_number(value: object) -> int | None:
+    """A JSON whole number as an int (2.0 is one, as JSON Schema says; true is not).
+
+    None for anything else, and for numbers beyond MAX_WHOLE_NUMBER given as floats.
+    """
+    if isinstance(value, float):
+        if value.is_integer() and abs(value) <= MAX_WHOLE_NUMBER:
+            return int(value)
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    return None
+
+
 def validate_access_count(value: object) -> int:
-    """A non-negative whole number."""
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int)
-        or not 0 <= value <= MAX_WHOLE_NUMBER
-    ):
+    """A whole number from 0 to MAX_WHOLE_NUMBER."""
+    count = whole_number(value)
+    if count is None or not 0 <= count <= MAX_WHOLE_NUMBER:
         raise InvalidMemoryError(
             "invalid_access_count",
             f"access_count must be a whole number from 0 to {MAX_WHOLE_NUMBER}",
             field="access_count",
         )
-    return value
+    return count

@@ -665,10 +665,15 @@ def _segment(value: str) -> str:
 
 
 def _plain_fields(fields: MemoryFields) -> dict[str, Any]:
-    """Memory fields as JSON (tags and metadata as plain lists and objects)."""
+    """Memory fields as JSON (tags and metadata as plain lists and objects).
+
+    Tags given as one text ("a, b") are sent as the list it stands for.
+    """
     body: dict[str, Any] = dict(fields)
-    if "tags" in body and not isinstance(body["tags"], str):
-        body["tags"] = list(body["tags"])
+    if isinstance(tags := body.get("tags"), str):
+        body["tags"] = tags.split(",")
+    elif tags is not None:
+        body["tags"] = list(tags)
     if "metadata" in body:
         body["metadata"] = dict(body["metadata"])
     return body

@@ -15,8 +15,10 @@ from .compaction import CompactionResult
 from .config import config_changes, config_view
 from .daily_log import validate_date
 from .errors import InvalidMemoryError
-from .models import CATEGORIES, HOUSEHOLD_SCOPE, Memory
+from .models import CATEGORIES, HOUSEHOLD_SCOPE, MAX_SCOPE_LENGTH, Memory
 from .rest_base import (
+    ANY_NOT_BLANK,
+    ONE_WORD_OR_NONE,
     ApiHost,
     ApiRequest,
     ApiResponse,
@@ -52,10 +54,15 @@ MEMORY_FIELDS: Final = (
 
 
 def memory_fields(body: Mapping[str, Any]) -> dict[str, Any]:
-    """The memory fields present in a body (unknown ones are an error)."""
+    """The memory fields present in a body (unknown ones are an error).
+
+    Tags are a list here (the API document says so; a service may give one text).
+    """
     unknown = set(body) - {"content", *MEMORY_FIELDS}
     if unknown:
         raise bad_request(f"unknown field {min(unknown)!r}")
+    if body.get("tags") is not None and not isinstance(body["tags"], list):
+        raise bad_request("tags must be a list of text")
     return {name: body[name] for name in MEMORY_FIELDS if name in body}
 
 
@@ -87,7 +94,9 @@ def compaction_answer(result: CompactionResult | None, none_message: str) -> obj
 
 # -- handlers -------------------------------------------------------------------------
 
-P_QUERY = Param("q", required=True, description="The search text.")
+P_QUERY = Param(
+    "q", required=True, description="The search text.", pattern=ANY_NOT_BLANK
+)
 P_LIMIT_SEARCH = Param(
     "limit",
     "integer",
@@ -104,7 +113,12 @@ P_CATEGORY = Param("category", description="Only this category.", choices=CATEGO
 P_TAG = Param("tag", description="Only memories with this tag.")
 P_SORT = Param("sort", description="Order.", choices=get_args(SortOrder))
 P_SESSIONS = Param("limit", "integer", description="How many.", minimum=1, maximum=100)
-P_PROFILE_SCOPE = Param("scope", description="Whose profile (default: household).")
+P_PROFILE_SCOPE = Param(
+    "scope",
+    description="Whose profile (default: household).",
+    pattern=ONE_WORD_OR_NONE,
+    max_length=MAX_SCOPE_LENGTH,
+)
 P_DAILY_QUERY = Param("q", description="Only entries matching this text.")
 
 
@@ -215,15 +229,17 @@ async def get_memory(host: ApiHost, request: ApiRequest) -> object:
 
 
 async def update_memory(host: ApiHost, request: ApiRequest) -> object:
-    """Change fields of a memory."""
+    """Change fields of a memory (a field that is null or missing stays as it is)."""
     body = body_object(request)
-    fields = memory_fields(body)
+    fields = {k: v for k, v in memory_fields(body).items() if v is not None}
     content = body_text(body, "content", required=False) or None
-    if content is None and not fields:
-        raise bad_request("nothing to change")
-    memory = await host.backend.update(request.path["id"], content, **fields)
+    memory_id = request.path["id"]
+    if content is None and not fields:  # nothing to change: the memory as it is
+        memory = await host.backend.get(memory_id)
+    else:
+        memory = await host.backend.update(memory_id, content, **fields)
     if memory is None:
-        raise not_found(f"no memory with id {request.path['id']!r}")
+        raise not_found(f"no memory with id {memory_id!r}")
     return memory_json(memory)
 
 
@@ -356,7 +372,7 @@ ROUTES: Final[tuple[Route, ...]] = (
     Route("GET", "/memory/profile", "getProfile", "Read the user profile",
           get_profile, (P_PROFILE_SCOPE,), answer="Profile"),
     Route("PUT", "/memory/profile", "putProfile", "Replace the user profile",
-          put_profile, body="Profile", answer="Profile"),
+          put_profile, body="ProfileInput", answer="Profile"),
     Route("GET", "/memory/daily", "dailyLogs", "Days with a log, or search them",
           daily_logs, (P_DAILY_QUERY,), answer="DailyLogs"),
     Route("GET", "/memory/daily/{day}", "dailyLog", "Read one day's log", daily_log,

@@ -12,7 +12,8 @@ Hosts mount the routes: the server at the seeds' paths with its token, Home Assi
 under `/api/assist_memory` with its own authentication, and Home Assistant's websocket
 command reaches the same handlers through `dispatch`.
 
-Errors: bad parameters or bodies are 400, unknown ids 404, a store that cannot be
+Errors: bad parameters or bodies are 400, unknown ids 404, a full store or an import
+naming an id twice 409, a body over the size limit 413, a store that cannot be
 written 503, each with `{"error": message, "code": code}`.
 """
 
@@ -25,9 +26,24 @@ import re
 from typing import Any, Final, Protocol, cast
 
 from .backend import MemoryBackend
-from .errors import MemoryEngineError, StorageError
+from .errors import DuplicateIdError, MemoryEngineError, MemoryFullError, StorageError
 from .jsonfast import MAX_REQUEST_DEPTH, nesting_depth
 from .models import MAX_WHOLE_NUMBER
+
+# Patterns of the API document (`openapi.py`). Whitespace is spelt out: what Python's str.strip() removes, which regular
+# expression engines (and schemathesis' generators) do not all read `\s` as.
+SPACE: Final = (
+    "\\t\\n\\x0b\\x0c\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a"
+    "\\u2028\\u2029\\u202f\\u205f\\u3000"
+)
+NO_NUL: Final = r"^[^\x00]*$"
+NOT_BLANK: Final = rf"^[^\x00]*[^{SPACE}\x00][^\x00]*$"  # and no NUL
+ANY_NOT_BLANK: Final = rf"[^{SPACE}]"  # NUL allowed
+ONE_WORD: Final = rf"^[^{SPACE}\x00]+$"  # a user id: no whitespace, no NUL
+ONE_WORD_OR_NONE: Final = rf"^[^{SPACE}\x00]*$"
+A_DAY: Final = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+# Times read by every parser of ours: years 1000 to 9998 keep any zone in range.
+A_TIME: Final = r"^(?!9999)[1-9][0-9]{3}-"
 
 
 class ApiHost(Protocol):
@@ -92,6 +108,8 @@ class Param:
     minimum: int = 0  # integers only
     maximum: int = MAX_WHOLE_NUMBER
     choices: tuple[str, ...] = ()
+    pattern: str | None = None  # text only, for the document: handlers check it
+    max_length: int | None = None
 
 
 type Handler = Callable[[ApiHost, ApiRequest], Awaitable[ApiResponse | object]]
@@ -217,6 +235,11 @@ async def run_route(host: ApiHost, route: Route, request: ApiRequest) -> ApiResp
         return ApiResponse(
             HTTPStatus.SERVICE_UNAVAILABLE,
             error_body(err.message, err.code, err.placeholders),
+        )
+    except (MemoryFullError, DuplicateIdError) as err:
+        # A well-formed request the store's state (or the document itself) refuses.
+        return ApiResponse(
+            HTTPStatus.CONFLICT, error_body(err.message, err.code, err.placeholders)
         )
     except MemoryEngineError as err:
         return ApiResponse(

@@ -257,10 +257,11 @@ def create_app(
     for route in ROUTES:
         app.router.add_route(route.method, route.path, route_handler(route))
 
-    document = openapi_document(lambda path: path)
-
     async def openapi(_request: web.Request) -> web.Response:
-        return web.json_response(document)
+        limit = host.backend.store.settings.max_content_length
+        return web.json_response(
+            openapi_document(lambda path: path, max_content_length=limit)
+        )
 
     async def health(_request: web.Request) -> web.Response:
         stats = await host.backend.stats()

@@ -39,7 +39,7 @@ from .durable import (
     storage_error,
     write_atomically,
 )
-from .errors import InvalidMemoryError, MemoryFullError, StorageError
+from .errors import DuplicateIdError, InvalidMemoryError, MemoryFullError, StorageError
 from .journal import encode_begin, encode_delete, encode_put, read_journal
 from .jsonfast import json_loads
 from .markdown import ReconcilePlan
@@ -248,7 +248,7 @@ class MemoryStore:
             source=validate_source(source),
             scope=validate_scope(scope),
             session_id=validate_optional_text(session_id, "session_id"),
-            metadata=validate_metadata(metadata or {}),
+            metadata=validate_metadata({} if metadata is None else metadata),
             created_at=now,
             updated_at=now,
         )
@@ -439,7 +439,7 @@ class MemoryStore:
                 sorts=", ".join(SORT_ORDERS),
             )
         wanted_category = validate_category(category) if category else None
-        wanted_tags = set(validate_tags(tags)) if tags else set()
+        wanted_tags = _tags_to_find(tags)
         with self._read() as records:
             matches = [
                 m
@@ -621,7 +621,7 @@ class MemoryStore:
                     error=err.message,
                 ) from err
             if memory.id in incoming:
-                raise InvalidMemoryError(
+                raise DuplicateIdError(
                     "invalid_import_record",
                     f"record {index}: the id {memory.id} appears twice",
                     index=index,
@@ -922,6 +922,23 @@ def _snapshot_chunks(records: Iterable[Memory], generation: int) -> Iterator[str
         yield counted(separator + json.dumps(memory.to_dict(), ensure_ascii=False))
         separator = ",\n"
     yield f'{_CHECKSUM_MARKER}{crc:08x}"}}\n'
+
+
+def _tags_to_find(tags: Sequence[str] | str | None) -> set[str]:
+    """Tags to filter by, as they are stored (trimmed, lowercase).
+
+    A filter is never an error: a tag no memory can have (too long, with a comma in
+    a list) finds nothing.
+    """
+    if not tags:
+        return set()
+    if isinstance(tags, str):
+        tags = tags.split(",")
+    if not isinstance(tags, list | tuple) or not all(isinstance(t, str) for t in tags):
+        raise InvalidMemoryError(
+            "invalid_tags", "tags must be a list of text", field="tags"
+        )
+    return {tag.strip().lower() for tag in tags} - {""}
 
 
 def _is_int(value: object) -> bool:

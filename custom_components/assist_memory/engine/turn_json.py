@@ -14,9 +14,18 @@ import sys
 from typing import Any, Final, cast
 
 from .config import FIELDS_BY_KEY
+from .conversations import MAX_MESSAGE_LENGTH, validate_message
 from .errors import InvalidMemoryError
 from .extraction import STATED_CONFIDENCE, Fact
-from .models import MAX_WHOLE_NUMBER, Memory, memory_from_dict, parse_time
+from .models import (
+    HOUSEHOLD_SCOPE,
+    MAX_WHOLE_NUMBER,
+    Memory,
+    memory_from_dict,
+    parse_time,
+    validate_scope,
+    whole_number,
+)
 from .scoring import ScoredMemory, ScoreParts
 from .turns import (
     ExtractionBatch,
@@ -25,6 +34,7 @@ from .turns import (
     TurnContext,
     TurnSettings,
 )
+from .working import validate_session_id
 
 BAD_REQUEST: Final = "bad_request"
 
@@ -81,7 +91,9 @@ class JsonObject:
         self, name: str, *, minimum: int = 0, maximum: int = MAX_WHOLE_NUMBER
     ) -> int | None:
         """A whole number within a range, which may be missing."""
-        value: int | None = self._get(name, int, "a whole number")
+        value = whole_number(self.data.get(name))
+        if value is None and self.data.get(name) is not None:
+            raise bad_json(f"{name} must be a whole number")
         if value is not None and not minimum <= value <= maximum:
             raise bad_json(f"{name} must be from {minimum} to {maximum}")
         return value
@@ -124,14 +136,43 @@ class JsonObject:
 
     def integers(self, name: str) -> tuple[int, ...]:
         """A list of whole numbers from 0 (empty when missing)."""
-        values = self.items(name)
+        values = [whole_number(value) for value in self.items(name)]
         if not all(
-            type(value) is int and 0 <= value <= MAX_WHOLE_NUMBER for value in values
+            value is not None and 0 <= value <= MAX_WHOLE_NUMBER for value in values
         ):
             raise bad_json(
                 f"{name} must be a list of whole numbers from 0 to {MAX_WHOLE_NUMBER}"
             )
-        return tuple(values)
+        return tuple(cast(list[int], values))
+
+    def session_id(self, name: str = "session_id") -> str:
+        """A conversation id: non-blank text of at most 200 characters, no NUL."""
+        return validate_session_id(self.text(name))
+
+    def user_id(self) -> str | None:
+        """Who speaks (None or "": nobody known); a user id is a scope."""
+        value = self.optional_text("user_id")
+        return validate_scope(value) if value else None
+
+    def scope(self) -> str:
+        """Whose memories (the household's when missing)."""
+        return validate_scope(self.text("scope", HOUSEHOLD_SCOPE))
+
+    def message(self, name: str) -> str:
+        """A message of a conversation: non-blank, without NUL, of limited length."""
+        text = self.text(name)
+        validate_message(text)
+        return text
+
+    def plain_text(self, name: str) -> str:
+        """Text without NUL, as long as a message may be (blank allowed)."""
+        text = self.text(name)
+        if "\x00" in text or len(text) > MAX_MESSAGE_LENGTH:
+            raise bad_json(
+                f"{name} must be text without NUL of at most "
+                f"{MAX_MESSAGE_LENGTH} characters"
+            )
+        return text
 
     def time(self, name: str) -> datetime | None:
         """An ISO 8601 time that may be missing."""
@@ -252,7 +293,7 @@ def batch_from_json(data: object) -> ExtractionBatch:
     """An extraction batch from JSON."""
     body = JsonObject(data, "batch")
     return ExtractionBatch(
-        session_id=body.text("session_id"),
+        session_id=body.session_id(),
         message_ids=body.integers("message_ids"),
         user_texts=body.texts("user_texts"),
         transcript=body.text("transcript", ""),

@@ -30,7 +30,7 @@ from .profile import UserProfile, profile_updates
 from .prompt import build_prompt_with_memory
 from .scoring import ScoredMemory
 from .throttle import ExtractionThrottle, FlushTracker
-from .working import WorkingMemoryManager, important_items
+from .working import MAX_TOPIC_LENGTH, WorkingMemoryManager, important_items
 
 # How many keywords of the last messages make up the working-memory topic.
 _TOPIC_WORDS: Final = 4
@@ -404,5 +404,9 @@ def _unseen(before: list[Message], live_since: datetime | None) -> list[MessageL
 
 
 def _topic(text: str) -> str:
-    """The session's current topic: the main keywords of the last message."""
-    return " ".join(extract_keywords(text).all()[:_TOPIC_WORDS])
+    """The session's current topic: the main keywords of the last message.
+
+    Cut to the length a topic may have (a message may be one long word).
+    """
+    topic = " ".join(extract_keywords(text).all()[:_TOPIC_WORDS])
+    return topic[:MAX_TOPIC_LENGTH].strip()
