@@ -46,7 +46,13 @@ def _side_files(path: Path, label: str) -> list[Path]:
 
 @pytest.mark.parametrize(
     "damage",
-    [b"{not json at all", b'{"memories": 5}', b'"just a string"', b"\x00\xff\xfe"],
+    [
+        b"{not json at all",
+        b'{"memories": 5}',
+        b'"just a string"',
+        b"\x00\xff\xfe",
+        b"[" * 100_000 + b"]" * 100_000,  # deeper than any parser goes
+    ],
 )
 def test_unreadable_snapshot_is_set_aside_and_store_starts_empty(
     store_path: Path, damage: bytes, caplog: pytest.LogCaptureFixture

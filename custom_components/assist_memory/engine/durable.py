@@ -61,20 +61,13 @@ def write_atomically(path: Path, chunks: Iterable[str], *, sync: bool = True) ->
 def make_private_folder(folder: Path) -> None:
     """Create the folder, and any missing parent, as 0700 (StorageError if impossible)."""
     missing: list[Path] = []
-    while not folder.is_dir():
+    while not folder.is_dir() and folder != folder.parent:
         missing.append(folder)
-        if folder.parent == folder:
-            break
         folder = folder.parent
     for path in reversed(missing):
         try:
-            path.mkdir(mode=PRIVATE_FOLDER)
-        except FileExistsError:
-            if not path.is_dir():
-                raise storage_error(
-                    FileExistsError(errno.EEXIST, "a file is in the way"), path
-                ) from None
-        except OSError as err:
+            path.mkdir(mode=PRIVATE_FOLDER, exist_ok=True)
+        except OSError as err:  # a file in the way too
             raise storage_error(err, path) from err
 
 
