@@ -27,6 +27,7 @@ from .engine import (
     MemoryEngineError,
     redact,
 )
+from .engine.models import utc_time
 from .options import turn_settings
 
 API_PROMPT = (
@@ -182,7 +183,8 @@ class SearchMemoryByTimeTool(_MemoryTool):
         self, backend: MemoryBackend, args: dict[str, Any], llm_context: llm.LLMContext
     ) -> JsonObjectType:
         """Matches for the keyword within the time range."""
-        start, end = _moment(args.get("start")), _moment(args.get("end"))
+        start = _moment(args.get("start"), "start")
+        end = _moment(args.get("end"), "end")
         found = await backend.search(
             args["keyword"], limit=50, scopes=_scopes(llm_context)
         )
@@ -192,24 +194,27 @@ class SearchMemoryByTimeTool(_MemoryTool):
         }
 
 
-def _moment(value: object) -> datetime | None:
-    """A time argument: a datetime or ISO 8601 text (local time when no zone)."""
+def _moment(value: object, name: str) -> datetime | None:
+    """A time argument in UTC (local time when it has no zone).
+
+    MemoryEngineError when UTC cannot hold it (year 1 at +14:00).
+    """
     if isinstance(value, str):
         value = dt_util.parse_datetime(value)
     if not isinstance(value, datetime):
         return None
-    return (
-        value if value.tzinfo else value.replace(tzinfo=dt_util.get_default_time_zone())
-    )
+    if not value.tzinfo:
+        value = value.replace(tzinfo=dt_util.get_default_time_zone())
+    return utc_time(value, name)
 
 
 def _within(stamp: str, start: datetime | None, end: datetime | None) -> bool:
     when = dt_util.parse_datetime(stamp)
     if when is None:
         return False
-    if start is not None and when < dt_util.as_utc(start):
+    if start is not None and when < start:
         return False
-    return end is None or when <= dt_util.as_utc(end)
+    return end is None or when <= end
 
 
 def _brief(record: dict[str, Any]) -> JsonObjectType:

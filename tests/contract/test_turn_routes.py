@@ -77,7 +77,7 @@ async def host(tmp_path: Path) -> AsyncIterator[Host]:
         (
             "/api/turns/rule-facts",
             {"batch": {"session_id": "s", "message_ids": ["1"]}},
-            "message_ids must be a list of whole numbers",
+            "message_ids must be a list of whole numbers from 0 to 9007199254740991",
         ),
         (
             "/api/turns/rule-facts",

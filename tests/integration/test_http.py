@@ -176,7 +176,7 @@ async def test_config_is_the_entry_options(
     # Applied at once, without a reload.
     await client.post(f"{PREFIX}/memory/long-term", json={"content": "One"})
     full = await client.post(f"{PREFIX}/memory/long-term", json={"content": "Two"})
-    assert full.status == 400, await full.text()
+    assert full.status == 409, await full.text()
     assert (await full.json())["code"] == "memory_full"
     bad = await client.put(f"{PREFIX}/memory/config", json={"maxItems": "many"})
     assert bad.status == 400

@@ -122,6 +122,28 @@ async def test_agentic_search_by_time(hass: HomeAssistant) -> None:
     assert none.data["results"] == []
 
 
+@pytest.mark.parametrize(
+    "entry_options", [{**DEFAULT_OPTIONS, CONF_ENABLE_AGENTIC_SEARCH: True}]
+)
+@pytest.mark.parametrize(
+    "bound",
+    [
+        {"start": "0001-01-01T00:00:00+14:00"},
+        {"end": "9999-12-31T23:59:59-12:00"},
+    ],
+)
+async def test_agentic_search_with_a_time_out_of_range_is_an_error_result(
+    hass: HomeAssistant, bound: dict[str, str]
+) -> None:
+    instance = await api(hass)
+    await call(instance, "append_memory", fact="We bought a new kettle")
+
+    found = await call(instance, "search_memory_by_time", keyword="kettle", **bound)
+
+    assert found.error
+    assert found.data == {"error": f"{next(iter(bound))} is out of range"}
+
+
 async def test_the_api_goes_with_the_entry(
     hass: HomeAssistant, loaded_entry: MockConfigEntry
 ) -> None:

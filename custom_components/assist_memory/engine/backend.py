@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol, TypedDict, Unpack
 
 from .compaction import (
+    BACKUP_FOLDER,
     DEFAULT_COOLDOWN,
     DEFAULT_THRESHOLD,
     BackupInfo,
@@ -40,10 +41,12 @@ from .conversations import (
     Speaker,
 )
 from .daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
+from .durable import keep_private
 from .embeddings import EmbeddingConfig
 from .extraction import Fact
 from .forgetting import forget, forget_all
 from .memory import MemoryEngine
+from .mirror import markdown_folder
 from .models import HOUSEHOLD_SCOPE, Memory
 from .profile import UserProfile
 from .prompt import build_prompt_with_memory
@@ -363,7 +366,7 @@ class LocalBackend:
         """
         backend = cls(MemoryEngine(path, settings, embeddings=embeddings))
         try:
-            report = await backend._run(backend.engine.init)
+            report = await backend._run(backend._init)
         except BaseException:
             await backend._run(backend.engine.close_quietly)
             backend._executor.shutdown(wait=True)
@@ -377,6 +380,21 @@ class LocalBackend:
             )
             backend._task_factory = factory
         return backend, report
+
+    def _init(self) -> LoadReport:
+        """Load, after making private what an earlier version left readable to all."""
+        folder = self.store.path.parent
+        if folder.is_dir():
+            keep_private(
+                folder,
+                (
+                    f"{self.store.path.stem}.*",
+                    f"{CONVERSATIONS_FILE}*",
+                    markdown_folder(folder).relative_to(folder).parts[0],
+                    BACKUP_FOLDER,
+                ),
+            )
+        return self.engine.init()
 
     async def _sweep_sessions(self) -> None:
         """End idle working memories once a minute."""

@@ -26,6 +26,7 @@ import sys
 from typing import Any, NamedTuple, NoReturn
 
 from . import serve_cli
+from .compose import without_controls
 from .durable import write_atomically
 from .errors import MemoryEngineError, MemoryNotFoundError
 from .forgetting import forget, forget_all
@@ -89,11 +90,15 @@ def _format_value(value: object) -> str:
 
 
 def _details(memory: Memory) -> list[str]:
-    """`field: value` lines; continuation lines of the content are indented."""
+    """`field: value` lines; continuation lines of the content are indented.
+
+    No control characters: what a memory holds cannot drive the terminal.
+    """
     lines: list[str] = []
     for name, value in memory.to_dict().items():
         label = f"{name}: "
-        text = _format_value(value).replace("\n", "\n" + " " * len(label))
+        text = without_controls(_format_value(value))
+        text = text.replace("\n", "\n" + " " * len(label))
         lines.append(label + text)
     return lines
 

@@ -45,7 +45,12 @@ from pathlib import Path
 import re
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
-from .durable import fsync_directory, storage_error, write_atomically
+from .durable import (
+    fsync_directory,
+    make_private_folder,
+    storage_error,
+    write_atomically,
+)
 from .errors import InvalidMemoryError, MemoryFullError, StorageError
 from .markdown import (
     CATEGORY_TITLES,
@@ -444,10 +449,7 @@ class MemoryCompactor:
         return infos
 
     def _write_backup(self, document: dict[str, Any]) -> Path:
-        try:
-            self.backup_folder.mkdir(parents=True, exist_ok=True)
-        except OSError as err:
-            raise storage_error(err, self.backup_folder) from err
+        make_private_folder(self.backup_folder)
         stamp = self._clock().astimezone(UTC)
         path = self.backup_folder / f"{stamp.strftime(_STAMP_FORMAT)}.json"
         newest = self._backup_paths()

@@ -44,7 +44,9 @@ import threading
 from typing import Any, Final, Literal, Self
 import uuid
 
+from .durable import create_private_file, make_private_folder
 from .errors import InvalidMemoryError, StorageError
+from .models import parse_time, utc_time
 from .secrets_filter import redact
 from .working import validate_session_id
 
@@ -260,7 +262,8 @@ class ConversationLog:
             if self._db is not None:
                 return
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                make_private_folder(self.path.parent)
+                create_private_file(self.path)
                 db = sqlite3.connect(
                     self.path, check_same_thread=False, isolation_level=None
                 )
@@ -362,7 +365,7 @@ class ConversationLog:
         """
         session_id = validate_session_id(session_id)
         role = _validate_role(role)
-        content = _validate_message(content)
+        content = validate_message(content)
         user = _validate_user_id(user_id)
         created_at = self._stamp(when)
         with self._locked() as db:
@@ -390,7 +393,7 @@ class ConversationLog:
         validate_session_id(session_id)
         _validate_role(role)
         _validate_user_id(user_id)
-        return _validate_message(content)
+        return validate_message(content)
 
     def messages(
         self,
@@ -596,7 +599,7 @@ class ConversationLog:
         if older_than < timedelta(0):
             raise ValueError("older_than must not be negative")
         moment = self._clock() if now is None else now
-        cutoff = _utc(moment - older_than).isoformat()
+        cutoff = utc_time(moment - older_than).isoformat()
         with self._locked() as db:
             db.execute("BEGIN IMMEDIATE")
             deleted = db.execute(
@@ -727,7 +730,7 @@ class ConversationLog:
 
     def _stamp(self, when: datetime | str | None) -> str:
         if when is None:
-            return _utc(self._clock()).isoformat()
+            return utc_time(self._clock()).isoformat()
         return timestamp(when)
 
 
@@ -766,19 +769,12 @@ def timestamp(value: object) -> str:
     A time without a zone is taken as UTC. Raises InvalidMemoryError otherwise.
     """
     if isinstance(value, str):
-        with suppress(ValueError):
-            value = datetime.fromisoformat(value.strip())
+        value = parse_time(value, "when")
     if not isinstance(value, datetime):
         raise InvalidMemoryError(
             "invalid_timestamp", "when must be an ISO 8601 time", field="when"
         )
-    return _utc(value).isoformat()
-
-
-def _utc(moment: datetime) -> datetime:
-    if moment.tzinfo is None:
-        return moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+    return utc_time(value, "when").isoformat()
 
 
 def _check_count(value: object, name: str) -> None:
@@ -798,7 +794,8 @@ def _validate_role(value: object) -> str:
     return str(value)
 
 
-def _validate_message(value: object) -> str:
+def validate_message(value: object) -> str:
+    """A message is non-blank text without NUL of at most MAX_MESSAGE_LENGTH."""
     if not isinstance(value, str) or "\x00" in value:
         raise InvalidMemoryError(
             "invalid_content", "content must be text without NUL", field="content"
@@ -808,11 +805,11 @@ def _validate_message(value: object) -> str:
         raise InvalidMemoryError(
             "empty_content", "content must not be empty", field="content"
         )
-    if len(text) > MAX_MESSAGE_LENGTH:
+    if len(value) > MAX_MESSAGE_LENGTH:
         raise InvalidMemoryError(
             "content_too_long",
-            f"content is {len(text)} characters, the limit is {MAX_MESSAGE_LENGTH}",
-            length=len(text),
+            f"content is {len(value)} characters, the limit is {MAX_MESSAGE_LENGTH}",
+            length=len(value),
             max_length=MAX_MESSAGE_LENGTH,
         )
     return text

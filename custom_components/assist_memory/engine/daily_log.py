@@ -23,7 +23,14 @@ import re
 import threading
 from typing import Final
 
-from .durable import append_durably, fsync_directory, storage_error, write_atomically
+from .durable import (
+    append_durably,
+    fsync_directory,
+    make_private_folder,
+    open_private,
+    storage_error,
+    write_atomically,
+)
 from .errors import InvalidMemoryError
 from .keywords import Keywords, cjk_grams, cjk_pairs, extract_keywords, light_stem
 
@@ -32,7 +39,7 @@ MAX_ENTRY_LENGTH: Final = 2000
 _SHORTEST_QUOTED: Final = 8
 DEFAULT_SEARCH_LIMIT: Final = 10
 _FILE_NAME: Final = re.compile(r"^(\d{4}-\d{2}-\d{2})\.md$")
-_DATE: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DATE: Final = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 # "- 08:02:11 text"; a bullet written by hand may have no time (or HH:MM).
 _ENTRY: Final = re.compile(
     r"^[ \t]*[-*+][ \t]+(?:(\d{1,2}:\d{2}(?::\d{2})?)[ \t]+)?(.*\S)[ \t]*$"
@@ -59,11 +66,11 @@ def validate_entry(entry: object) -> str:
         raise InvalidMemoryError(
             "empty_log_entry", "a log entry must not be empty", field="entry"
         )
-    if len(text) > MAX_ENTRY_LENGTH:
+    if len(entry) > MAX_ENTRY_LENGTH:
         raise InvalidMemoryError(
             "log_entry_too_long",
-            f"a log entry is {len(text)} characters, the limit is {MAX_ENTRY_LENGTH}",
-            length=len(text),
+            f"a log entry is {len(entry)} characters, the limit is {MAX_ENTRY_LENGTH}",
+            length=len(entry),
             max_length=MAX_ENTRY_LENGTH,
         )
     return text
@@ -104,10 +111,12 @@ class DailyLog:
         path = self.folder / f"{logged.date}.md"
         line = f"- {logged.time} {logged.text}\n".encode()
         with self._lock:
+            make_private_folder(self.folder)
             try:
-                self.folder.mkdir(parents=True, exist_ok=True)
                 try:
-                    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL)
+                    fd = open_private(
+                        path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL
+                    )
                 except FileExistsError:
                     fd = os.open(path, os.O_RDWR | os.O_APPEND)
                     created = False

@@ -55,7 +55,7 @@ from .keywords import (
     light_stem,
     normalize,
 )
-from .models import CATEGORIES, SOURCES, Memory
+from .models import CATEGORIES, SOURCES, Memory, is_storable_text, validate_key
 from .secrets_filter import mentions_secret, redact
 
 _LOGGER = logging.getLogger(__name__)
@@ -84,6 +84,9 @@ class Fact:
     def __post_init__(self) -> None:
         if not isinstance(self.content, str) or not self.content.strip():
             raise ValueError("a fact needs content")
+        if not is_storable_text(self.content):
+            raise ValueError("a fact must not contain NUL characters")
+        object.__setattr__(self, "key", validate_key(self.key))
         category = str(self.category).strip().lower()
         if category not in CATEGORIES:
             raise ValueError(f"unknown category {self.category!r}")

@@ -26,6 +26,8 @@ import sqlite3
 import threading
 from typing import Final
 
+from .durable import create_private_file
+from .errors import StorageError
 from .keywords import (
     Keywords,
     cjk_pairs,
@@ -170,7 +172,12 @@ class SearchIndex:
             return self._db
 
     def _connect(self) -> sqlite3.Connection:
-        target = ":memory:" if self.path is None else str(self.path)
+        target = ":memory:"
+        if self.path is not None:
+            # When it cannot be made, SQLite says why (a damaged or read-only file).
+            with suppress(StorageError):
+                create_private_file(self.path)
+            target = str(self.path)
         db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
         try:
             db.execute("PRAGMA journal_mode=WAL")

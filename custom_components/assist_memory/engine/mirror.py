@@ -28,7 +28,12 @@ import os
 from pathlib import Path
 from typing import Final
 
-from .durable import fsync_directory, storage_error, write_atomically
+from .durable import (
+    fsync_directory,
+    make_private_folder,
+    storage_error,
+    write_atomically,
+)
 from .errors import InvalidMemoryError, MemoryFullError
 from .markdown import (
     parse_markdown,
@@ -87,10 +92,7 @@ class MarkdownMirror:
 
     def ensure_folders(self) -> None:
         """Create `prompts/memory/` and `prompts/memory/daily/` when missing."""
-        try:
-            self.daily_folder.mkdir(parents=True, exist_ok=True)
-        except OSError as err:
-            raise storage_error(err, self.daily_folder) from err
+        make_private_folder(self.daily_folder)
 
     def edited_offline(self) -> bool:
         """True when MEMORY.md was edited since an engine last wrote it.
@@ -182,12 +184,9 @@ class MarkdownMirror:
     def _record(self, signature: _Signature) -> None:
         # Not fsynced: after a crash, a lost record only makes `edited_offline`
         # compare times instead.
-        tmp = self.record_path.with_name(f"{RECORD_FILE}.{os.getpid()}.tmp")
-        try:
-            tmp.write_text(" ".join(map(str, signature or ())), encoding="ascii")
-            os.replace(tmp, self.record_path)
-        except OSError as err:
-            raise storage_error(err, self.record_path) from err
+        write_atomically(
+            self.record_path, [" ".join(map(str, signature or ()))], sync=False
+        )
 
     # -- file -> store ---------------------------------------------------------
 

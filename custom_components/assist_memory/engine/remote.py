@@ -44,7 +44,7 @@ from .errors import (
     MemoryEngineError,
 )
 from .extraction import Fact
-from .models import HOUSEHOLD_SCOPE, Memory
+from .models import HOUSEHOLD_SCOPE, Memory, parse_time
 from .rest import MAX_PAGE_SIZE
 from .scoring import ScoredMemory
 from .settings import StoreSettings
@@ -712,10 +712,15 @@ def _with_owner(query: dict[str, str], owner: str | None) -> dict[str, str]:
 
 
 def _plain_fields(fields: MemoryFields) -> dict[str, Any]:
-    """Memory fields as JSON (tags and metadata as plain lists and objects)."""
+    """Memory fields as JSON (tags and metadata as plain lists and objects).
+
+    Tags given as one text ("a, b") are sent as the list it stands for.
+    """
     body: dict[str, Any] = dict(fields)
-    if "tags" in body and not isinstance(body["tags"], str):
-        body["tags"] = list(body["tags"])
+    if isinstance(tags := body.get("tags"), str):
+        body["tags"] = tags.split(",")
+    elif tags is not None:
+        body["tags"] = list(tags)
     if "metadata" in body:
         body["metadata"] = dict(body["metadata"])
     return body
@@ -742,7 +747,7 @@ def _backups(answer: Any) -> tuple[bool, builtins.list[BackupInfo]]:
     return bool(answer["enabled"]), [
         BackupInfo(
             str(item["id"]),
-            datetime.fromisoformat(item["createdAt"]),
+            parse_time(item["createdAt"], "createdAt"),
             None if item["count"] is None else int(item["count"]),
         )
         for item in answer["items"]

@@ -36,13 +36,15 @@ from typing import Any, Final, Literal
 import zlib
 
 from .durable import (
+    PRIVATE_FILE,
     append_durably,
     fsync_directory,
+    make_private_folder,
     process_lock,
     storage_error,
     write_atomically,
 )
-from .errors import InvalidMemoryError, MemoryFullError, StorageError
+from .errors import DuplicateIdError, InvalidMemoryError, MemoryFullError, StorageError
 from .journal import encode_begin, encode_delete, encode_put, ops_without, read_journal
 from .jsonfast import json_loads
 from .markdown import ReconcilePlan
@@ -206,10 +208,7 @@ class MemoryStore:
 
     def ensure_folder(self) -> None:
         """Create the store's folder when missing (StorageError when impossible)."""
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as err:
-            raise storage_error(err, self.path.parent) from err
+        make_private_folder(self.path.parent)
 
     def close(self) -> None:
         """Fold pending journal entries into the snapshot."""
@@ -256,7 +255,7 @@ class MemoryStore:
             source=validate_source(source),
             scope=validate_scope(scope),
             session_id=validate_optional_text(session_id, "session_id"),
-            metadata=validate_metadata(metadata or {}),
+            metadata=validate_metadata({} if metadata is None else metadata),
             created_at=now,
             updated_at=now,
         )
@@ -450,7 +449,7 @@ class MemoryStore:
                 sorts=", ".join(SORT_ORDERS),
             )
         wanted_category = validate_category(category) if category else None
-        wanted_tags = set(validate_tags(tags)) if tags else set()
+        wanted_tags = _tags_to_find(tags)
         with self._read() as records:
             matches = [
                 m
@@ -632,7 +631,7 @@ class MemoryStore:
                     error=err.message,
                 ) from err
             if memory.id in incoming:
-                raise InvalidMemoryError(
+                raise DuplicateIdError(
                     "invalid_import_record",
                     f"record {index}: the id {memory.id} appears twice",
                     index=index,
@@ -934,6 +933,7 @@ class MemoryStore:
         target = self._side_path(label, path.suffix)
         try:
             os.replace(path, target)
+            os.chmod(target, PRIVATE_FILE)
             fsync_directory(path.parent)
         except OSError as err:
             raise storage_error(err, path) from err
@@ -1002,6 +1002,23 @@ def _read_bytes(path: Path) -> bytes:
         return path.read_bytes()
     except OSError as err:
         raise storage_error(err, path) from err
+
+
+def _tags_to_find(tags: Sequence[str] | str | None) -> set[str]:
+    """Tags to filter by, as they are stored (trimmed, lowercase).
+
+    A filter is never an error: a tag no memory can have (too long, with a comma in
+    a list) finds nothing.
+    """
+    if not tags:
+        return set()
+    if isinstance(tags, str):
+        tags = tags.split(",")
+    if not isinstance(tags, list | tuple) or not all(isinstance(t, str) for t in tags):
+        raise InvalidMemoryError(
+            "invalid_tags", "tags must be a list of text", field="tags"
+        )
+    return {tag.strip().lower() for tag in tags} - {""}
 
 
 def _is_int(value: object) -> bool:

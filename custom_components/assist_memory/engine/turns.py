@@ -47,7 +47,7 @@ from .prompt import build_prompt_with_memory
 from .scoring import ScoredMemory
 from .secrets_filter import REDACTED, mentions_secret, redact
 from .throttle import ExtractionThrottle, FlushTracker
-from .working import WorkingMemoryManager, important_items
+from .working import MAX_TOPIC_LENGTH, WorkingMemoryManager, important_items
 
 # How many keywords of the last messages make up the working-memory topic.
 _TOPIC_WORDS: Final = 4
@@ -519,6 +519,8 @@ def _unseen(before: list[Message], live_since: datetime | None) -> list[MessageL
 def _topic(said: str) -> str:
     """The session's current topic: the main keywords of the last message (redacted).
 
-    The marker that replaced a secret is no keyword.
+    The marker that replaced a secret is no keyword. Cut to the length a topic may
+    have (a message may be one long word).
     """
-    return " ".join(extract_keywords(said.replace(REDACTED, " ")).all()[:_TOPIC_WORDS])
+    words = extract_keywords(said.replace(REDACTED, " ")).all()[:_TOPIC_WORDS]
+    return " ".join(words)[:MAX_TOPIC_LENGTH].strip()

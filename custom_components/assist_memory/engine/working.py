@@ -283,11 +283,11 @@ class WorkingMemoryManager:
 
 
 def validate_session_id(value: object) -> str:
-    """A session id is non-blank text of at most 200 characters (trimmed)."""
+    """A session id is non-blank text of at most 200 characters (then trimmed)."""
     if (
         not isinstance(value, str)
         or not value.strip()
-        or len(value.strip()) > MAX_SESSION_ID_LENGTH
+        or len(value) > MAX_SESSION_ID_LENGTH
         or "\x00" in value
     ):
         raise InvalidMemoryError(
