@@ -76,7 +76,7 @@ async def note(host: ApiHost, request: ApiRequest) -> object:
 
 async def pause(host: ApiHost, request: ApiRequest) -> object:
     """Keep a conversation out of the log and of learning from now on."""
-    await host.backend.pause_session(_body(request).text("session_id"))
+    await host.backend.pause_session(_body(request).session_id())
     return {}
 
 
