@@ -50,3 +50,7 @@ CONF_MEMORY_ENABLED: Final = "memory_enabled"
 # Compaction (seed 001) by the LLM chosen as extractor.
 CONF_COMPACTION_ENABLED: Final = "compaction_enabled"
 CONF_COMPACTION_THRESHOLD: Final = "compaction_threshold"
+
+# The config flow's choice to make the memory agent the conversation agent of the
+# preferred Assist pipeline; kept in the entry data until the first setup does it.
+CONF_PIPELINE_AGENT: Final = "pipeline_agent"

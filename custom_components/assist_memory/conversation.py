@@ -26,7 +26,6 @@ from homeassistant.helpers.device_registry import DeviceEntryType, DeviceInfo
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
 from .const import (
-    CONF_AGENT_ID,
     CONF_MEMORY_ENABLED,
     CONF_PROMPT_MODE,
     DOMAIN,
@@ -46,7 +45,7 @@ from .engine.compose import merge_prompts
 from .engine.keywords import extract_keywords
 from .engine.throttle import estimate_tokens
 from .extraction import async_schedule_extraction
-from .options import turn_settings
+from .options import turn_settings, wrapped_agent_id
 
 PARALLEL_UPDATES = 0
 _RECALL_ITEMS = 3
@@ -85,9 +84,7 @@ class AssistMemoryAgent(conversation.ConversationEntity):
     @property
     def wrapped_agent_id(self) -> str:
         """The agent that answers (Home Assistant's intent agent unless configured)."""
-        return str(
-            self.entry.options.get(CONF_AGENT_ID) or conversation.HOME_ASSISTANT_AGENT
-        )
+        return wrapped_agent_id(self.entry.options)
 
     @property
     def supports_streaming(self) -> bool:

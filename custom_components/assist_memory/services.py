@@ -1,4 +1,7 @@
-"""Services: memories (add, get, list, update, delete, clear, search), prompts, compaction."""
+"""Services: memories, prompts, compaction, and the memory agent in Assist.
+
+Memories: add, get, list, update, delete, clear, search.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from homeassistant.helpers import config_validation as cv, service
 import probatio
 
 from .const import DOMAIN
+from .data import AssistMemoryConfigEntry
 from .engine import (
     HOUSEHOLD_SCOPE,
     InvalidMemoryError,
@@ -29,6 +33,7 @@ from .engine import (
 )
 from .engine.compaction import CompactionResult
 from .engine.store import SORT_ORDERS
+from .pipeline import async_set_pipeline_agent
 
 ATTR_ID = "id"
 ATTR_CONTENT = "content"
@@ -59,6 +64,7 @@ SERVICE_REINDEX = "reindex"
 SERVICE_GET_WORKING_MEMORY = "get_working_memory"
 SERVICE_COMPACT = "compact"
 SERVICE_UNDO_COMPACTION = "undo_compaction"
+SERVICE_SET_PIPELINE_AGENT = "set_pipeline_agent"
 ATTR_TOPIC = "topic"
 
 MAX_PAGE = 1000
@@ -140,12 +146,15 @@ SESSION_SCHEMA = probatio.Schema(
 )
 
 
-def _backend(call: ServiceCall) -> MemoryBackend:
-    entry = service.async_get_config_entry(
+def _entry(call: ServiceCall) -> AssistMemoryConfigEntry:
+    entry: AssistMemoryConfigEntry = service.async_get_config_entry(
         call.hass, DOMAIN, call.data.get(ATTR_CONFIG_ENTRY_ID)
     )
-    backend: MemoryBackend = entry.runtime_data.backend
-    return backend
+    return entry
+
+
+def _backend(call: ServiceCall) -> MemoryBackend:
+    return _entry(call).runtime_data.backend
 
 
 @contextmanager
@@ -332,6 +341,11 @@ async def _reindex(call: ServiceCall) -> ServiceResponse:
     return {"indexed": indexed}
 
 
+async def _set_pipeline_agent(call: ServiceCall) -> ServiceResponse:
+    """The memory agent in the preferred Assist pipeline, wrapping the agent it had."""
+    return (await async_set_pipeline_agent(call.hass, _entry(call))).as_dict()
+
+
 _SERVICES: tuple[
     tuple[
         str,
@@ -362,6 +376,12 @@ _SERVICES: tuple[
         _get_working_memory,
         SESSION_SCHEMA,
         SupportsResponse.ONLY,
+    ),
+    (
+        SERVICE_SET_PIPELINE_AGENT,
+        _set_pipeline_agent,
+        ENTRY_SCHEMA,
+        SupportsResponse.OPTIONAL,
     ),
 )
 
