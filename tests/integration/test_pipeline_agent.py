@@ -8,13 +8,16 @@ never wraps itself.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from homeassistant.components import assist_pipeline, conversation
-from homeassistant.config_entries import SOURCE_USER, ConfigEntry
+from homeassistant.config_entries import SOURCE_HASSIO, SOURCE_USER, ConfigEntry
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.exceptions import HomeAssistantError
+from homeassistant.helpers import entity_registry as er
+from homeassistant.helpers.service_info.hassio import HassioServiceInfo
 from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
@@ -27,6 +30,7 @@ from custom_components.assist_memory.const import (
     DOMAIN,
     STORAGE_EMBEDDED,
 )
+from tests.support.memory_server import MemoryServer
 
 from .agents import AGENT_ENTITY_ID, LlmEntities
 from .conversing import MEMORY_AGENT
@@ -205,3 +209,81 @@ async def test_the_service_sets_the_pipeline_once_and_never_wraps_itself(
     assert answer["wrapped_agent_id"] == AGENT_ENTITY_ID
     assert preferred_agent(hass) == MEMORY_AGENT
     assert loaded_entry.options[CONF_AGENT_ID] == AGENT_ENTITY_ID
+
+
+async def test_a_choice_that_cannot_be_done_is_dropped_with_a_warning(
+    hass: HomeAssistant, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The flow asked for it, but Assist pipelines are gone by the first setup."""
+    entry = MockConfigEntry(
+        domain=DOMAIN,
+        title="Assist Memory",
+        data={CONF_STORAGE: STORAGE_EMBEDDED, CONF_PIPELINE_AGENT: True},
+    )
+    entry.add_to_hass(hass)
+    assert await hass.config_entries.async_setup(entry.entry_id)
+    await hass.async_block_till_done()
+    assert "choose it in Settings > Voice assistants" in caplog.text
+    assert entry.data == {CONF_STORAGE: STORAGE_EMBEDDED}
+
+
+@pytest.mark.usefixtures("pipelines")
+async def test_a_disabled_memory_agent_is_not_put_in_the_pipeline(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry
+) -> None:
+    er.async_get(hass).async_update_entity(
+        MEMORY_AGENT, disabled_by=er.RegistryEntryDisabler.USER
+    )
+    assert await hass.config_entries.async_reload(loaded_entry.entry_id)
+    await hass.async_block_till_done()
+    with pytest.raises(HomeAssistantError) as raised:
+        await hass.services.async_call(
+            DOMAIN, SERVICE, {}, blocking=True, return_response=True
+        )
+    assert raised.value.translation_key == "memory_agent_unavailable"
+    assert preferred_agent(hass) == conversation.HOME_ASSISTANT_AGENT
+
+
+@pytest.mark.usefixtures("pipelines", "socket_enabled")
+async def test_the_add_on_confirmation_offers_it_too(
+    hass: HomeAssistant, tmp_path: Path
+) -> None:
+    with MemoryServer(tmp_path / "server") as server:
+        result = await hass.config_entries.flow.async_init(
+            DOMAIN,
+            context={"source": SOURCE_HASSIO},
+            data=HassioServiceInfo(
+                config={
+                    "host": "127.0.0.1",
+                    "port": server.port,
+                    "token": server.token,
+                },
+                name="Assist Memory",
+                slug="local_assist_memory",
+                uuid="c0ffee",
+            ),
+        )
+        assert result["step_id"] == "hassio_confirm"
+        assert offered(dict(result)) == {CONF_PIPELINE_AGENT: True}
+        entry = await finish(hass, dict(result), {})
+        assert preferred_agent(hass) == MEMORY_AGENT
+        assert CONF_PIPELINE_AGENT not in entry.data
+        assert await hass.config_entries.async_unload(entry.entry_id)
+
+
+@pytest.mark.usefixtures("pipelines")
+async def test_another_memory_agent_in_the_pipeline_is_not_wrapped(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry
+) -> None:
+    """The pipeline names the memory agent of an entry set up earlier."""
+    earlier = er.async_get(hass).async_get_or_create(
+        "conversation", DOMAIN, "earlier_entry_agent"
+    )
+    await use_agent(hass, earlier.entity_id)
+    answer = await hass.services.async_call(
+        DOMAIN, SERVICE, {}, blocking=True, return_response=True
+    )
+    assert answer is not None
+    assert answer["wrapped_agent_id"] == conversation.HOME_ASSISTANT_AGENT
+    assert preferred_agent(hass) == MEMORY_AGENT
+    assert CONF_AGENT_ID not in loaded_entry.options
