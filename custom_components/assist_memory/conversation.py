@@ -40,6 +40,7 @@ from .engine.commands import (
     parse_command,
     reply,
     reply_language,
+    same_memory,
 )
 from .engine.compose import merge_prompts
 from .engine.keywords import extract_keywords
@@ -196,8 +197,15 @@ class AssistMemoryAgent(conversation.ConversationEntity):
         scopes = [HOUSEHOLD_SCOPE, user_id] if user_id else [HOUSEHOLD_SCOPE]
         try:
             if command.action == "remember":
-                await backend.add(command.subject, source="user_stated")
-                speech = reply(language, "remembered")
+                found = await backend.search(
+                    command.subject, limit=_RECALL_ITEMS, scopes=scopes
+                )
+                if any(same_memory(r.memory.content, command.subject) for r in found):
+                    # Said again: one memory, not a copy per time it was said.
+                    speech = reply(language, "known")
+                else:
+                    await backend.add(command.subject, source="user_stated")
+                    speech = reply(language, "remembered")
             elif command.action == "recall":
                 found = await backend.search(
                     command.subject,

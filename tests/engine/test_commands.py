@@ -10,6 +10,7 @@ from assist_memory_engine.commands import (
     parse_command,
     reply,
     reply_language,
+    same_memory,
 )
 
 
@@ -118,3 +119,16 @@ def test_replies() -> None:
         join_items("zh-Hans", ["安娜喜欢茶", "汤姆喜欢咖啡"])
         == "安娜喜欢茶；汤姆喜欢咖啡。"
     )
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "same"),
+    [
+        ("the spare key is under the mat", "The spare key  is under the mat.", True),
+        ("备用钥匙在门垫下面", "备用钥匙在门垫下面。", True),
+        ("ＡＢＣ", "abc", True),
+        ("the spare key is under the mat", "the spare key is under the pot", False),
+    ],
+)
+def test_same_memory(first: str, second: str, same: bool) -> None:
+    assert same_memory(first, second) is same

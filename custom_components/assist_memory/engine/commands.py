@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import re
 from typing import Final, Literal
 
+from .keywords import normalize
+
 Action = Literal["remember", "recall", "forget"]
 
 
@@ -85,6 +87,15 @@ def parse_command(text: str) -> MemoryCommand | None:
             if subject:
                 return MemoryCommand(action, subject)
     return None
+
+
+def same_memory(first: str, second: str) -> bool:
+    """True when two memory texts differ only in case, spacing or final punctuation."""
+    return _plain(first) == _plain(second)
+
+
+def _plain(text: str) -> str:
+    return " ".join(normalize(text).split()).rstrip(".!?。！？… ")
 
 
 _REPLIES: Final[dict[str, dict[str, str]]] = {
