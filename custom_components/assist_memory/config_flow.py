@@ -13,7 +13,6 @@ from homeassistant.config_entries import (
 )
 from homeassistant.const import CONF_TOKEN, CONF_URL
 from homeassistant.core import callback
-from homeassistant.helpers import entity_registry as er
 from homeassistant.helpers.selector import (
     BooleanSelector,
     ConversationAgentSelector,
@@ -58,6 +57,7 @@ from .const import (
     CONF_MAX_ITEMS,
     CONF_MEMORY_BUDGET,
     CONF_MEMORY_ENABLED,
+    CONF_PIPELINE_AGENT,
     CONF_PROMPT_MODE,
     CONF_RAG_TOP_N,
     CONF_SESSION_SUMMARY_LIMIT,
@@ -72,6 +72,7 @@ from .const import (
 from .engine.config import FIELDS_BY_KEY
 from .engine.embeddings import EmbeddingClient, EmbeddingError
 from .options import DEFAULT_OPTIONS, embedding_config, store_path
+from .pipeline import is_memory_agent, pipelines_loaded
 from .remote_entry import async_check_server
 
 
@@ -235,9 +236,10 @@ class AssistMemoryConfigFlow(ConfigFlow, domain=DOMAIN):
     ) -> ConfigFlowResult:
         """Confirm, showing where the memories will be kept."""
         if user_input is not None:
-            return self._async_create({CONF_STORAGE: STORAGE_EMBEDDED})
+            return self._async_create({CONF_STORAGE: STORAGE_EMBEDDED}, user_input)
         return self.async_show_form(
             step_id="embedded",
+            data_schema=probatio.Schema(self._pipeline_field()),
             description_placeholders={"path": str(store_path(self.hass))},
         )
 
@@ -254,11 +256,16 @@ class AssistMemoryConfigFlow(ConfigFlow, domain=DOMAIN):
             ):
                 errors["base"] = error
             else:
-                return self._async_create(_remote_data(url, token))
+                return self._async_create(_remote_data(url, token), user_input)
         return self.async_show_form(
             step_id="server",
             data_schema=self.add_suggested_values_to_schema(
-                SERVER_SCHEMA, {CONF_URL: (user_input or {}).get(CONF_URL)}
+                SERVER_SCHEMA.extend(self._pipeline_field()),
+                {
+                    key: value
+                    for key, value in (user_input or {}).items()
+                    if key != CONF_TOKEN
+                },
             ),
             errors=errors,
             description_placeholders=SERVER_PLACEHOLDERS,
@@ -298,10 +305,13 @@ class AssistMemoryConfigFlow(ConfigFlow, domain=DOMAIN):
     ) -> ConfigFlowResult:
         """Confirm using the add-on's server."""
         if user_input is not None:
-            return self._async_create(self._server)
-        self._set_confirm_only()
+            return self._async_create(self._server, user_input)
+        if not (field := self._pipeline_field()):
+            self._set_confirm_only()
         return self.async_show_form(
-            step_id="hassio_confirm", description_placeholders={"addon": self._addon}
+            step_id="hassio_confirm",
+            data_schema=probatio.Schema(field),
+            description_placeholders={"addon": self._addon},
         )
 
     async def async_step_reauth(
@@ -361,10 +371,24 @@ class AssistMemoryConfigFlow(ConfigFlow, domain=DOMAIN):
             description_placeholders=SERVER_PLACEHOLDERS,
         )
 
-    def _async_create(self, data: dict[str, str]) -> ConfigFlowResult:
+    def _pipeline_field(self) -> dict[Any, BooleanSelector]:
+        """The last step's offer to put the memory agent in Assist (on by default).
+
+        Only offered when Home Assistant has Assist pipelines.
+        """
+        if not pipelines_loaded(self.hass):
+            return {}
+        return {probatio.Optional(CONF_PIPELINE_AGENT, default=True): BooleanSelector()}
+
+    def _async_create(
+        self, data: dict[str, Any], last_step: dict[str, Any]
+    ) -> ConfigFlowResult:
+        """The entry; the first setup makes the memory agent the pipeline's if asked."""
         # Another flow may have finished while this one waited for the person.
         if self._async_current_entries(include_ignore=False):
             return self.async_abort(reason="single_instance_allowed")
+        if last_step.get(CONF_PIPELINE_AGENT):
+            data = {**data, CONF_PIPELINE_AGENT: True}
         return self.async_create_entry(
             title=TITLE, data=data, options=dict(DEFAULT_OPTIONS)
         )
@@ -467,18 +491,13 @@ class AssistMemoryOptionsFlow(OptionsFlowWithReload):
     async def _option_error(self, options: dict[str, Any]) -> str | None:
         """A translation key when the options cannot work, else None."""
         for key in (CONF_AGENT_ID, CONF_EXTRACTOR_ENTITY):
-            if (agent_id := options.get(key)) and self._is_memory_agent(agent_id):
+            if (agent_id := options.get(key)) and is_memory_agent(self.hass, agent_id):
                 return "agent_is_memory_agent"
         if options.get(CONF_COMPACTION_ENABLED) and not options.get(
             CONF_EXTRACTOR_ENTITY
         ):
             return "compaction_needs_llm"
         return await self._embedding_error(options)
-
-    def _is_memory_agent(self, agent_id: str) -> bool:
-        """The memory agent must not wrap itself or another memory agent."""
-        entry = er.async_get(self.hass).async_get(agent_id)
-        return entry is not None and entry.platform == DOMAIN
 
     async def _embedding_error(self, options: dict[str, Any]) -> str | None:
         """A translation key when the embedding settings do not work, else None."""

@@ -26,13 +26,7 @@ from homeassistant.helpers import intent
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
 from .chat_history import prepare_history, words_for_the_agent
-from .const import (
-    CONF_AGENT_ID,
-    CONF_MEMORY_ENABLED,
-    CONF_PROMPT_MODE,
-    LOGGER,
-    PROMPT_MODE_PREFIX,
-)
+from .const import CONF_MEMORY_ENABLED, CONF_PROMPT_MODE, LOGGER, PROMPT_MODE_PREFIX
 from .data import AssistMemoryConfigEntry
 from .engine import MemoryEngineError
 from .engine.answers import answer_command
@@ -41,7 +35,7 @@ from .engine.compose import merge_prompts
 from .engine.throttle import estimate_tokens
 from .entity import service_device
 from .extraction import async_schedule_extraction
-from .options import turn_settings
+from .options import turn_settings, wrapped_agent_id
 
 PARALLEL_UPDATES = 0
 
@@ -74,9 +68,7 @@ class AssistMemoryAgent(conversation.ConversationEntity):
     @property
     def wrapped_agent_id(self) -> str:
         """The agent that answers (Home Assistant's intent agent unless configured)."""
-        return str(
-            self.entry.options.get(CONF_AGENT_ID) or conversation.HOME_ASSISTANT_AGENT
-        )
+        return wrapped_agent_id(self.entry.options)
 
     @property
     def supports_streaming(self) -> bool:

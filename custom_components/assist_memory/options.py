@@ -7,9 +7,11 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from homeassistant.components.conversation import HOME_ASSISTANT_AGENT
 from homeassistant.core import HomeAssistant
 
 from .const import (
+    CONF_AGENT_ID,
     CONF_ATOMIC_CONTENT_MAX_LENGTH,
     CONF_COMPACTION_ENABLED,
     CONF_COMPACTION_THRESHOLD,
@@ -81,6 +83,11 @@ def embedding_config(options: Mapping[str, Any]) -> EmbeddingConfig | None:
     return EmbeddingConfig(
         url, model, str(options.get(CONF_EMBEDDING_API_KEY) or "") or None
     )
+
+
+def wrapped_agent_id(options: Mapping[str, Any]) -> str:
+    """The agent the memory agent passes turns to (Home Assistant's own by default)."""
+    return str(options.get(CONF_AGENT_ID) or HOME_ASSISTANT_AGENT)
 
 
 def turn_settings(options: Mapping[str, Any]) -> TurnSettings:

@@ -1,4 +1,7 @@
-"""Services: memories, prompts, compaction, and deleting a conversation."""
+"""Services: memories, prompts, compaction, conversations, and the memory agent in Assist.
+
+Memories: add, get, list, update, delete, clear, search.
+"""
 
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ import probatio
 
 from .const import DOMAIN
 from .conversation_owner import async_conversation_owner
+from .data import AssistMemoryConfigEntry
 from .engine import (
     HOUSEHOLD_SCOPE,
     InvalidMemoryError,
@@ -30,6 +34,7 @@ from .engine import (
 )
 from .engine.compaction import CompactionResult
 from .engine.store import SORT_ORDERS
+from .pipeline import async_set_pipeline_agent
 
 ATTR_ID = "id"
 ATTR_CONTENT = "content"
@@ -62,6 +67,7 @@ SERVICE_GET_WORKING_MEMORY = "get_working_memory"
 SERVICE_COMPACT = "compact"
 SERVICE_UNDO_COMPACTION = "undo_compaction"
 SERVICE_DELETE_CONVERSATION = "delete_conversation"
+SERVICE_SET_PIPELINE_AGENT = "set_pipeline_agent"
 ATTR_TOPIC = "topic"
 
 MAX_PAGE = 1000
@@ -146,12 +152,15 @@ CONVERSATION_SCHEMA = probatio.Schema(
 )
 
 
-def _backend(call: ServiceCall) -> MemoryBackend:
-    entry = service.async_get_config_entry(
+def _entry(call: ServiceCall) -> AssistMemoryConfigEntry:
+    entry: AssistMemoryConfigEntry = service.async_get_config_entry(
         call.hass, DOMAIN, call.data.get(ATTR_CONFIG_ENTRY_ID)
     )
-    backend: MemoryBackend = entry.runtime_data.backend
-    return backend
+    return entry
+
+
+def _backend(call: ServiceCall) -> MemoryBackend:
+    return _entry(call).runtime_data.backend
 
 
 @contextmanager
@@ -353,6 +362,11 @@ async def _reindex(call: ServiceCall) -> ServiceResponse:
     return {"indexed": indexed}
 
 
+async def _set_pipeline_agent(call: ServiceCall) -> ServiceResponse:
+    """The memory agent in the preferred Assist pipeline, wrapping the agent it had."""
+    return (await async_set_pipeline_agent(call.hass, _entry(call))).as_dict()
+
+
 _SERVICES: tuple[
     tuple[
         str,
@@ -388,6 +402,12 @@ _SERVICES: tuple[
         SERVICE_DELETE_CONVERSATION,
         _delete_conversation,
         CONVERSATION_SCHEMA,
+        SupportsResponse.OPTIONAL,
+    ),
+    (
+        SERVICE_SET_PIPELINE_AGENT,
+        _set_pipeline_agent,
+        ENTRY_SCHEMA,
         SupportsResponse.OPTIONAL,
     ),
 )

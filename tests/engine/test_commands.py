@@ -153,6 +153,13 @@ def test_other_sentences_pass_through(text: str) -> None:
         (None, "记住这个", "zh-Hans"),
         ("*", "remember this", "en"),
         ("de", "", "en"),
+        # A Chinese sentence gets a Chinese answer in any conversation language.
+        ("en", "记住备用钥匙在花盆下面", "zh-Hans"),
+        ("en", "記住備用鑰匙在花盆下面", "zh-Hant"),
+        ("de", "你还记得备用钥匙吗", "zh-Hans"),
+        ("en", "你還記得備用鑰匙嗎", "zh-Hant"),
+        ("zh-Hans", "記住備用鑰匙在花盆下面", "zh-Hans"),
+        ("en", "remember that 小明 likes tea", "en"),
     ],
 )
 def test_reply_language(language: str | None, text: str, expected: str) -> None:

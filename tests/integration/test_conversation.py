@@ -242,6 +242,25 @@ async def test_intent_agent_sentences_in_english(hass: HomeAssistant) -> None:
 
 
 @pytest.mark.usefixtures("loaded_entry")
+async def test_saying_the_same_thing_again_is_remembered_once(
+    hass: HomeAssistant,
+) -> None:
+    await say(hass, "Remember that the spare key is under the mat")
+    result = await say(hass, "remember that The spare key is under the mat.")
+    assert speech(result) == "I already knew that."
+    result = await say(hass, "记住：备用钥匙在门垫下面")
+    assert speech(result) == "好的，我记住了。"
+    result = await say(hass, "记住备用钥匙在门垫下面。")
+    assert speech(result) == "这个我已经记得了。"
+    assert await contents(hass) == [
+        "the spare key is under the mat",
+        "备用钥匙在门垫下面",
+    ]
+    result = await say(hass, "What do you remember about the spare key?")
+    assert speech(result) == "Here is what I remember: the spare key is under the mat."
+
+
+@pytest.mark.usefixtures("loaded_entry")
 async def test_intent_agent_sentences_in_chinese(hass: HomeAssistant) -> None:
     result = await say(hass, "记住备用钥匙在门垫下面", language="zh-Hans")
     assert speech(result) == "好的，我记住了。"

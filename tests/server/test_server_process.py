@@ -11,7 +11,10 @@ import aiohttp
 import pytest
 
 from tests.support.chat_server import ChatServer
+from tests.support.ha_process import ROOT
 from tests.support.server_process import ServerProcess, serve_command
+
+SCRIPT_SERVER = str(ROOT / "script" / "server")
 
 
 @pytest.fixture
@@ -279,3 +282,27 @@ async def test_addon_mode_without_a_supervisor_token_still_serves(
                 assert response.status == 200
         assert await server.stop() == 0
     assert "not announcing the server" in server.log_text()
+
+
+async def test_script_server_prints_a_link_that_opens_the_web_ui(
+    data_dir: Path,
+) -> None:
+    command = [SCRIPT_SERVER, "--port", "0", "--data-dir", str(data_dir)]
+    for start in ("first", "later"):
+        async with ServerProcess(command) as server:
+            assert server.process is not None
+            assert server.process.stdout is not None
+            async with asyncio.timeout(60):  # guards against a hang only
+                line = (await server.process.stdout.readline()).decode().strip()
+            link = f"{server.base_url}/#token={server.token}"
+            assert line == f"Open the web UI: {link}", start
+            # The page, and the API with the token the page takes from the link.
+            page, fragment = link.split("#token=")
+            async with aiohttp.ClientSession() as http:
+                async with http.get(page) as response:
+                    assert response.status == 200
+                    assert "text/html" in response.headers["Content-Type"]
+                headers = {"Authorization": f"Bearer {fragment}"}
+                async with http.get(f"{page}memory/stats", headers=headers) as response:
+                    assert response.status == 200
+            assert await server.stop() == 0

@@ -194,14 +194,23 @@ _REPLIES: Final[dict[str, dict[str, str]]] = {
 }
 
 
+_HAN: Final = re.compile(r"[\u4e00-\u9fff]")
+# Characters of the memory sentences that only traditional Chinese writes this way.
+_TRADITIONAL: Final = re.compile(r"[記還關嗎麼請刪憶]")
+
+
 def reply_language(language: str | None, text: str = "") -> str:
-    """The reply language for a conversation language ("zh-TW" -> "zh-Hant")."""
+    """The reply language for a conversation language ("zh-TW" -> "zh-Hant").
+
+    A sentence that starts in Chinese is answered in Chinese whatever the
+    conversation's language (typed into an English Assist, say).
+    """
     tag = (language or "").replace("_", "-").lower()
     if tag.startswith("zh"):
         traditional = any(part in tag for part in ("hant", "tw", "hk", "mo"))
         return "zh-Hant" if traditional else "zh-Hans"
-    if not tag or tag == "*":
-        return "zh-Hans" if re.search(r"[\u4e00-\u9fff]", text) else "en"
+    if _HAN.match(text.lstrip()) or (tag in ("", "*") and _HAN.search(text)):
+        return "zh-Hant" if _TRADITIONAL.search(text) else "zh-Hans"
     return "en"
 
 

@@ -25,6 +25,7 @@ import secrets
 import signal
 import sys
 from typing import Any, Final
+from urllib.parse import quote
 
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
@@ -76,6 +77,8 @@ class ServerOptions:
     llm: LlmEndpoint | None = None
     embeddings: EmbeddingConfig | None = None
     initial_config: dict[str, Any] = field(default_factory=dict)
+    # Print the web UI's link with the token at each start (script/server does).
+    print_link: bool = False
 
 
 def read_or_create_token(data_dir: Path) -> tuple[str, bool]:
@@ -344,6 +347,8 @@ async def _run(
         await web.TCPSite(runner, options.host, options.port).start()
         port = int(runner.addresses[0][1])
         _print(f"Assist Memory serving on http://{options.host}:{port}")
+        if options.print_link:
+            _print(f"Open the web UI: {web_ui_link(options.host, port, token)}")
         if on_ready is not None:
             announcing = asyncio.create_task(on_ready(token, port))
         await stop.wait()
@@ -356,6 +361,18 @@ async def _run(
             with contextlib.suppress(asyncio.CancelledError):
                 await announcing
         await runner.cleanup()
+
+
+def web_ui_link(host: str, port: int, token: str) -> str:
+    """The web UI with the token in the fragment (it logs in, the server never sees it).
+
+    A server on every interface is opened on this machine's loopback address.
+    """
+    if host in ("", "0.0.0.0", "::"):  # noqa: S104 (an address to link to, not to bind)
+        host = "127.0.0.1"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{port}/#token={quote(token, safe='')}"
 
 
 def _print(line: str) -> None:
