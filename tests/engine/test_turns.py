@@ -459,18 +459,20 @@ def test_a_paused_conversation_is_neither_logged_nor_learned(
     )
     settings = LearnSettings(min_interval=timedelta(0), min_messages=3)
     talk(paused, "s", ("My favourite colour is purple", "Nice."))
+    paused.begin(session_id="s", text="I like cats", user_id="ben")
     paused.note_message("other", "user", "I like jasmine tea")
-    paused.pause("s")
+    paused.pause("s", None)
     assert paused.working.get("s") is None
+    # What the speaker (here a turn without a user) said before is erased, with the
+    # summary of the conversation they started; Ben's message stays his.
+    assert [m.content for m in paused.log.messages("s")] == ["I like cats"]
+    assert paused.log.summary("s") is None
     context = paused.begin(session_id="s", text="My cat is called Quorvath")
     paused.end(session_id="s", user_text="My cat is called Quorvath", reply="Nice.")
     paused.note_message("s", "user", "I prefer tea")
     # Memory still comes; nothing of the conversation is kept or learned.
     assert context.session_id == "s"
-    assert [m.content for m in paused.log.messages("s")] == [
-        "My favourite colour is purple",
-        "Nice.",
-    ]
+    assert [m.content for m in paused.log.messages("s")] == ["I like cats"]
     assert paused.working.get("s") is None
     assert paused.extraction_batch("s", settings) is None
     # Other conversations are not affected.

@@ -515,12 +515,16 @@ async def test_stop_remembering_with_a_memory_server(
     await hass.services.async_call(
         DOMAIN, "add", {"content": "Anna takes her coffee black"}, blocking=True
     )
-    paused = await say(hass, "Stop remembering")
-    await say(hass, "How does Anna like her coffee?", paused.conversation_id)
-    (turn,) = llm.agent.turns
+    first = await say(hass, "Plan the Quorvath party", user_id="anna")
+    conversation_id = str(first.conversation_id)
+    await say(hass, "Stop remembering", conversation_id, user_id="anna")
+    await say(hass, "How does Anna like her coffee?", conversation_id, user_id="anna")
+    turn = llm.agent.turns[-1]
     assert "Anna takes her coffee black" in turn.system_prompt
     backend = loaded_entry.runtime_data.backend
-    assert await backend.working_memory(str(paused.conversation_id)) is None
+    assert await backend.working_memory(conversation_id) is None
+    # What Anna said before the sentence is erased on the server too.
+    assert await backend.conversation(conversation_id) is None
 
 
 async def test_server_going_away_and_coming_back(

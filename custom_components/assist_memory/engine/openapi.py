@@ -260,7 +260,9 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
             },
             ["session_id", "role", "text"],
         ),
-        "TurnPause": _open({"session_id": _SESSION_ID}, ["session_id"]),
+        "TurnPause": _open(
+            {"session_id": _SESSION_ID, "user_id": _USER_ID}, ["session_id"]
+        ),
         "ExtractionBatchRequest": _open(
             {
                 "session_id": _SESSION_ID,

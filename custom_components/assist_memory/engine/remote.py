@@ -564,9 +564,13 @@ class RemoteBackend:
         body = {"session_id": session_id, "role": role, "text": text}
         await self._call("POST", "/api/turns/note", body=body)
 
-    async def pause_session(self, session_id: str) -> None:
-        """Keep the conversation out of the log and of learning from now on."""
-        await self._call("POST", "/api/turns/pause", body={"session_id": session_id})
+    async def pause_session(self, session_id: str, *, user_id: str | None) -> None:
+        """Keep the conversation out of the log and of learning from now on.
+
+        What the speaker said in it before is erased.
+        """
+        body = {"session_id": session_id, "user_id": user_id}
+        await self._call("POST", "/api/turns/pause", body=body)
 
     async def extraction_batch(
         self, session_id: str, settings: LearnSettings, *, used_tokens: int = 0

@@ -8,9 +8,10 @@ user's message is persisted (seed 003) and the memories' use recorded by `after_
 which a host in a hurry runs once the agent has its memory.
 `end` runs after the answer: the reply is persisted, a new session gets its summary
 after the first reply, and the topic is updated for the next retrieval.
-A paused conversation ("stop remembering", `pause`) still gets its memory, but from
-then on nothing of it is logged, kept in working memory or learned from, until it
-has been idle as long as a working memory lives.
+A paused conversation ("stop remembering", `pause`) still gets its memory, but what
+the speaker said in it before is erased, and from then on nothing of it is logged,
+kept in working memory or learned from, until it has been idle as long as a working
+memory lives.
 
 What a conversation keeps belongs to the user who spoke (None: turns without a user):
 the window, the working memory and the summaries of another user's turns never reach
@@ -151,15 +152,18 @@ class TurnMemory:
         self._clock = clock
         self._paused: dict[str, float] = {}
 
-    def pause(self, session_id: str) -> None:
+    def pause(self, session_id: str, user_id: str | None) -> None:
         """Keep the conversation out of the log, working memory and learning from now.
 
-        What it said before is not learned from either.
+        What the speaker (`user_id`) said in it before is erased as deleting their
+        part of the conversation does; its working memory goes unarchived, and what
+        others said in it is not learned from either.
         """
         with self._lock:
             self._paused[session_id] = self._clock()
-            self.working.remove(session_id)
+            self.working.forget(session_id)
             self.log.mark_collected([m.id for m in self.log.uncollected(session_id)])
+        self.delete_conversation(session_id, user_id)
 
     def _still_paused(self, session_id: str) -> bool:
         """Whether the session is paused; a turn keeps it so (lock held)."""
