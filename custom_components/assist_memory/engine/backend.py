@@ -276,8 +276,9 @@ class MemoryBackend(Protocol):
         *,
         scope: str,
         settings: LearnSettings,
+        speaker_unknown: bool = False,
     ) -> LearnResult:
-        """Write learned facts back."""
+        """Write learned facts back (`speaker_unknown`: none about the speaker)."""
 
     async def memory_overview(
         self, *, user_id: str | None, settings: TurnSettings | None = None
@@ -843,10 +844,16 @@ class LocalBackend:
         *,
         scope: str,
         settings: LearnSettings,
+        speaker_unknown: bool = False,
     ) -> LearnResult:
-        """Write learned facts back."""
+        """Write learned facts back (`speaker_unknown`: none about the speaker)."""
         return await self._change(
-            self.turns.learn, batch, facts, scope=scope, settings=settings
+            self.turns.learn,
+            batch,
+            facts,
+            scope=scope,
+            settings=settings,
+            speaker_unknown=speaker_unknown,
         )
 
     async def memory_overview(

@@ -278,6 +278,7 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
                 "facts": _nullable(_list(fact)),
                 "scope": _nullable(_SCOPE),
                 "settings": learn_settings,
+                "speaker_unknown": {"type": ["boolean", "null"]},
             },
             ["batch"],
         ),

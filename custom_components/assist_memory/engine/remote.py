@@ -604,13 +604,15 @@ class RemoteBackend:
         *,
         scope: str,
         settings: LearnSettings,
+        speaker_unknown: bool = False,
     ) -> LearnResult:
-        """Write learned facts back."""
+        """Write learned facts back (`speaker_unknown`: none about the speaker)."""
         body = {
             "batch": batch_json(batch),
             "facts": [fact.to_dict() for fact in facts],
             "scope": scope,
             "settings": learn_settings_json(settings),
+            "speaker_unknown": speaker_unknown,
         }
         result = await self._read(
             learn_result_from_json, "POST", "/api/turns/learn", body=body

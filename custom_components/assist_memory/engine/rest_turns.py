@@ -110,6 +110,7 @@ async def learn(host: ApiHost, request: ApiRequest) -> object:
         [fact_from_json(item) for item in body.items("facts")],
         scope=body.scope(),
         settings=learn_settings_from_json(body.data.get("settings")),
+        speaker_unknown=body.boolean("speaker_unknown", False),
     )
     return learn_result_json(result)
 

@@ -30,6 +30,7 @@ import threading
 import time
 from typing import Final
 
+from .commands import about_whom
 from .compose import DEFAULT_BUDGET, MessageLine, SummaryLine, compose_memory_block
 from .conversations import (
     EVERYONE,
@@ -354,15 +355,24 @@ class TurnMemory:
         *,
         scope: str,
         settings: LearnSettings,
+        speaker_unknown: bool = False,
     ) -> LearnResult:
         """Write facts back (seeds 001, 003): repeats refresh, a known key is replaced.
 
         Secrets are never stored; facts longer than `atomic_content_max_length` are
         left out. The batch's messages are marked as collected. A summary of the
         speaker's that states a replaced fact no longer reaches a prompt.
+
+        `speaker_unknown`: nobody can tell who spoke (a conversation with another
+        agent, followed through the host's chat logs), so nothing about the speaker
+        is kept, neither a fact about them nor a profile line; facts about the
+        household or someone named are.
         """
         fitting = [
-            f for f in facts if len(f.content) <= settings.atomic_content_max_length
+            f
+            for f in facts
+            if len(f.content) <= settings.atomic_content_max_length
+            and not (speaker_unknown and about_the_speaker(f))
         ]
         existing: list[Memory] = []
         if fitting:  # comparing with every memory is costly: only when there are facts
@@ -401,7 +411,7 @@ class TurnMemory:
                 replaced.append((before, fact))
         profile_changes = sum(
             self.profile.note_preference(scope, section, statement)
-            for text in batch.user_texts
+            for text in (() if speaker_unknown else batch.user_texts)
             for section, statement in profile_updates(text)
             if not mentions_secret(statement)
         )
@@ -508,6 +518,14 @@ class TurnMemory:
                 user_id, limit, among=limit * 5 + 1, excluding=session_id
             )
         ]
+
+
+def about_the_speaker(fact: Fact) -> bool:
+    """Whether a learned fact is about whoever spoke ("The user's ...", 用户……).
+
+    Learning writes the speaker as "The user" and keys their facts `user_...`.
+    """
+    return about_whom(fact.content) == "speaker" or (fact.key or "").startswith("user_")
 
 
 def _unseen(before: list[Message], live_since: datetime | None) -> list[MessageLine]:
