@@ -488,3 +488,26 @@ def test_a_paused_conversation_is_neither_logged_nor_learned(
     batch = paused.extraction_batch("s", EAGER)
     assert batch is not None
     assert batch.user_texts == ("My favourite colour is green",)
+
+
+def test_an_ended_working_memory_is_archived_for_its_speaker(
+    store_path: Path,
+) -> None:
+    now = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
+    working = WorkingMemoryManager(clock=lambda: now)
+    turns = TurnMemory(
+        MemoryEngine(store_path, StoreSettings(max_items=0)),
+        ConversationLog(store_path.parent / "conversations.db"),
+        working,
+        UserProfile(store_path.parent),
+    )
+    turns.engine.init()
+    working.touch("anna's", variables={"remember_parking_spot": "B2"}, user_id="anna")
+    working.touch("kiosk", variables={"remember_bins": "Tuesday"})
+    now += working.ttl + timedelta(seconds=1)
+
+    assert turns.expire_sessions() == 2
+
+    archived = {m.content: m.scope for m in turns.engine.store.list().items}
+    assert archived == {"Parking spot: B2": "anna", "Bins: Tuesday": "household"}
+    turns.engine.close()

@@ -459,7 +459,9 @@ class TurnMemory:
     def expire_sessions(self) -> int:
         """End working memories idle for 30 minutes; archive their important items.
 
-        Returns how many sessions ended (seed 002's auto-cleanup).
+        An item is kept for the user whose working memory it was (the household's
+        for turns without a user). Returns how many sessions ended (seed 002's
+        auto-cleanup).
         """
         with self._lock:
             ended = self.working.expire()
@@ -476,6 +478,7 @@ class TurnMemory:
                     category="note",
                     source="inferred",
                     confidence=0.7,
+                    scope=working.user_id or HOUSEHOLD_SCOPE,
                     session_id=working.session_id,
                 )
         return len(ended)
