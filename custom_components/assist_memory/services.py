@@ -1,6 +1,11 @@
 """Services: memories, prompts, compaction, conversations, and the memory agent in Assist.
 
 Memories: add, get, list, update, delete, clear, search.
+
+They read and change everyone's memories, so they are for administrators (and for
+automations and scripts, whose calls carry no user); a person who is not one has the
+websocket commands for their own. `delete_conversation` is open to everyone: it
+deletes only the caller's messages.
 """
 
 from __future__ import annotations
@@ -413,10 +418,23 @@ _SERVICES: tuple[
 )
 
 
+# Scoped to the caller: the only service a person who is not an administrator may call.
+_FOR_EVERYONE = frozenset({SERVICE_DELETE_CONVERSATION})
+
+
 @callback
 def async_setup_services(hass: HomeAssistant) -> None:
     """Register every Assist Memory service."""
     for name, handler, schema, supports_response in _SERVICES:
-        hass.services.async_register(
-            DOMAIN, name, handler, schema=schema, supports_response=supports_response
-        )
+        if name in _FOR_EVERYONE:
+            hass.services.async_register(
+                DOMAIN,
+                name,
+                handler,
+                schema=schema,
+                supports_response=supports_response,
+            )
+        else:
+            service.async_register_admin_service(
+                hass, DOMAIN, name, handler, schema, supports_response
+            )

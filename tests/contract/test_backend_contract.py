@@ -238,6 +238,34 @@ async def test_turns_working_memory_and_learning(backend: MemoryBackend) -> None
     assert learned.total == result.added
 
 
+async def test_learning_when_the_speaker_is_unknown(backend: MemoryBackend) -> None:
+    # A conversation with another agent: whoever spoke could be anyone in the home.
+    for text in (
+        "My favourite food is pizza",
+        "I work as a nurse",
+        "Our dog is called Rex",
+        "我喜欢燕麦奶",
+    ):
+        await backend.note_message("followed", "user", text)
+    profile_before = await backend.read_profile()
+    batch = await backend.extraction_batch("followed", EAGER)
+    assert batch is not None
+    facts = await backend.rule_facts(batch)
+
+    result = await backend.learn(
+        batch, facts, scope="household", settings=EAGER, speaker_unknown=True
+    )
+
+    # Nothing about the speaker reaches the household: only what is everyone's.
+    household = await backend.list(scope="household")
+    assert [m.content for m in household.items] == ["The household's dog is called Rex"]
+    assert result.added == 1
+    assert result.skipped == len(facts) - 1
+    assert result.profile_updates == 0
+    assert await backend.read_profile() == profile_before
+    assert await backend.extraction_batch("followed", EAGER) is None
+
+
 async def test_conversations_of_their_owners(backend: MemoryBackend) -> None:
     for session, user, text in (
         ("s1", "anna", "My PIN is 4321, and my dentist is Dr. Chen"),

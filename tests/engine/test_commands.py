@@ -13,6 +13,7 @@ from assist_memory_engine.commands import (
     parse_command,
     reply,
     reply_language,
+    scopes_about,
 )
 
 
@@ -100,6 +101,14 @@ def test_pause_sentences(text: str) -> None:
         ("我們家的垃圾週二收", "household"),
         ("大家的自行车在车库", "household"),
         ("备用钥匙在门垫下面", None),
+        # How learning writes a fact down (and an LLM told so writes it): the user is
+        # the speaker, the household everyone.
+        ("The user's favourite colour is teal", "speaker"),
+        ("The user prefers oat milk", "speaker"),
+        ("The household's bins go out on Tuesday", "household"),
+        ("用户的生日是五月三号", "speaker"),
+        ("用户家的垃圾周二收", "household"),
+        ("用户一家周末去爬山", "household"),
     ],
 )
 def test_whom_a_sentence_is_about(subject: str, whose: str | None) -> None:
@@ -120,6 +129,15 @@ def test_the_scope_follows_the_speaker() -> None:
         assert command_scopes(command, None) == CommandScopes(
             "household", ("household",)
         )
+
+
+def test_the_scope_of_any_text_follows_the_speaker() -> None:
+    # The rule of the memory sentences, for text that is no command (an LLM tool's).
+    assert scopes_about("my car is on level 3", "anna") == CommandScopes(
+        "anna", ("anna",)
+    )
+    assert scopes_about("my car is on level 3", None).write == "household"
+    assert scopes_about("our car is on level 3", "anna").write == "household"
 
 
 @pytest.mark.parametrize(

@@ -459,18 +459,20 @@ def test_a_paused_conversation_is_neither_logged_nor_learned(
     )
     settings = LearnSettings(min_interval=timedelta(0), min_messages=3)
     talk(paused, "s", ("My favourite colour is purple", "Nice."))
+    paused.begin(session_id="s", text="I like cats", user_id="ben")
     paused.note_message("other", "user", "I like jasmine tea")
-    paused.pause("s")
+    paused.pause("s", None)
     assert paused.working.get("s") is None
+    # What the speaker (here a turn without a user) said before is erased, with the
+    # summary of the conversation they started; Ben's message stays his.
+    assert [m.content for m in paused.log.messages("s")] == ["I like cats"]
+    assert paused.log.summary("s") is None
     context = paused.begin(session_id="s", text="My cat is called Quorvath")
     paused.end(session_id="s", user_text="My cat is called Quorvath", reply="Nice.")
     paused.note_message("s", "user", "I prefer tea")
     # Memory still comes; nothing of the conversation is kept or learned.
     assert context.session_id == "s"
-    assert [m.content for m in paused.log.messages("s")] == [
-        "My favourite colour is purple",
-        "Nice.",
-    ]
+    assert [m.content for m in paused.log.messages("s")] == ["I like cats"]
     assert paused.working.get("s") is None
     assert paused.extraction_batch("s", settings) is None
     # Other conversations are not affected.
@@ -486,3 +488,26 @@ def test_a_paused_conversation_is_neither_logged_nor_learned(
     batch = paused.extraction_batch("s", EAGER)
     assert batch is not None
     assert batch.user_texts == ("My favourite colour is green",)
+
+
+def test_an_ended_working_memory_is_archived_for_its_speaker(
+    store_path: Path,
+) -> None:
+    now = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
+    working = WorkingMemoryManager(clock=lambda: now)
+    turns = TurnMemory(
+        MemoryEngine(store_path, StoreSettings(max_items=0)),
+        ConversationLog(store_path.parent / "conversations.db"),
+        working,
+        UserProfile(store_path.parent),
+    )
+    turns.engine.init()
+    working.touch("anna's", variables={"remember_parking_spot": "B2"}, user_id="anna")
+    working.touch("kiosk", variables={"remember_bins": "Tuesday"})
+    now += working.ttl + timedelta(seconds=1)
+
+    assert turns.expire_sessions() == 2
+
+    archived = {m.content: m.scope for m in turns.engine.store.list().items}
+    assert archived == {"Parking spot: B2": "anna", "Bins: Tuesday": "household"}
+    turns.engine.close()

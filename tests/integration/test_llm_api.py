@@ -167,3 +167,65 @@ async def test_tools_keep_no_secret(
     assert logged.data["logged"] == "Gave the plumber the door code [secret withheld]"
     found = await data_files_containing(hass, loaded_entry, ["Tulip-4242", "7788"])
     assert found == {}
+
+
+async def scope_of(hass: HomeAssistant, content: str) -> str:
+    """The scope of the memory with this content."""
+    response = await hass.services.async_call(
+        DOMAIN, "list", {}, blocking=True, return_response=True
+    )
+    assert response is not None
+    items: list[dict[str, Any]] = response["items"]  # type: ignore[assignment]
+    return str(next(m["scope"] for m in items if m["content"] == content))
+
+
+async def test_append_memory_follows_the_speaker(hass: HomeAssistant) -> None:
+    anna = await api(hass, "anna")
+    for fact in (
+        "My dentist appointment is with Dr. Chen on Friday",
+        "The user's favourite colour is teal",
+        "Our bins go out on Tuesday",
+        "The spare key is under the flowerpot",
+    ):
+        stored = await call(anna, "append_memory", fact=fact)
+        assert not stored.error
+    satellite = await api(hass)
+    await call(satellite, "append_memory", fact="My alarm is set for six")
+
+    assert await scope_of(
+        hass, "My dentist appointment is with Dr. Chen on Friday"
+    ) == ("anna")
+    assert await scope_of(hass, "The user's favourite colour is teal") == "anna"
+    assert await scope_of(hass, "Our bins go out on Tuesday") == "household"
+    assert await scope_of(hass, "The spare key is under the flowerpot") == "household"
+    # A turn without a user (a satellite) only has the household.
+    assert await scope_of(hass, "My alarm is set for six") == "household"
+
+
+async def test_reading_and_searching_give_the_speaker_only_theirs_and_the_households(
+    hass: HomeAssistant,
+) -> None:
+    await call(
+        await api(hass, "anna"),
+        "append_memory",
+        fact="My dentist appointment is with Dr. Chen on Friday",
+    )
+    await call(
+        await api(hass, "anna"), "append_memory", fact="Our bins go out on Tuesday"
+    )
+    await call(await api(hass, "ben"), "append_memory", fact="My dentist is Dr. Okafor")
+
+    for user_id, mine, not_mine in (
+        ("anna", "Dr. Chen", "Okafor"),
+        ("ben", "Okafor", "Dr. Chen"),
+        (None, "bins", "dentist"),
+    ):
+        instance = await api(hass, user_id)
+        memory = (await call(instance, "read_memory")).data["memory"]
+        assert mine in memory
+        assert "Our bins go out on Tuesday" in memory
+        assert not_mine not in memory
+        found = await call(instance, "search_memory", query="dentist appointment Dr.")
+        contents = [r["content"] for r in found.data["results"]]
+        assert not [c for c in contents if not_mine in c]
+        assert not_mine not in instance.api_prompt

@@ -443,10 +443,10 @@ async def test_learn_from_other_agents(
         log = loaded_entry.runtime_data.backend.turns.log
         return len(log.messages(conversation_id))
 
-    unheard = await talk_to_the_other_agent("My favourite colour is blue", "Thanks")
+    unheard = await talk_to_the_other_agent("Our favourite colour is blue", "Thanks")
     assert logged(unheard) == 0
     assert await contents(hass) == []
     await change(hass, loaded_entry, **{CONF_LEARN_FROM_OTHER_AGENTS: True})
-    heard = await talk_to_the_other_agent("My favourite food is pizza", "Thanks")
+    heard = await talk_to_the_other_agent("Our favourite food is pizza", "Thanks")
     assert logged(heard) == 4
-    assert await contents(hass) == ["The user's favourite food is pizza"]
+    assert await contents(hass) == ["The household's favourite food is pizza"]

@@ -9,47 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from homeassistant.auth.const import GROUP_ID_USER
 from homeassistant.core import HomeAssistant
 import pytest
-from pytest_homeassistant_custom_component.common import (
-    CLIENT_ID,
-    MockConfigEntry,
-    MockUser,
-)
-from pytest_homeassistant_custom_component.typing import (
-    MockHAClientWebSocket,
-    WebSocketGenerator,
-)
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+from pytest_homeassistant_custom_component.typing import WebSocketGenerator
 
 from custom_components.assist_memory.engine import HOUSEHOLD_SCOPE
 
 from .conversing import add, contents, say
-
-
-class Person:
-    """A user who is not an administrator, with an open websocket connection."""
-
-    def __init__(self, user: MockUser, client: MockHAClientWebSocket) -> None:
-        self.user = user
-        self.client = client
-
-    async def ask(self, command: str, **data: Any) -> dict[str, Any]:
-        await self.client.send_json_auto_id(
-            {"type": f"assist_memory/{command}", **data}
-        )
-        answer: dict[str, Any] = await self.client.receive_json()
-        return answer
-
-
-async def person(
-    hass: HomeAssistant, hass_ws_client: WebSocketGenerator, name: str
-) -> Person:
-    user = MockUser(name=name, groups=[await hass.auth.async_get_group(GROUP_ID_USER)])
-    user.add_to_hass(hass)
-    refresh = await hass.auth.async_create_refresh_token(user, CLIENT_ID)
-    token = hass.auth.async_create_access_token(refresh)
-    return Person(user, await hass_ws_client(hass, token))
+from .people import Person, person
 
 
 @pytest.fixture

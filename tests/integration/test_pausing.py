@@ -145,3 +145,30 @@ async def test_stop_remembering_with_the_intent_agent(
     await say(hass, "Turn on the Quorvath lamp", paused.conversation_id)
     await hass.config_entries.async_unload(loaded_entry.entry_id)
     assert files_containing(Path(hass.config.path("data")), "Quorvath") == []
+
+
+@pytest.mark.parametrize(
+    "entry_options", [options(**{CONF_AGENT_ID: AGENT_ENTITY_ID, **EAGER})]
+)
+async def test_stop_remembering_erases_what_the_speaker_said_before(
+    hass: HomeAssistant, llm: LlmEntities, loaded_entry: MockConfigEntry
+) -> None:
+    conversation_id = "kitchen-1"
+    await say(hass, "The Brondavel invoice is overdue", conversation_id, user_id="tom")
+    await say(hass, "Plan a Quorvath surprise party", conversation_id, user_id="anna")
+    await say(hass, "With a zelquan cake", conversation_id, user_id="anna")
+    paused = await say(hass, "Stop remembering", conversation_id, user_id="anna")
+    assert speech(paused) == PAUSED["en"]
+
+    # Anna's messages, the conversation's summary (her first words) and its working
+    # memory are gone from every file; what Tom said in it stays his.
+    backend = loaded_entry.runtime_data.backend
+    assert await backend.working_memory(conversation_id) is None
+    folder = Path(hass.config.path("data"))
+    await backend.wait_for_background_jobs()
+    assert files_containing(folder, "Quorvath", "zelquan") == []
+    kept = await backend.conversation(conversation_id)
+    assert [m.content for m in kept.messages] == [
+        "The Brondavel invoice is overdue",
+        "echo: The Brondavel invoice is overdue",
+    ]

@@ -7,7 +7,6 @@ coming back.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
 import json
 import logging
@@ -44,21 +43,14 @@ from custom_components.assist_memory.options import DEFAULT_OPTIONS
 from tests.support.memory_server import MemoryServer, free_port
 
 from .agents import AGENT_ENTITY_ID, LlmEntities
-from .conftest import assert_placeholders_supplied
+from .conftest import ADDON_SLUG, assert_placeholders_supplied, remote_config_entry
 from .conversing import options, say
 
 pytestmark = pytest.mark.usefixtures("socket_enabled")
 
 SENSOR = "sensor.assist_memory_memories"
-SLUG = "local_assist_memory"
+SLUG = ADDON_SLUG
 REMOTE_LOGGER = "custom_components.assist_memory.engine.remote"
-
-
-@pytest.fixture
-def memory_server(tmp_path: Path) -> Iterator[MemoryServer]:
-    """A memory server process over a fresh data folder."""
-    with MemoryServer(tmp_path / "server") as server:
-        yield server
 
 
 @pytest.fixture
@@ -66,17 +58,7 @@ def config_entry(
     memory_server: MemoryServer, entry_options: dict[str, Any]
 ) -> MockConfigEntry:
     """An entry using the memory server (the conftest's `loaded_entry` sets it up)."""
-    return MockConfigEntry(
-        domain=DOMAIN,
-        title="Assist Memory",
-        unique_id=SLUG,
-        data={
-            CONF_STORAGE: STORAGE_REMOTE,
-            CONF_URL: memory_server.url,
-            CONF_TOKEN: memory_server.token,
-        },
-        options=entry_options,
-    )
+    return remote_config_entry(memory_server, entry_options)
 
 
 def discovery(server: MemoryServer, **changes: Any) -> HassioServiceInfo:
@@ -515,12 +497,16 @@ async def test_stop_remembering_with_a_memory_server(
     await hass.services.async_call(
         DOMAIN, "add", {"content": "Anna takes her coffee black"}, blocking=True
     )
-    paused = await say(hass, "Stop remembering")
-    await say(hass, "How does Anna like her coffee?", paused.conversation_id)
-    (turn,) = llm.agent.turns
+    first = await say(hass, "Plan the Quorvath party", user_id="anna")
+    conversation_id = str(first.conversation_id)
+    await say(hass, "Stop remembering", conversation_id, user_id="anna")
+    await say(hass, "How does Anna like her coffee?", conversation_id, user_id="anna")
+    turn = llm.agent.turns[-1]
     assert "Anna takes her coffee black" in turn.system_prompt
     backend = loaded_entry.runtime_data.backend
-    assert await backend.working_memory(str(paused.conversation_id)) is None
+    assert await backend.working_memory(conversation_id) is None
+    # What Anna said before the sentence is erased on the server too.
+    assert await backend.conversation(conversation_id) is None
 
 
 async def test_server_going_away_and_coming_back(

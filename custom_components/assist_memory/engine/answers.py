@@ -7,7 +7,8 @@
 - "what do you remember about ...": the best memories of the scopes the sentence
   reads, spoken with any secret value withheld.
 - "forget ...": the memories of those scopes that match every word of the subject.
-- "stop remembering": the conversation is neither logged nor learned from from now on.
+- "stop remembering": what the speaker said in the conversation is erased, and it is
+  neither logged nor learned from from now on.
 
 Every reply is in the conversation's language; a failing store gives a spoken error.
 """
@@ -42,7 +43,7 @@ async def answer_command(
     """Do what the sentence asks; the spoken answer."""
     try:
         if command.action == "pause":
-            await backend.pause_session(session_id)
+            await backend.pause_session(session_id, user_id=user_id)
             return reply(language, "paused")
         if command.action == "remember":
             return await _remember(backend, command, user_id, language)

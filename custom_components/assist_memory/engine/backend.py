@@ -254,8 +254,12 @@ class MemoryBackend(Protocol):
     async def note_message(self, session_id: str, role: str, text: str) -> None:
         """Persist a message of another agent's conversation."""
 
-    async def pause_session(self, session_id: str) -> None:
-        """Keep the conversation out of the log and of learning from now on."""
+    async def pause_session(self, session_id: str, *, user_id: str | None) -> None:
+        """Keep the conversation out of the log and of learning from now on.
+
+        What the speaker (`user_id`; None: turns without a user) said in it before
+        is erased.
+        """
 
     async def extraction_batch(
         self, session_id: str, settings: LearnSettings, *, used_tokens: int = 0
@@ -272,8 +276,9 @@ class MemoryBackend(Protocol):
         *,
         scope: str,
         settings: LearnSettings,
+        speaker_unknown: bool = False,
     ) -> LearnResult:
-        """Write learned facts back."""
+        """Write learned facts back (`speaker_unknown`: none about the speaker)."""
 
     async def memory_overview(
         self, *, user_id: str | None, settings: TurnSettings | None = None
@@ -813,9 +818,12 @@ class LocalBackend:
         """Persist a message of another agent's conversation."""
         await self._run(self.turns.note_message, session_id, role, text)
 
-    async def pause_session(self, session_id: str) -> None:
-        """Keep the conversation out of the log and of learning from now on."""
-        await self._run(self.turns.pause, session_id)
+    async def pause_session(self, session_id: str, *, user_id: str | None) -> None:
+        """Keep the conversation out of the log and of learning from now on.
+
+        What the speaker said in it before is erased.
+        """
+        await self._run(self.turns.pause, session_id, user_id)
 
     async def extraction_batch(
         self, session_id: str, settings: LearnSettings, *, used_tokens: int = 0
@@ -836,10 +844,16 @@ class LocalBackend:
         *,
         scope: str,
         settings: LearnSettings,
+        speaker_unknown: bool = False,
     ) -> LearnResult:
-        """Write learned facts back."""
+        """Write learned facts back (`speaker_unknown`: none about the speaker)."""
         return await self._change(
-            self.turns.learn, batch, facts, scope=scope, settings=settings
+            self.turns.learn,
+            batch,
+            facts,
+            scope=scope,
+            settings=settings,
+            speaker_unknown=speaker_unknown,
         )
 
     async def memory_overview(

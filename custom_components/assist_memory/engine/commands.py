@@ -6,10 +6,11 @@ the conversation out of memory (recognised whatever agent answers). Everything e
 is not a command (None), so the sentence goes to the agent untouched. Replies come in
 the conversation's language (English, simplified or traditional Chinese).
 
-Whom a sentence is about decides the scope (`command_scopes`): "my ...", "I ...",
-我的…… are the speaker's; "our ...", "the family's ...", "everyone's ...", 我们家的……
-are the household's; a sentence that says neither is the household's, and recalling
-or forgetting it looks at both. A turn without a known speaker only has the household.
+Whom a sentence is about decides the scope (`command_scopes`; `scopes_about` for any
+text, such as an LLM tool's fact): "my ...", "I ...", 我的…… are the speaker's;
+"our ...", "the family's ...", "everyone's ...", 我们家的…… are the household's; a
+sentence that says neither is the household's, and recalling or forgetting it looks
+at both. A turn without a known speaker only has the household.
 `answers.py` carries the commands out.
 """
 
@@ -33,11 +34,6 @@ class MemoryCommand:
     action: Action
     subject: str
 
-    @property
-    def whose(self) -> Whose | None:
-        """Whom the subject is about (None: it does not say)."""
-        return about_whom(self.subject)
-
 
 @dataclass(frozen=True, slots=True)
 class CommandScopes:
@@ -48,13 +44,16 @@ class CommandScopes:
 
 
 # The first of these words in a subject says whom it is about. Household words come
-# first in each alternation: 我们 must not be read as 我.
+# first in each alternation: 我们 must not be read as 我, 用户家 not as 用户. "The
+# user" and 用户 are the speaker as learning writes facts down (and as the LLM tools
+# ask a model to).
 _WHOSE: Final = re.compile(
     r"(?P<household>\b(?:our|ours|ourselves|we|we['’](?:re|ve|ll|d)|us"
     r"|everyone(?:['’]s)?|everybody(?:['’]s)?|(?:the\s+)?family(?:['’]s)?"
     r"|(?:the\s+)?household(?:['’]s)?)\b"
-    r"|我们|我們|咱们|咱們|咱家|大家|全家|家里|家裡|家人)"
-    r"|(?P<speaker>\b(?:my|mine|myself|me|i(?:['’](?:m|ve|ll|d))?)\b|我)",
+    r"|我们|我們|咱们|咱們|咱家|大家|全家|家里|家裡|家人|用户家|用戶家|用户一家|用戶一家)"
+    r"|(?P<speaker>\b(?:my|mine|myself|me|i(?:['’](?:m|ve|ll|d))?"
+    r"|the\s+user(?:['’]s)?)\b|我|用户|用戶)",
     re.IGNORECASE,
 )
 
@@ -68,9 +67,14 @@ def about_whom(text: str) -> Whose | None:
 
 def command_scopes(command: MemoryCommand, user_id: str | None) -> CommandScopes:
     """The scopes a command works in, for a speaker (None: unknown, a satellite)."""
+    return scopes_about(command.subject, user_id)
+
+
+def scopes_about(text: str, user_id: str | None) -> CommandScopes:
+    """Where a text is stored, and recalled and forgotten, for a speaker (None: unknown)."""
     if not user_id:
         return CommandScopes(HOUSEHOLD_SCOPE, (HOUSEHOLD_SCOPE,))
-    match command.whose:
+    match about_whom(text):
         case "speaker":
             return CommandScopes(user_id, (user_id,))
         case "household":

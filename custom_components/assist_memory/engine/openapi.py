@@ -260,7 +260,9 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
             },
             ["session_id", "role", "text"],
         ),
-        "TurnPause": _open({"session_id": _SESSION_ID}, ["session_id"]),
+        "TurnPause": _open(
+            {"session_id": _SESSION_ID, "user_id": _USER_ID}, ["session_id"]
+        ),
         "ExtractionBatchRequest": _open(
             {
                 "session_id": _SESSION_ID,
@@ -276,6 +278,7 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
                 "facts": _nullable(_list(fact)),
                 "scope": _nullable(_SCOPE),
                 "settings": learn_settings,
+                "speaker_unknown": {"type": ["boolean", "null"]},
             },
             ["batch"],
         ),

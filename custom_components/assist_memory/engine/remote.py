@@ -564,9 +564,13 @@ class RemoteBackend:
         body = {"session_id": session_id, "role": role, "text": text}
         await self._call("POST", "/api/turns/note", body=body)
 
-    async def pause_session(self, session_id: str) -> None:
-        """Keep the conversation out of the log and of learning from now on."""
-        await self._call("POST", "/api/turns/pause", body={"session_id": session_id})
+    async def pause_session(self, session_id: str, *, user_id: str | None) -> None:
+        """Keep the conversation out of the log and of learning from now on.
+
+        What the speaker said in it before is erased.
+        """
+        body = {"session_id": session_id, "user_id": user_id}
+        await self._call("POST", "/api/turns/pause", body=body)
 
     async def extraction_batch(
         self, session_id: str, settings: LearnSettings, *, used_tokens: int = 0
@@ -600,13 +604,15 @@ class RemoteBackend:
         *,
         scope: str,
         settings: LearnSettings,
+        speaker_unknown: bool = False,
     ) -> LearnResult:
-        """Write learned facts back."""
+        """Write learned facts back (`speaker_unknown`: none about the speaker)."""
         body = {
             "batch": batch_json(batch),
             "facts": [fact.to_dict() for fact in facts],
             "scope": scope,
             "settings": learn_settings_json(settings),
+            "speaker_unknown": speaker_unknown,
         }
         result = await self._read(
             learn_result_from_json, "POST", "/api/turns/learn", body=body

@@ -75,8 +75,12 @@ async def note(host: ApiHost, request: ApiRequest) -> object:
 
 
 async def pause(host: ApiHost, request: ApiRequest) -> object:
-    """Keep a conversation out of the log and of learning from now on."""
-    await host.backend.pause_session(_body(request).session_id())
+    """Keep a conversation out of the log and of learning from now on.
+
+    What the speaker (`user_id`) said in it before is erased.
+    """
+    body = _body(request)
+    await host.backend.pause_session(body.session_id(), user_id=body.user_id())
     return {}
 
 
@@ -106,6 +110,7 @@ async def learn(host: ApiHost, request: ApiRequest) -> object:
         [fact_from_json(item) for item in body.items("facts")],
         scope=body.scope(),
         settings=learn_settings_from_json(body.data.get("settings")),
+        speaker_unknown=body.boolean("speaker_unknown", False),
     )
     return learn_result_json(result)
 

@@ -8,9 +8,10 @@ user's message is persisted (seed 003) and the memories' use recorded by `after_
 which a host in a hurry runs once the agent has its memory.
 `end` runs after the answer: the reply is persisted, a new session gets its summary
 after the first reply, and the topic is updated for the next retrieval.
-A paused conversation ("stop remembering", `pause`) still gets its memory, but from
-then on nothing of it is logged, kept in working memory or learned from, until it
-has been idle as long as a working memory lives.
+A paused conversation ("stop remembering", `pause`) still gets its memory, but what
+the speaker said in it before is erased, and from then on nothing of it is logged,
+kept in working memory or learned from, until it has been idle as long as a working
+memory lives.
 
 What a conversation keeps belongs to the user who spoke (None: turns without a user):
 the window, the working memory and the summaries of another user's turns never reach
@@ -29,6 +30,7 @@ import threading
 import time
 from typing import Final
 
+from .commands import about_whom
 from .compose import DEFAULT_BUDGET, MessageLine, SummaryLine, compose_memory_block
 from .conversations import (
     EVERYONE,
@@ -151,15 +153,18 @@ class TurnMemory:
         self._clock = clock
         self._paused: dict[str, float] = {}
 
-    def pause(self, session_id: str) -> None:
+    def pause(self, session_id: str, user_id: str | None) -> None:
         """Keep the conversation out of the log, working memory and learning from now.
 
-        What it said before is not learned from either.
+        What the speaker (`user_id`) said in it before is erased as deleting their
+        part of the conversation does; its working memory goes unarchived, and what
+        others said in it is not learned from either.
         """
         with self._lock:
             self._paused[session_id] = self._clock()
-            self.working.remove(session_id)
+            self.working.forget(session_id)
             self.log.mark_collected([m.id for m in self.log.uncollected(session_id)])
+        self.delete_conversation(session_id, user_id)
 
     def _still_paused(self, session_id: str) -> bool:
         """Whether the session is paused; a turn keeps it so (lock held)."""
@@ -350,15 +355,24 @@ class TurnMemory:
         *,
         scope: str,
         settings: LearnSettings,
+        speaker_unknown: bool = False,
     ) -> LearnResult:
         """Write facts back (seeds 001, 003): repeats refresh, a known key is replaced.
 
         Secrets are never stored; facts longer than `atomic_content_max_length` are
         left out. The batch's messages are marked as collected. A summary of the
         speaker's that states a replaced fact no longer reaches a prompt.
+
+        `speaker_unknown`: nobody can tell who spoke (a conversation with another
+        agent, followed through the host's chat logs), so nothing about the speaker
+        is kept, neither a fact about them nor a profile line; facts about the
+        household or someone named are.
         """
         fitting = [
-            f for f in facts if len(f.content) <= settings.atomic_content_max_length
+            f
+            for f in facts
+            if len(f.content) <= settings.atomic_content_max_length
+            and not (speaker_unknown and about_the_speaker(f))
         ]
         existing: list[Memory] = []
         if fitting:  # comparing with every memory is costly: only when there are facts
@@ -397,7 +411,7 @@ class TurnMemory:
                 replaced.append((before, fact))
         profile_changes = sum(
             self.profile.note_preference(scope, section, statement)
-            for text in batch.user_texts
+            for text in (() if speaker_unknown else batch.user_texts)
             for section, statement in profile_updates(text)
             if not mentions_secret(statement)
         )
@@ -445,7 +459,9 @@ class TurnMemory:
     def expire_sessions(self) -> int:
         """End working memories idle for 30 minutes; archive their important items.
 
-        Returns how many sessions ended (seed 002's auto-cleanup).
+        An item is kept for the user whose working memory it was (the household's
+        for turns without a user). Returns how many sessions ended (seed 002's
+        auto-cleanup).
         """
         with self._lock:
             ended = self.working.expire()
@@ -462,6 +478,7 @@ class TurnMemory:
                     category="note",
                     source="inferred",
                     confidence=0.7,
+                    scope=working.user_id or HOUSEHOLD_SCOPE,
                     session_id=working.session_id,
                 )
         return len(ended)
@@ -504,6 +521,14 @@ class TurnMemory:
                 user_id, limit, among=limit * 5 + 1, excluding=session_id
             )
         ]
+
+
+def about_the_speaker(fact: Fact) -> bool:
+    """Whether a learned fact is about whoever spoke ("The user's ...", 用户……).
+
+    Learning writes the speaker as "The user" and keys their facts `user_...`.
+    """
+    return about_whom(fact.content) == "speaker" or (fact.key or "").startswith("user_")
 
 
 def _unseen(before: list[Message], live_since: datetime | None) -> list[MessageLine]:
