@@ -53,11 +53,14 @@ from homeassistant.setup import async_setup_component
 from load import REQUESTS, server_load, service_load, timed_call
 from pytest_homeassistant_custom_component.common import async_test_home_assistant
 
+from assist_memory_engine.forgetting import forget, forget_all
 from assist_memory_engine.memory import MemoryEngine
 from assist_memory_engine.settings import StoreSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 RETRIEVAL_SET = ROOT / "tests" / "data" / "retrieval_set.json"
+# Memories of the snapshot forgotten per size (each one a fold).
+FORGET_SAMPLES = 5
 TARGETS = {
     "search_p99_ms": 15.0,
     "search_ratio": 3.0,
@@ -328,6 +331,11 @@ def start_in_fresh_process(store: Path) -> dict[str, float]:
     return result
 
 
+def forget_memory(engine: MemoryEngine, memory_id: str) -> None:
+    """Forget one memory as a person deleting it does."""
+    forget(engine, [memory_id])
+
+
 def raw_append_floor(folder: Path, count: int, line: bytes) -> list[float]:
     """The disk's floor for a durable write: append one line, fdatasync."""
     fd = os.open(folder / "floor.bin", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
@@ -345,6 +353,7 @@ def raw_append_floor(folder: Path, count: int, line: bytes) -> list[float]:
 def speed(sizes: Sequence[int], query_count: int) -> bool:
     """Print the latency and memory table; True when every target is met."""
     rows = []
+    forgets: list[tuple[int, list[float], list[float], float]] = []
     met = True
     for size in sizes:
         with tempfile.TemporaryDirectory(dir=ROOT) as folder:
@@ -373,6 +382,15 @@ def speed(sizes: Sequence[int], query_count: int) -> bool:
                 engine.store.add, scaled_texts(size + query_count, seed=size)[size:]
             )
             floor = raw_append_floor(Path(folder), query_count, b"x" * 300 + b"\n")
+            engine.flush()
+            # Forgetting memories added since the last fold (the journal is written
+            # again), then ones the snapshot holds (a fold each).
+            added = [m.id for m in engine.store.list(limit=20, sort="newest").items]
+            forget_one = functools.partial(forget_memory, engine)
+            recent = timed(forget_one, added)
+            held = timed(forget_one, [f"m{n:07d}" for n in range(FORGET_SAMPLES)])
+            (clear,) = timed(forget_all, [engine])
+            forgets.append((size, recent, held, clear))
             engine.close()
 
         search_p99, raw_p99 = percentile(ours, 0.99), percentile(raw, 0.99)
@@ -416,6 +434,24 @@ def speed(sizes: Sequence[int], query_count: int) -> bool:
     print(
         "\nTargets: search p99 <= 15 ms and <= 3x raw FTS5 (raw p99 floored at 1 ms);"
         " durable add p99 <= 5 ms; restart <= 2 s; RSS <= 300 MB."
+    )
+    table(
+        "Forgetting: every copy of the text erased (milliseconds p50 / max; clear: ms)",
+        [
+            "memories",
+            "one added since the last fold",
+            "one the snapshot holds",
+            "clear",
+        ],
+        [
+            [
+                f"{size:,}",
+                f"{percentile(recent, 0.5):.2f} / {max(recent):.2f}",
+                f"{percentile(held, 0.5):.2f} / {max(held):.2f}",
+                f"{clear:.0f}",
+            ]
+            for size, recent, held, clear in forgets
+        ],
     )
     return met
 

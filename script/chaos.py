@@ -5,7 +5,7 @@
 The server (`assist-memory serve`, a real process on 127.0.0.1) gets mixed writes from
 concurrent clients: add, update, delete, import (merge) and compaction (now, when due,
 and now and then an undo). Compaction asks a stand-in chat model on 127.0.0.1
-(tests/browser/compaction_llm.py, a process of its own) that keeps every fact once:
+(tests/support/compaction_llm.py, a process of its own) that keeps every fact once:
 since every content sent is unique, a compaction must keep every memory with its id
 and text, and the checks below hold through it. Meanwhile a person edits MEMORY.md
 (saves that add bullets, remove or rewrite bullets added by hand earlier, now and
@@ -193,7 +193,7 @@ class Server:
 
 
 class CompactionModel:
-    """The stand-in chat model (tests/browser/compaction_llm.py) as a process."""
+    """The stand-in chat model (tests/support/compaction_llm.py) as a process."""
 
     def __init__(self) -> None:
         self.process: asyncio.subprocess.Process | None = None
@@ -206,7 +206,7 @@ class CompactionModel:
             port = probe.getsockname()[1]
         self.process = await asyncio.create_subprocess_exec(
             sys.executable,
-            *("-m", "tests.browser.compaction_llm", str(port)),
+            *("-m", "tests.support.compaction_llm", str(port)),
             cwd=ROOT,
             stdin=asyncio.subprocess.DEVNULL,
             # A request cut off by a SIGKILL is a broken pipe there: not worth a trace.

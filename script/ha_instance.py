@@ -1,25 +1,31 @@
 #!/usr/bin/env python3
-"""Drive a running Home Assistant instance through its REST API (standard library only).
+"""Prepare and set up a Home Assistant dev instance (standard library only).
 
-Used by script/develop, and meant for end-to-end and browser tests too:
+Used by script/develop, and by the end-to-end and browser tests:
 
-    wait_until_up(url)                      the HTTP server answers
-    token = onboard(url)                    owner "dev"/"dev", every onboarding step done
-                                            (logs in instead when already onboarded)
-    wait_until_running(url, token)          Home Assistant finished starting
-    add_integration(url, token, "assist_memory")
-                                            config flow run until an entry exists
+    prepare(config, url)                    the integration linked into the config
+                                            folder, HTTP settings for url (before start)
+    set_up(url)                             once Home Assistant answers: onboarded,
+                                            Assist Memory added, Assist talking to
+                                            the memory agent (first run and every later run)
 
-As a program: `python script/ha_instance.py [--url URL] [--domain DOMAIN]` does all four
-and prints the URL and the login (script/develop runs it beside Home Assistant).
+set_up is made of: wait_until_up, onboard (owner "dev"/"dev"; logs in instead when
+already onboarded), wait_until_running, add_integration (config flow run with each
+step's defaults) and set_pipeline_agent (the `assist_memory.set_pipeline_agent` action).
+
+As a program: `python script/ha_instance.py --prepare CONFIG [--url URL]` prepares and
+exits; `python script/ha_instance.py [--url URL]` sets up the running instance and
+prints what to try (script/develop runs it beside Home Assistant).
 """
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Mapping
+from dataclasses import dataclass
 import json
 import os
+from pathlib import Path
 import signal
 import sys
 import threading
@@ -29,7 +35,9 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
+ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_URL = "http://127.0.0.1:8123"
+DOMAIN = "assist_memory"
 DEV_NAME = "Dev"
 DEV_USERNAME = "dev"
 DEV_PASSWORD = "dev"  # noqa: S105 - the dev instance's documented login
@@ -248,8 +256,9 @@ def add_integration(
 ) -> dict[str, Any]:
     """Run the config flow of `domain` until an entry exists; return the entry.
 
-    Form steps are submitted with their defaults, menus with their first choice. When the integration is already set
-    up (the flow aborts as single instance / already configured), returns that entry.
+    Form steps are submitted with their defaults, menus with their first choice. When
+    the integration is already set up (the flow aborts as single instance / already
+    configured), returns that entry.
     """
     status, body = request(
         "POST",
@@ -269,16 +278,6 @@ def add_integration(
             raise HomeAssistantApiError(f"config flow for {domain} aborted: {result}")
         if kind == "menu":
             # The first choice is the default (Assist Memory: the embedded store).
-            status, body = request(
-                "POST",
-                f"{url}/api/config/config_entries/flow/{result['flow_id']}",
-                json_body={"next_step_id": result["menu_options"][0]},
-                token=token,
-            )
-            result = _expect(status, body, f"config flow for {domain}")
-            continue
-        if kind == "menu":
-            # The first choice is the plain one (Assist Memory: embedded storage).
             status, body = request(
                 "POST",
                 f"{url}/api/config/config_entries/flow/{result['flow_id']}",
@@ -318,11 +317,113 @@ def _exit_with_parent() -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
+def write_http_settings(config: Path, url: str) -> None:
+    """Home Assistant's HTTP settings (`.storage/http`): listen on url's host and port.
+
+    Home Assistant keeps them in storage. An `http:` section in configuration.yaml is
+    moved there once as a trial, which Home Assistant reverts five minutes later by
+    restarting unless someone confirms it in the UI (a dev instance then stops). A
+    stored document of the first format is taken as confirmed settings.
+    """
+    parsed = urllib.parse.urlsplit(url)
+    if parsed.hostname is None or parsed.port is None:
+        raise ValueError(f"the URL needs a host and a port: {url}")
+    document = {
+        "version": 1,
+        "key": "http",
+        "data": {"server_host": [parsed.hostname], "server_port": parsed.port},
+    }
+    storage = config / ".storage"
+    storage.mkdir(mode=0o700, parents=True, exist_ok=True)
+    # Readable by the owner only, as Home Assistant keeps its storage.
+    fd = os.open(storage / "http", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as file:
+        json.dump(document, file)
+
+
+def prepare(config: Path, url: str = DEFAULT_URL) -> None:
+    """Make `config` a config folder with Assist Memory, served on `url`.
+
+    Links `custom_components` to the repository's (a relative link) and writes the
+    HTTP settings. Run it while that Home Assistant is stopped.
+    """
+    link = config / "custom_components"
+    if link.exists() and not link.is_symlink():
+        raise HomeAssistantApiError(f"{link} exists and is not a symlink; move it away")
+    link.unlink(missing_ok=True)
+    link.symlink_to(os.path.relpath(ROOT / "custom_components", config))
+    write_http_settings(config, url)
+
+
+def set_pipeline_agent(url: str, token: str) -> dict[str, Any]:
+    """Let Assist talk to the memory agent (`assist_memory.set_pipeline_agent`).
+
+    Returns the action's response: the pipeline and the agent the memory agent wraps.
+    """
+    status, body = request(
+        "POST",
+        f"{url}/api/services/{DOMAIN}/set_pipeline_agent?return_response",
+        json_body={},
+        token=token,
+    )
+    return cast(
+        dict[str, Any], _expect(status, body, "set_pipeline_agent")["service_response"]
+    )
+
+
+@dataclass(frozen=True)
+class DevInstance:
+    """A Home Assistant set up by `set_up`."""
+
+    url: str
+    token: str
+    entry: dict[str, Any]
+    pipeline: dict[str, Any]
+
+
+def set_up(url: str = DEFAULT_URL, timeout: float = 180.0) -> DevInstance:
+    """Onboard, add Assist Memory, and let Assist talk to the memory agent.
+
+    Safe on every run: an onboarded instance is logged in to, an existing entry is
+    kept, and a pipeline whose agent is already the memory agent is left as it is.
+    """
+    wait_until_up(url, timeout)
+    token = onboard(url)
+    wait_until_running(url, token, timeout)
+    entry = add_integration(url, token, DOMAIN)
+    return DevInstance(url, token, entry, set_pipeline_agent(url, token))
+
+
+def what_to_try(instance: DevInstance) -> str:
+    """What script/develop prints once Home Assistant is ready."""
+    url, pipeline = instance.url, instance.pipeline
+    return f"""
+==> Home Assistant is running at {url}
+    Assist Memory: config entry {instance.entry.get("entry_id")} ({instance.entry.get("state", "created")})
+    Assist: the voice assistant "{pipeline["pipeline_name"]}" talks to the memory agent,
+    which passes other sentences to {pipeline["wrapped_agent_id"]}.
+
+    Try it: open {url}, log in {DEV_USERNAME} / {DEV_PASSWORD}, open Assist (the
+    Assist button at the top right of the Overview, or press "a") and type:
+        Remember that the spare key is under the flowerpot
+        What do you remember about the spare key?
+        Forget the spare key
+        记住备用钥匙在花盆下面 / 你记得备用钥匙吗 / 忘记备用钥匙
+        Turn on the kitchen light
+    The memories: "Memory" in the sidebar; the files are in config/data/.
+"""
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Wait for the instance, onboard it, add the integration, print how to log in."""
+    """Prepare a config folder, or set up the running instance and say what to try."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", default=DEFAULT_URL)
-    parser.add_argument("--domain", default="assist_memory")
+    parser.add_argument(
+        "--prepare",
+        metavar="CONFIG",
+        type=Path,
+        help="prepare this config folder for the URL (before starting) and exit",
+    )
     parser.add_argument("--timeout", type=float, default=180.0)
     parser.add_argument(
         "--exit-with-parent",
@@ -334,20 +435,14 @@ def main(argv: list[str] | None = None) -> int:
         _exit_with_parent()
     url: str = args.url.rstrip("/")
     try:
-        wait_until_up(url, args.timeout)
-        token = onboard(url)
-        wait_until_running(url, token, args.timeout)
-        entry = add_integration(url, token, args.domain)
-    except (HomeAssistantApiError, TimeoutError, OSError) as err:
+        if args.prepare is not None:
+            prepare(args.prepare, url)
+            return 0
+        instance = set_up(url, args.timeout)
+    except (HomeAssistantApiError, TimeoutError, OSError, ValueError) as err:
         print(f"ha_instance: {err}", file=sys.stderr)
         return 1
-    state = entry.get("state", "created")
-    print(
-        f"\n==> Home Assistant is running at {url}\n"
-        f"    login: {DEV_USERNAME} / {DEV_PASSWORD}\n"
-        f"    {args.domain}: config entry {entry.get('entry_id')} ({state})\n",
-        flush=True,
-    )
+    print(what_to_try(instance), flush=True)
     return 0
 
 

@@ -24,6 +24,12 @@ ICONS = INTEGRATION / "icons.json"
 REQUIRED_TRANSLATIONS = ("en.json", "zh-Hans.json", "zh-Hant.json")
 
 PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+# A web address in a string (hassfest refuses them: an address goes into the text as a
+# description placeholder, so translators never copy it). "http://" alone, naming a
+# scheme, is no address.
+URL = re.compile(
+    r"\b(?:https?|ftps?|mqtts?|scp|socks5|socket)://[a-z0-9\[]|\bwww\.", re.IGNORECASE
+)
 
 KeyPath = tuple[str, ...]
 
@@ -114,6 +120,37 @@ def test_strings_are_non_empty_text(strings: dict[str, Any]) -> None:
             f"strings.json: {_dotted(path)} must be a string, not {value!r}"
         )
         assert value.strip(), f"strings.json: {_dotted(path)} is empty"
+
+
+@pytest.mark.parametrize(
+    "path", [STRINGS, *_translation_files()], ids=lambda path: path.name
+)
+def test_no_web_addresses_in_strings(path: Path) -> None:
+    found = [
+        f"{_dotted(key)}: {text}"
+        for key, text in _leaves(_load_json(path))
+        if isinstance(text, str) and URL.search(text)
+    ]
+    assert not found, (
+        f"{path.name}: use a description placeholder for these addresses: {found}"
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Such as http://192.168.1.20:8099.",
+        "see https://example.com/x",
+        "go to www.home-assistant.io",
+        "MQTTS://broker:8883",
+    ],
+)
+def test_the_address_check_finds_addresses(text: str) -> None:
+    assert URL.search(text)
+
+
+def test_the_address_check_lets_a_scheme_alone_pass() -> None:
+    assert not URL.search("Enter a URL starting with http:// or https://.")
 
 
 @pytest.mark.parametrize("path", _translation_files(), ids=lambda path: path.name)

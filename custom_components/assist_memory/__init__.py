@@ -17,12 +17,13 @@ from .http import async_register_views
 from .llm_api import AssistMemoryAPI
 from .options import async_apply_options, embedding_config, store_path
 from .panel import async_register_panel, async_register_static
+from .pipeline import async_set_pipeline_agent_if_asked
 from .remote_entry import async_open_remote
 from .repairs import async_report_rejected_edit, async_report_set_aside_files
 from .services import async_setup_services
 from .websocket_api import async_register_commands
 
-PLATFORMS: list[Platform] = [Platform.CONVERSATION, Platform.SENSOR]
+PLATFORMS: list[Platform] = [Platform.CONVERSATION, Platform.SENSOR, Platform.SWITCH]
 CONFIG_SCHEMA = cv.config_entry_only_config_schema(DOMAIN)
 
 
@@ -59,6 +60,8 @@ async def async_setup_entry(
         entry.async_on_unload(async_follow_other_agents(hass, entry))
     await async_register_panel(hass, entry)
     await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
+    # After the platforms: the memory agent's entity exists now.
+    await async_set_pipeline_agent_if_asked(hass, entry)
     return True
 
 

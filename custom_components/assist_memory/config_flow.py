@@ -13,7 +13,6 @@ from homeassistant.config_entries import (
 )
 from homeassistant.const import CONF_TOKEN, CONF_URL
 from homeassistant.core import callback
-from homeassistant.helpers import entity_registry as er
 from homeassistant.helpers.selector import (
     BooleanSelector,
     ConversationAgentSelector,
@@ -41,6 +40,8 @@ from .const import (
     CONF_COMPACTION_THRESHOLD,
     CONF_CONTEXT_LIMIT,
     CONF_CONTEXT_SIZE,
+    CONF_CONVERSATION_RETENTION_DAYS,
+    CONF_DAILY_LOG_RETENTION_DAYS,
     CONF_EMBEDDING_API_KEY,
     CONF_EMBEDDING_MODEL,
     CONF_EMBEDDING_URL,
@@ -56,6 +57,7 @@ from .const import (
     CONF_MAX_ITEMS,
     CONF_MEMORY_BUDGET,
     CONF_MEMORY_ENABLED,
+    CONF_PIPELINE_AGENT,
     CONF_PROMPT_MODE,
     CONF_RAG_TOP_N,
     CONF_SESSION_SUMMARY_LIMIT,
@@ -70,6 +72,7 @@ from .const import (
 from .engine.config import FIELDS_BY_KEY
 from .engine.embeddings import EmbeddingClient, EmbeddingError
 from .options import DEFAULT_OPTIONS, embedding_config, store_path
+from .pipeline import is_memory_agent, pipelines_loaded
 from .remote_entry import async_check_server
 
 
@@ -143,6 +146,10 @@ OPTION_STEPS: dict[str, list[tuple[str, Any]]] = {
             TextSelector(TextSelectorConfig(type=TextSelectorType.PASSWORD)),
         ),
     ],
+    "privacy": [
+        (CONF_CONVERSATION_RETENTION_DAYS, _number(CONF_CONVERSATION_RETENTION_DAYS)),
+        (CONF_DAILY_LOG_RETENTION_DAYS, _number(CONF_DAILY_LOG_RETENTION_DAYS)),
+    ],
 }
 # Options that may be empty: a cleared field removes them.
 OPTIONAL_OPTIONS = {
@@ -183,6 +190,12 @@ RECONFIGURE_SCHEMA = probatio.Schema(
     }
 )
 TITLE = "Assist Memory"
+# Example addresses shown under the URL fields; placeholders, so translations never
+# carry an address.
+SERVER_PLACEHOLDERS = {"server_example": "http://192.168.1.20:8099"}
+OPTION_PLACEHOLDERS = {
+    "search": {"embedding_example": "http://homeassistant.local:11434"}
+}
 
 
 def _url_error(url: str) -> str | None:
@@ -199,6 +212,9 @@ class AssistMemoryConfigFlow(ConfigFlow, domain=DOMAIN):
 
     One entry only: the memory agent, the services and the panel use "the" memory.
     The add-on announces its server by Supervisor discovery (host, port, token).
+    The flow refuses a second entry itself: the manifest's `single_config_entry`
+    would make Home Assistant abort every discovery while an entry exists, so a
+    reinstalled add-on (a new token) could no longer update its entry.
     """
 
     VERSION = 1
@@ -220,9 +236,10 @@ class AssistMemoryConfigFlow(ConfigFlow, domain=DOMAIN):
     ) -> ConfigFlowResult:
         """Confirm, showing where the memories will be kept."""
         if user_input is not None:
-            return self._async_create({CONF_STORAGE: STORAGE_EMBEDDED})
+            return self._async_create({CONF_STORAGE: STORAGE_EMBEDDED}, user_input)
         return self.async_show_form(
             step_id="embedded",
+            data_schema=probatio.Schema(self._pipeline_field()),
             description_placeholders={"path": str(store_path(self.hass))},
         )
 
@@ -239,13 +256,19 @@ class AssistMemoryConfigFlow(ConfigFlow, domain=DOMAIN):
             ):
                 errors["base"] = error
             else:
-                return self._async_create(_remote_data(url, token))
+                return self._async_create(_remote_data(url, token), user_input)
         return self.async_show_form(
             step_id="server",
             data_schema=self.add_suggested_values_to_schema(
-                SERVER_SCHEMA, {CONF_URL: (user_input or {}).get(CONF_URL)}
+                SERVER_SCHEMA.extend(self._pipeline_field()),
+                {
+                    key: value
+                    for key, value in (user_input or {}).items()
+                    if key != CONF_TOKEN
+                },
             ),
             errors=errors,
+            description_placeholders=SERVER_PLACEHOLDERS,
         )
 
     async def async_step_hassio(
@@ -282,10 +305,13 @@ class AssistMemoryConfigFlow(ConfigFlow, domain=DOMAIN):
     ) -> ConfigFlowResult:
         """Confirm using the add-on's server."""
         if user_input is not None:
-            return self._async_create(self._server)
-        self._set_confirm_only()
+            return self._async_create(self._server, user_input)
+        if not (field := self._pipeline_field()):
+            self._set_confirm_only()
         return self.async_show_form(
-            step_id="hassio_confirm", description_placeholders={"addon": self._addon}
+            step_id="hassio_confirm",
+            data_schema=probatio.Schema(field),
+            description_placeholders={"addon": self._addon},
         )
 
     async def async_step_reauth(
@@ -342,12 +368,27 @@ class AssistMemoryConfigFlow(ConfigFlow, domain=DOMAIN):
                 {CONF_URL: (user_input or {}).get(CONF_URL, entry.data[CONF_URL])},
             ),
             errors=errors,
+            description_placeholders=SERVER_PLACEHOLDERS,
         )
 
-    def _async_create(self, data: dict[str, str]) -> ConfigFlowResult:
+    def _pipeline_field(self) -> dict[Any, BooleanSelector]:
+        """The last step's offer to put the memory agent in Assist (on by default).
+
+        Only offered when Home Assistant has Assist pipelines.
+        """
+        if not pipelines_loaded(self.hass):
+            return {}
+        return {probatio.Optional(CONF_PIPELINE_AGENT, default=True): BooleanSelector()}
+
+    def _async_create(
+        self, data: dict[str, Any], last_step: dict[str, Any]
+    ) -> ConfigFlowResult:
+        """The entry; the first setup makes the memory agent the pipeline's if asked."""
         # Another flow may have finished while this one waited for the person.
         if self._async_current_entries(include_ignore=False):
             return self.async_abort(reason="single_instance_allowed")
+        if last_step.get(CONF_PIPELINE_AGENT):
+            data = {**data, CONF_PIPELINE_AGENT: True}
         return self.async_create_entry(
             title=TITLE, data=data, options=dict(DEFAULT_OPTIONS)
         )
@@ -360,7 +401,7 @@ class AssistMemoryConfigFlow(ConfigFlow, domain=DOMAIN):
 
 
 class AssistMemoryOptionsFlow(OptionsFlowWithReload):
-    """The options, in four parts; saving a part reloads the entry."""
+    """The options, in five parts; saving a part reloads the entry."""
 
     async def async_step_init(
         self, user_input: dict[str, Any] | None = None
@@ -368,8 +409,9 @@ class AssistMemoryOptionsFlow(OptionsFlowWithReload):
         """Choose which options to change."""
         steps = list(OPTION_STEPS)
         if self.config_entry.data.get(CONF_STORAGE) == STORAGE_REMOTE:
-            # A memory server's limits are its own (the add-on's options).
+            # A memory server's limits and retention are its own (its settings).
             steps.remove("memory")
+            steps.remove("privacy")
         return self.async_show_menu(step_id="init", menu_options=steps)
 
     async def async_step_memory(
@@ -377,6 +419,12 @@ class AssistMemoryOptionsFlow(OptionsFlowWithReload):
     ) -> ConfigFlowResult:
         """Limits of the store."""
         return await self._async_options_step("memory", user_input)
+
+    async def async_step_privacy(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """How long conversations and daily logs are kept."""
+        return await self._async_options_step("privacy", user_input)
 
     async def async_step_agent(
         self, user_input: dict[str, Any] | None = None
@@ -433,23 +481,23 @@ class AssistMemoryOptionsFlow(OptionsFlowWithReload):
                 for key, selector in fields
             }
         )
-        return self.async_show_form(step_id=step, data_schema=schema, errors=errors)
+        return self.async_show_form(
+            step_id=step,
+            data_schema=schema,
+            errors=errors,
+            description_placeholders=OPTION_PLACEHOLDERS.get(step),
+        )
 
     async def _option_error(self, options: dict[str, Any]) -> str | None:
         """A translation key when the options cannot work, else None."""
         for key in (CONF_AGENT_ID, CONF_EXTRACTOR_ENTITY):
-            if (agent_id := options.get(key)) and self._is_memory_agent(agent_id):
+            if (agent_id := options.get(key)) and is_memory_agent(self.hass, agent_id):
                 return "agent_is_memory_agent"
         if options.get(CONF_COMPACTION_ENABLED) and not options.get(
             CONF_EXTRACTOR_ENTITY
         ):
             return "compaction_needs_llm"
         return await self._embedding_error(options)
-
-    def _is_memory_agent(self, agent_id: str) -> bool:
-        """The memory agent must not wrap itself or another memory agent."""
-        entry = er.async_get(self.hass).async_get(agent_id)
-        return entry is not None and entry.platform == DOMAIN
 
     async def _embedding_error(self, options: dict[str, Any]) -> str | None:
         """A translation key when the embedding settings do not work, else None."""

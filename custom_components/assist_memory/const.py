@@ -50,3 +50,10 @@ CONF_MEMORY_ENABLED: Final = "memory_enabled"
 # Compaction (seed 001) by the LLM chosen as extractor.
 CONF_COMPACTION_ENABLED: Final = "compaction_enabled"
 CONF_COMPACTION_THRESHOLD: Final = "compaction_threshold"
+# How long the conversation log and the daily logs are kept, in days.
+CONF_CONVERSATION_RETENTION_DAYS: Final = "conversation_retention_days"
+CONF_DAILY_LOG_RETENTION_DAYS: Final = "daily_log_retention_days"
+
+# The config flow's choice to make the memory agent the conversation agent of the
+# preferred Assist pipeline; kept in the entry data until the first setup does it.
+CONF_PIPELINE_AGENT: Final = "pipeline_agent"

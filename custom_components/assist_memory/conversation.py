@@ -5,7 +5,8 @@ turn to the wrapped agent through Home Assistant's conversation API in the same 
 log (so streaming, tools and follow-ups keep working) and returns that agent's answer.
 Memory reaches an LLM agent as extra system prompt text, or in front of the user's
 text (seed 004's block) for agents that ignore system prompts. With Home Assistant's
-own intent agent, which has no LLM, it answers memory sentences itself.
+own intent agent, which has no LLM, it answers memory sentences itself (`answers.py`),
+and "stop remembering" whatever agent it wraps.
 
 The rolling window (`context_limit`): the wrapped agent already gets what Home
 Assistant's chat log holds; earlier messages of the window, persisted before the
@@ -22,34 +23,21 @@ from homeassistant.components import conversation
 from homeassistant.const import MATCH_ALL
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import intent
-from homeassistant.helpers.device_registry import DeviceEntryType, DeviceInfo
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
-from .const import (
-    CONF_AGENT_ID,
-    CONF_MEMORY_ENABLED,
-    CONF_PROMPT_MODE,
-    DOMAIN,
-    LOGGER,
-    PROMPT_MODE_PREFIX,
-)
+from .chat_history import prepare_history, words_for_the_agent
+from .const import CONF_MEMORY_ENABLED, CONF_PROMPT_MODE, LOGGER, PROMPT_MODE_PREFIX
 from .data import AssistMemoryConfigEntry
-from .engine import HOUSEHOLD_SCOPE, MemoryEngineError
-from .engine.commands import (
-    MemoryCommand,
-    join_items,
-    parse_command,
-    reply,
-    reply_language,
-)
+from .engine import MemoryEngineError
+from .engine.answers import answer_command
+from .engine.commands import MemoryCommand, parse_command, reply_language
 from .engine.compose import merge_prompts
-from .engine.keywords import extract_keywords
 from .engine.throttle import estimate_tokens
+from .entity import service_device
 from .extraction import async_schedule_extraction
-from .options import turn_settings
+from .options import turn_settings, wrapped_agent_id
 
 PARALLEL_UPDATES = 0
-_RECALL_ITEMS = 3
 
 
 async def async_setup_entry(
@@ -70,12 +58,7 @@ class AssistMemoryAgent(conversation.ConversationEntity):
     def __init__(self, entry: AssistMemoryConfigEntry) -> None:
         self.entry = entry
         self._attr_unique_id = f"{entry.entry_id}_agent"
-        self._attr_device_info = DeviceInfo(
-            identifiers={(DOMAIN, entry.entry_id)},
-            name=entry.title,
-            manufacturer="Assist Memory",
-            entry_type=DeviceEntryType.SERVICE,
-        )
+        self._attr_device_info = service_device(entry)
 
     @property
     def supported_languages(self) -> list[str] | Literal["*"]:
@@ -85,9 +68,7 @@ class AssistMemoryAgent(conversation.ConversationEntity):
     @property
     def wrapped_agent_id(self) -> str:
         """The agent that answers (Home Assistant's intent agent unless configured)."""
-        return str(
-            self.entry.options.get(CONF_AGENT_ID) or conversation.HOME_ASSISTANT_AGENT
-        )
+        return wrapped_agent_id(self.entry.options)
 
     @property
     def supports_streaming(self) -> bool:
@@ -107,7 +88,10 @@ class AssistMemoryAgent(conversation.ConversationEntity):
         uses_llm = agent_id != conversation.HOME_ASSISTANT_AGENT
         # Memory off (seed 000's `enabled`): every turn passes through untouched.
         memory_on = bool(self.entry.options.get(CONF_MEMORY_ENABLED, True))
-        if memory_on and not uses_llm and (command := parse_command(user_input.text)):
+        command = parse_command(user_input.text) if memory_on else None
+        # An LLM agent answers memory sentences with its tools; "stop remembering"
+        # is ours to answer whatever the agent.
+        if command and (not uses_llm or command.action == "pause"):
             return await self._async_answer_command(command, user_input, chat_log)
         user_id = user_input.context.user_id
         settings = turn_settings(self.entry.options)
@@ -125,23 +109,27 @@ class AssistMemoryAgent(conversation.ConversationEntity):
             except MemoryEngineError as err:
                 # Memory must never stop the household from talking to Assist.
                 LOGGER.warning("Assist Memory is unavailable: %s", err.message)
+        prepare_history(
+            chat_log, others_spoke=context is not None and context.others_in_history
+        )
         if context is not None and uses_llm:
             if self.entry.options.get(CONF_PROMPT_MODE) == PROMPT_MODE_PREFIX:
                 text = context.prefixed_text
             else:
                 caller_prompt = extra_prompt or chat_log.extra_system_prompt
                 extra_prompt = merge_prompts(caller_prompt, context.memory_block)
-        result = await conversation.async_converse(
-            self.hass,
-            text,
-            chat_log.conversation_id,
-            user_input.context,
-            language=user_input.language,
-            agent_id=agent_id,
-            device_id=user_input.device_id,
-            satellite_id=user_input.satellite_id,
-            extra_system_prompt=extra_prompt,
-        )
+        with words_for_the_agent(chat_log, text):
+            result = await conversation.async_converse(
+                self.hass,
+                text,
+                chat_log.conversation_id,
+                user_input.context,
+                language=user_input.language,
+                agent_id=agent_id,
+                device_id=user_input.device_id,
+                satellite_id=user_input.satellite_id,
+                extra_system_prompt=extra_prompt,
+            )
         if context is not None:
             # The answer goes back at once; recording it and learning come after.
             self.entry.async_create_task(
@@ -192,52 +180,14 @@ class AssistMemoryAgent(conversation.ConversationEntity):
         user_input: conversation.ConversationInput,
         chat_log: conversation.ChatLog,
     ) -> conversation.ConversationResult:
-        """Remember, recall or forget, and say so in the user's language."""
-        backend = self.entry.runtime_data.backend
-        language = reply_language(user_input.language, user_input.text)
-        user_id = user_input.context.user_id
-        scopes = [HOUSEHOLD_SCOPE, user_id] if user_id else [HOUSEHOLD_SCOPE]
-        try:
-            if command.action == "remember":
-                await backend.add(command.subject, source="user_stated")
-                speech = reply(language, "remembered")
-            elif command.action == "recall":
-                found = await backend.search(
-                    command.subject,
-                    limit=_RECALL_ITEMS,
-                    scopes=scopes,
-                    record_access=True,
-                )
-                speech = (
-                    reply(
-                        language,
-                        "recall",
-                        items=join_items(language, [r.memory.content for r in found]),
-                    )
-                    if found
-                    else reply(language, "recall_none", subject=command.subject)
-                )
-            else:
-                found = await backend.search(command.subject, limit=10, scopes=scopes)
-                # Only memories that contain every word of what is to be forgotten.
-                doomed = [
-                    r.memory.id
-                    for r in found
-                    if _covers_all(r.matched, command.subject)
-                ]
-                for memory_id in doomed:
-                    await backend.delete(memory_id)
-                speech = (
-                    reply(language, "forget_none", subject=command.subject)
-                    if not doomed
-                    else reply(language, "forgot_one")
-                    if len(doomed) == 1
-                    else reply(
-                        language, "forgot", subject=command.subject, count=len(doomed)
-                    )
-                )
-        except MemoryEngineError as err:
-            speech = reply(language, "failed", reason=err.message)
+        """Remember, recall, forget or pause, and say so in the user's language."""
+        speech = await answer_command(
+            self.entry.runtime_data.backend,
+            command,
+            session_id=chat_log.conversation_id,
+            user_id=user_input.context.user_id,
+            language=reply_language(user_input.language, user_input.text),
+        )
         chat_log.async_add_assistant_content_without_tools(
             conversation.AssistantContent(agent_id=user_input.agent_id, content=speech)
         )
@@ -260,9 +210,3 @@ def _used_tokens(chat_log: conversation.ChatLog) -> int:
     """An estimate of how much of the agent's context the conversation fills."""
     texts = [getattr(content, "content", None) for content in chat_log.content]
     return sum(estimate_tokens(text) for text in texts if isinstance(text, str))
-
-
-def _covers_all(matched: tuple[str, ...], subject: str) -> bool:
-    """True when a search result matched every keyword of the subject."""
-    wanted = extract_keywords(subject).all()
-    return bool(wanted) and len(matched) >= len(wanted)

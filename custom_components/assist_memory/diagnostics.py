@@ -1,4 +1,4 @@
-"""Diagnostics: counts and settings, never memory content."""
+"""Diagnostics: counts and settings, never memory content, keys or addresses."""
 
 from __future__ import annotations
 
@@ -6,13 +6,15 @@ from dataclasses import asdict
 from typing import Any
 
 from homeassistant.components.diagnostics import async_redact_data
-from homeassistant.const import CONF_TOKEN
+from homeassistant.const import CONF_TOKEN, CONF_URL
 from homeassistant.core import HomeAssistant
 
-from .const import CONF_EMBEDDING_API_KEY
+from .const import CONF_EMBEDDING_API_KEY, CONF_EMBEDDING_URL
 from .data import AssistMemoryConfigEntry
 
-TO_REDACT = {CONF_EMBEDDING_API_KEY, CONF_TOKEN}
+# Keys, and the addresses of the memory server and the embedding endpoint (they
+# tell where a person's memories live and may carry credentials).
+TO_REDACT = {CONF_EMBEDDING_API_KEY, CONF_EMBEDDING_URL, CONF_TOKEN, CONF_URL}
 
 
 async def async_get_config_entry_diagnostics(

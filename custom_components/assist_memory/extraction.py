@@ -28,14 +28,27 @@ def async_schedule_extraction(
     session_id: str,
     user_id: str | None,
     used_tokens: int = 0,
+    *,
+    speaker_unknown: bool = False,
 ) -> None:
-    """Learn from the session in the background when the options allow it."""
+    """Learn from the session in the background when the options allow it.
+
+    `speaker_unknown`: nobody can tell who spoke (a followed conversation), so
+    nothing about the speaker is learned.
+    """
     if not entry.options.get(CONF_AUTO_EXTRACT, True):
         return
     # Short-lived and tracked: unloading the entry waits for or cancels it.
     entry.async_create_task(
         hass,
-        async_extract(hass, entry, session_id, user_id, used_tokens),
+        async_extract(
+            hass,
+            entry,
+            session_id,
+            user_id,
+            used_tokens,
+            speaker_unknown=speaker_unknown,
+        ),
         f"assist_memory_extract_{session_id}",
     )
 
@@ -46,6 +59,8 @@ async def async_extract(
     session_id: str,
     user_id: str | None,
     used_tokens: int = 0,
+    *,
+    speaker_unknown: bool = False,
 ) -> None:
     """Extract facts from the session's new messages and write them back."""
     backend = entry.runtime_data.backend
@@ -60,7 +75,11 @@ async def async_extract(
         if facts is None:
             facts = await backend.rule_facts(batch)
         result = await backend.learn(
-            batch, facts, scope=user_id or HOUSEHOLD_SCOPE, settings=settings
+            batch,
+            facts,
+            scope=user_id or HOUSEHOLD_SCOPE,
+            settings=settings,
+            speaker_unknown=speaker_unknown,
         )
     except MemoryEngineError as err:
         LOGGER.warning("Learning from a conversation failed: %s", err.message)

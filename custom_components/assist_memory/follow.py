@@ -4,6 +4,12 @@ Optional (off by default): people may talk to an agent other than the memory age
 Their user and assistant messages are persisted like the memory agent's, and the
 usual throttled extraction learns from them. Conversations the memory agent handles
 itself are skipped, so nothing is learned twice.
+
+Home Assistant's chat-log events say nothing of who spoke (the user is known only
+inside the agent's own call), so the messages are kept as those of a turn without a
+user, and nothing personal is learned from them: no fact about the speaker ("my
+...", "I ..."), no profile line; only what concerns the household or someone named.
+Kept for the household, anyone's "my dentist appointment" would reach everyone.
 """
 
 from __future__ import annotations
@@ -84,4 +90,4 @@ async def _async_note(
         except MemoryEngineError as err:
             LOGGER.warning("Could not keep a message of another agent: %s", err.message)
             return
-    async_schedule_extraction(hass, entry, conversation_id, None)
+    async_schedule_extraction(hass, entry, conversation_id, None, speaker_unknown=True)

@@ -22,6 +22,7 @@ from homeassistant.exceptions import Unauthorized
 from homeassistant.helpers.http import HomeAssistantView
 
 from .api_host import EntryApiHost, loaded_entry
+from .engine.models import DEFAULT_MAX_CONTENT_LENGTH
 from .engine.openapi import openapi_document
 from .engine.rest import ROUTES
 from .engine.rest_aiohttp import answer_route, json_response
@@ -76,8 +77,17 @@ class OpenApiView(HomeAssistantView):
 
     async def get(self, request: web.Request) -> web.Response:
         """The OpenAPI document of the routes as Home Assistant serves them."""
+        hass: HomeAssistant = request.app["hass"]
+        limit = DEFAULT_MAX_CONTENT_LENGTH
+        if (entry := loaded_entry(hass)) is not None:
+            limit = (await entry.runtime_data.backend.stats()).max_content_length
         return self.json(
-            openapi_document(ha_path, routes=ROUTES, title_suffix=" (Home Assistant)")
+            openapi_document(
+                ha_path,
+                routes=ROUTES,
+                title_suffix=" (Home Assistant)",
+                max_content_length=limit,
+            )
         )
 
 

@@ -3,13 +3,19 @@
 read_memory, append_memory, search_memory (at most 10 results) and append_daily_log,
 plus, when agentic search is on (seed 003), a search by keyword and time range. The
 API's prompt carries the memory block, so an agent given only this API still knows
-what the household told it.
+what the household told it. What the tools keep is redacted: a password, code or key
+the model passes on is kept as "[secret withheld]".
+
+Whose memories: a fact goes where the memory sentences would put it ("my ...", "the
+user's ..." for the speaking user when known, "our ..." and anything else for the
+household), and reading and searching give the speaker the household's memories and
+their own, never another user's.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import config_validation as cv, llm
@@ -19,7 +25,11 @@ import probatio
 
 from .const import CONF_ENABLE_AGENTIC_SEARCH, DOMAIN
 from .data import AssistMemoryConfigEntry
-from .engine import CATEGORIES, HOUSEHOLD_SCOPE, MemoryBackend, MemoryEngineError
+from .engine import CATEGORIES, Memory, MemoryBackend, MemoryEngineError, redact
+from .engine.commands import scopes_about
+from .engine.markdown import render_markdown
+from .engine.models import utc_time
+from .engine.turns import scopes_for
 from .options import turn_settings
 
 API_PROMPT = (
@@ -32,9 +42,17 @@ API_PROMPT = (
 SEARCH_LIMIT = 10
 
 
+# Memories are read for `read_memory` in pages of this many.
+_PAGE: Final = 1000
+
+
+def _speaker(llm_context: llm.LLMContext) -> str | None:
+    """The Home Assistant user the tool works for (None: a satellite, an automation)."""
+    return llm_context.context.user_id if llm_context.context else None
+
+
 def _scopes(llm_context: llm.LLMContext) -> list[str]:
-    user_id = llm_context.context.user_id if llm_context.context else None
-    return [HOUSEHOLD_SCOPE, user_id] if user_id else [HOUSEHOLD_SCOPE]
+    return list(scopes_for(_speaker(llm_context)))
 
 
 class _MemoryTool(llm.Tool):
@@ -67,10 +85,13 @@ class _MemoryTool(llm.Tool):
 
 
 class ReadMemoryTool(_MemoryTool):
-    """The whole MEMORY.md."""
+    """MEMORY.md as the speaker may see it."""
 
     name = "read_memory"
-    description = "Read the whole long-term memory (MEMORY.md, grouped by category)."
+    description = (
+        "Read the whole long-term memory of the household and the person speaking "
+        "(MEMORY.md, grouped by category)."
+    )
     annotations = llm.ToolAnnotations(
         read_only=True, destructive=False, open_world=False
     )
@@ -78,8 +99,17 @@ class ReadMemoryTool(_MemoryTool):
     async def _async_run(
         self, backend: MemoryBackend, args: dict[str, Any], llm_context: llm.LLMContext
     ) -> JsonObjectType:
-        """Return the Markdown view of every memory."""
-        return {"memory": await backend.read_markdown()}
+        """The Markdown view of the memories the speaker may see."""
+        memories: list[Memory] = []
+        for scope in _scopes(llm_context):
+            offset = 0
+            while True:
+                page = await backend.list(scope=scope, offset=offset, limit=_PAGE)
+                memories.extend(page.items)
+                offset += len(page.items)
+                if not page.items or offset >= page.total:
+                    break
+        return {"memory": render_markdown(memories)}
 
 
 class AppendMemoryTool(_MemoryTool):
@@ -88,7 +118,9 @@ class AppendMemoryTool(_MemoryTool):
     name = "append_memory"
     description = (
         "Store one fact in long-term memory: a short, self-contained sentence "
-        "(for example 'Anna takes her coffee black'), with its category."
+        "(for example 'Anna takes her coffee black'), with its category. A fact "
+        "about the person speaking starts 'The user' or 'The user's' (kept for them "
+        "only); one for everyone in the home says 'our' or 'the household'."
     )
     parameters = probatio.Schema(
         {
@@ -101,12 +133,14 @@ class AppendMemoryTool(_MemoryTool):
     async def _async_run(
         self, backend: MemoryBackend, args: dict[str, Any], llm_context: llm.LLMContext
     ) -> JsonObjectType:
-        """Add the fact for the speaking user's household."""
+        """Add the fact for the speaking user or the household, as it says."""
+        fact = redact(args["fact"])
         memory = await backend.add(
-            args["fact"],
+            fact,
             category=args.get("category", "fact"),
             source="user_stated",
             confidence=0.9,
+            scope=scopes_about(fact, _speaker(llm_context)).write,
         )
         return {"stored": memory.content, "id": memory.id}
 
@@ -148,7 +182,7 @@ class AppendDailyLogTool(_MemoryTool):
         self, backend: MemoryBackend, args: dict[str, Any], llm_context: llm.LLMContext
     ) -> JsonObjectType:
         """Append the entry to today's log."""
-        entry = await backend.append_daily_log(args["entry"], dt_util.now())
+        entry = await backend.append_daily_log(redact(args["entry"]), dt_util.now())
         return {"logged": entry.text, "date": entry.date}
 
 
@@ -175,7 +209,8 @@ class SearchMemoryByTimeTool(_MemoryTool):
         self, backend: MemoryBackend, args: dict[str, Any], llm_context: llm.LLMContext
     ) -> JsonObjectType:
         """Matches for the keyword within the time range."""
-        start, end = _moment(args.get("start")), _moment(args.get("end"))
+        start = _moment(args.get("start"), "start")
+        end = _moment(args.get("end"), "end")
         found = await backend.search(
             args["keyword"], limit=50, scopes=_scopes(llm_context)
         )
@@ -185,24 +220,27 @@ class SearchMemoryByTimeTool(_MemoryTool):
         }
 
 
-def _moment(value: object) -> datetime | None:
-    """A time argument: a datetime or ISO 8601 text (local time when no zone)."""
+def _moment(value: object, name: str) -> datetime | None:
+    """A time argument in UTC (local time when it has no zone).
+
+    MemoryEngineError when UTC cannot hold it (year 1 at +14:00).
+    """
     if isinstance(value, str):
         value = dt_util.parse_datetime(value)
     if not isinstance(value, datetime):
         return None
-    return (
-        value if value.tzinfo else value.replace(tzinfo=dt_util.get_default_time_zone())
-    )
+    if not value.tzinfo:
+        value = value.replace(tzinfo=dt_util.get_default_time_zone())
+    return utc_time(value, name)
 
 
 def _within(stamp: str, start: datetime | None, end: datetime | None) -> bool:
     when = dt_util.parse_datetime(stamp)
     if when is None:
         return False
-    if start is not None and when < dt_util.as_utc(start):
+    if start is not None and when < start:
         return False
-    return end is None or when <= dt_util.as_utc(end)
+    return end is None or when <= end
 
 
 def _brief(record: dict[str, Any]) -> JsonObjectType:
@@ -234,10 +272,10 @@ class AssistMemoryAPI(llm.API):
         ]
         if self.entry.options.get(CONF_ENABLE_AGENTIC_SEARCH):
             tools.append(SearchMemoryByTimeTool(self.entry))
-        user_id = llm_context.context.user_id if llm_context.context else None
         try:
             block = await self.entry.runtime_data.backend.memory_overview(
-                user_id=user_id, settings=turn_settings(self.entry.options)
+                user_id=_speaker(llm_context),
+                settings=turn_settings(self.entry.options),
             )
         except MemoryEngineError:
             block = ""

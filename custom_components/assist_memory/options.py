@@ -7,9 +7,11 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from homeassistant.components.conversation import HOME_ASSISTANT_AGENT
 from homeassistant.core import HomeAssistant
 
 from .const import (
+    CONF_AGENT_ID,
     CONF_ATOMIC_CONTENT_MAX_LENGTH,
     CONF_COMPACTION_ENABLED,
     CONF_COMPACTION_THRESHOLD,
@@ -29,7 +31,7 @@ from .const import (
     DATA_FOLDER,
 )
 from .engine import LocalBackend, MemoryBackend
-from .engine.config import DEFAULT_CONFIG, store_settings
+from .engine.config import DEFAULT_CONFIG, retention_settings, store_settings
 from .engine.embeddings import EmbeddingConfig
 from .engine.paths import STORE_FILE_NAME
 from .engine.turns import LearnSettings, TurnSettings
@@ -59,12 +61,13 @@ def compaction_llm(
 async def async_apply_options(
     hass: HomeAssistant, backend: MemoryBackend, options: Mapping[str, Any]
 ) -> None:
-    """Give the backend the limits and the compaction LLM of the options."""
+    """Give the backend the limits, retention and compaction LLM of the options."""
     if not isinstance(backend, LocalBackend):
         # A memory server has its own limits and LLM (the add-on's options).
         return
     merged = {**DEFAULT_OPTIONS, **options}
     await backend.set_settings(store_settings(merged))
+    await backend.set_retention(retention_settings(merged))
     backend.set_compaction(
         compaction_llm(hass, merged),
         threshold=int(merged[CONF_COMPACTION_THRESHOLD]),
@@ -80,6 +83,11 @@ def embedding_config(options: Mapping[str, Any]) -> EmbeddingConfig | None:
     return EmbeddingConfig(
         url, model, str(options.get(CONF_EMBEDDING_API_KEY) or "") or None
     )
+
+
+def wrapped_agent_id(options: Mapping[str, Any]) -> str:
+    """The agent the memory agent passes turns to (Home Assistant's own by default)."""
+    return str(options.get(CONF_AGENT_ID) or HOME_ASSISTANT_AGENT)
 
 
 def turn_settings(options: Mapping[str, Any]) -> TurnSettings:

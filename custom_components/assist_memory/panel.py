@@ -2,7 +2,9 @@
 
 The web UI's files (`engine/web/`, the same ones the add-on and `assist-memory serve`
 serve) are served at STATIC_URL; the panel's module (`panel.js`) talks to the
-integration through the websocket command of `websocket_api.py`.
+integration through the websocket command of `websocket_api.py`. The sidebar shows
+a custom panel's title as given, so it is given in Home Assistant's language (from
+strings.json, `common.panel_title`) and given again when that language changes.
 """
 
 from __future__ import annotations
@@ -12,8 +14,12 @@ from typing import Final
 
 from homeassistant.components import frontend, panel_custom
 from homeassistant.components.http.server import StaticPathConfig
-from homeassistant.core import HomeAssistant
+from homeassistant.config_entries import ConfigEntryState
+from homeassistant.const import EVENT_CORE_CONFIG_UPDATE
+from homeassistant.core import Event, HomeAssistant
+from homeassistant.helpers.translation import async_get_translations
 
+from .const import DOMAIN
 from .data import AssistMemoryConfigEntry
 
 PANEL_URL_PATH: Final = "assist-memory"
@@ -33,15 +39,37 @@ async def async_register_panel(
     hass: HomeAssistant, entry: AssistMemoryConfigEntry
 ) -> None:
     """Add the sidebar panel while the entry is loaded."""
+    await _async_show_panel(hass, await _async_title(hass))
+
+    async def _retitle(event: Event) -> None:
+        if "language" not in event.data:
+            return
+        title = await _async_title(hass)
+        if entry.state is ConfigEntryState.LOADED:
+            _remove_panel(hass)
+            await _async_show_panel(hass, title)
+
+    entry.async_on_unload(hass.bus.async_listen(EVENT_CORE_CONFIG_UPDATE, _retitle))
+    entry.async_on_unload(lambda: _remove_panel(hass))
+
+
+async def _async_title(hass: HomeAssistant) -> str:
+    """The panel's title in Home Assistant's language (English when untranslated)."""
+    texts = await async_get_translations(hass, hass.config.language, "common", [DOMAIN])
+    return texts[f"component.{DOMAIN}.common.panel_title"]
+
+
+async def _async_show_panel(hass: HomeAssistant, title: str) -> None:
     await panel_custom.async_register_panel(
         hass,
         frontend_url_path=PANEL_URL_PATH,
         webcomponent_name=WEBCOMPONENT,
-        sidebar_title="Memory",
+        sidebar_title=title,
         sidebar_icon="mdi:brain",
         module_url=f"{STATIC_URL}/panel.js",
         require_admin=True,
     )
-    entry.async_on_unload(
-        lambda: frontend.async_remove_panel(hass, PANEL_URL_PATH, warn_if_unknown=False)
-    )
+
+
+def _remove_panel(hass: HomeAssistant) -> None:
+    frontend.async_remove_panel(hass, PANEL_URL_PATH, warn_if_unknown=False)

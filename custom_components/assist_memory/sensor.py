@@ -7,12 +7,12 @@ from typing import Any
 from homeassistant.components.sensor import SensorEntity, SensorStateClass
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers.debounce import Debouncer
-from homeassistant.helpers.device_registry import DeviceEntryType, DeviceInfo
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
-from .const import DOMAIN, LOGGER
+from .const import LOGGER
 from .data import AssistMemoryConfigEntry
 from .engine import MemoryEngineError, StoreStats
+from .entity import service_device
 
 PARALLEL_UPDATES = 0
 # A burst of changes (an import, many service calls) reads the counts at its start and
@@ -41,12 +41,7 @@ class MemoryCountSensor(SensorEntity):
         self._backend = entry.runtime_data.backend
         self._stats: StoreStats | None = None
         self._attr_unique_id = f"{entry.entry_id}_memories"
-        self._attr_device_info = DeviceInfo(
-            identifiers={(DOMAIN, entry.entry_id)},
-            name=entry.title,
-            manufacturer="Assist Memory",
-            entry_type=DeviceEntryType.SERVICE,
-        )
+        self._attr_device_info = service_device(entry)
 
     async def async_added_to_hass(self) -> None:
         """Follow the store's changes."""

@@ -1,4 +1,12 @@
-"""Services: memories (add, get, list, update, delete, clear, search), prompts, compaction."""
+"""Services: memories, prompts, compaction, conversations, and the memory agent in Assist.
+
+Memories: add, get, list, update, delete, clear, search.
+
+They read and change everyone's memories, so they are for administrators (and for
+automations and scripts, whose calls carry no user); a person who is not one has the
+websocket commands for their own. `delete_conversation` is open to everyone: it
+deletes only the caller's messages.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +27,8 @@ from homeassistant.helpers import config_validation as cv, service
 import probatio
 
 from .const import DOMAIN
+from .conversation_owner import async_conversation_owner
+from .data import AssistMemoryConfigEntry
 from .engine import (
     HOUSEHOLD_SCOPE,
     InvalidMemoryError,
@@ -29,6 +39,7 @@ from .engine import (
 )
 from .engine.compaction import CompactionResult
 from .engine.store import SORT_ORDERS
+from .pipeline import async_set_pipeline_agent
 
 ATTR_ID = "id"
 ATTR_CONTENT = "content"
@@ -46,6 +57,7 @@ ATTR_SORT = "sort"
 ATTR_QUERY = "query"
 ATTR_PROMPT = "prompt"
 ATTR_CONFIRM = "confirm"
+ATTR_CONVERSATION_ID = "conversation_id"
 
 SERVICE_ADD = "add"
 SERVICE_GET = "get"
@@ -59,6 +71,8 @@ SERVICE_REINDEX = "reindex"
 SERVICE_GET_WORKING_MEMORY = "get_working_memory"
 SERVICE_COMPACT = "compact"
 SERVICE_UNDO_COMPACTION = "undo_compaction"
+SERVICE_DELETE_CONVERSATION = "delete_conversation"
+SERVICE_SET_PIPELINE_AGENT = "set_pipeline_agent"
 ATTR_TOPIC = "topic"
 
 MAX_PAGE = 1000
@@ -138,14 +152,20 @@ ENTRY_SCHEMA = probatio.Schema(_ENTRY)
 SESSION_SCHEMA = probatio.Schema(
     {**_ENTRY, probatio.Required(ATTR_SESSION_ID): cv.string}
 )
+CONVERSATION_SCHEMA = probatio.Schema(
+    {**_ENTRY, probatio.Required(ATTR_CONVERSATION_ID): cv.string}
+)
+
+
+def _entry(call: ServiceCall) -> AssistMemoryConfigEntry:
+    entry: AssistMemoryConfigEntry = service.async_get_config_entry(
+        call.hass, DOMAIN, call.data.get(ATTR_CONFIG_ENTRY_ID)
+    )
+    return entry
 
 
 def _backend(call: ServiceCall) -> MemoryBackend:
-    entry = service.async_get_config_entry(
-        call.hass, DOMAIN, call.data.get(ATTR_CONFIG_ENTRY_ID)
-    )
-    backend: MemoryBackend = entry.runtime_data.backend
-    return backend
+    return _entry(call).runtime_data.backend
 
 
 @contextmanager
@@ -297,6 +317,21 @@ async def _get_working_memory(call: ServiceCall) -> ServiceResponse:
     return {"working_memory": working.to_dict()}
 
 
+async def _delete_conversation(call: ServiceCall) -> ServiceResponse:
+    """Delete a conversation; a person who is not an administrator, only their part."""
+    conversation_id = call.data[ATTR_CONVERSATION_ID]
+    owner = await async_conversation_owner(call.hass, call.context.user_id)
+    with _engine_errors():
+        deleted = await _backend(call).delete_conversation(conversation_id, owner=owner)
+    if not deleted:
+        raise ServiceValidationError(
+            translation_domain=DOMAIN,
+            translation_key="unknown_conversation",
+            translation_placeholders={"conversation_id": conversation_id},
+        )
+    return {"deleted": conversation_id, "messages": deleted}
+
+
 def _compaction_response(result: CompactionResult | None, done: str) -> ServiceResponse:
     if result is None:
         return {done: False}
@@ -332,6 +367,11 @@ async def _reindex(call: ServiceCall) -> ServiceResponse:
     return {"indexed": indexed}
 
 
+async def _set_pipeline_agent(call: ServiceCall) -> ServiceResponse:
+    """The memory agent in the preferred Assist pipeline, wrapping the agent it had."""
+    return (await async_set_pipeline_agent(call.hass, _entry(call))).as_dict()
+
+
 _SERVICES: tuple[
     tuple[
         str,
@@ -363,13 +403,38 @@ _SERVICES: tuple[
         SESSION_SCHEMA,
         SupportsResponse.ONLY,
     ),
+    (
+        SERVICE_DELETE_CONVERSATION,
+        _delete_conversation,
+        CONVERSATION_SCHEMA,
+        SupportsResponse.OPTIONAL,
+    ),
+    (
+        SERVICE_SET_PIPELINE_AGENT,
+        _set_pipeline_agent,
+        ENTRY_SCHEMA,
+        SupportsResponse.OPTIONAL,
+    ),
 )
+
+
+# Scoped to the caller: the only service a person who is not an administrator may call.
+_FOR_EVERYONE = frozenset({SERVICE_DELETE_CONVERSATION})
 
 
 @callback
 def async_setup_services(hass: HomeAssistant) -> None:
     """Register every Assist Memory service."""
     for name, handler, schema, supports_response in _SERVICES:
-        hass.services.async_register(
-            DOMAIN, name, handler, schema=schema, supports_response=supports_response
-        )
+        if name in _FOR_EVERYONE:
+            hass.services.async_register(
+                DOMAIN,
+                name,
+                handler,
+                schema=schema,
+                supports_response=supports_response,
+            )
+        else:
+            service.async_register_admin_service(
+                hass, DOMAIN, name, handler, schema, supports_response
+            )

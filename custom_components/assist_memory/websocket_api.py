@@ -21,6 +21,8 @@ import probatio
 
 from .api_host import EntryApiHost, loaded_entry
 from .engine.api import dispatch
+from .websocket_conversations import async_register_conversation_commands
+from .websocket_memories import async_register_memory_commands
 
 COMMAND: Final = "assist_memory/request"
 METHODS: Final = ("GET", "POST", "PUT", "PATCH", "DELETE")
@@ -28,8 +30,10 @@ METHODS: Final = ("GET", "POST", "PUT", "PATCH", "DELETE")
 
 @callback
 def async_register_commands(hass: HomeAssistant) -> None:
-    """Register the command (once, when the integration is set up)."""
+    """Register the commands (once, when the integration is set up)."""
     async_register_command(hass, ws_request)
+    async_register_memory_commands(hass)
+    async_register_conversation_commands(hass)
 
 
 @require_admin

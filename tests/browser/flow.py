@@ -33,6 +33,7 @@ class Labels:
     add: str
     edit: str
     delete: str
+    conversation_deleted: str
     save: str
     content: str
     category: str
@@ -90,6 +91,7 @@ ENGLISH = Labels(
     add="Add memory",
     edit="Edit",
     delete="Delete",
+    conversation_deleted="Conversation deleted.",
     save="Save",
     content="Memory",
     category="Category",
@@ -145,6 +147,7 @@ CHINESE = Labels(
     add="添加记忆",
     edit="编辑",
     delete="删除",
+    conversation_deleted="已删除对话。",
     save="保存",
     content="记忆内容",
     category="类别",
@@ -305,6 +308,11 @@ def walk_through(
     expect(conversation).to_be_visible()
     expect(conversation.locator("p").nth(1)).not_to_be_empty()
     screens.shot("sessions")
+    # A conversation can be deleted (asked first).
+    conversation.get_by_role("button", name=words.delete).click()
+    app.get_by_role("dialog").get_by_role("button", name=words.delete).click()
+    expect(status).to_have_text(words.conversation_deleted)
+    expect(conversation).to_have_count(0)
 
     # Automatic memory off (kept after a reload of the tab), then on again.
     tab(words.tab_settings)

@@ -14,28 +14,18 @@ import base64
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-import importlib.util
 import json
 from pathlib import Path
 import subprocess
 import sys
-from types import ModuleType
 
 from playwright.sync_api import Browser, expect
 import pytest
 
+from tests.support.ha_process import ha_instance as ha
+
 from .conftest import ROOT, free_port, post_json, stop, wait_for_http
 from .flow import CHINESE, ENGLISH, Labels, Screens, walk_through
-
-
-# Home Assistant keeps its HTTP settings in storage (YAML ones are staged for a
-# confirmation in the UI): given as a stored config of the first format, they are
-# simply used.
-def http_storage(port: int) -> str:
-    """The .storage/http document: listen on 127.0.0.1:port."""
-    data = {"server_host": ["127.0.0.1"], "server_port": port}
-    return json.dumps({"version": 1, "key": "http", "data": data})
-
 
 CONFIGURATION = """
 homeassistant:
@@ -52,19 +42,6 @@ logger:
 """
 
 
-def load_ha_instance() -> ModuleType:
-    """script/ha_instance.py, the helpers script/develop uses on its dev instance."""
-    spec = importlib.util.spec_from_file_location(
-        "ha_instance", ROOT / "script" / "ha_instance.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-ha = load_ha_instance()
 TEST_INTEGRATIONS = Path(__file__).parent / "ha_config" / "custom_components"
 LLM_ENTITY = "ai_task.browser_llm"
 MEMORY_AGENT = "conversation.assist_memory_memory_agent"
@@ -104,10 +81,9 @@ def use_llm_for_compaction(url: str, token: str, entry_id: str) -> None:
 def home_assistant(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HomeAssistant]:
     """A Home Assistant process with Assist Memory and the test LLM set up."""
     config = tmp_path_factory.mktemp("home-assistant")
-    port = free_port()
+    url = f"http://127.0.0.1:{free_port()}"
     (config / "configuration.yaml").write_text(CONFIGURATION)
-    (config / ".storage").mkdir()
-    (config / ".storage" / "http").write_text(http_storage(port))
+    ha.write_http_settings(config, url)
     (config / "custom_components").mkdir()
     for integration in (
         ROOT / "custom_components" / "assist_memory",
@@ -125,7 +101,6 @@ def home_assistant(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HomeAss
         stdout=log,
         stderr=subprocess.STDOUT,
     )
-    url = f"http://127.0.0.1:{port}"
     try:
         wait_for_http(f"{url}/auth/providers", process, timeout=180)
         token = ha.onboard(url)

@@ -17,6 +17,11 @@ from tests.support.server_process import clean_env, serve_command
 from .conftest import ROOT, free_port, post_json, stop, wait_for_http
 from .flow import CHINESE, ENGLISH, Labels, Screens, walk_through
 
+STORED_TOKENS = """() => [
+    localStorage.getItem("assist-memory-token"),
+    sessionStorage.getItem("assist-memory-token"),
+]"""
+
 
 @dataclass(frozen=True)
 class Server:
@@ -29,7 +34,7 @@ def chat_url() -> Iterator[str]:
     """The chat stand-in that compacts, as its own process."""
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.browser.compaction_llm", str(port)], cwd=ROOT
+        [sys.executable, "-m", "tests.support.compaction_llm", str(port)], cwd=ROOT
     )
     try:
         url = f"http://127.0.0.1:{port}/v1"
@@ -101,6 +106,8 @@ def test_memory_manager(
         # The link the server's owner shares: the token in the fragment.
         page.goto(f"{server.url}/#token={server.token}")
         walk_through(page, app, words, screens, tmp_path, compaction=True)
+        # Kept for this tab only, never in localStorage (which outlives the tab).
+        assert page.evaluate(STORED_TOKENS) == [None, server.token]
         # On a phone, in dark mode.
         page.set_viewport_size({"width": 390, "height": 844})
         page.emulate_media(color_scheme="dark")

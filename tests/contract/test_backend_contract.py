@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from assist_memory_engine.answers import answer_command
 from assist_memory_engine.backend import MemoryBackend
+from assist_memory_engine.commands import parse_command
 from assist_memory_engine.errors import MemoryEngineError
 from assist_memory_engine.extraction import Fact
 from assist_memory_engine.settings import StoreSettings
@@ -235,11 +238,112 @@ async def test_turns_working_memory_and_learning(backend: MemoryBackend) -> None
     assert learned.total == result.added
 
 
+async def test_learning_when_the_speaker_is_unknown(backend: MemoryBackend) -> None:
+    # A conversation with another agent: whoever spoke could be anyone in the home.
+    for text in (
+        "My favourite food is pizza",
+        "I work as a nurse",
+        "Our dog is called Rex",
+        "我喜欢燕麦奶",
+    ):
+        await backend.note_message("followed", "user", text)
+    profile_before = await backend.read_profile()
+    batch = await backend.extraction_batch("followed", EAGER)
+    assert batch is not None
+    facts = await backend.rule_facts(batch)
+
+    result = await backend.learn(
+        batch, facts, scope="household", settings=EAGER, speaker_unknown=True
+    )
+
+    # Nothing about the speaker reaches the household: only what is everyone's.
+    household = await backend.list(scope="household")
+    assert [m.content for m in household.items] == ["The household's dog is called Rex"]
+    assert result.added == 1
+    assert result.skipped == len(facts) - 1
+    assert result.profile_updates == 0
+    assert await backend.read_profile() == profile_before
+    assert await backend.extraction_batch("followed", EAGER) is None
+
+
+async def test_conversations_of_their_owners(backend: MemoryBackend) -> None:
+    for session, user, text in (
+        ("s1", "anna", "My PIN is 4321, and my dentist is Dr. Chen"),
+        ("s1", "ben", "Ben here"),
+        ("s2", "ben", "Only Ben"),
+    ):
+        await backend.begin_turn(session_id=session, text=text, user_id=user)
+        await asyncio.sleep(0)  # the agent answers after the turn's writes went out
+        await backend.end_turn(
+            session_id=session, user_text=text, reply="OK", user_id=user
+        )
+
+    everyone = await backend.conversations(limit=10)
+    bens = await backend.conversations(owner="ben", limit=1, offset=1)
+    annas = await backend.conversation("s1", owner="anna")
+
+    assert [(c.session_id, c.message_count) for c in everyone.items] == [
+        ("s2", 2),
+        ("s1", 4),
+    ]
+    assert (bens.total, [c.session_id for c in bens.items]) == (2, ["s1"])
+    assert annas is not None
+    assert [m.content for m in annas.messages] == [
+        "My PIN is [secret withheld], and my dentist is Dr. Chen",
+        "OK",
+    ]
+    assert annas.title is not None
+    assert await backend.conversation("s2", owner="anna") is None
+    assert await backend.delete_conversation("s1", owner="ben") == 2
+    assert await backend.delete_conversation("s1", owner="ben") == 0
+    remaining = await backend.conversation("s1")
+    assert remaining is not None
+    assert {m.user_id for m in remaining.messages} == {"anna"}
+    assert await backend.delete_conversation("s1") == 2
+    assert await backend.conversation("s1") is None
+    assert await backend.working_memory("s1") is None
+
+
 async def test_turn_with_defaults(backend: MemoryBackend) -> None:
     context = await backend.begin_turn(session_id="s2", text="Hello there")
     assert context.memories == ()
     assert context.scopes == ("household",)
     assert await backend.memory_overview(user_id=None) == ""
+
+
+async def test_memory_sentences(backend: MemoryBackend) -> None:
+    async def answer(text: str, user_id: str | None = "anna") -> str:
+        command = parse_command(text)
+        assert command is not None
+        return await answer_command(
+            backend, command, session_id="s3", user_id=user_id, language="en"
+        )
+
+    said = "Remember that my bike is in the shed"
+    assert await answer(said) == "OK, I'll remember that."
+    assert await answer(said) == "I already knew that."
+    assert [m.scope for m in (await backend.list()).items] == ["anna"]
+    assert await answer("Remember that my pin is 4321") == (
+        "I don't keep passwords or codes."
+    )
+    assert await answer("What do you remember about my bike?", "tom") == (
+        "I don't remember anything about my bike."
+    )
+    assert await answer("What do you remember about my bike?") == (
+        "Here is what I remember: my bike is in the shed."
+    )
+    assert await answer("Forget my bike") == "Done, I've forgotten that."
+    assert (await backend.list()).total == 0
+
+    assert await answer("Stop remembering") == (
+        "OK, I won't remember anything from this conversation."
+    )
+    await backend.begin_turn(session_id="s3", text="My favourite colour is green")
+    await backend.end_turn(
+        session_id="s3", user_text="My favourite colour is green", reply="Nice."
+    )
+    assert await backend.working_memory("s3") is None
+    assert await backend.extraction_batch("s3", EAGER) is None
 
 
 async def test_compaction_not_enabled(backend: MemoryBackend) -> None:

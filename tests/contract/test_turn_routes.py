@@ -72,11 +72,12 @@ async def host(tmp_path: Path) -> AsyncIterator[Host]:
             {"session_id": "s", "settings": {"min_interval": "soon"}},
             "min_interval must be a number",
         ),
+        ("/api/turns/pause", {}, "session_id is required"),
         ("/api/turns/rule-facts", {"batch": "x"}, "batch must be a JSON object"),
         (
             "/api/turns/rule-facts",
             {"batch": {"session_id": "s", "message_ids": ["1"]}},
-            "message_ids must be a list of whole numbers",
+            "message_ids must be a list of whole numbers from 0 to 9007199254740991",
         ),
         (
             "/api/turns/rule-facts",

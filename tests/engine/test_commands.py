@@ -5,11 +5,15 @@ from __future__ import annotations
 import pytest
 
 from assist_memory_engine.commands import (
+    CommandScopes,
     MemoryCommand,
+    about_whom,
+    command_scopes,
     join_items,
     parse_command,
     reply,
     reply_language,
+    scopes_about,
 )
 
 
@@ -59,6 +63,86 @@ def test_commands(text: str, action: str, subject: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
+        "Stop remembering",
+        "stop remembering this conversation.",
+        "Don't remember this!",
+        "Don’t remember that",
+        "do not remember any of this",
+        "别记住这个",
+        "不要记这个。",
+        "请不要再记了",
+        "停止记忆",
+        "暂停记录",
+        "別記住這個",
+        "不要記這個",
+        "停止記憶",
+    ],
+)
+def test_pause_sentences(text: str) -> None:
+    assert parse_command(text) == MemoryCommand("pause", "")
+
+
+@pytest.mark.parametrize(
+    ("subject", "whose"),
+    [
+        ("my dentist appointment is on Friday", "speaker"),
+        ("I am allergic to peanuts", "speaker"),
+        ("I'm vegetarian", "speaker"),
+        ("Anna told me the code", "speaker"),
+        ("our wifi is called Tulip", "household"),
+        ("we're out of milk", "household"),
+        ("the family's dentist is Dr. Chen", "household"),
+        ("everyone's bikes are in the shed", "household"),
+        ("my sister visits us on Sunday", "speaker"),
+        ("the spare key is under the mat", None),
+        ("Anna likes tea", None),
+        ("我的牙医预约在周五", "speaker"),
+        ("我们家的垃圾周二收", "household"),
+        ("我們家的垃圾週二收", "household"),
+        ("大家的自行车在车库", "household"),
+        ("备用钥匙在门垫下面", None),
+        # How learning writes a fact down (and an LLM told so writes it): the user is
+        # the speaker, the household everyone.
+        ("The user's favourite colour is teal", "speaker"),
+        ("The user prefers oat milk", "speaker"),
+        ("The household's bins go out on Tuesday", "household"),
+        ("用户的生日是五月三号", "speaker"),
+        ("用户家的垃圾周二收", "household"),
+        ("用户一家周末去爬山", "household"),
+    ],
+)
+def test_whom_a_sentence_is_about(subject: str, whose: str | None) -> None:
+    assert about_whom(subject) == whose
+
+
+def test_the_scope_follows_the_speaker() -> None:
+    mine = MemoryCommand("remember", "my car is on level 3")
+    ours = MemoryCommand("remember", "our car is on level 3")
+    anyones = MemoryCommand("remember", "the car is on level 3")
+    assert command_scopes(mine, "anna") == CommandScopes("anna", ("anna",))
+    assert command_scopes(ours, "anna") == CommandScopes("household", ("household",))
+    assert command_scopes(anyones, "anna") == CommandScopes(
+        "household", ("household", "anna")
+    )
+    # Nobody known speaks (a satellite, an automation): the household's.
+    for command in (mine, ours, anyones):
+        assert command_scopes(command, None) == CommandScopes(
+            "household", ("household",)
+        )
+
+
+def test_the_scope_of_any_text_follows_the_speaker() -> None:
+    # The rule of the memory sentences, for text that is no command (an LLM tool's).
+    assert scopes_about("my car is on level 3", "anna") == CommandScopes(
+        "anna", ("anna",)
+    )
+    assert scopes_about("my car is on level 3", None).write == "household"
+    assert scopes_about("our car is on level 3", "anna").write == "household"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
         "turn on the light",
         "What time is it?",
         "I remember the old house",
@@ -87,6 +171,13 @@ def test_other_sentences_pass_through(text: str) -> None:
         (None, "记住这个", "zh-Hans"),
         ("*", "remember this", "en"),
         ("de", "", "en"),
+        # A Chinese sentence gets a Chinese answer in any conversation language.
+        ("en", "记住备用钥匙在花盆下面", "zh-Hans"),
+        ("en", "記住備用鑰匙在花盆下面", "zh-Hant"),
+        ("de", "你还记得备用钥匙吗", "zh-Hans"),
+        ("en", "你還記得備用鑰匙嗎", "zh-Hant"),
+        ("zh-Hans", "記住備用鑰匙在花盆下面", "zh-Hans"),
+        ("en", "remember that 小明 likes tea", "en"),
     ],
 )
 def test_reply_language(language: str | None, text: str, expected: str) -> None:

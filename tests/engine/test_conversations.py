@@ -492,6 +492,7 @@ def test_recent_summaries_newest_first(log: ConversationLog) -> None:
         "title": "Title 5",
         "snippet": "Snippet 5",
         "created_at": recent[0].created_at,
+        "user_id": None,
     }
 
 
@@ -499,21 +500,22 @@ def test_speaker_summaries_are_the_speakers_own(log: ConversationLog) -> None:
     speakers = ["anna", "ben", "anna", None, "anna", "anna"]
     for i, speaker in enumerate(speakers):
         log.append(f"s{i}", "user", f"Hello {i}", user_id=speaker)
-        log.add_summary(f"s{i}", f"Title {i}", f"Snippet {i}")
-    # A conversation whose speaker changed belongs to the latest one.
+        log.add_summary(f"s{i}", f"Title {i}", f"Snippet {i}", user_id=speaker)
+    # Anna speaking in Ben's conversation id later gets nothing of his.
     log.append("s1", "user", "Anna here now", user_id="anna")
 
     def ids(user_id: str | None, limit: int, **kwargs: Any) -> list[str]:
         found = log.speaker_summaries(user_id, limit, **kwargs)
         return [s.session_id for s in found]
 
-    assert ids("anna", 10, among=10) == ["s5", "s4", "s2", "s1", "s0"]
+    assert ids("anna", 10, among=10) == ["s5", "s4", "s2", "s0"]
     assert ids("anna", 2, among=10) == ["s5", "s4"]
-    assert ids("anna", 10, among=10, excluding="s5") == ["s4", "s2", "s1", "s0"]
+    assert ids("anna", 10, among=10, excluding="s5") == ["s4", "s2", "s0"]
     # Only the newest `among` summaries are looked at.
     assert ids("anna", 10, among=3) == ["s5", "s4"]
     assert ids(None, 10, among=10) == ["s3"]
-    assert ids("ben", 10, among=10) == []
+    assert ids("ben", 10, among=10) == ["s1"]
+    assert ids("lea", 10, among=10) == []
     assert ids("anna", 0, among=10) == []
     with pytest.raises(InvalidMemoryError):
         log.speaker_summaries("anna", 1, among=-1)
@@ -682,3 +684,167 @@ def test_text_helpers() -> None:
     assert shorten("short", 10, 5) == "short"
     assert shorten("中文很短", 10, 5) == "中文很短"
     assert timestamp(" 2025-01-01T00:00:00+00:00 ") == "2025-01-01T00:00:00+00:00"
+
+
+# -- privacy ------------------------------------------------------------------------------
+
+
+def file_bytes(db_path: Path) -> bytes:
+    """The database with its write-ahead log and shared memory, as on disk."""
+    return b"".join(
+        path.read_bytes()
+        for path in db_path.parent.iterdir()
+        if path.name.startswith(db_path.name)
+    )
+
+
+def test_messages_and_summaries_are_kept_redacted(
+    log: ConversationLog, db_path: Path
+) -> None:
+    said = log.append("s", "user", "My wifi password is hunter2, thanks")
+    log.append("s", "assistant", "Noted: the alarm code is 4321.")
+    summary = log.add_summary("s", "My PIN is 9876", "Card 4111 1111 1111 1111")
+
+    assert said.content == "My wifi password is [secret withheld], thanks"
+    assert [m.content for m in log.messages("s")] == [
+        "My wifi password is [secret withheld], thanks",
+        "Noted: the alarm code is [secret withheld].",
+    ]
+    assert (summary.title, summary.snippet) == (
+        "My PIN is [secret withheld]",
+        "Card [secret withheld]",
+    )
+    assert log.summary("s") == summary
+    data = file_bytes(db_path)
+    for secret in (b"hunter2", b"4321", b"9876", b"4111"):
+        assert secret not in data
+
+
+def test_a_speaker_gets_only_their_own_window(log: ConversationLog) -> None:
+    log.append("win-3", "user", "My dentist is Dr. Chen", user_id="a")
+    log.append("win-3", "assistant", "Noted", user_id="a")
+    log.append("win-3", "user", "Lights on", user_id=None)
+    log.append("win-3", "assistant", "Done", user_id=None)
+
+    def texts(speaker: str | None) -> list[str]:
+        return [m.content for m in log.window("win-3", 10, speaker=speaker)]
+
+    assert texts("a") == ["My dentist is Dr. Chen", "Noted"]
+    assert texts(None) == ["Lights on", "Done"]
+    assert texts("b") == []
+    assert len(log.window("win-3", 10)) == 4
+
+
+def test_conversations_of_one_owner(log: ConversationLog) -> None:
+    log.append("shared", "user", "Hello from Anna", user_id="anna")
+    log.add_summary("shared", "Hello from Anna", "", user_id="anna")
+    log.append("shared", "user", "Hello from Ben", user_id="ben")
+    log.append("bens", "user", "Only Ben", user_id="ben")
+
+    anna = log.sessions(owner="anna")
+    ben = log.sessions(owner="ben")
+
+    assert [(s.session_id, s.message_count, s.title) for s in anna] == [
+        ("shared", 1, "Hello from Anna")
+    ]
+    # Ben spoke in Anna's conversation: he sees his message, not her title.
+    assert [(s.session_id, s.message_count, s.title) for s in ben] == [
+        ("bens", 1, None),
+        ("shared", 1, None),
+    ]
+    assert [s.user_id for s in log.sessions()] == ["ben", "anna"]
+    assert log.session_count(owner="ben") == 2
+    assert log.session_count(owner="lea") == 0
+    assert log.recent_summaries(owner="ben") == []
+
+
+def test_deleting_own_messages_leaves_the_others(log: ConversationLog) -> None:
+    log.append("shared", "user", "Hello from Anna", user_id="anna")
+    log.add_summary("shared", "Hello from Anna", "", user_id="anna")
+    log.append("shared", "user", "Hello from Ben", user_id="ben")
+
+    assert log.delete_session("shared", owner="ben") == 1
+    assert [m.user_id for m in log.messages("shared")] == ["anna"]
+    assert log.summary("shared") is not None
+    assert log.delete_session("shared", owner="anna") == 1
+    assert log.summary("shared") is None
+    assert log.delete_session("shared") == 0
+
+
+@pytest.mark.parametrize("how", ["delete", "prune"])
+def test_deleted_text_is_in_no_file(
+    log: ConversationLog, db_path: Path, clock: StepClock, how: str
+) -> None:
+    # Enough text to fill pages of its own, beside a conversation that stays.
+    for i in range(200):
+        log.append("gone", "user", f"zorblaxian plan number {i} for the garden")
+        log.append("kept", "user", f"ordinary message {i}")
+    log.add_summary("gone", "zorblaxian plans", "zorblaxian snippet")
+    assert b"zorblaxian" in file_bytes(db_path)
+
+    if how == "delete":
+        assert log.delete_session("gone") == 200
+    else:
+        clock.now += timedelta(days=31)
+        log.append("kept", "user", "a new message")  # the older ones go
+        assert log.prune(timedelta(days=30)) == 400
+
+    assert b"zorblaxian" not in file_bytes(db_path)
+    assert log.summary("gone") is None
+
+
+V1_SCHEMA = (
+    (
+        "CREATE TABLE messages(id INTEGER PRIMARY KEY AUTOINCREMENT,"
+        " session_id TEXT NOT NULL, role TEXT NOT NULL, content TEXT NOT NULL,"
+        " user_id TEXT, created_at TEXT NOT NULL,"
+        " collected INTEGER NOT NULL DEFAULT 0)"
+    ),
+    (
+        "CREATE TABLE summaries(session_id TEXT PRIMARY KEY, title TEXT NOT NULL,"
+        " snippet TEXT NOT NULL, created_at TEXT NOT NULL)"
+    ),
+)
+
+
+def test_a_version_1_file_is_migrated_and_redacted(db_path: Path) -> None:
+    db_path.parent.mkdir(parents=True)
+    with sqlite3.connect(db_path) as db:
+        for statement in V1_SCHEMA:
+            db.execute(statement)
+        rows = [
+            ("s", "user", "My wifi password is hunter2", "anna", "2025-03-01T08:00:00"),
+            ("s", "assistant", "OK", "anna", "2025-03-01T08:00:01"),
+            ("s", "user", "Later, ben here", "ben", "2025-03-01T08:00:02"),
+        ]
+        db.executemany(
+            "INSERT INTO messages(session_id, role, content, user_id, created_at)"
+            " VALUES (?, ?, ?, ?, ?)",
+            rows,
+        )
+        db.execute(
+            "INSERT INTO summaries VALUES"
+            " ('s', 'My wifi password is hunter2', 'OK', '2025-03-01T08:00:01')"
+        )
+        db.execute("DELETE FROM messages WHERE content = 'OK'")  # left in free space
+        db.execute("PRAGMA user_version=1")
+    db.close()
+    assert b"hunter2" in db_path.read_bytes()
+
+    with ConversationLog(db_path) as log:
+        assert [m.content for m in log.messages("s")] == [
+            "My wifi password is [secret withheld]",
+            "Later, ben here",
+        ]
+        summary = log.summary("s")
+        assert summary is not None
+        assert summary.title == "My wifi password is [secret withheld]"
+        # A summary belongs to who started the conversation.
+        assert summary.user_id == "anna"
+        assert [s.session_id for s in log.speaker_summaries("anna", 3, among=5)] == [
+            "s"
+        ]
+        assert b"hunter2" not in file_bytes(db_path)
+    with sqlite3.connect(db_path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+    db.close()

@@ -31,6 +31,7 @@ from assist_memory_engine.durable import (
     storage_error,
     write_atomically,
 )
+from assist_memory_engine.journal import encode_delete
 
 from .conftest import journal_lines, read_snapshot, store_files
 from .crash_writer import digest
@@ -51,7 +52,13 @@ def _side_files(path: Path, label: str) -> list[Path]:
 
 @pytest.mark.parametrize(
     "damage",
-    [b"{not json at all", b'{"memories": 5}', b'"just a string"', b"\x00\xff\xfe"],
+    [
+        b"{not json at all",
+        b'{"memories": 5}',
+        b'"just a string"',
+        b"\x00\xff\xfe",
+        b"[" * 100_000 + b"]" * 100_000,  # deeper than any parser goes
+    ],
 )
 def test_unreadable_snapshot_is_set_aside_and_store_starts_empty(
     store_path: Path, damage: bytes, caplog: pytest.LogCaptureFixture
@@ -121,6 +128,59 @@ def test_invalid_records_are_moved_aside_and_good_ones_kept(
     assert open_store().last_report.set_aside == []
 
 
+# Times that parse but cannot be held in UTC, and other unusable field values.
+DEEP = '{"a":' * 40 + "{}" + "}" * 40
+OUT_OF_RANGE_RECORDS = [
+    {"id": "bad-created", "content": "x", "created_at": "0001-01-01T00:00:00+14:00"},
+    {
+        "id": "bad-accessed",
+        "content": "x",
+        "last_accessed": "9999-12-31T23:59:59-12:00",
+    },
+    {"id": "bad-updated", "content": "x", "updated_at": "9999-12-31T23:59:59-00:01"},
+    {"id": "bad-digits", "content": "x", "created_at": "２０２４-01-01T00:00:00"},
+    {"id": "bad-long", "content": "x", "created_at": "2024-01-01T00:00:00" + " " * 99},
+    {"id": "bad-count", "content": "x", "access_count": 10**400},
+    {"id": "bad-deep", "content": "x", "metadata": json.loads(DEEP)},
+]
+
+
+@pytest.mark.parametrize("bad", OUT_OF_RANGE_RECORDS, ids=lambda r: r["id"])
+def test_a_record_with_an_out_of_range_field_is_moved_aside(
+    store_path: Path, bad: dict[str, Any]
+) -> None:
+    good = {"id": "good", "content": "kept", "created_at": "2024-01-01T00:00:00Z"}
+    store_path.parent.mkdir(parents=True)
+    store_path.write_text(json.dumps([good, bad]))
+
+    store = MemoryStore(store_path)
+    report = store.init()
+
+    assert [m.id for m in store.get_all()] == ["good"]
+    assert report.invalid_records == 1
+    (invalid,) = _side_files(store_path, "invalid")
+    assert json.loads(invalid.read_text()) == [bad]
+
+
+def test_a_journal_record_with_an_out_of_range_time_is_kept_aside(
+    store_path: Path, open_store: OpenStore
+) -> None:
+    store = open_store()
+    kept = store.add("kept")
+    store.close()
+    bad = {"id": "bad", "content": "x", "created_at": "0001-01-01T00:00:00+14:00"}
+    with _journal(store_path).open("ab") as journal:
+        journal.write(json.dumps({"op": "put", "memory": bad}).encode() + b"\n")
+
+    reopened = MemoryStore(store_path)
+    report = reopened.init()
+
+    assert reopened.get_all() == [kept]
+    assert report.invalid_records == 1
+    (moved,) = _side_files(store_path, "journal")
+    assert b"0001-01-01T00:00:00+14:00" in moved.read_bytes()
+
+
 def test_records_over_todays_content_limit_are_kept(
     store_path: Path, open_store: OpenStore
 ) -> None:
@@ -148,7 +208,9 @@ def test_journal_ops_are_replayed_and_folded_at_init(
     kept = writer.add("kept")
     gone = writer.add("gone")
     writer.update(kept.id, "kept and changed")
-    writer.delete(gone.id)
+    # A delete whose line is durable, cut off before its text was erased (a crash).
+    with store_path.with_suffix(".journal").open("ab") as journal:
+        journal.write(encode_delete(gone.id))
     assert len(journal_lines(store_path)) == 5
 
     reader = MemoryStore(store_path)

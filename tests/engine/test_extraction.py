@@ -20,6 +20,7 @@ from assist_memory_engine.extraction import (
     parse_llm_facts,
     plan_write_back,
     split_sentences,
+    states_replaced_fact,
 )
 
 LOGGER_NAME = "assist_memory_engine.extraction"
@@ -1029,3 +1030,17 @@ def test_extract_plan_and_apply_to_a_real_store(
         "用户对花生过敏",
     ]
     assert "1234" not in store_path.read_text(encoding="utf-8")
+
+
+def test_a_statement_of_a_replaced_fact_is_recognised() -> None:
+    extractor = RuleBasedExtractor()
+    (teal,) = extractor.extract("My favourite colour is teal")
+    (orange,) = extractor.extract("My favourite colour is orange")
+    (tea,) = extractor.extract("I like green tea")
+    old = _memory("m1", teal.content, key=teal.key)
+
+    assert states_replaced_fact(teal, old, orange)
+    assert not states_replaced_fact(orange, old, orange)  # what is true now
+    assert not states_replaced_fact(tea, old, orange)  # about something else
+    # Without a key, the same meaning as the replaced memory is enough.
+    assert states_replaced_fact(Fact(teal.content), old, orange)

@@ -303,6 +303,27 @@ def test_index_file_lives_beside_the_store(fts_engine: MemoryEngine) -> None:
     assert fts_engine.index.path.is_file()
 
 
+def test_a_sync_where_most_are_gone_starts_the_index_again(store_path: Path) -> None:
+    engine = MemoryEngine(store_path)
+    engine.init()
+    memories = [engine.store.add(f"Memory {n} about the garden") for n in range(5)]
+    engine.flush_index()
+    engine.close()
+    other = MemoryStore(store_path)
+    for memory in memories[1:]:
+        other.delete(memory.id)
+    other.close()
+
+    index = SearchIndex(index_path_for(store_path))
+    with other.locked_records() as records:
+        assert index.sync(records) == SyncResult(added=1, updated=0, removed=4)
+    assert index.count() == 1
+    assert [c.memory_id for c in index.match(extract_keywords("garden"), limit=5)] == [
+        memories[0].id
+    ]
+    index.close()
+
+
 def test_restart_only_syncs_what_changed(store_path: Path) -> None:
     engine = MemoryEngine(store_path)
     engine.init()

@@ -105,10 +105,14 @@ def test_update_rejects_bad_input_and_changes_nothing(
     assert store_files(store_path) == before
 
 
-def test_content_limit_is_2000_characters_after_trimming(store: MemoryStore) -> None:
-    exact = store.add("  " + "x" * 2000 + "\n")
+def test_content_limit_counts_the_text_as_given(store: MemoryStore) -> None:
+    """As the API document's maxLength does; the stored content is trimmed."""
+    exact = store.add("  " + "x" * 1997 + "\n")
 
-    assert len(exact.content) == 2000
+    assert len(exact.content) == 1997
+    with pytest.raises(InvalidMemoryError) as err:
+        store.add("  " + "x" * 1998 + "\n")
+    assert err.value.code == "content_too_long"
 
 
 def test_content_limit_is_configurable(open_store: OpenStore) -> None:

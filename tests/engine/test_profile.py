@@ -59,8 +59,40 @@ def test_paths_per_scope(profile: UserProfile, tmp_path: Path) -> None:
     assert profile.path() == folder / "PROFILE.md"
     assert profile.path("household") == folder / "PROFILE.md"
     assert profile.path("abc123") == folder / "PROFILE.abc123.md"
-    assert profile.path("a.b/c@d") == folder / "PROFILE.a_b_c_d.md"
     assert profile_file_name("user_1-x") == "PROFILE.user_1-x.md"
+    # Other characters: the readable part, then a digest of the exact scope.
+    odd = profile.path("a.b/c@d").name
+    assert odd.startswith("PROFILE.a_b_c_d.")
+    assert odd.endswith(".md")
+    assert len(profile_file_name("用" * 200)) < 255
+
+
+def test_scopes_that_look_alike_get_their_own_files(profile: UserProfile) -> None:
+    scopes = ["anna.smith", "anna_smith", "anna@smith", "anna-smith", "Anna.smith"]
+    for scope in scopes:
+        profile.write(scope, f"# {scope}\n")
+
+    assert [profile.read(scope) for scope in scopes] == [f"# {s}\n" for s in scopes]
+    assert len({profile.path(scope) for scope in scopes}) == len(scopes)
+
+
+def test_a_profile_kept_under_the_old_name_follows_its_scope(
+    profile: UserProfile,
+) -> None:
+    # Before, "anna.smith" and "anna_smith" shared PROFILE.anna_smith.md.
+    profile.directory.mkdir(parents=True)
+    (profile.directory / "PROFILE.anna_smith.md").write_text("# Shared\n", "utf-8")
+
+    assert profile.read("anna.smith") == "# Shared\n"
+    profile.write("anna_smith", "# Anna underscore\n")
+    profile.note_preference("anna.smith", "language", "Reply in German")
+
+    assert profile.read("anna_smith") == "# Anna underscore\n"
+    assert profile.read("anna.smith").startswith("# Shared\n")
+    assert "- Reply in German" in profile.read("anna.smith")
+    assert profile.delete("anna.smith") is True
+    assert profile.read("anna.smith") == DEFAULT_PROFILE
+    assert profile.read("anna_smith") == "# Anna underscore\n"
 
 
 @pytest.mark.parametrize("scope", ["", "two words", "x" * 201, 5])
@@ -261,7 +293,17 @@ def test_replaces() -> None:
     assert not replaces("Reply in English", "reply in english")
     assert not replaces("Keep answers short", "Use a formal tone")
     assert not replaces("Reply in English", "Speak slowly")
-    assert not replaces("Works as a nurse", "Works as a teacher")
+    # A new job, workplace or field replaces the old one (the memory of it is too).
+    assert replaces("Works as a nurse", "Works as a teacher")
+    assert replaces("Is retired", "Works as a nurse")
+    assert replaces("是老师", "是一名护士")
+    assert replaces("Works at Google", "Works at the hospital")
+    assert replaces("在学校工作", "在医院上班")
+    assert replaces("Works in finance", "Works in IT")
+    # Different kinds stand side by side; so does what people wrote themselves.
+    assert not replaces("Works in IT", "Works at Google")
+    assert not replaces("Works as a nurse", "Works at the hospital")
+    assert not replaces("Works as a teacher", "Is a vegetarian")
 
 
 @pytest.mark.parametrize(

@@ -125,7 +125,7 @@ async def test_long_term_paging_and_filters(host: DictHost) -> None:
         ({"limit": "0"}, "limit must be from 1 to 500"),
         ({"limit": "501"}, "limit must be from 1 to 500"),
         ({"limit": "ten"}, "limit must be a whole number"),
-        ({"offset": "-1"}, "offset must be at least 0"),
+        ({"offset": "-1"}, "offset must be from 0 to 9007199254740991"),
         ({"sort": "random"}, "sort must be one of newest, oldest, updated, most_used"),
     ],
 )
@@ -185,23 +185,37 @@ async def test_add_bad_bodies(host: DictHost, body: object, code: str) -> None:
     assert listed.body["total"] == 0
 
 
-async def test_change_needs_something(host: DictHost) -> None:
+async def test_a_change_of_nothing_answers_the_memory_as_it_is(host: DictHost) -> None:
     memory = await add(host, "Tom likes tea")
-    response = await call(host, "PATCH", f"/memory/long-term/{memory['id']}", body={})
-    assert response.status == 400
-    assert response.body == {"error": "nothing to change", "code": "bad_request"}
+    for body in ({}, {"content": "", "category": None, "tags": None}):
+        response = await call(
+            host, "PATCH", f"/memory/long-term/{memory['id']}", body=body
+        )
+        assert (response.status, response.body) == (200, memory)
+    unknown = await call(host, "PATCH", "/memory/long-term/nope", body={})
+    assert unknown.status == 404
 
 
 async def test_errors_carry_their_placeholders(host: DictHost) -> None:
     await host.backend.set_settings(StoreSettings(max_items=1))
     await add(host, "One")
     full = await call(host, "POST", "/memory/long-term", body={"content": "Two"})
-    assert full.status == 400
+    assert full.status == 409  # a well-formed request the store cannot take
     assert full.body == {
         "error": "memory is full (1 items)",
         "code": "memory_full",
         "placeholders": {"max_items": "1"},
     }
+
+
+async def test_an_import_naming_an_id_twice_is_a_conflict(host: DictHost) -> None:
+    records = [{"id": "a", "content": "One"}, {"id": "a", "content": "Two"}]
+
+    response = await call(host, "POST", "/memory/import", body={"document": records})
+
+    assert response.status == 409
+    assert isinstance(response.body, dict)
+    assert response.body["error"] == "record 2: the id a appears twice"
 
 
 async def test_clear(host: DictHost) -> None:

@@ -4,76 +4,88 @@ from __future__ import annotations
 
 import pytest
 
+from assist_memory_engine.extraction import RuleBasedExtractor
 from assist_memory_engine.secrets_filter import (
     REDACTED,
     SecretMatch,
     contains_secret,
     find_secrets,
     luhn_valid,
+    mentions_secret,
     redact,
 )
 
 # (text, what redact leaves)
 SECRETS: list[tuple[str, str]] = [
-    ("my password is hunter2", "my password is [REDACTED]"),
-    ("The wifi password is Sunshine2024", "The wifi password is [REDACTED]"),
+    ("my password is hunter2", "my password is [secret withheld]"),
+    ("The wifi password is Sunshine2024", "The wifi password is [secret withheld]"),
     (
         "the password for the guest network is tulip-42.",
-        "the password for the guest network is [REDACTED].",
+        "the password for the guest network is [secret withheld].",
     ),
-    ("My password: 'correct horse'", "My password: [REDACTED]"),
-    ("change the password to Winter2025", "change the password to [REDACTED]"),
-    ("My PIN is 1234.", "My PIN is [REDACTED]."),
-    ("PIN 4321", "PIN [REDACTED]"),
-    ("the alarm code is 4821", "the alarm code is [REDACTED]"),
-    ("set the alarm code to 2468", "set the alarm code to [REDACTED]"),
-    ("The door code is 7788#", "The door code is [REDACTED]"),
-    ("Your verification code is 482913", "Your verification code is [REDACTED]"),
-    ("the code is 482913", "the code is [REDACTED]"),
-    ("the code for the gate is 1 2 3 4", "the code for the gate is [REDACTED]"),
+    ("My password: 'correct horse'", "My password: [secret withheld]"),
+    ("change the password to Winter2025", "change the password to [secret withheld]"),
+    ("My PIN is 1234.", "My PIN is [secret withheld]."),
+    ("PIN 4321", "PIN [secret withheld]"),
+    ("the alarm code is 4821", "the alarm code is [secret withheld]"),
+    ("set the alarm code to 2468", "set the alarm code to [secret withheld]"),
+    ("The door code is 7788#", "The door code is [secret withheld]"),
+    ("Your verification code is 482913", "Your verification code is [secret withheld]"),
+    ("the code is 482913", "the code is [secret withheld]"),
+    ("the code for the gate is 1 2 3 4", "the code for the gate is [secret withheld]"),
     (
         "my social security number is 078-05-1120",
-        "my social security number is [REDACTED]",
+        "my social security number is [secret withheld]",
     ),
-    ("My card number is 4111 1111 1111 1111", "My card number is [REDACTED]"),
-    ("card 5500-0000-0000-0004 expires soon", "card [REDACTED] expires soon"),
-    ("amex 378282246310005", "amex [REDACTED]"),
-    ("IBAN DE89 3704 0044 0532 0130 00 please", "IBAN [REDACTED] please"),
-    ("pay to GB82WEST12345698765432", "pay to [REDACTED]"),
-    ("my key is sk-proj-abcdefghij1234567890XYZ", "my key is [REDACTED]"),
-    ("AKIAIOSFODNN7EXAMPLE is the key id", "[REDACTED] is the key id"),
-    ("Authorization: Bearer abcdef123456.xyz", "Authorization: [REDACTED]"),
-    ("token: 9f8e7d6c5b4a39281706f5e4d3c2b1a0", "token: [REDACTED]"),
-    ("ghp_abcdefghijklmnopqrstuvwxyz0123456789", "[REDACTED]"),
-    ("xoxb-1234567890-abcdefghij", "[REDACTED]"),
-    ("AIzaSyA1234567890abcdefghijklmnopqrstuv", "[REDACTED]"),
-    ("glpat-abcdefghij1234567890", "[REDACTED]"),
+    ("My card number is 4111 1111 1111 1111", "My card number is [secret withheld]"),
+    ("card 5500-0000-0000-0004 expires soon", "card [secret withheld] expires soon"),
+    ("amex 378282246310005", "amex [secret withheld]"),
+    ("IBAN DE89 3704 0044 0532 0130 00 please", "IBAN [secret withheld] please"),
+    ("pay to GB82WEST12345698765432", "pay to [secret withheld]"),
+    ("my key is sk-proj-abcdefghij1234567890XYZ", "my key is [secret withheld]"),
+    ("AKIAIOSFODNN7EXAMPLE is the key id", "[secret withheld] is the key id"),
+    ("Authorization: Bearer abcdef123456.xyz", "Authorization: [secret withheld]"),
+    ("token: 9f8e7d6c5b4a39281706f5e4d3c2b1a0", "token: [secret withheld]"),
+    ("ghp_abcdefghijklmnopqrstuvwxyz0123456789", "[secret withheld]"),
+    ("xoxb-1234567890-abcdefghij", "[secret withheld]"),
+    ("AIzaSyA1234567890abcdefghijklmnopqrstuv", "[secret withheld]"),
+    ("glpat-abcdefghij1234567890", "[secret withheld]"),
     (
         "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.abcdefghijk",
-        "jwt [REDACTED]",
+        "jwt [secret withheld]",
     ),
-    ("the api key is a1b2c3d4e5f6", "the api key is [REDACTED]"),
-    ("the access token is abcdefghijklmnopqrst", "the access token is [REDACTED]"),
+    ("the api key is a1b2c3d4e5f6", "the api key is [secret withheld]"),
+    (
+        "the access token is abcdefghijklmnopqrst",
+        "the access token is [secret withheld]",
+    ),
     (
         "-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----",
-        "[REDACTED]",
+        "[secret withheld]",
     ),
-    ("uuid 123e4567-e89b-12d3-a456-426614174000", "uuid [REDACTED]"),
-    ("我的密码是abc12345", "我的密码是[REDACTED]"),
-    ("wifi密码是 happy2024", "wifi密码是 [REDACTED]"),
-    ("WiFi 密码：Tulip-42", "WiFi 密码：[REDACTED]"),
-    ("银行卡密码是123456。", "银行卡密码是[REDACTED]。"),
-    ("验证码：482913", "验证码：[REDACTED]"),
-    ("验证码是 5521", "验证码是 [REDACTED]"),
-    ("门禁密码是1234#", "门禁密码是[REDACTED]"),
-    ("PIN 码是 8866", "PIN 码是 [REDACTED]"),
-    ("pin码 1357", "pin码 [REDACTED]"),
-    ("报警器密码是2468", "报警器密码是[REDACTED]"),
-    ("支付密码为135790", "支付密码为[REDACTED]"),
-    ("取件码 3-2-1108", "取件码 [REDACTED]"),
-    ("我的卡号是4111111111111111", "我的卡号是[REDACTED]"),
-    ("密码是一二三四五六", "密码是[REDACTED]"),
-    ("門禁密碼是 5678", "門禁密碼是 [REDACTED]"),
+    ("uuid 123e4567-e89b-12d3-a456-426614174000", "uuid [secret withheld]"),
+    ("我的密码是abc12345", "我的密码是[secret withheld]"),
+    ("wifi密码是 happy2024", "wifi密码是 [secret withheld]"),
+    ("WiFi 密码：Tulip-42", "WiFi 密码：[secret withheld]"),
+    ("银行卡密码是123456。", "银行卡密码是[secret withheld]。"),
+    ("验证码：482913", "验证码：[secret withheld]"),
+    ("验证码是 5521", "验证码是 [secret withheld]"),
+    ("门禁密码是1234#", "门禁密码是[secret withheld]"),
+    ("PIN 码是 8866", "PIN 码是 [secret withheld]"),
+    ("pin码 1357", "pin码 [secret withheld]"),
+    ("报警器密码是2468", "报警器密码是[secret withheld]"),
+    ("支付密码为135790", "支付密码为[secret withheld]"),
+    ("取件码 3-2-1108", "取件码 [secret withheld]"),
+    ("我的卡号是4111111111111111", "我的卡号是[secret withheld]"),
+    ("密码是一二三四五六", "密码是[secret withheld]"),
+    ("門禁密碼是 5678", "門禁密碼是 [secret withheld]"),
+    ("我的API密钥是sk-abc123", "我的API密钥是[secret withheld]"),
+    ("訪問令牌是ab12cd34", "訪問令牌是[secret withheld]"),
+    # Shapes right beside Chinese characters (no space, no word boundary).
+    ("转账到GB82WEST12345698765432就好", "转账到[secret withheld]就好"),
+    ("账号DE89370400440532013000。", "账号[secret withheld]。"),
+    ("密钥AKIAIOSFODNN7EXAMPLE", "密钥[secret withheld]"),
+    ("令牌xoxb-1234567890-abcdefghij吧", "令牌[secret withheld]吧"),
 ]
 
 NOT_SECRETS: list[str] = [
@@ -114,6 +126,7 @@ NOT_SECRETS: list[str] = [
     "验证码还没收到",
     "房间温度是23度",
     "我的密码是我的生日",
+    "API密钥在哪里",
     "我跑了10公里",
     "我家的门牌号是1203",
     "",
@@ -172,4 +185,32 @@ def test_find_secrets_reports_kinds_and_merges_overlaps() -> None:
 
 def test_redact_with_a_custom_placeholder() -> None:
     assert redact("my pin is 1234, ok?", "***") == "my pin is ***, ok?"
-    assert REDACTED == "[REDACTED]"
+    assert REDACTED == "[secret withheld]"
+
+
+@pytest.mark.parametrize(("text", "redacted"), SECRETS, ids=[t for t, _ in SECRETS])
+def test_redacting_twice_changes_nothing_more(text: str, redacted: str) -> None:
+    assert redact(redact(text)) == redacted
+    assert find_secrets(redacted) == []
+
+
+def test_the_rest_of_the_sentence_is_kept() -> None:
+    text = "The alarm code is 4321 and my bank PIN is 9876, call me after six."
+
+    assert redact(text) == (
+        "The alarm code is [secret withheld] and my bank PIN is [secret withheld],"
+        " call me after six."
+    )
+
+
+def test_a_withheld_secret_is_still_mentioned() -> None:
+    # What replaced a secret never becomes a memory ("my password is [secret withheld]").
+    assert mentions_secret("my wifi password is [secret withheld]")
+    assert mentions_secret("my wifi password is hunter2")
+    assert not mentions_secret("my wifi network is called Tulip")
+
+
+def test_learning_never_stores_a_withheld_secret() -> None:
+    facts = RuleBasedExtractor().extract(redact("My wifi password is hunter2"))
+
+    assert facts == []

@@ -407,3 +407,107 @@ def test_overview_without_a_message(turns: TurnMemory) -> None:
     assert "Keep answers short" in block
     assert "diary" not in block
     assert "diary" in turns.overview(user_id="tom", settings=TurnSettings())
+
+
+def test_a_replaced_fact_takes_its_summaries_out_of_prompts(turns: TurnMemory) -> None:
+    said = {"c1": "My favourite colour is teal", "c2": "I like green tea"}
+    for session, text in said.items():
+        for user in ("anna", "ben"):
+            turns.begin(session_id=f"{session}-{user}", text=text, user_id=user)
+            turns.end(
+                session_id=f"{session}-{user}", user_text=text, reply="OK", user_id=user
+            )
+            batch = turns.extraction_batch(f"{session}-{user}", EAGER)
+            assert batch is not None
+            turns.learn(batch, turns.rule_facts(batch), scope=user, settings=EAGER)
+    turns.begin(session_id="c3", text="My favourite colour is orange", user_id="anna")
+    turns.end(session_id="c3", user_text="orange", reply="OK", user_id="anna")
+    batch = turns.extraction_batch("c3", EAGER)
+    assert batch is not None
+
+    result = turns.learn(batch, turns.rule_facts(batch), scope="anna", settings=EAGER)
+
+    assert result.replaced == 1
+    anna = turns.log.speaker_summaries("anna", 10, among=20)
+    assert [s.session_id for s in anna] == ["c3", "c2-anna"]
+    # Ben said teal too, but nothing of his was replaced.
+    ben = turns.log.speaker_summaries("ben", 10, among=20)
+    assert [s.session_id for s in ben] == ["c2-ben", "c1-ben"]
+    # The conversation itself is still listed, as it was said.
+    assert turns.log.summary("c1-anna") is not None
+
+
+# -- "stop remembering" --------------------------------------------------------------
+
+
+class Ticks:
+    """A clock for paused conversations that moves only when told."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_paused_conversation_is_neither_logged_nor_learned(
+    turns: TurnMemory, store_path: Path
+) -> None:
+    ticks = Ticks()
+    paused = TurnMemory(
+        turns.engine, turns.log, turns.working, turns.profile, clock=ticks
+    )
+    settings = LearnSettings(min_interval=timedelta(0), min_messages=3)
+    talk(paused, "s", ("My favourite colour is purple", "Nice."))
+    paused.begin(session_id="s", text="I like cats", user_id="ben")
+    paused.note_message("other", "user", "I like jasmine tea")
+    paused.pause("s", None)
+    assert paused.working.get("s") is None
+    # What the speaker (here a turn without a user) said before is erased, with the
+    # summary of the conversation they started; Ben's message stays his.
+    assert [m.content for m in paused.log.messages("s")] == ["I like cats"]
+    assert paused.log.summary("s") is None
+    context = paused.begin(session_id="s", text="My cat is called Quorvath")
+    paused.end(session_id="s", user_text="My cat is called Quorvath", reply="Nice.")
+    paused.note_message("s", "user", "I prefer tea")
+    # Memory still comes; nothing of the conversation is kept or learned.
+    assert context.session_id == "s"
+    assert [m.content for m in paused.log.messages("s")] == ["I like cats"]
+    assert paused.working.get("s") is None
+    assert paused.extraction_batch("s", settings) is None
+    # Other conversations are not affected.
+    assert paused.extraction_batch("other", EAGER) is not None
+
+    # Once idle as long as a working memory lives, the conversation id is free again.
+    ticks.now += paused.working.ttl.total_seconds() / 2
+    paused.expire_sessions()
+    paused.begin(session_id="s", text="Still paused")
+    ticks.now += paused.working.ttl.total_seconds() + 1
+    paused.expire_sessions()
+    talk(paused, "s", ("My favourite colour is green", "Nice."))
+    batch = paused.extraction_batch("s", EAGER)
+    assert batch is not None
+    assert batch.user_texts == ("My favourite colour is green",)
+
+
+def test_an_ended_working_memory_is_archived_for_its_speaker(
+    store_path: Path,
+) -> None:
+    now = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
+    working = WorkingMemoryManager(clock=lambda: now)
+    turns = TurnMemory(
+        MemoryEngine(store_path, StoreSettings(max_items=0)),
+        ConversationLog(store_path.parent / "conversations.db"),
+        working,
+        UserProfile(store_path.parent),
+    )
+    turns.engine.init()
+    working.touch("anna's", variables={"remember_parking_spot": "B2"}, user_id="anna")
+    working.touch("kiosk", variables={"remember_bins": "Tuesday"})
+    now += working.ttl + timedelta(seconds=1)
+
+    assert turns.expire_sessions() == 2
+
+    archived = {m.content: m.scope for m in turns.engine.store.list().items}
+    assert archived == {"Parking spot: B2": "anna", "Bins: Tuesday": "household"}
+    turns.engine.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
+import json
 import logging
 from typing import Any
 
@@ -151,7 +152,9 @@ def test_context_variables_are_read_only_all_the_way_down(
 
 
 def test_to_dict_is_plain_json(manager: WorkingMemoryManager) -> None:
-    memory = manager.touch("s", topic="t", variables={"x": [1]}, emotion="calm")
+    memory = manager.touch(
+        "s", topic="t", variables={"x": [1]}, emotion="calm", user_id="anna"
+    )
 
     assert memory.to_dict() == {
         "session_id": "s",
@@ -161,7 +164,53 @@ def test_to_dict_is_plain_json(manager: WorkingMemoryManager) -> None:
         "last_emotion": "calm",
         "created_at": START.isoformat(),
         "updated_at": START.isoformat(),
+        "user_id": "anna",
     }
+    assert WorkingMemory.from_dict(memory.to_dict()) == memory
+
+
+def test_another_users_message_starts_a_new_working_memory(
+    manager: WorkingMemoryManager,
+) -> None:
+    manager.touch("win-3", topic="dentist", variables={"remember_x": "A"}, user_id="a")
+    manager.touch("win-3", user_id="a")
+
+    taken_over = manager.touch("win-3", user_id="b")
+
+    assert taken_over.turn_count == 1
+    assert taken_over.current_topic is None
+    assert dict(taken_over.context_variables) == {}
+    # The first user's is handed back once, like an expired one.
+    assert [(m.user_id, m.turn_count) for m in manager.expire()] == [("a", 2)]
+
+
+def test_topic_and_variables_are_kept_redacted(manager: WorkingMemoryManager) -> None:
+    memory = manager.touch(
+        "s",
+        topic="my pin is 1234",
+        variables={"remember_door": "the door code is 7788", "n": [{"k": "PIN 4321"}]},
+    )
+
+    text = json.dumps(memory.to_dict())
+    assert "1234" not in text
+    assert "7788" not in text
+    assert "4321" not in text
+    assert memory.current_topic == "my pin is [secret withheld]"
+
+
+def test_a_forgotten_working_memory_is_never_archived(
+    manager: WorkingMemoryManager,
+) -> None:
+    manager.touch("live", variables={"remember_spot": "B2"})
+    manager.touch("other", user_id="a")
+    manager.touch("other", user_id="b")  # the first one waits to be archived
+
+    manager.forget("live")
+    manager.forget("other")
+
+    assert manager.get("live") is None
+    assert manager.get("other") is None
+    assert manager.expire() == []
 
 
 def test_sessions_are_independent(manager: WorkingMemoryManager) -> None:

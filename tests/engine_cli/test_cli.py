@@ -140,6 +140,12 @@ def test_get_shows_multiline_content_indented(run: Run) -> None:
     assert "content: first line\n         second line\n" in out
 
 
+def test_get_shows_no_terminal_controls(run: Run) -> None:
+    memory_id = run("add", "bees\x1b]0;owned\x07 on\x9b2J the roof")[1].strip()
+    out = run("get", memory_id)[1]
+    assert "content: bees]0;owned on2J the roof\n" in out
+
+
 def test_get_unknown_id(run: Run) -> None:
     assert_one_error(run("get", "nope"), 1, "error: no memory with id 'nope'")
 
@@ -404,6 +410,19 @@ def test_prompt(run: Run, three: list[str]) -> None:
     assert run("prompt", "Hi", "--query", "coffee")[1] == "Hi\n"
 
 
+def test_prompt_has_no_terminal_controls(run: Run) -> None:
+    run("add", "Likes tea\x1b]0;owned\x07\x08\x7f\x9b2J, 80 m² flat，quiet")
+
+    code, out, err = run("prompt", "What\x1b[2J now?")
+
+    assert (code, err) == (0, "")
+    assert out == (
+        "<long_term_memory>\n"
+        "- Likes tea]0;owned2J, 80 m² flat，quiet\n"
+        "</long_term_memory>\n\nWhat[2J now?\n"
+    )
+
+
 def test_prompt_without_memories(run: Run) -> None:
     assert run_json(run, "prompt", "Hello") == {"prompt": "Hello", "memory_ids": []}
 
@@ -638,6 +657,26 @@ def test_invalid_records_and_damaged_journal_warnings(run: Run, data_dir: Path) 
         f"warning: {data_dir / 'memories.journal'} was not valid and was moved to "
         f"{journal}"
     ) in lines
+
+
+def test_a_record_with_an_out_of_range_time_does_not_block_the_store(
+    run: Run, data_dir: Path
+) -> None:
+    data_dir.mkdir()
+    good = {"id": "good", "content": "A valid memory"}
+    bad = {"id": "bad1", "content": "x", "created_at": "0001-01-01T00:00:00+14:00"}
+    (data_dir / "memories.json").write_text(json.dumps([good, bad]), "utf-8")
+
+    code, out, err = run("list")
+
+    assert code == 0
+    assert out.startswith("good  [fact]  A valid memory\n")
+    (invalid,) = data_dir.glob("memories.invalid-*.json")
+    assert err == (
+        f"warning: invalid records in {data_dir / 'memories.json'} "
+        f"were moved to {invalid}\n"
+    )
+    assert json.loads(invalid.read_text("utf-8")) == [bad]
 
 
 def test_unusable_data_dir(run: Run, data_dir: Path) -> None:

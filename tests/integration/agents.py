@@ -45,6 +45,8 @@ class RecordedTurn:
     extra_system_prompt: str | None
     conversation_id: str
     roles: list[str]
+    # The chat log's user and assistant messages, as (role, text).
+    messages: list[tuple[str, str]]
 
 
 class RecordingAgent(conversation.ConversationEntity):
@@ -83,6 +85,11 @@ class RecordingAgent(conversation.ConversationEntity):
                 extra_system_prompt=chat_log.extra_system_prompt,
                 conversation_id=chat_log.conversation_id,
                 roles=[content.role for content in chat_log.content],
+                messages=[
+                    (content.role, str(content.content))
+                    for content in chat_log.content
+                    if content.role in ("user", "assistant")
+                ],
             )
         )
         answer = self.reply.format(text=user_input.text)

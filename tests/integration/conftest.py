@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+import json
 from pathlib import Path
+import re
 from typing import Any
 
 from homeassistant.config_entries import ConfigFlowResult
+from homeassistant.const import CONF_TOKEN, CONF_URL
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.setup import async_setup_component
@@ -18,7 +22,9 @@ from custom_components.assist_memory.const import (
     CONF_STORAGE,
     DOMAIN,
     STORAGE_EMBEDDED,
+    STORAGE_REMOTE,
 )
+from tests.support.memory_server import MemoryServer
 
 from .agents import LlmEntities, async_setup_test_llm
 
@@ -44,6 +50,34 @@ def config_entry(entry_options: dict[str, int]) -> MockConfigEntry:
         data={CONF_STORAGE: STORAGE_EMBEDDED},
         options=entry_options,
     )
+
+
+# The add-on's discovery slug, the unique id of an entry using its server.
+ADDON_SLUG = "local_assist_memory"
+
+
+def remote_config_entry(
+    server: MemoryServer, entry_options: dict[str, Any]
+) -> MockConfigEntry:
+    """An entry keeping its memory on the memory server, not yet added."""
+    return MockConfigEntry(
+        domain=DOMAIN,
+        title="Assist Memory",
+        unique_id=ADDON_SLUG,
+        data={
+            CONF_STORAGE: STORAGE_REMOTE,
+            CONF_URL: server.url,
+            CONF_TOKEN: server.token,
+        },
+        options=entry_options,
+    )
+
+
+@pytest.fixture
+def memory_server(tmp_path: Path) -> Iterator[MemoryServer]:
+    """A memory server process over a fresh data folder (needs `socket_enabled`)."""
+    with MemoryServer(tmp_path / "server") as server:
+        yield server
 
 
 @pytest.fixture
@@ -85,3 +119,19 @@ async def configure_options(
     )
     await hass.async_block_till_done()
     return result
+
+
+STRINGS = Path(__file__).parents[2] / "custom_components/assist_memory/strings.json"
+
+
+def assert_placeholders_supplied(result: ConfigFlowResult, flow: str) -> None:
+    """The form gives every placeholder its step's texts (in strings.json) use.
+
+    `flow` is "config" or "options". A placeholder left out shows as `{name}`.
+    """
+    strings = json.loads(STRINGS.read_text(encoding="utf-8"))
+    step = strings[flow]["step"][result["step_id"]]
+    texts = [step.get("description", ""), *step.get("data_description", {}).values()]
+    used = {name for text in texts for name in re.findall(r"\{(\w+)\}", text)}
+    supplied = set(result.get("description_placeholders") or {})
+    assert used <= supplied, f"{result['step_id']}: missing {sorted(used - supplied)}"

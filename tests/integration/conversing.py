@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from homeassistant.components import conversation
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.util import dt as dt_util
-from pytest_homeassistant_custom_component.common import async_fire_time_changed
+from pytest_homeassistant_custom_component.common import (
+    MockConfigEntry,
+    async_fire_time_changed,
+)
 
 from custom_components.assist_memory.const import (
     CONF_EXTRACT_MIN_INTERVAL,
     CONF_EXTRACT_MIN_MESSAGES,
+    DATA_FOLDER,
     DOMAIN,
 )
 from custom_components.assist_memory.engine.compose import BLOCK_END
@@ -88,3 +94,22 @@ async def contents(hass: HomeAssistant) -> list[str]:
     )
     assert response is not None
     return sorted(m["content"] for m in response["items"])  # type: ignore[union-attr]
+
+
+async def data_files_containing(
+    hass: HomeAssistant, entry: MockConfigEntry, words: Iterable[str]
+) -> dict[str, list[str]]:
+    """Every file of the data folder holding one of the words (bytes, any case)."""
+    await entry.runtime_data.backend.wait_for_background_jobs()
+    folder = Path(hass.config.path(DATA_FOLDER))
+
+    def scan() -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            data = path.read_bytes().lower()
+            hits = [w for w in words if w.lower().encode() in data]
+            if hits:
+                found[str(path.relative_to(folder))] = hits
+        return found
+
+    return await hass.async_add_executor_job(scan)

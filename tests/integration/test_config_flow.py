@@ -35,7 +35,7 @@ from custom_components.assist_memory.const import (
 )
 from custom_components.assist_memory.options import DEFAULT_OPTIONS
 
-from .conftest import configure_options
+from .conftest import assert_placeholders_supplied, configure_options
 
 
 async def test_user_flow_creates_embedded_entry(hass: HomeAssistant) -> None:
@@ -118,7 +118,25 @@ async def test_options_menu_lists_every_part(
 ) -> None:
     result = await hass.config_entries.options.async_init(loaded_entry.entry_id)
     assert result["type"] is FlowResultType.MENU
-    assert result["menu_options"] == ["memory", "agent", "learning", "search"]
+    assert result["menu_options"] == [
+        "memory",
+        "agent",
+        "learning",
+        "search",
+        "privacy",
+    ]
+
+
+async def test_the_search_step_supplies_its_example_address(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry
+) -> None:
+    result = await hass.config_entries.options.async_init(loaded_entry.entry_id)
+    result = await hass.config_entries.options.async_configure(
+        result["flow_id"], {"next_step_id": "search"}
+    )
+    assert result["step_id"] == "search"
+    assert_placeholders_supplied(result, "options")
+    assert "http://" in result["description_placeholders"]["embedding_example"]
 
 
 async def test_agent_options(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from homeassistant.auth.models import User
 from homeassistant.components import conversation
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.exceptions import ServiceValidationError
@@ -242,6 +243,25 @@ async def test_intent_agent_sentences_in_english(hass: HomeAssistant) -> None:
 
 
 @pytest.mark.usefixtures("loaded_entry")
+async def test_saying_the_same_thing_again_is_remembered_once(
+    hass: HomeAssistant,
+) -> None:
+    await say(hass, "Remember that the spare key is under the mat")
+    result = await say(hass, "remember that The spare key is under the mat.")
+    assert speech(result) == "I already knew that."
+    result = await say(hass, "记住：备用钥匙在门垫下面")
+    assert speech(result) == "好的，我记住了。"
+    result = await say(hass, "记住备用钥匙在门垫下面。")
+    assert speech(result) == "这个我已经记得了。"
+    assert await contents(hass) == [
+        "the spare key is under the mat",
+        "备用钥匙在门垫下面",
+    ]
+    result = await say(hass, "What do you remember about the spare key?")
+    assert speech(result) == "Here is what I remember: the spare key is under the mat."
+
+
+@pytest.mark.usefixtures("loaded_entry")
 async def test_intent_agent_sentences_in_chinese(hass: HomeAssistant) -> None:
     result = await say(hass, "记住备用钥匙在门垫下面", language="zh-Hans")
     assert speech(result) == "好的，我记住了。"
@@ -274,7 +294,7 @@ async def test_learning_from_other_agents(
     hass: HomeAssistant, llm: LlmEntities, loaded_entry: MockConfigEntry
 ) -> None:
     first = await conversation.async_converse(
-        hass, "My favourite colour is orange", None, Context(), agent_id=AGENT_ENTITY_ID
+        hass, "Our dog is called Rex", None, Context(), agent_id=AGENT_ENTITY_ID
     )
     await conversation.async_converse(
         hass, "Thanks", first.conversation_id, Context(), agent_id=AGENT_ENTITY_ID
@@ -285,7 +305,57 @@ async def test_learning_from_other_agents(
         "user",
         "assistant",
     ] * 2
-    assert any("orange" in c for c in await contents(hass))
+    assert await contents(hass) == ["The household's dog is called Rex"]
+
+
+@pytest.mark.parametrize(
+    "entry_options",
+    [
+        options(
+            **{
+                CONF_LEARN_FROM_OTHER_AGENTS: True,
+                CONF_AGENT_ID: AGENT_ENTITY_ID,
+                **EAGER,
+            }
+        )
+    ],
+)
+async def test_nothing_personal_is_learned_from_other_agents(
+    hass: HomeAssistant,
+    llm: LlmEntities,
+    loaded_entry: MockConfigEntry,
+    hass_admin_user: User,
+) -> None:
+    # Home Assistant's chat logs do not say who spoke: Anna's words to another
+    # agent would reach everyone's prompt if they were kept for the household.
+    conversation_id: str | None = None
+    for text in (
+        "My dentist appointment is with Dr. Chen on Friday",
+        "My favourite colour is teal",
+        "I work as a nurse",
+        "Keep your answers short",
+        "我喜欢燕麦奶",
+        "Thanks",
+    ):
+        result = await conversation.async_converse(
+            hass,
+            text,
+            conversation_id,
+            Context(user_id=hass_admin_user.id),
+            agent_id=AGENT_ENTITY_ID,
+        )
+        conversation_id = result.conversation_id
+    await hass.async_block_till_done()
+
+    assert await contents(hass) == []
+    backend = loaded_entry.runtime_data.backend
+    for scope in ("household", hass_admin_user.id):
+        profile = await backend.read_profile(scope)
+        assert "nurse" not in profile
+        assert "short" not in profile
+    # Nor does any of it reach a memory agent's prompt.
+    await say(hass, "What should I wear?", user_id="ben")
+    assert "teal" not in llm.agent.turns[-1].system_prompt
 
 
 @pytest.mark.parametrize("entry_options", [options(**{CONF_AGENT_ID: AGENT_ENTITY_ID})])

@@ -5,16 +5,23 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from homeassistant.components.diagnostics import REDACTED
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import issue_registry as ir
 from homeassistant.setup import async_setup_component
+import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 from pytest_homeassistant_custom_component.components.diagnostics import (
     get_diagnostics_for_config_entry,
 )
 from pytest_homeassistant_custom_component.typing import ClientSessionGenerator
 
-from custom_components.assist_memory.const import DOMAIN
+from custom_components.assist_memory.const import (
+    CONF_EMBEDDING_API_KEY,
+    CONF_EMBEDDING_MODEL,
+    CONF_EMBEDDING_URL,
+    DOMAIN,
+)
 
 PRIVATE_FACT = "The safe code is 4711"
 
@@ -50,6 +57,36 @@ async def test_diagnostics_have_counts_not_content(
     text = json.dumps(diagnostics)
     assert "4711" not in text
     assert "tulips" not in text
+
+
+EMBEDDING_HOST = "embeddings.home.example"
+
+
+@pytest.mark.parametrize(
+    "entry_options",
+    [
+        {
+            CONF_EMBEDDING_URL: f"http://{EMBEDDING_HOST}:11434",
+            CONF_EMBEDDING_MODEL: "nomic-embed-text",
+            CONF_EMBEDDING_API_KEY: "embedding-secret",
+        }
+    ],
+)
+async def test_diagnostics_leave_out_addresses_and_keys(
+    hass: HomeAssistant,
+    hass_client: ClientSessionGenerator,
+    loaded_entry: MockConfigEntry,
+) -> None:
+    diagnostics = await get_diagnostics_for_config_entry(
+        hass, hass_client, loaded_entry
+    )
+    options = diagnostics["entry"]["options"]
+    assert options[CONF_EMBEDDING_URL] == REDACTED
+    assert options[CONF_EMBEDDING_API_KEY] == REDACTED
+    assert options[CONF_EMBEDDING_MODEL] == "nomic-embed-text"
+    text = json.dumps(diagnostics)
+    assert EMBEDDING_HOST not in text
+    assert "embedding-secret" not in text
 
 
 async def test_corrupt_store_is_set_aside_with_a_repair_issue(

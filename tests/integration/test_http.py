@@ -176,7 +176,7 @@ async def test_config_is_the_entry_options(
     # Applied at once, without a reload.
     await client.post(f"{PREFIX}/memory/long-term", json={"content": "One"})
     full = await client.post(f"{PREFIX}/memory/long-term", json={"content": "Two"})
-    assert full.status == 400, await full.text()
+    assert full.status == 409, await full.text()
     assert (await full.json())["code"] == "memory_full"
     bad = await client.put(f"{PREFIX}/memory/config", json={"maxItems": "many"})
     assert bad.status == 400
@@ -258,6 +258,9 @@ VALID_REQUESTS: list[tuple[str, str, dict[str, str], object, int]] = [
     ("PATCH", "/memory/long-term/{id}", {}, {"tags": ["tea"]}, 200),
     ("GET", "/memory/working", {}, None, 200),
     ("GET", "/memory/sessions", {}, None, 200),
+    ("GET", "/memory/conversations", {"limit": "5"}, None, 200),
+    ("GET", "/memory/sessions/{session_id}", {}, None, 404),
+    ("DELETE", "/memory/sessions/{session_id}", {}, None, 404),
     ("GET", "/memory/profile", {}, None, 200),
     ("PUT", "/memory/profile", {}, {"content": "Short answers"}, 200),
     ("GET", "/memory/daily", {}, None, 200),
@@ -276,6 +279,7 @@ async def test_every_route_answers(hass_client: ClientSessionGenerator) -> None:
     memory_id = (await added.json())["id"]
     for method, path, query, body, status in VALID_REQUESTS:
         url = PREFIX + path.replace("{id}", memory_id).replace("{day}", "2026-01-31")
+        url = url.replace("{session_id}", "no-such-conversation")
         response = await client.request(method, url, params=query, json=body)
         assert response.status == status, (method, path, await response.text())
     served = {(m, p) for m, p, *_ in VALID_REQUESTS}

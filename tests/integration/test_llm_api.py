@@ -12,6 +12,8 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 from custom_components.assist_memory.const import CONF_ENABLE_AGENTIC_SEARCH, DOMAIN
 from custom_components.assist_memory.options import DEFAULT_OPTIONS
 
+from .conversing import data_files_containing
+
 pytestmark = pytest.mark.usefixtures("loaded_entry")
 
 
@@ -120,8 +122,110 @@ async def test_agentic_search_by_time(hass: HomeAssistant) -> None:
     assert none.data["results"] == []
 
 
+@pytest.mark.parametrize(
+    "entry_options", [{**DEFAULT_OPTIONS, CONF_ENABLE_AGENTIC_SEARCH: True}]
+)
+@pytest.mark.parametrize(
+    "bound",
+    [
+        {"start": "0001-01-01T00:00:00+14:00"},
+        {"end": "9999-12-31T23:59:59-12:00"},
+    ],
+)
+async def test_agentic_search_with_a_time_out_of_range_is_an_error_result(
+    hass: HomeAssistant, bound: dict[str, str]
+) -> None:
+    instance = await api(hass)
+    await call(instance, "append_memory", fact="We bought a new kettle")
+
+    found = await call(instance, "search_memory_by_time", keyword="kettle", **bound)
+
+    assert found.error
+    assert found.data == {"error": f"{next(iter(bound))} is out of range"}
+
+
 async def test_the_api_goes_with_the_entry(
     hass: HomeAssistant, loaded_entry: MockConfigEntry
 ) -> None:
     assert await hass.config_entries.async_unload(loaded_entry.entry_id)
     assert all(a.id != DOMAIN for a in llm.async_get_apis(hass))
+
+
+async def test_tools_keep_no_secret(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry
+) -> None:
+    instance = await api(hass)
+
+    stored = await call(
+        instance, "append_memory", fact="The guest wifi password is Tulip-4242"
+    )
+    logged = await call(
+        instance, "append_daily_log", entry="Gave the plumber the door code 7788"
+    )
+
+    assert stored.data["stored"] == "The guest wifi password is [secret withheld]"
+    assert logged.data["logged"] == "Gave the plumber the door code [secret withheld]"
+    found = await data_files_containing(hass, loaded_entry, ["Tulip-4242", "7788"])
+    assert found == {}
+
+
+async def scope_of(hass: HomeAssistant, content: str) -> str:
+    """The scope of the memory with this content."""
+    response = await hass.services.async_call(
+        DOMAIN, "list", {}, blocking=True, return_response=True
+    )
+    assert response is not None
+    items: list[dict[str, Any]] = response["items"]  # type: ignore[assignment]
+    return str(next(m["scope"] for m in items if m["content"] == content))
+
+
+async def test_append_memory_follows_the_speaker(hass: HomeAssistant) -> None:
+    anna = await api(hass, "anna")
+    for fact in (
+        "My dentist appointment is with Dr. Chen on Friday",
+        "The user's favourite colour is teal",
+        "Our bins go out on Tuesday",
+        "The spare key is under the flowerpot",
+    ):
+        stored = await call(anna, "append_memory", fact=fact)
+        assert not stored.error
+    satellite = await api(hass)
+    await call(satellite, "append_memory", fact="My alarm is set for six")
+
+    assert await scope_of(
+        hass, "My dentist appointment is with Dr. Chen on Friday"
+    ) == ("anna")
+    assert await scope_of(hass, "The user's favourite colour is teal") == "anna"
+    assert await scope_of(hass, "Our bins go out on Tuesday") == "household"
+    assert await scope_of(hass, "The spare key is under the flowerpot") == "household"
+    # A turn without a user (a satellite) only has the household.
+    assert await scope_of(hass, "My alarm is set for six") == "household"
+
+
+async def test_reading_and_searching_give_the_speaker_only_theirs_and_the_households(
+    hass: HomeAssistant,
+) -> None:
+    await call(
+        await api(hass, "anna"),
+        "append_memory",
+        fact="My dentist appointment is with Dr. Chen on Friday",
+    )
+    await call(
+        await api(hass, "anna"), "append_memory", fact="Our bins go out on Tuesday"
+    )
+    await call(await api(hass, "ben"), "append_memory", fact="My dentist is Dr. Okafor")
+
+    for user_id, mine, not_mine in (
+        ("anna", "Dr. Chen", "Okafor"),
+        ("ben", "Okafor", "Dr. Chen"),
+        (None, "bins", "dentist"),
+    ):
+        instance = await api(hass, user_id)
+        memory = (await call(instance, "read_memory")).data["memory"]
+        assert mine in memory
+        assert "Our bins go out on Tuesday" in memory
+        assert not_mine not in memory
+        found = await call(instance, "search_memory", query="dentist appointment Dr.")
+        contents = [r["content"] for r in found.data["results"]]
+        assert not [c for c in contents if not_mine in c]
+        assert not_mine not in instance.api_prompt

@@ -29,6 +29,8 @@ from custom_components.assist_memory.const import (
     CONF_COMPACTION_THRESHOLD,
     CONF_CONTEXT_LIMIT,
     CONF_CONTEXT_SIZE,
+    CONF_CONVERSATION_RETENTION_DAYS,
+    CONF_DAILY_LOG_RETENTION_DAYS,
     CONF_EMBEDDING_API_KEY,
     CONF_EMBEDDING_MODEL,
     CONF_EMBEDDING_URL,
@@ -100,6 +102,14 @@ EFFECT_TESTS: dict[str, str] = {
     CONF_EMBEDDING_URL: "test_retrieval.py::test_options_flow_sets_up_embeddings",
     CONF_EMBEDDING_MODEL: "test_retrieval.py::test_options_flow_sets_up_embeddings",
     CONF_EMBEDDING_API_KEY: "test_retrieval.py::test_options_flow_sets_up_embeddings",
+    CONF_CONVERSATION_RETENTION_DAYS: (
+        "test_conversation_retention.py"
+        "::test_old_conversations_and_daily_logs_go_by_themselves"
+    ),
+    CONF_DAILY_LOG_RETENTION_DAYS: (
+        "test_conversation_retention.py"
+        "::test_old_conversations_and_daily_logs_go_by_themselves"
+    ),
 }
 WITH_AGENT = options(**{CONF_AGENT_ID: AGENT_ENTITY_ID})
 # Learning only when the context fills (the pre-compaction flush).
@@ -433,10 +443,10 @@ async def test_learn_from_other_agents(
         log = loaded_entry.runtime_data.backend.turns.log
         return len(log.messages(conversation_id))
 
-    unheard = await talk_to_the_other_agent("My favourite colour is blue", "Thanks")
+    unheard = await talk_to_the_other_agent("Our favourite colour is blue", "Thanks")
     assert logged(unheard) == 0
     assert await contents(hass) == []
     await change(hass, loaded_entry, **{CONF_LEARN_FROM_OTHER_AGENTS: True})
-    heard = await talk_to_the_other_agent("My favourite food is pizza", "Thanks")
+    heard = await talk_to_the_other_agent("Our favourite food is pizza", "Thanks")
     assert logged(heard) == 4
-    assert await contents(hass) == ["The user's favourite food is pizza"]
+    assert await contents(hass) == ["The household's favourite food is pizza"]

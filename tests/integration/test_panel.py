@@ -112,3 +112,35 @@ async def test_panel_while_loaded_and_its_files(
 
     assert await hass.config_entries.async_unload(loaded_entry.entry_id)
     assert PANEL_URL_PATH not in hass.data.get(frontend.DATA_PANELS, {})
+
+
+async def test_panel_title_in_the_language_of_home_assistant(
+    hass: HomeAssistant, config_entry: MockConfigEntry
+) -> None:
+    await hass.config.async_update(language="zh-Hans")
+    config_entry.add_to_hass(hass)
+    assert await hass.config_entries.async_setup(config_entry.entry_id)
+    await hass.async_block_till_done()
+    assert hass.data[frontend.DATA_PANELS][PANEL_URL_PATH].sidebar_title == "记忆"
+
+    # The person switches Home Assistant's language: the sidebar follows.
+    await hass.config.async_update(language="zh-Hant")
+    await hass.async_block_till_done()
+    panel = hass.data[frontend.DATA_PANELS][PANEL_URL_PATH]
+    assert panel.sidebar_title == "記憶"
+    assert panel.to_response()["require_admin"] is True
+
+    # Other settings leave the panel as it is.
+    await hass.config.async_update(location_name="Home")
+    await hass.async_block_till_done()
+    assert hass.data[frontend.DATA_PANELS][PANEL_URL_PATH] is panel
+
+    # A language without a translation gets the English title.
+    await hass.config.async_update(language="de")
+    await hass.async_block_till_done()
+    assert hass.data[frontend.DATA_PANELS][PANEL_URL_PATH].sidebar_title == "Memory"
+
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    await hass.config.async_update(language="en")
+    await hass.async_block_till_done()
+    assert PANEL_URL_PATH not in hass.data.get(frontend.DATA_PANELS, {})

@@ -7,7 +7,6 @@ coming back.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
 import json
 import logging
@@ -44,20 +43,14 @@ from custom_components.assist_memory.options import DEFAULT_OPTIONS
 from tests.support.memory_server import MemoryServer, free_port
 
 from .agents import AGENT_ENTITY_ID, LlmEntities
+from .conftest import ADDON_SLUG, assert_placeholders_supplied, remote_config_entry
 from .conversing import options, say
 
 pytestmark = pytest.mark.usefixtures("socket_enabled")
 
 SENSOR = "sensor.assist_memory_memories"
-SLUG = "local_assist_memory"
+SLUG = ADDON_SLUG
 REMOTE_LOGGER = "custom_components.assist_memory.engine.remote"
-
-
-@pytest.fixture
-def memory_server(tmp_path: Path) -> Iterator[MemoryServer]:
-    """A memory server process over a fresh data folder."""
-    with MemoryServer(tmp_path / "server") as server:
-        yield server
 
 
 @pytest.fixture
@@ -65,17 +58,7 @@ def config_entry(
     memory_server: MemoryServer, entry_options: dict[str, Any]
 ) -> MockConfigEntry:
     """An entry using the memory server (the conftest's `loaded_entry` sets it up)."""
-    return MockConfigEntry(
-        domain=DOMAIN,
-        title="Assist Memory",
-        unique_id=SLUG,
-        data={
-            CONF_STORAGE: STORAGE_REMOTE,
-            CONF_URL: memory_server.url,
-            CONF_TOKEN: memory_server.token,
-        },
-        options=entry_options,
-    )
+    return remote_config_entry(memory_server, entry_options)
 
 
 def discovery(server: MemoryServer, **changes: Any) -> HassioServiceInfo:
@@ -225,6 +208,7 @@ async def test_manual_flow(hass: HomeAssistant, memory_server: MemoryServer) -> 
     )
     assert result["type"] is FlowResultType.FORM
     assert result["step_id"] == "server"
+    assert_placeholders_supplied(result, "config")
     flow_id = result["flow_id"]
     for url, token, error in (
         ("not a url", memory_server.token, "invalid_url"),
@@ -341,6 +325,7 @@ async def test_reconfigure(
 ) -> None:
     result = await loaded_entry.start_reconfigure_flow(hass)
     assert result["step_id"] == "reconfigure"
+    assert_placeholders_supplied(result, "config")
     flow_id = result["flow_id"]
     result = await hass.config_entries.flow.async_configure(
         flow_id, {CONF_URL: f"http://127.0.0.1:{free_port()}"}
@@ -384,6 +369,7 @@ async def test_options_leave_the_limits_to_the_server(
     result = await hass.config_entries.options.async_init(loaded_entry.entry_id)
     assert result["type"] is FlowResultType.MENU
     assert "memory" not in result["menu_options"]
+    assert "privacy" not in result["menu_options"]
 
 
 # -- end to end ------------------------------------------------------------------------
@@ -428,9 +414,12 @@ async def test_diagnostics_hide_the_token(
         hass, hass_client, loaded_entry
     )
     assert diagnostics["entry"]["data"][CONF_TOKEN] == "**REDACTED**"
-    assert diagnostics["entry"]["data"][CONF_URL] == memory_server.url
+    # The server's address says where the person's memories live: left out too.
+    assert diagnostics["entry"]["data"][CONF_URL] == "**REDACTED**"
     assert diagnostics["store"]["count"] == 0
-    assert memory_server.token not in json.dumps(diagnostics)
+    text = json.dumps(diagnostics)
+    assert memory_server.token not in text
+    assert memory_server.url not in text
 
 
 async def test_settings_through_home_assistant_leave_the_server_alone(
@@ -499,6 +488,25 @@ async def test_memory_agent_with_a_memory_server(
     )
     assert working is not None
     assert working["working_memory"]["turn_count"] == 1
+
+
+@pytest.mark.parametrize("entry_options", [options(**{CONF_AGENT_ID: AGENT_ENTITY_ID})])
+async def test_stop_remembering_with_a_memory_server(
+    hass: HomeAssistant, llm: LlmEntities, loaded_entry: MockConfigEntry
+) -> None:
+    await hass.services.async_call(
+        DOMAIN, "add", {"content": "Anna takes her coffee black"}, blocking=True
+    )
+    first = await say(hass, "Plan the Quorvath party", user_id="anna")
+    conversation_id = str(first.conversation_id)
+    await say(hass, "Stop remembering", conversation_id, user_id="anna")
+    await say(hass, "How does Anna like her coffee?", conversation_id, user_id="anna")
+    turn = llm.agent.turns[-1]
+    assert "Anna takes her coffee black" in turn.system_prompt
+    backend = loaded_entry.runtime_data.backend
+    assert await backend.working_memory(conversation_id) is None
+    # What Anna said before the sentence is erased on the server too.
+    assert await backend.conversation(conversation_id) is None
 
 
 async def test_server_going_away_and_coming_back(

@@ -30,6 +30,7 @@ SERVICES: dict[str, dict[str, Any]] = yaml.safe_load(
 EXISTING = "<existing>"
 VALID = {"content": "x", "id": EXISTING, "confirm": True, "query": "x", "prompt": "x"}
 VALID["session_id"] = "x"
+VALID["conversation_id"] = "x"
 NOT_A_STRING = {"not": "a string"}
 
 
@@ -72,7 +73,7 @@ def cases() -> list[Any]:
 
 def test_every_service_and_field_is_covered() -> None:
     """A field added to services.yaml gets its wrong-type cases automatically."""
-    assert len(SERVICES) == 12
+    assert len(SERVICES) == 14
     assert all("selector" in f for s in SERVICES.values() for f in s["fields"].values())
 
 

@@ -110,3 +110,36 @@ async def test_web_ui_files_are_open_to_anyone(client: Client, path: str) -> Non
 
     assert response.status == 200
     assert await response.text()
+
+
+@pytest.mark.parametrize("path", ["/", "/ui/main.js", "/memory/stats"])
+@pytest.mark.parametrize(
+    ("ingress", "remote", "ancestors", "frame_options"),
+    [
+        # Standalone: no page of another site (or of this one) may frame the UI.
+        (False, None, "frame-ancestors 'none'", "DENY"),
+        # The add-on: Home Assistant shows the UI in a frame of its own origin,
+        # through the ingress proxy; anyone else gets the standalone answer.
+        (True, INGRESS_ADDRESS, "frame-ancestors 'self'", "SAMEORIGIN"),
+        (True, None, "frame-ancestors 'none'", "DENY"),
+    ],
+)
+async def test_only_home_assistant_may_frame_the_web_ui(
+    client: Client,
+    *,
+    path: str,
+    ingress: bool,
+    remote: str | None,
+    ancestors: str,
+    frame_options: str,
+) -> None:
+    http = await client(ingress=ingress)
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    if remote:
+        headers["X-Test-Remote"] = remote
+
+    response = await http.get(path, headers=headers)
+
+    assert response.status == 200
+    assert response.headers["Content-Security-Policy"] == ancestors
+    assert response.headers["X-Frame-Options"] == frame_options

@@ -14,7 +14,7 @@ from assist_memory_engine.discovery import Supervisor
 from assist_memory_engine.embeddings import EmbeddingConfig
 from assist_memory_engine.paths import ADDON_DATA_DIR
 from assist_memory_engine.serve_cli import ADDON_HOST, ServeSetup, serve_setup
-from assist_memory_engine.server import LlmEndpoint
+from assist_memory_engine.server import LlmEndpoint, web_ui_link
 from tests.support.server_process import clean_env
 
 
@@ -203,3 +203,21 @@ def test_cli_reports_a_bad_setting_in_one_line(
 def test_cli_refuses_a_bad_port(port: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["serve", "--port", port]) == 2
     assert "is not a port number" in capsys.readouterr().err
+
+
+def test_the_web_ui_link_is_printed_when_asked() -> None:
+    assert setup("--print-link").options.print_link is True
+    assert setup().options.print_link is False
+
+
+@pytest.mark.parametrize(
+    ("host", "expected"),
+    [
+        ("127.0.0.1", "http://127.0.0.1:8099/#token=a-b_c"),
+        # Listening on every interface: opened on this machine.
+        (ADDON_HOST, "http://127.0.0.1:8099/#token=a-b_c"),
+        ("::1", "http://[::1]:8099/#token=a-b_c"),
+    ],
+)
+def test_web_ui_link(host: str, expected: str) -> None:
+    assert web_ui_link(host, 8099, "a-b_c") == expected

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 import stat
 
@@ -10,7 +11,10 @@ import aiohttp
 import pytest
 
 from tests.support.chat_server import ChatServer
+from tests.support.ha_process import ROOT
 from tests.support.server_process import ServerProcess, serve_command
+
+SCRIPT_SERVER = str(ROOT / "script" / "server")
 
 
 @pytest.fixture
@@ -41,6 +45,12 @@ async def test_token_is_made_once_shown_once_and_required(data_dir: Path) -> Non
             assert allowed.status == 200
         async with http.get("/openapi.json", headers=server.headers) as document:
             assert "/memory/long-term" in (await document.json())["paths"]
+        async with http.put(
+            "/api/memory/config", json={"ragTopN": 7}, headers=server.headers
+        ) as changed:
+            assert changed.status == 200
+        assert stat.S_IMODE((data_dir / "config.json").stat().st_mode) == 0o600
+        assert stat.S_IMODE(data_dir.stat().st_mode) == 0o700
 
         assert await server.stop() == 0
 
@@ -55,6 +65,47 @@ async def test_token_is_made_once_shown_once_and_required(data_dir: Path) -> Non
         ):
             assert r.status == 200
         assert await again.stop() == 0
+
+
+async def test_serves_a_store_with_an_out_of_range_record(data_dir: Path) -> None:
+    data_dir.mkdir()
+    good = {"id": "good", "content": "A valid memory"}
+    bad = {"id": "bad1", "content": "x", "last_accessed": "9999-12-31T23:59:59-12:00"}
+    (data_dir / "memories.json").write_text(json.dumps([good, bad]), "utf-8")
+
+    async with (
+        ServerProcess(serve_command(data_dir)) as server,
+        aiohttp.ClientSession(server.base_url, headers=server.headers) as http,
+    ):
+        async with http.get("/memory/long-term") as listed:
+            assert listed.status == 200
+            assert [m["id"] for m in (await listed.json())["items"]] == ["good"]
+        assert await server.stop() == 0
+    (invalid,) = data_dir.glob("memories.invalid-*.json")
+    assert json.loads(invalid.read_text("utf-8")) == [bad]
+
+
+async def test_no_memory_or_search_text_in_the_log_at_debug(data_dir: Path) -> None:
+    marker = "Zyxwvuqa"
+    async with (
+        ServerProcess(serve_command(data_dir), env={"LOG_LEVEL": "debug"}) as server,
+        aiohttp.ClientSession(server.base_url, headers=server.headers) as http,
+    ):
+        async with http.post(
+            "/memory/long-term", json={"content": f"The {marker} hides the key"}
+        ) as added:
+            assert added.status == 201
+        async with http.get("/api/memory/search", params={"q": marker}) as found:
+            assert len((await found.json())["results"]) == 1
+        async with http.get("/memory/long-term", params={"tag": marker}) as listed:
+            assert listed.status == 200
+        async with http.get("/memory/daily", params={"q": marker}) as daily:
+            assert daily.status == 200
+        assert await server.stop() == 0
+
+    log = server.log_text()
+    assert '"GET /api/memory/search" 200' in log  # requests are logged, at debug
+    assert marker.casefold() not in log.casefold()
 
 
 async def test_sigterm_during_writes_loses_no_acknowledged_memory(
@@ -231,3 +282,27 @@ async def test_addon_mode_without_a_supervisor_token_still_serves(
                 assert response.status == 200
         assert await server.stop() == 0
     assert "not announcing the server" in server.log_text()
+
+
+async def test_script_server_prints_a_link_that_opens_the_web_ui(
+    data_dir: Path,
+) -> None:
+    command = [SCRIPT_SERVER, "--port", "0", "--data-dir", str(data_dir)]
+    for start in ("first", "later"):
+        async with ServerProcess(command) as server:
+            assert server.process is not None
+            assert server.process.stdout is not None
+            async with asyncio.timeout(60):  # guards against a hang only
+                line = (await server.process.stdout.readline()).decode().strip()
+            link = f"{server.base_url}/#token={server.token}"
+            assert line == f"Open the web UI: {link}", start
+            # The page, and the API with the token the page takes from the link.
+            page, fragment = link.split("#token=")
+            async with aiohttp.ClientSession() as http:
+                async with http.get(page) as response:
+                    assert response.status == 200
+                    assert "text/html" in response.headers["Content-Type"]
+                headers = {"Authorization": f"Bearer {fragment}"}
+                async with http.get(f"{page}memory/stats", headers=headers) as response:
+                    assert response.status == 200
+            assert await server.stop() == 0

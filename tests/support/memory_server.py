@@ -9,6 +9,7 @@ client configured once finds the server again. Blocking: from async code, call
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 import signal
 import socket
@@ -21,10 +22,15 @@ import urllib.request
 from assist_memory_engine.server import TOKEN_FILE
 
 _RUN = """
-import asyncio, sys
+import asyncio, json, sys
 from pathlib import Path
-from assist_memory_engine.server import ServerOptions, serve
-asyncio.run(serve(ServerOptions(Path(sys.argv[1]), "127.0.0.1", int(sys.argv[2]))))
+from assist_memory_engine.server import LlmEndpoint, ServerOptions, serve
+llm_url, config = json.loads(sys.argv[3])
+llm = LlmEndpoint(llm_url, "stand-in") if llm_url else None
+options = ServerOptions(
+    Path(sys.argv[1]), "127.0.0.1", int(sys.argv[2]), llm=llm, initial_config=config
+)
+asyncio.run(serve(options))
 """
 # How long a start may take before the test fails (a slow machine, not a measurement).
 START_DEADLINE = 60.0
@@ -40,9 +46,18 @@ def free_port() -> int:
 class MemoryServer:
     """One server process over one data folder."""
 
-    def __init__(self, data_dir: Path, port: int | None = None) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        port: int | None = None,
+        *,
+        llm_url: str | None = None,
+        config: dict[str, object] | None = None,
+    ) -> None:
+        """`llm_url`: a chat endpoint for compaction; `config`: settings by key."""
         self.data_dir = data_dir
         self.port = port or free_port()
+        self._settings = json.dumps([llm_url, config or {}])
         self.url = f"http://127.0.0.1:{self.port}"
         self._process: subprocess.Popen[bytes] | None = None
         self._log = data_dir.parent / f"{data_dir.name}-server.log"
@@ -57,7 +72,14 @@ class MemoryServer:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         with self._log.open("ab") as log:
             self._process = subprocess.Popen(
-                [sys.executable, "-c", _RUN, str(self.data_dir), str(self.port)],
+                [
+                    sys.executable,
+                    "-c",
+                    _RUN,
+                    str(self.data_dir),
+                    str(self.port),
+                    self._settings,
+                ],
                 stdout=log,
                 stderr=log,
             )

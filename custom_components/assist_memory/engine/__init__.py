@@ -20,6 +20,7 @@ from .errors import (
 from .models import CATEGORIES, HOUSEHOLD_SCOPE, SOURCES, Memory
 from .paths import resolve_store_path
 from .prompt import build_prompt_with_memory
+from .secrets_filter import REDACTED, contains_secret, mentions_secret, redact
 from .settings import StoreSettings
 from .store import ImportResult, LoadReport, MemoryPage, MemoryStore
 
@@ -31,6 +32,7 @@ __all__ = [
     "CONFIG_FIELDS",
     "DEFAULT_CONFIG",
     "HOUSEHOLD_SCOPE",
+    "REDACTED",
     "SOURCES",
     "CompactionResult",
     "ImportResult",
@@ -52,5 +54,8 @@ __all__ = [
     "StoreSettings",
     "StoreStats",
     "build_prompt_with_memory",
+    "contains_secret",
+    "mentions_secret",
+    "redact",
     "resolve_store_path",
 ]

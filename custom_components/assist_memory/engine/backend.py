@@ -25,20 +25,37 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol, TypedDict, Unpack
 
 from .compaction import (
+    BACKUP_FOLDER,
     DEFAULT_COOLDOWN,
     DEFAULT_THRESHOLD,
     BackupInfo,
     CompactionResult,
     MemoryCompactor,
 )
-from .conversations import ConversationLog, SessionSummary
+from .conversations import (
+    EVERYONE,
+    Conversation,
+    ConversationLog,
+    ConversationPage,
+    SessionSummary,
+    Speaker,
+)
 from .daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
+from .durable import keep_private
 from .embeddings import EmbeddingConfig
 from .extraction import Fact
+from .forgetting import forget, forget_all
 from .memory import MemoryEngine
+from .mirror import markdown_folder
 from .models import HOUSEHOLD_SCOPE, Memory
 from .profile import UserProfile
 from .prompt import build_prompt_with_memory
+from .retention import (
+    RETENTION_INTERVAL,
+    RetentionResult,
+    RetentionSettings,
+    enforce_retention,
+)
 from .scoring import ScoredMemory
 from .settings import StoreSettings
 from .store import (
@@ -237,6 +254,13 @@ class MemoryBackend(Protocol):
     async def note_message(self, session_id: str, role: str, text: str) -> None:
         """Persist a message of another agent's conversation."""
 
+    async def pause_session(self, session_id: str, *, user_id: str | None) -> None:
+        """Keep the conversation out of the log and of learning from now on.
+
+        What the speaker (`user_id`; None: turns without a user) said in it before
+        is erased.
+        """
+
     async def extraction_batch(
         self, session_id: str, settings: LearnSettings, *, used_tokens: int = 0
     ) -> ExtractionBatch | None:
@@ -252,8 +276,9 @@ class MemoryBackend(Protocol):
         *,
         scope: str,
         settings: LearnSettings,
+        speaker_unknown: bool = False,
     ) -> LearnResult:
-        """Write learned facts back."""
+        """Write learned facts back (`speaker_unknown`: none about the speaker)."""
 
     async def memory_overview(
         self, *, user_id: str | None, settings: TurnSettings | None = None
@@ -268,6 +293,21 @@ class MemoryBackend(Protocol):
 
     async def recent_sessions(self, limit: int = 20) -> builtins.list[SessionSummary]:
         """Summaries of the latest conversations, newest first."""
+
+    async def conversations(
+        self, *, limit: int = 20, offset: int = 0, owner: str | None = None
+    ) -> ConversationPage:
+        """Conversations, the most recently active first (only `owner`'s, if given)."""
+
+    async def conversation(
+        self, session_id: str, *, owner: str | None = None
+    ) -> Conversation | None:
+        """A conversation's messages (only `owner`'s, if given); None when none."""
+
+    async def delete_conversation(
+        self, session_id: str, *, owner: str | None = None
+    ) -> int:
+        """Delete a conversation (only `owner`'s part, if given); messages deleted."""
 
     async def read_profile(self, scope: str = HOUSEHOLD_SCOPE) -> str:
         """The user profile document."""
@@ -306,6 +346,9 @@ class LocalBackend:
         self.compactor = MemoryCompactor(engine, None, run=self._run)
         self._outside_loads_told = 0
         self._session_sweeper: asyncio.Task[None] | None = None
+        self._task_factory: TaskFactory | None = None
+        self._retention = RetentionSettings()
+        self._retention_job: asyncio.Task[None] | None = None
         self._closed = False
         self._flush_scheduled = False
 
@@ -329,7 +372,7 @@ class LocalBackend:
         """
         backend = cls(MemoryEngine(path, settings, embeddings=embeddings))
         try:
-            report = await backend._run(backend.engine.init)
+            report = await backend._run(backend._init)
         except BaseException:
             await backend._run(backend.engine.close_quietly)
             backend._executor.shutdown(wait=True)
@@ -341,7 +384,23 @@ class LocalBackend:
             backend._session_sweeper = factory(
                 backend._sweep_sessions(), "assist_memory_sessions"
             )
+            backend._task_factory = factory
         return backend, report
+
+    def _init(self) -> LoadReport:
+        """Load, after making private what an earlier version left readable to all."""
+        folder = self.store.path.parent
+        if folder.is_dir():
+            keep_private(
+                folder,
+                (
+                    f"{self.store.path.stem}.*",
+                    f"{CONVERSATIONS_FILE}*",
+                    markdown_folder(folder).relative_to(folder).parts[0],
+                    BACKUP_FOLDER,
+                ),
+            )
+        return self.engine.init()
 
     async def _sweep_sessions(self) -> None:
         """End idle working memories once a minute."""
@@ -352,6 +411,45 @@ class LocalBackend:
                     self._notify()
             except Exception:
                 _LOGGER.exception("Ending idle conversations failed")
+
+    async def set_retention(self, settings: RetentionSettings) -> RetentionResult:
+        """How long conversations and daily logs are kept; enforced now, then hourly.
+
+        The first call starts the hourly run (when the backend watches): the host
+        gives its settings first, so nothing is ever deleted by a default.
+        """
+        self._retention = settings
+        result = await self.enforce_retention()
+        if self._retention_job is None and self._task_factory is not None:
+            self._retention_job = self._task_factory(
+                self._keep_retention(), "assist_memory_retention"
+            )
+        return result
+
+    async def enforce_retention(self) -> RetentionResult:
+        """Delete the conversations and daily logs older than the settings allow."""
+        result = await self._run(
+            enforce_retention,
+            self.turns.log,
+            self.engine.daily_log,
+            self._retention,
+        )
+        if result.messages or result.daily_logs:
+            _LOGGER.info(
+                "Retention: deleted %d messages and %d daily logs",
+                result.messages,
+                result.daily_logs,
+            )
+        return result
+
+    async def _keep_retention(self) -> None:
+        """Enforce retention every hour."""
+        while True:
+            await asyncio.sleep(RETENTION_INTERVAL.total_seconds())
+            try:
+                await self.enforce_retention()
+            except Exception:
+                _LOGGER.exception("Deleting old conversations and daily logs failed")
 
     async def _run[T](self, func: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
         loop = asyncio.get_running_loop()
@@ -485,12 +583,12 @@ class LocalBackend:
         return await self._change(self.store.update, memory_id, content, **fields)
 
     async def delete(self, memory_id: str) -> bool:
-        """Remove a memory; False for an unknown id."""
-        return await self._change(self.store.delete, memory_id)
+        """Remove a memory and every copy of its text; False for an unknown id."""
+        return bool(await self._change(forget, self.engine, [memory_id]))
 
     async def clear(self) -> int:
-        """Remove every memory."""
-        return await self._change(self.store.clear)
+        """Remove every memory and every copy of their text."""
+        return await self._change(forget_all, self.engine)
 
     async def search(
         self,
@@ -669,10 +767,11 @@ class LocalBackend:
         try:
             for watcher in self._watchers:
                 await watcher.stop()
-            if self._session_sweeper is not None:
-                self._session_sweeper.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await self._session_sweeper
+            for task in (self._session_sweeper, self._retention_job):
+                if task is not None:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
             await self._run(self.turns.log.close)
             await self._run(self.engine.close)
         finally:
@@ -729,6 +828,13 @@ class LocalBackend:
         """Persist a message of another agent's conversation."""
         await self._run(self.turns.note_message, session_id, role, text)
 
+    async def pause_session(self, session_id: str, *, user_id: str | None) -> None:
+        """Keep the conversation out of the log and of learning from now on.
+
+        What the speaker said in it before is erased.
+        """
+        await self._run(self.turns.pause, session_id, user_id)
+
     async def extraction_batch(
         self, session_id: str, settings: LearnSettings, *, used_tokens: int = 0
     ) -> ExtractionBatch | None:
@@ -748,10 +854,16 @@ class LocalBackend:
         *,
         scope: str,
         settings: LearnSettings,
+        speaker_unknown: bool = False,
     ) -> LearnResult:
-        """Write learned facts back."""
+        """Write learned facts back (`speaker_unknown`: none about the speaker)."""
         return await self._change(
-            self.turns.learn, batch, facts, scope=scope, settings=settings
+            self.turns.learn,
+            batch,
+            facts,
+            scope=scope,
+            settings=settings,
+            speaker_unknown=speaker_unknown,
         )
 
     async def memory_overview(
@@ -774,6 +886,49 @@ class LocalBackend:
         """Summaries of the latest conversations, newest first."""
         return await self._run(self.turns.log.recent_summaries, limit)
 
+    async def conversations(
+        self, *, limit: int = 20, offset: int = 0, owner: str | None = None
+    ) -> ConversationPage:
+        """Conversations, the most recently active first (only `owner`'s, if given)."""
+        log, whose = self.turns.log, _owner(owner)
+
+        def page() -> ConversationPage:
+            return ConversationPage(
+                log.sessions(limit, offset=offset, owner=whose),
+                log.session_count(owner=whose),
+            )
+
+        return await self._run(page)
+
+    async def conversation(
+        self, session_id: str, *, owner: str | None = None
+    ) -> Conversation | None:
+        """A conversation's messages (only `owner`'s, if given); None when none."""
+        log, whose = self.turns.log, _owner(owner)
+
+        def read() -> Conversation | None:
+            messages = log.messages(session_id, speaker=whose)
+            if not messages:
+                return None
+            summary = log.summary(session_id)
+            mine = summary is not None and whose in (EVERYONE, summary.user_id)
+            return Conversation(
+                session_id, summary.title if summary and mine else None, messages
+            )
+
+        return await self._run(read)
+
+    async def delete_conversation(
+        self, session_id: str, *, owner: str | None = None
+    ) -> int:
+        """Delete a conversation (only `owner`'s part, if given); messages deleted.
+
+        Its text is in no file once this returns.
+        """
+        return await self._run(
+            self.turns.delete_conversation, session_id, _owner(owner)
+        )
+
     async def read_profile(self, scope: str = HOUSEHOLD_SCOPE) -> str:
         """The user profile document."""
         return await self._run(self.turns.profile.read, scope)
@@ -792,3 +947,8 @@ def _subscribe[L](listeners: builtins.list[L], listener: L) -> Callable[[], None
             listeners.remove(listener)
 
     return remove
+
+
+def _owner(owner: str | None) -> Speaker:
+    """The protocol's owner (None: everyone's) as the conversation log's speaker."""
+    return EVERYONE if owner is None else owner

@@ -26,8 +26,10 @@ import sys
 from typing import Any, NamedTuple, NoReturn
 
 from . import serve_cli
+from .compose import without_controls
 from .durable import write_atomically
 from .errors import MemoryEngineError, MemoryNotFoundError
+from .forgetting import forget, forget_all
 from .memory import MemoryEngine
 from .models import CATEGORIES, HOUSEHOLD_SCOPE, SOURCES, Memory
 from .paths import resolve_store_path
@@ -88,11 +90,15 @@ def _format_value(value: object) -> str:
 
 
 def _details(memory: Memory) -> list[str]:
-    """`field: value` lines; continuation lines of the content are indented."""
+    """`field: value` lines; continuation lines of the content are indented.
+
+    No control characters: what a memory holds cannot drive the terminal.
+    """
     lines: list[str] = []
     for name, value in memory.to_dict().items():
         label = f"{name}: "
-        text = _format_value(value).replace("\n", "\n" + " " * len(label))
+        text = without_controls(_format_value(value))
+        text = text.replace("\n", "\n" + " " * len(label))
         lines.append(label + text)
     return lines
 
@@ -317,7 +323,7 @@ def _setup_delete(parser: argparse.ArgumentParser) -> None:
 
 
 def _cmd_delete(ctx: Context) -> int:
-    if not ctx.store.delete(ctx.args.id):
+    if not forget(ctx.engine, [ctx.args.id]):
         raise MemoryNotFoundError(ctx.args.id)
     if ctx.as_json:
         _out_json({"deleted": ctx.args.id})
@@ -472,7 +478,7 @@ def _cmd_clear(ctx: Context) -> int:
         return _fail(
             "clear removes every memory; add --yes to confirm", code=EXIT_USAGE
         )
-    removed = ctx.store.clear()
+    removed = forget_all(ctx.engine)
     if ctx.as_json:
         _out_json({"removed": removed})
     else:

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -47,7 +47,12 @@ from pathlib import Path
 import re
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
-from .durable import fsync_directory, storage_error, write_atomically
+from .durable import (
+    fsync_directory,
+    make_private_folder,
+    storage_error,
+    write_atomically,
+)
 from .errors import InvalidMemoryError, MemoryFullError, StorageError
 from .markdown import (
     CATEGORY_TITLES,
@@ -267,7 +272,7 @@ class MemoryCompactor:
         self.threshold = threshold
         self.cooldown = cooldown
         self.keep = keep
-        self.backup_folder = engine.store.path.parent / BACKUP_FOLDER
+        self.backup_folder = backup_folder(engine.store.path)
         self._clock = clock
         self._run = run
         self._running = False
@@ -433,16 +438,7 @@ class MemoryCompactor:
 
     def _backup_paths(self) -> list[Path]:
         """Backup files, newest first (their names are times)."""
-        try:
-            names = [p.name for p in self.backup_folder.iterdir()]
-        except FileNotFoundError:
-            return []
-        except OSError as err:
-            raise storage_error(err, self.backup_folder) from err
-        return [
-            self.backup_folder / name
-            for name in sorted(filter(_BACKUP_NAME.match, names), reverse=True)
-        ]
+        return backup_paths(self.backup_folder)
 
     def _list_backups(self) -> list[BackupInfo]:
         infos: list[BackupInfo] = []
@@ -461,10 +457,7 @@ class MemoryCompactor:
         return infos
 
     def _write_backup(self, document: dict[str, Any]) -> Path:
-        try:
-            self.backup_folder.mkdir(parents=True, exist_ok=True)
-        except OSError as err:
-            raise storage_error(err, self.backup_folder) from err
+        make_private_folder(self.backup_folder)
         stamp = self._clock().astimezone(UTC)
         path = self.backup_folder / f"{stamp.strftime(_STAMP_FORMAT)}.json"
         newest = self._backup_paths()
@@ -516,6 +509,60 @@ class MemoryCompactor:
             compacted,
         )
         return CompactionResult(original, compacted)
+
+
+def backup_folder(store_path: Path) -> Path:
+    """Where the backups of the store at `store_path` are kept."""
+    return store_path.parent / BACKUP_FOLDER
+
+
+def backup_paths(folder: Path) -> list[Path]:
+    """The backup files in `folder`, newest first (their names are times)."""
+    try:
+        names = [p.name for p in folder.iterdir()]
+    except FileNotFoundError:
+        return []
+    except OSError as err:
+        raise storage_error(err, folder) from err
+    return [
+        folder / name
+        for name in sorted(filter(_BACKUP_NAME.match, names), reverse=True)
+    ]
+
+
+def forget_in_backups(folder: Path, memory_ids: Collection[str] | None) -> None:
+    """Take memories a person deleted out of every backup; None (clear): all backups.
+
+    Undoing a compaction then never brings them back. A backup that does not name
+    one of them is left as it is.
+    """
+    for path in backup_paths(folder):
+        try:
+            if memory_ids is None:
+                path.unlink(missing_ok=True)
+                continue
+            raw = path.read_bytes()
+        except OSError as err:
+            raise storage_error(err, path) from err
+        if not any(f'"{memory_id}"'.encode() in raw for memory_id in memory_ids):
+            continue
+        document = _read_json(path)
+        memories = document.get("memories")
+        if isinstance(memories, list):
+            document["memories"] = [
+                item
+                for item in memories
+                if not (isinstance(item, dict) and item.get("id") in memory_ids)
+            ]
+        record = document.get("compaction")
+        if isinstance(record, dict):
+            for name in ("created", "changed"):
+                if isinstance(ids := record.get(name), list):
+                    record[name] = [i for i in ids if i not in memory_ids]
+        _write_json(path, document)
+    if memory_ids is None:
+        with suppress(FileNotFoundError):
+            fsync_directory(folder)
 
 
 def _undo_document(

@@ -44,10 +44,31 @@ _BLOCK_PATTERN: Final = re.compile(
     re.escape(BLOCK_START) + r".*?" + re.escape(BLOCK_END), re.DOTALL
 )
 _ROLE_PREFIX: Final = re.compile(
-    r"^\s*(?:system|assistant|user|developer|instruction|instructions)\s*:",
+    r"^\W*(?:system|assistant|user|developer|instruction|instructions)\s*:",
     re.IGNORECASE,
 )
-_LEADING_HASHES: Final = re.compile(r"^[#\s]+")
+# Every character that reads as "<", ">" or "#" once compatibility forms are folded
+# (fullwidth and small forms; tests/engine/test_compose.py checks the list against
+# the whole of Unicode).
+_OPENING: Final = "<\ufe64\uff1c"
+_CLOSING: Final = ">\ufe65\uff1e"
+_HASHES: Final = "#\ufe5f\uff03"
+_BRACKETS: Final = str.maketrans(
+    dict.fromkeys(_OPENING, "\u2039") | dict.fromkeys(_CLOSING, "\u203a")
+)
+_LEADING_HASHES: Final = re.compile(f"^[{_HASHES}\\s]+")
+# Terminal controls (escape, bell, backspace, delete, ...); whitespace ones are
+# spaces once the line is joined.
+_ASCII_CONTROLS: Final = str.maketrans(
+    dict.fromkeys(
+        (c for c in (*range(0x20), 0x7F) if not chr(c).isspace()),
+        None,
+    )
+)
+# Joiners stay: emoji sequences and several scripts need them to read right.
+_JOINERS: Final = frozenset("\u200c\u200d")
+# A role marker is at most this long ("instructions :" with some punctuation).
+_ROLE_WINDOW: Final = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,26 +92,75 @@ class MessageLine:
 def neutralize(text: str, limit: int | None = MAX_ITEM_CHARS) -> str:
     """One line of plain data: no tags, no headers, no role prefixes, capped.
 
-    Read as a model reads it: compatibility forms folded (a fullwidth "＜" is a "<"),
-    invisible format characters (zero-width, bidi overrides) dropped. Cached: the
-    same memories go into many prompts.
+    Only what could break the block changes: control and invisible format
+    characters go (the joiners emoji need stay), brackets (and their fullwidth
+    and small forms) become look-alike quotation marks, leading hashes go, a role
+    marker loses its colon. Everything else is the memory's exact text: "，" and
+    "m²" stay as they are. Cached: the same memories go into many prompts.
     """
-    if text.isascii():  # nothing to fold, no format characters
-        visible = text
-    else:
-        folded = unicodedata.normalize("NFKC", text)
-        visible = "".join(c for c in folded if unicodedata.category(c) != "Cf")
-    line = " ".join(visible.split())
-    line = line.replace("<", "\u2039").replace(">", "\u203a")
+    line = " ".join(without_controls(text).split()).translate(_BRACKETS)
     line = _defuse_role(_LEADING_HASHES.sub("", line))
     if limit is not None and len(line) > limit:
         line = line[: limit - 1].rstrip() + "\u2026"
     return line
 
 
+def without_controls(text: str) -> str:
+    """The text without control characters (whitespace stays) or invisible ones.
+
+    Nothing else changes. For text a terminal or a model shows: no escape
+    sequence can retitle a window, ring a bell or rewrite what was printed.
+    """
+    if text.isascii():
+        return text.translate(_ASCII_CONTROLS)
+    return "".join(c for c in text if _is_visible(c))
+
+
+def _is_visible(character: str) -> bool:
+    """False for control characters (but whitespace) and invisible format ones."""
+    kind = unicodedata.category(character)
+    if kind == "Cc":
+        return character.isspace()
+    if kind in ("Cf", "Cs"):
+        return character in _JOINERS
+    return True
+
+
 def _defuse_role(line: str) -> str:
-    """A leading "System: x" becomes "System - x": not a role marker any more."""
-    return _ROLE_PREFIX.sub(lambda m: m.group(0).rstrip(":") + " -", line)
+    """A leading "System: x" becomes "System - x": not a role marker any more.
+
+    Matched as a model reads it (compatibility forms folded: "ＳＹＳＴＥＭ：" too);
+    the words themselves are kept as written.
+    """
+    head = line[:_ROLE_WINDOW]
+    if head.isascii():
+        match = _ROLE_PREFIX.match(head)
+        end = match.end() if match else 0
+    else:
+        end = _folded_match_end(head)
+    if not end:
+        return line
+    # The last character of the match is the colon (or a form of it).
+    return line[: end - 1].rstrip() + " -" + line[end:]
+
+
+def _folded_match_end(head: str) -> int:
+    """Where a role marker ends in `head`, read with compatibility forms folded.
+
+    Returns the number of original characters it covers (0: none).
+    """
+    folded = ""
+    ends: list[int] = []  # folded length -> original characters so far
+    for character in head:
+        folded += (
+            "" if character in _JOINERS else unicodedata.normalize("NFKC", character)
+        )
+        ends.append(len(folded))
+    match = _ROLE_PREFIX.match(folded)
+    if match is None:
+        return 0
+    # The character whose folded form completes the match (it may fold to more).
+    return next(count for count, end in enumerate(ends, 1) if end >= match.end())
 
 
 def compose_memory_block(

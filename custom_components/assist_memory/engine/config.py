@@ -19,6 +19,12 @@ from .compaction import DEFAULT_THRESHOLD
 from .compose import DEFAULT_BUDGET
 from .errors import MemoryEngineError
 from .models import DEFAULT_MAX_CONTENT_LENGTH
+from .retention import (
+    DEFAULT_CONVERSATION_DAYS,
+    DEFAULT_DAILY_LOG_DAYS,
+    MAX_DAYS,
+    RetentionSettings,
+)
 from .settings import DEFAULT_MAX_ITEMS, DEFAULT_RETRIEVAL_LIMIT, StoreSettings
 
 PROMPT_MODE_SYSTEM: Final = "system"
@@ -150,6 +156,22 @@ CONFIG_FIELDS: Final[tuple[ConfigField, ...]] = (
         "compactionThreshold", "compaction_threshold", DEFAULT_THRESHOLD, 2, 100_000
     ),
     ConfigField("learnFromOtherAgents", "learn_from_other_agents", False),
+    ConfigField(
+        "conversationRetentionDays",
+        "conversation_retention_days",
+        DEFAULT_CONVERSATION_DAYS,
+        1,
+        MAX_DAYS,
+        description="Days the conversation log (messages and summaries) is kept.",
+    ),
+    ConfigField(
+        "dailyLogRetentionDays",
+        "daily_log_retention_days",
+        DEFAULT_DAILY_LOG_DAYS,
+        1,
+        MAX_DAYS,
+        description="Days the daily logs are kept.",
+    ),
 )
 
 FIELDS_BY_NAME: Final = {field.name: field for field in CONFIG_FIELDS}
@@ -190,4 +212,13 @@ def store_settings(options: Mapping[str, Any]) -> StoreSettings:
         max_content_length=int(merged["max_content_length"]),
         retrieval_limit=int(merged["rag_top_n"]),
         eviction_threshold=int(merged["eviction_threshold"]),
+    )
+
+
+def retention_settings(options: Mapping[str, Any]) -> RetentionSettings:
+    """How long conversations and daily logs are kept, from stored settings."""
+    merged = {**DEFAULT_CONFIG, **options}
+    return RetentionSettings(
+        conversation_days=int(merged["conversation_retention_days"]),
+        daily_log_days=int(merged["daily_log_retention_days"]),
     )

@@ -5,10 +5,20 @@ One database file beside the store (the caller picks it, e.g. `<data>/conversati
 - `messages(id, session_id, role, content, user_id, created_at, collected)`: one row per
   message; `id` only grows (AUTOINCREMENT), so ids are never reused after a delete;
   `collected` is 1 once extraction has looked at the message.
-- `summaries(session_id, title, snippet, created_at)`: at most one per session.
-- `PRAGMA user_version` holds the schema version.
+- `summaries(session_id, title, snippet, created_at, user_id, superseded)`: at most one
+  per session; `superseded` is 1 once it states a fact learned differently since.
+- `PRAGMA user_version` holds the schema version (2; a version 1 file is migrated:
+  its summaries get the user of their conversation's first message, and every text
+  is redacted).
 
 Times are ISO 8601 strings in UTC, which sort as text in time order.
+
+Privacy: every message, title and snippet is redacted (`secrets_filter.redact`) before
+it is stored. A message belongs to the user who spoke (`user_id`, None for a turn
+without one, such as a satellite or an automation): the rolling window gives a
+speaker only their own messages. Deleted text leaves no trace in the files:
+`secure_delete` overwrites it, and the write-ahead log is checkpointed and truncated
+after every delete.
 
 Durability: the database runs in WAL mode with `synchronous=NORMAL`. Each write is its
 own transaction, committed to the WAL file before the call returns, so an acknowledged
@@ -26,6 +36,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from enum import Enum
 from pathlib import Path
 import re
 import sqlite3
@@ -33,10 +44,13 @@ import threading
 from typing import Any, Final, Literal, Self
 import uuid
 
+from .durable import create_private_file, make_private_folder
 from .errors import InvalidMemoryError, StorageError
+from .models import parse_time, utc_time
+from .secrets_filter import redact
 from .working import validate_session_id
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 ROLES: Final = ("user", "assistant")
 MAX_MESSAGE_LENGTH: Final = 20_000
 MAX_TITLE_LENGTH: Final = 200
@@ -71,9 +85,21 @@ _SCHEMA: Final = (
         " session_id TEXT PRIMARY KEY,"
         " title TEXT NOT NULL,"
         " snippet TEXT NOT NULL,"
-        " created_at TEXT NOT NULL)"
+        " created_at TEXT NOT NULL,"
+        " user_id TEXT,"
+        " superseded INTEGER NOT NULL DEFAULT 0)"
     ),
     "CREATE INDEX IF NOT EXISTS summaries_by_time ON summaries(created_at)",
+)
+# Version 1 summaries had no user and could not be superseded.
+_MIGRATE_FROM_1: Final = (
+    "ALTER TABLE summaries ADD COLUMN user_id TEXT",
+    "ALTER TABLE summaries ADD COLUMN superseded INTEGER NOT NULL DEFAULT 0",
+    (
+        "UPDATE summaries SET user_id = (SELECT m.user_id FROM messages AS m"
+        " WHERE m.session_id = summaries.session_id ORDER BY m.created_at, m.id"
+        " LIMIT 1)"
+    ),
 )
 # SQLite accepts at most 32 766 parameters per statement; stay well below.
 _BATCH: Final = 500
@@ -86,6 +112,23 @@ def _system_clock() -> datetime:
 def new_session_id() -> str:
     """A new unique session id (a random UUID as 32 hex characters)."""
     return uuid.uuid4().hex
+
+
+class _Everyone(Enum):
+    EVERYONE = "everyone"
+
+
+# Whose messages a call is about: EVERYONE's, one user's, or (None) those of turns
+# without a user.
+EVERYONE: Final = _Everyone.EVERYONE
+type Speaker = str | _Everyone | None
+
+
+def _whose(speaker: Speaker) -> tuple[bool, str | None]:
+    """The parameters of the condition "(? OR user_id IS ?)" for `speaker`'s rows."""
+    if isinstance(speaker, _Everyone):
+        return True, None
+    return False, speaker
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +165,8 @@ class SessionInfo:
     last_message_at: str
     message_count: int
     title: str | None = None
+    # Who started it (the user of its first message; None: a turn without a user).
+    user_id: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
@@ -131,6 +176,7 @@ class SessionInfo:
             "last_message_at": self.last_message_at,
             "message_count": self.message_count,
             "title": self.title,
+            "user_id": self.user_id,
         }
 
 
@@ -142,6 +188,7 @@ class SessionSummary:
     title: str
     snippet: str
     created_at: str
+    user_id: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
@@ -150,6 +197,36 @@ class SessionSummary:
             "title": self.title,
             "snippet": self.snippet,
             "created_at": self.created_at,
+            "user_id": self.user_id,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationPage:
+    """A page of conversations and how many there are in all."""
+
+    items: list[SessionInfo]
+    total: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form."""
+        return {"items": [info.to_dict() for info in self.items], "total": self.total}
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    """One conversation's messages (of one user, or everyone's) and its title."""
+
+    session_id: str
+    title: str | None
+    messages: list[Message]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form."""
+        return {
+            "session_id": self.session_id,
+            "title": self.title,
+            "messages": [message.to_dict() for message in self.messages],
         }
 
 
@@ -185,7 +262,8 @@ class ConversationLog:
             if self._db is not None:
                 return
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                make_private_folder(self.path.parent)
+                create_private_file(self.path)
                 db = sqlite3.connect(
                     self.path, check_same_thread=False, isolation_level=None
                 )
@@ -197,12 +275,22 @@ class ConversationLog:
                 db.execute("PRAGMA busy_timeout=10000")
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute(f"PRAGMA synchronous={self._synchronous}")
-                self._check_version(db)
+                # Deleted text is overwritten, not left in free space.
+                db.execute("PRAGMA secure_delete=ON")
+                version = self._check_version(db)
                 db.execute("BEGIN IMMEDIATE")
+                if version == 1:
+                    for statement in _MIGRATE_FROM_1:
+                        db.execute(statement)
+                    _redact_every_text(db)
                 for statement in _SCHEMA:
                     db.execute(statement)
                 db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
                 db.execute("COMMIT")
+                if version == 1:
+                    # Nothing of the text before redaction stays in a free page.
+                    db.execute("VACUUM")
+                    _truncate_wal(db)
             except sqlite3.Error as err:
                 db.close()
                 raise StorageError(
@@ -213,13 +301,14 @@ class ConversationLog:
                 raise
             self._db = db
 
-    def _check_version(self, db: sqlite3.Connection) -> None:
-        version = db.execute("PRAGMA user_version").fetchone()[0]
+    def _check_version(self, db: sqlite3.Connection) -> int:
+        version = int(db.execute("PRAGMA user_version").fetchone()[0])
         if version > SCHEMA_VERSION:
             raise StorageError(
                 f"{self.path} was written by a newer version (schema {version})",
                 self.path,
             )
+        return version
 
     def close(self) -> None:
         """Close the database (a later call opens it again)."""
@@ -268,7 +357,7 @@ class ConversationLog:
         user_id: str | None = None,
         when: datetime | str | None = None,
     ) -> Message:
-        """Store one message and return it; durable once this returns.
+        """Store one message, redacted, and return it; durable once this returns.
 
         Raises InvalidMemoryError (codes `invalid_session_id`, `invalid_role`,
         `empty_content`, `invalid_content`, `content_too_long`, `invalid_user_id`,
@@ -276,7 +365,7 @@ class ConversationLog:
         """
         session_id = validate_session_id(session_id)
         role = _validate_role(role)
-        content = _validate_message(content)
+        content = validate_message(content)
         user = _validate_user_id(user_id)
         created_at = self._stamp(when)
         with self._locked() as db:
@@ -296,36 +385,55 @@ class ConversationLog:
         )
 
     @staticmethod
-    def check(session_id: str, role: str, content: str, user_id: str | None) -> None:
-        """Raise what `append` would raise for this message, without storing it."""
+    def check(session_id: str, role: str, content: str, user_id: str | None) -> str:
+        """Raise what `append` would raise for this message, without storing it.
+
+        Returns the content as `append` would store it (redacted).
+        """
         validate_session_id(session_id)
         _validate_role(role)
-        _validate_message(content)
         _validate_user_id(user_id)
+        return validate_message(content)
 
-    def messages(self, session_id: str, *, limit: int | None = None) -> list[Message]:
-        """The messages of a session, oldest first; with `limit`, only the newest."""
+    def messages(
+        self,
+        session_id: str,
+        *,
+        limit: int | None = None,
+        speaker: Speaker = EVERYONE,
+    ) -> list[Message]:
+        """The messages of a session, oldest first; with `limit`, only the newest.
+
+        With `speaker`, only the messages of that user's turns (None: of turns
+        without a user).
+        """
+        whose = _whose(speaker)
         if limit is not None:
             _check_count(limit, "limit")
             with self._locked() as db:
                 rows = db.execute(
                     "SELECT id, session_id, role, content, user_id, created_at, collected"
-                    " FROM messages WHERE session_id=?"
+                    " FROM messages WHERE session_id=? AND (? OR user_id IS ?)"
                     " ORDER BY created_at DESC, id DESC LIMIT ?",
-                    (session_id, limit),
+                    (session_id, *whose, limit),
                 ).fetchall()
             return [_message(row) for row in reversed(rows)]
         with self._locked() as db:
             rows = db.execute(
                 "SELECT id, session_id, role, content, user_id, created_at, collected"
-                " FROM messages WHERE session_id=?"
+                " FROM messages WHERE session_id=? AND (? OR user_id IS ?)"
                 " ORDER BY created_at, id",
-                (session_id,),
+                (session_id, *whose),
             ).fetchall()
         return [_message(row) for row in rows]
 
-    def window(self, session_id: str, context_limit: int) -> list[Message]:
+    def window(
+        self, session_id: str, context_limit: int, *, speaker: Speaker = EVERYONE
+    ) -> list[Message]:
         """The rolling window (seed 003): the recent messages to give the model.
+
+        With `speaker`, a window of that speaker's turns only: a conversation id
+        another user spoke in before gives nothing of theirs.
 
         At most `context_limit` messages, oldest first. Older messages are dropped a
         whole user/assistant turn at a time, so the window starts with a user message
@@ -337,16 +445,18 @@ class ConversationLog:
         _check_count(context_limit, "context_limit")
         if context_limit == 0:
             return []
+        whose = _whose(speaker)
         with self._locked() as db:
-            newest = self.messages(session_id, limit=context_limit)
+            newest = self.messages(session_id, limit=context_limit, speaker=speaker)
             if not newest or newest[0].role == "user":
                 return newest
             first = newest[0]
             # Any user message before the window's first one?
             preceded = db.execute(
                 "SELECT 1 FROM messages WHERE session_id=? AND role='user'"
+                " AND (? OR user_id IS ?)"
                 " AND (created_at < ? OR (created_at = ? AND id < ?)) LIMIT 1",
-                (session_id, first.created_at, first.created_at, first.id),
+                (session_id, *whose, first.created_at, first.created_at, first.id),
             ).fetchone()
         if preceded is None:
             return newest
@@ -354,6 +464,16 @@ class ConversationLog:
             if message.role == "user":
                 return newest[start:]
         return []
+
+    def others_spoke(self, session_id: str, speaker: str | None, since: str) -> bool:
+        """True when another speaker than `speaker` spoke in the session since `since`."""
+        with self._locked() as db:
+            row = db.execute(
+                "SELECT 1 FROM messages WHERE session_id=? AND created_at >= ?"
+                " AND user_id IS NOT ? LIMIT 1",
+                (session_id, since, speaker),
+            ).fetchone()
+        return row is not None
 
     def uncollected(self, session_id: str) -> list[Message]:
         """Messages extraction has not looked at yet, oldest first."""
@@ -398,19 +518,29 @@ class ConversationLog:
 
     # -- sessions ----------------------------------------------------------------
 
-    def sessions(self, limit: int = 20, *, offset: int = 0) -> list[SessionInfo]:
-        """Conversations, the most recently active first."""
+    def sessions(
+        self, limit: int = 20, *, offset: int = 0, owner: Speaker = EVERYONE
+    ) -> list[SessionInfo]:
+        """Conversations, the most recently active first.
+
+        With `owner`, only the conversations that user spoke in, with only their
+        messages counted and the title only when they started it.
+        """
         _check_count(limit, "limit")
         _check_count(offset, "offset")
+        whose = _whose(owner)
         with self._locked() as db:
             rows = db.execute(
-                "SELECT m.session_id, m.first_at, m.last_at, m.n, s.title FROM ("
-                " SELECT session_id, MIN(created_at) AS first_at,"
+                "SELECT m.session_id, m.first_at, m.last_at, m.n,"
+                " (SELECT s.title FROM summaries AS s"
+                "  WHERE s.session_id = m.session_id AND (? OR s.user_id IS ?)),"
+                " (SELECT f.user_id FROM messages AS f WHERE f.session_id = m.session_id"
+                "  ORDER BY f.created_at, f.id LIMIT 1)"
+                " FROM (SELECT session_id, MIN(created_at) AS first_at,"
                 " MAX(created_at) AS last_at, COUNT(*) AS n, MAX(id) AS last_id"
-                " FROM messages GROUP BY session_id) AS m"
-                " LEFT JOIN summaries AS s ON s.session_id = m.session_id"
+                " FROM messages WHERE (? OR user_id IS ?) GROUP BY session_id) AS m"
                 " ORDER BY m.last_at DESC, m.last_id DESC LIMIT ? OFFSET ?",
-                (limit, offset),
+                (*whose, *whose, limit, offset),
             ).fetchall()
         return [
             SessionInfo(
@@ -419,39 +549,57 @@ class ConversationLog:
                 last_message_at=row[2],
                 message_count=row[3],
                 title=row[4],
+                user_id=row[5],
             )
             for row in rows
         ]
 
-    def session_count(self) -> int:
-        """How many conversations have messages."""
+    def session_count(self, *, owner: Speaker = EVERYONE) -> int:
+        """How many conversations have messages (of `owner`)."""
+        whose = _whose(owner)
         with self._locked() as db:
             row = db.execute(
                 "SELECT COUNT(DISTINCT session_id) FROM messages"
+                " WHERE (? OR user_id IS ?)",
+                whose,
             ).fetchone()
         return int(row[0])
 
-    def delete_session(self, session_id: str) -> int:
-        """Delete a conversation's messages and summary; returns messages deleted."""
+    def delete_session(self, session_id: str, *, owner: Speaker = EVERYONE) -> int:
+        """Delete a conversation; returns how many messages were deleted.
+
+        With `owner`, only that user's messages, and the summary when they started
+        the conversation (or nothing else is left). The text is gone from the files
+        when this returns (see `erase`).
+        """
+        whose = _whose(owner)
         with self._locked() as db:
             db.execute("BEGIN IMMEDIATE")
             deleted = db.execute(
-                "DELETE FROM messages WHERE session_id=?", (session_id,)
+                "DELETE FROM messages WHERE session_id=? AND (? OR user_id IS ?)",
+                (session_id, *whose),
             ).rowcount
-            db.execute("DELETE FROM summaries WHERE session_id=?", (session_id,))
+            db.execute(
+                "DELETE FROM summaries WHERE session_id=? AND (NOT EXISTS ("
+                " SELECT 1 FROM messages AS m WHERE m.session_id = summaries.session_id)"
+                " OR ? OR user_id IS ?)",
+                (session_id, *whose),
+            )
             db.execute("COMMIT")
+            _truncate_wal(db)
         return deleted
 
     def prune(self, older_than: timedelta, *, now: datetime | None = None) -> int:
         """Retention: delete messages and summaries older than `older_than`.
 
         Returns how many messages were deleted. A summary goes when it is older than
-        the cutoff and its conversation has no message left.
+        the cutoff and its conversation has no message left. The text is gone from
+        the files when this returns.
         """
         if older_than < timedelta(0):
             raise ValueError("older_than must not be negative")
         moment = self._clock() if now is None else now
-        cutoff = _utc(moment - older_than).isoformat()
+        cutoff = utc_time(moment - older_than).isoformat()
         with self._locked() as db:
             db.execute("BEGIN IMMEDIATE")
             deleted = db.execute(
@@ -464,6 +612,8 @@ class ConversationLog:
                 (cutoff,),
             )
             db.execute("COMMIT")
+            # Also catches up with a delete whose truncation a reader held back.
+            _truncate_wal(db)
         return deleted
 
     # -- summaries ---------------------------------------------------------------
@@ -474,11 +624,13 @@ class ConversationLog:
         title: str,
         snippet: str,
         when: datetime | str | None = None,
+        *,
+        user_id: str | None = None,
     ) -> SessionSummary:
-        """Store the summary of a session, replacing an earlier one.
+        """Store the summary of `user_id`'s session, redacted, replacing an earlier one.
 
         Raises InvalidMemoryError (codes `invalid_session_id`, `invalid_title`,
-        `invalid_snippet`, `invalid_timestamp`).
+        `invalid_snippet`, `invalid_user_id`, `invalid_timestamp`).
         """
         session_id = validate_session_id(session_id)
         title = _validate_summary_text(title, "title", MAX_TITLE_LENGTH, required=True)
@@ -490,18 +642,21 @@ class ConversationLog:
             title=title,
             snippet=snippet,
             created_at=self._stamp(when),
+            user_id=_validate_user_id(user_id),
         )
         with self._locked() as db:
             db.execute(
-                "INSERT INTO summaries(session_id, title, snippet, created_at)"
-                " VALUES (?, ?, ?, ?) ON CONFLICT(session_id) DO UPDATE SET"
+                "INSERT INTO summaries(session_id, title, snippet, created_at, user_id)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT(session_id) DO UPDATE SET"
                 " title=excluded.title, snippet=excluded.snippet,"
-                " created_at=excluded.created_at",
+                " created_at=excluded.created_at, user_id=excluded.user_id,"
+                " superseded=0",
                 (
                     summary.session_id,
                     summary.title,
                     summary.snippet,
                     summary.created_at,
+                    summary.user_id,
                 ),
             )
         return summary
@@ -510,20 +665,24 @@ class ConversationLog:
         """The summary of a session, or None."""
         with self._locked() as db:
             row = db.execute(
-                "SELECT session_id, title, snippet, created_at FROM summaries"
+                "SELECT session_id, title, snippet, created_at, user_id FROM summaries"
                 " WHERE session_id=?",
                 (session_id,),
             ).fetchone()
         return None if row is None else SessionSummary(*row)
 
-    def recent_summaries(self, limit: int = 5) -> list[SessionSummary]:
-        """The newest `limit` summaries, newest first (seed 003 session_summary_limit)."""
+    def recent_summaries(
+        self, limit: int = 5, *, owner: Speaker = EVERYONE
+    ) -> list[SessionSummary]:
+        """The newest `limit` summaries (of `owner`'s conversations), newest first."""
         _check_count(limit, "limit")
+        whose = _whose(owner)
         with self._locked() as db:
             rows = db.execute(
-                "SELECT session_id, title, snippet, created_at FROM summaries"
+                "SELECT session_id, title, snippet, created_at, user_id FROM summaries"
+                " WHERE (? OR user_id IS ?)"
                 " ORDER BY created_at DESC, rowid DESC LIMIT ?",
-                (limit,),
+                (*whose, limit),
             ).fetchall()
         return [SessionSummary(*row) for row in rows]
 
@@ -533,31 +692,72 @@ class ConversationLog:
         """The newest `limit` summaries of `user_id`'s conversations, newest first.
 
         Only the newest `among` summaries are looked at (a speaker who has not talked
-        for a long time gets none rather than a scan of every conversation). A
-        conversation's speaker is the user of its latest message; `excluding` is left
-        out (the conversation going on).
+        for a long time gets none rather than a scan of every conversation).
+        Superseded ones (they state a fact learned differently since) and
+        `excluding` (the conversation going on) are left out.
         """
         _check_count(limit, "limit")
         _check_count(among, "among")
         with self._locked() as db:
             rows = db.execute(
-                "SELECT session_id, title, snippet, created_at FROM ("
-                " SELECT session_id, title, snippet, created_at, rowid AS n"
+                "SELECT session_id, title, snippet, created_at, user_id FROM ("
+                " SELECT *, rowid AS n"
                 " FROM summaries ORDER BY created_at DESC, rowid DESC LIMIT ?) AS s"
-                " WHERE session_id != ? AND (SELECT user_id FROM messages m"
-                "  WHERE m.session_id = s.session_id"
-                "  ORDER BY m.created_at DESC, m.id DESC LIMIT 1) IS ?"
+                " WHERE session_id != ? AND user_id IS ? AND superseded = 0"
                 " ORDER BY created_at DESC, n DESC LIMIT ?",
                 (among, excluding, user_id, limit),
             ).fetchall()
         return [SessionSummary(*row) for row in rows]
 
+    def supersede_summaries(self, session_ids: Iterable[str]) -> int:
+        """Keep these summaries out of prompts (each states a fact replaced since)."""
+        ids = list(dict.fromkeys(session_ids))
+        changed = 0
+        with self._locked() as db:
+            db.execute("BEGIN IMMEDIATE")
+            for start in range(0, len(ids), _BATCH):
+                batch = ids[start : start + _BATCH]
+                marks = ", ".join("?" * len(batch))
+                changed += db.execute(
+                    "UPDATE summaries SET superseded=1"  # noqa: S608 - "?" marks only
+                    f" WHERE superseded=0 AND session_id IN ({marks})",
+                    batch,
+                ).rowcount
+            db.execute("COMMIT")
+        return changed
+
     # -- internals ---------------------------------------------------------------
 
     def _stamp(self, when: datetime | str | None) -> str:
         if when is None:
-            return _utc(self._clock()).isoformat()
+            return utc_time(self._clock()).isoformat()
         return timestamp(when)
+
+
+def _truncate_wal(db: sqlite3.Connection) -> None:
+    """Copy the write-ahead log into the database and empty it.
+
+    Its frames still hold text deleted since (secure_delete clears the database
+    file, not the log). A reader in another process may hold the log back; the next
+    delete or retention run truncates it then.
+    """
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+
+
+def _redact_every_text(db: sqlite3.Connection) -> None:
+    """Redact what a version 1 file kept as it was said."""
+    for message_id, content in db.execute("SELECT id, content FROM messages"):
+        if (redacted := redact(content)) != content:
+            db.execute(
+                "UPDATE messages SET content=? WHERE id=?", (redacted, message_id)
+            )
+    summaries = db.execute("SELECT session_id, title, snippet FROM summaries")
+    for session_id, title, snippet in summaries.fetchall():
+        if (redact(title), redact(snippet)) != (title, snippet):
+            db.execute(
+                "UPDATE summaries SET title=?, snippet=? WHERE session_id=?",
+                (redact(title), redact(snippet), session_id),
+            )
 
 
 # -- validation and small helpers ------------------------------------------------------
@@ -569,19 +769,12 @@ def timestamp(value: object) -> str:
     A time without a zone is taken as UTC. Raises InvalidMemoryError otherwise.
     """
     if isinstance(value, str):
-        with suppress(ValueError):
-            value = datetime.fromisoformat(value.strip())
+        value = parse_time(value, "when")
     if not isinstance(value, datetime):
         raise InvalidMemoryError(
             "invalid_timestamp", "when must be an ISO 8601 time", field="when"
         )
-    return _utc(value).isoformat()
-
-
-def _utc(moment: datetime) -> datetime:
-    if moment.tzinfo is None:
-        return moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+    return utc_time(value, "when").isoformat()
 
 
 def _check_count(value: object, name: str) -> None:
@@ -601,21 +794,22 @@ def _validate_role(value: object) -> str:
     return str(value)
 
 
-def _validate_message(value: object) -> str:
+def validate_message(value: object) -> str:
+    """A message is non-blank text without NUL of at most MAX_MESSAGE_LENGTH."""
     if not isinstance(value, str) or "\x00" in value:
         raise InvalidMemoryError(
             "invalid_content", "content must be text without NUL", field="content"
         )
-    text = value.strip()
+    text = redact(value.strip())
     if not text:
         raise InvalidMemoryError(
             "empty_content", "content must not be empty", field="content"
         )
-    if len(text) > MAX_MESSAGE_LENGTH:
+    if len(value) > MAX_MESSAGE_LENGTH:
         raise InvalidMemoryError(
             "content_too_long",
-            f"content is {len(text)} characters, the limit is {MAX_MESSAGE_LENGTH}",
-            length=len(text),
+            f"content is {len(value)} characters, the limit is {MAX_MESSAGE_LENGTH}",
+            length=len(value),
             max_length=MAX_MESSAGE_LENGTH,
         )
     return text
@@ -636,7 +830,7 @@ def _validate_user_id(value: object) -> str | None:
 def _validate_summary_text(
     value: object, name: str, max_length: int, *, required: bool
 ) -> str:
-    text = value.strip() if isinstance(value, str) else None
+    text = redact(value.strip()) if isinstance(value, str) else None
     if (
         text is None
         or (required and not text)

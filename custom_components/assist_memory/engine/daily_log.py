@@ -14,6 +14,7 @@ is small.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
 import os
@@ -22,14 +23,23 @@ import re
 import threading
 from typing import Final
 
-from .durable import append_durably, fsync_directory, storage_error
+from .durable import (
+    append_durably,
+    fsync_directory,
+    make_private_folder,
+    open_private,
+    storage_error,
+    write_atomically,
+)
 from .errors import InvalidMemoryError
 from .keywords import Keywords, cjk_grams, cjk_pairs, extract_keywords, light_stem
 
 MAX_ENTRY_LENGTH: Final = 2000
+# A forgotten text this short only takes away entries that are exactly it.
+_SHORTEST_QUOTED: Final = 8
 DEFAULT_SEARCH_LIMIT: Final = 10
 _FILE_NAME: Final = re.compile(r"^(\d{4}-\d{2}-\d{2})\.md$")
-_DATE: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DATE: Final = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 # "- 08:02:11 text"; a bullet written by hand may have no time (or HH:MM).
 _ENTRY: Final = re.compile(
     r"^[ \t]*[-*+][ \t]+(?:(\d{1,2}:\d{2}(?::\d{2})?)[ \t]+)?(.*\S)[ \t]*$"
@@ -56,11 +66,11 @@ def validate_entry(entry: object) -> str:
         raise InvalidMemoryError(
             "empty_log_entry", "a log entry must not be empty", field="entry"
         )
-    if len(text) > MAX_ENTRY_LENGTH:
+    if len(entry) > MAX_ENTRY_LENGTH:
         raise InvalidMemoryError(
             "log_entry_too_long",
-            f"a log entry is {len(text)} characters, the limit is {MAX_ENTRY_LENGTH}",
-            length=len(text),
+            f"a log entry is {len(entry)} characters, the limit is {MAX_ENTRY_LENGTH}",
+            length=len(entry),
             max_length=MAX_ENTRY_LENGTH,
         )
     return text
@@ -101,10 +111,12 @@ class DailyLog:
         path = self.folder / f"{logged.date}.md"
         line = f"- {logged.time} {logged.text}\n".encode()
         with self._lock:
+            make_private_folder(self.folder)
             try:
-                self.folder.mkdir(parents=True, exist_ok=True)
                 try:
-                    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL)
+                    fd = open_private(
+                        path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL
+                    )
                 except FileExistsError:
                     fd = os.open(path, os.O_RDWR | os.O_APPEND)
                     created = False
@@ -153,6 +165,26 @@ class DailyLog:
         days = [m.group(1) for name in names if (m := _FILE_NAME.match(name))]
         return sorted(days, reverse=True)
 
+    def prune(self, before: date) -> int:
+        """Retention: delete the logs of the days before `before`; returns how many."""
+        removed = 0
+        with self._lock:
+            for day in self.dates():
+                if date.fromisoformat(day) >= before:
+                    continue
+                path = self.path_for(day)
+                try:
+                    path.unlink(missing_ok=True)
+                except OSError as err:
+                    raise storage_error(err, path) from err
+                removed += 1
+            if removed:
+                try:
+                    fsync_directory(self.folder)
+                except OSError as err:
+                    raise storage_error(err, self.folder) from err
+        return removed
+
     def entries(self, day: str) -> list[LogEntry]:
         """The entries of one day, in the order written."""
         return [
@@ -160,6 +192,25 @@ class DailyLog:
             for line in self.read(day).splitlines()
             if (match := _ENTRY.match(line))
         ]
+
+    def forget(self, texts: Iterable[str]) -> int:
+        """Take out every entry that repeats one of the texts; how many went.
+
+        An entry repeats a text when it contains it (ignoring case and spacing).
+        Each day that changes is written again atomically.
+        """
+        needles = _Needles({_folded(text) for text in texts if text.strip()})
+        if not needles.exact:
+            return 0
+        removed = 0
+        with self._lock:
+            for day in self.dates():
+                lines = self.read(day).splitlines(keepends=True)
+                kept = [line for line in lines if not needles.in_entry(line)]
+                if len(kept) != len(lines):
+                    write_atomically(self.path_for(day), kept)
+                    removed += len(lines) - len(kept)
+        return removed
 
     def search(self, query: str, limit: int = DEFAULT_SEARCH_LIMIT) -> list[LogEntry]:
         """Entries sharing keywords with `query`, best first (newest first on ties).
@@ -191,6 +242,35 @@ class DailyLog:
         # Later in the files is newer: days oldest first, lines in the order written.
         scored.sort(key=lambda item: (item[0], item[1]), reverse=True)
         return [entry for _, _, entry in scored[:limit]]
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+class _Needles:
+    """Forgotten texts, found in a log entry in one pass over it (even 100 000)."""
+
+    def __init__(self, texts: set[str]) -> None:
+        self.exact = texts
+        # Texts long enough to be looked for inside an entry, by their first characters.
+        self._by_start: dict[str, list[str]] = {}
+        for text in texts:
+            if len(text) >= _SHORTEST_QUOTED:
+                self._by_start.setdefault(text[:_SHORTEST_QUOTED], []).append(text)
+
+    def in_entry(self, line: str) -> bool:
+        """Whether a log line is an entry that is, or contains, one of the texts."""
+        if (match := _ENTRY.match(line)) is None:
+            return False
+        entry = _folded(match.group(2))
+        if entry in self.exact:
+            return True
+        return any(
+            entry.startswith(text, start)
+            for start in range(len(entry) - _SHORTEST_QUOTED + 1)
+            for text in self._by_start.get(entry[start : start + _SHORTEST_QUOTED], ())
+        )
 
 
 def _query_terms(keywords: Keywords) -> set[str]:

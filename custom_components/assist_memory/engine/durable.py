@@ -1,20 +1,28 @@
-"""Crash-safe file primitives: atomic replace, durable append, inter-process lock.
+"""Crash-safe, private file primitives: atomic replace, durable append, process lock.
 
 A write is acknowledged only after the data and the directory entry are on disk, so a
 crash at any instant leaves either the previous file or the new one, never a mix.
+Memories are private: every file the engine creates is readable by its owner only
+(0600) and every folder it creates is 0700, whatever the umask; `keep_private`
+tightens files an earlier version left readable by others.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Buffer, Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 import errno
 import fcntl
 import os
 from pathlib import Path
+import stat
 import time
+from typing import Final
 
 from .errors import StorageError, StoreBusyError
+
+PRIVATE_FILE: Final = 0o600
+PRIVATE_FOLDER: Final = 0o700
 
 
 def fsync_directory(directory: Path) -> None:
@@ -26,19 +34,29 @@ def fsync_directory(directory: Path) -> None:
         os.close(fd)
 
 
-def write_atomically(path: Path, chunks: Iterable[str]) -> None:
-    """Replace `path` with the concatenated text chunks: temp file, fsync, rename.
+def write_atomically(
+    path: Path, chunks: Iterable[str | Buffer], *, sync: bool = True
+) -> None:
+    """Replace `path` with the concatenated chunks: temp file, fsync, rename.
 
-    Chunks are written one by one so a large file never sits in memory twice.
+    Chunks are written one by one so a large file never sits in memory twice; text
+    is written as UTF-8. The file is private (0600). Without `sync`, nothing waits
+    for the disk (for files whose loss in a power cut costs nothing): still whole or
+    absent, never torn.
     """
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.writelines(chunks)
+        descriptor = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
+        with open(descriptor, "wb") as handle:
+            handle.writelines(
+                chunk.encode() if isinstance(chunk, str) else chunk for chunk in chunks
+            )
             handle.flush()
-            os.fsync(handle.fileno())
+            if sync:
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
-        fsync_directory(path.parent)
+        if sync:
+            fsync_directory(path.parent)
     except OSError as err:
         with suppress(OSError):
             tmp.unlink()
@@ -62,7 +80,8 @@ def replace_unless_changed(
     """
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with open(tmp, "w", encoding="utf-8") as handle:
+        descriptor = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
+        with open(descriptor, "w", encoding="utf-8") as handle:
             handle.writelines(chunks)
             handle.flush()
             os.fsync(handle.fileno())
@@ -102,6 +121,71 @@ def _put_in_place(tmp: Path, path: Path, expected: tuple[int, int, int] | None) 
     return True
 
 
+def make_private_folder(folder: Path) -> None:
+    """Create the folder, and any missing parent, as 0700 (StorageError if impossible)."""
+    missing: list[Path] = []
+    while not folder.is_dir() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    for path in reversed(missing):
+        try:
+            path.mkdir(mode=PRIVATE_FOLDER, exist_ok=True)
+        except OSError as err:  # a file in the way too
+            raise storage_error(err, path) from err
+
+
+def create_private_file(path: Path) -> None:
+    """Create the file as 0600 when it is missing (one that exists is left alone).
+
+    For files another library creates (SQLite): made first, they are private, and so
+    are the -wal and -shm files SQLite makes with the database's permissions.
+    """
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, PRIVATE_FILE))
+    except OSError as err:
+        raise storage_error(err, path) from err
+
+
+def open_private(path: Path, flags: int) -> int:
+    """`os.open` that creates a missing file as 0600 (OSError as os.open raises)."""
+    return os.open(path, flags, PRIVATE_FILE)
+
+
+def keep_private(folder: Path, names: Iterable[str]) -> None:
+    """Make the folder 0700 and what `names` match in it private, folders' content too.
+
+    `names` are glob patterns of the engine's own files and folders; anything else in
+    the folder is left as it is. Symbolic links inside are not followed, and files
+    that cannot be changed (another user's) are left alone.
+    """
+    _tighten(folder, PRIVATE_FOLDER)
+    for name in names:
+        for path in folder.glob(name):
+            if path.is_dir() and not path.is_symlink():
+                _tighten(path, PRIVATE_FOLDER)
+                for inner in path.rglob("*"):
+                    _tighten_entry(inner)
+            else:
+                _tighten_entry(path)
+
+
+def _tighten_entry(path: Path) -> None:
+    try:
+        kind = os.lstat(path).st_mode
+    except OSError:
+        return
+    if stat.S_ISDIR(kind):
+        _tighten(path, PRIVATE_FOLDER)
+    elif stat.S_ISREG(kind):
+        _tighten(path, PRIVATE_FILE)
+
+
+def _tighten(path: Path, mode: int) -> None:
+    with suppress(OSError):
+        if stat.S_IMODE(path.stat().st_mode) != mode:
+            path.chmod(mode)
+
+
 def append_durably(fd: int, data: bytes, path: Path) -> None:
     """Append `data` to an O_APPEND descriptor and wait until it is on disk."""
     try:
@@ -131,7 +215,7 @@ def storage_error(err: OSError, path: Path) -> StorageError:
 def process_lock(lock_path: Path, timeout: float = 10.0) -> Iterator[None]:
     """Hold an exclusive lock shared with other processes using the same store."""
     try:
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = open_private(lock_path, os.O_RDWR | os.O_CREAT)
     except OSError as err:
         raise storage_error(err, lock_path) from err
     try:

@@ -28,6 +28,10 @@ class InvalidMemoryError(MemoryEngineError, ValueError):
         self.code = code
 
 
+class DuplicateIdError(InvalidMemoryError):
+    """Two records of one document (an import) have the same id."""
+
+
 class MemoryFullError(MemoryEngineError):
     """The store holds `MEMORY_MAX_ITEMS` records and eviction is off."""
 

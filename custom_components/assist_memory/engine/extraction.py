@@ -55,8 +55,8 @@ from .keywords import (
     light_stem,
     normalize,
 )
-from .models import CATEGORIES, SOURCES, Memory
-from .secrets_filter import contains_secret, redact
+from .models import CATEGORIES, SOURCES, Memory, is_storable_text, validate_key
+from .secrets_filter import mentions_secret, redact
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -84,6 +84,9 @@ class Fact:
     def __post_init__(self) -> None:
         if not isinstance(self.content, str) or not self.content.strip():
             raise ValueError("a fact needs content")
+        if not is_storable_text(self.content):
+            raise ValueError("a fact must not contain NUL characters")
+        object.__setattr__(self, "key", validate_key(self.key))
         category = str(self.category).strip().lower()
         if category not in CATEGORIES:
             raise ValueError(f"unknown category {self.category!r}")
@@ -991,7 +994,7 @@ class RuleBasedExtractor:
                         else self.stated_confidence,
                         source="user_stated",
                     )
-                    if contains_secret(content) or contains_secret(clause):
+                    if mentions_secret(content) or mentions_secret(clause):
                         _log_secret(fact)
                         continue
                     identity = (key, _normal(content))
@@ -1571,7 +1574,7 @@ def _llm_fact(item: object) -> Fact:
         fact = Fact(
             content, category, key, min(inferred, MAX_INFERRED_CONFIDENCE), "inferred"
         )
-    if contains_secret(fact.content) or (fact.key and contains_secret(fact.key)):
+    if mentions_secret(fact.content) or (fact.key and mentions_secret(fact.key)):
         raise _DroppedItemError(f"it contains a secret (category {fact.category})")
     return fact
 
@@ -1715,7 +1718,7 @@ def plan_write_back(
     plan = WriteBackPlan()
     batch: list[tuple[Fact, _Text]] = []
     for fact in facts:
-        if contains_secret(fact.content) or (fact.key and contains_secret(fact.key)):
+        if mentions_secret(fact.content) or (fact.key and mentions_secret(fact.key)):
             _log_secret(fact)
             plan.skipped.append((fact, "secret"))
             continue
@@ -1761,6 +1764,31 @@ def plan_write_back(
         plan.adds.append(fact)
     plan.refreshes = list(plan.refreshed_with)
     return plan
+
+
+def find_repeated(
+    content: str,
+    memories: Sequence[Memory],
+    similarity: float = NEAR_DUPLICATE_SIMILARITY,
+) -> Memory | None:
+    """The memory among `memories` that `content` repeats (see `plan_write_back`)."""
+    candidates = [(memory, _Text.of(memory.content)) for memory in memories]
+    return _find_repeat(_Text.of(content), candidates, similarity)
+
+
+def states_replaced_fact(stated: Fact, replaced: Memory, by: Fact) -> bool:
+    """True when `stated` says what `replaced` said before the newer `by` replaced it.
+
+    It is about the same thing (the same key, or the same meaning as the old memory)
+    and does not agree with the newer fact. A summary of an earlier conversation
+    that states it no longer reaches a prompt.
+    """
+    said = _Text.of(stated.content)
+    if said.same_meaning(_Text.of(by.content), NEAR_DUPLICATE_SIMILARITY):
+        return False
+    return _same_key(stated.key, by.key) or said.same_meaning(
+        _Text.of(replaced.content), NEAR_DUPLICATE_SIMILARITY
+    )
 
 
 def _find_repeat(

@@ -6,6 +6,12 @@ store stays the source of truth: the index holds ids, scopes, categories and sea
 
 When FTS5 is missing from the SQLite build or a query fails, matching falls back to SQL
 LIKE with a keyword-count score (seed 002), logged once, never an error.
+
+A removed memory leaves no trace in the file: SQLite overwrites deleted content
+(`secure_delete`), FTS5 takes its terms out of the index segments (its `secure-delete`
+option, SQLite 3.42 or newer) and the write-ahead log is truncated after every batch
+that removed or replaced a memory's text. A file from before this was erased once when it is opened (its
+full-text index rebuilt, then VACUUM).
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ import sqlite3
 import threading
 from typing import Final
 
+from .durable import create_private_file
+from .errors import StorageError
 from .keywords import (
     Keywords,
     cjk_pairs,
@@ -47,6 +55,8 @@ _MAX_PAIRED_TERMS: Final = 8
 # How many rows the optional phrases of a query may add to its ranking, at most.
 OPTIONAL_TERM_ROWS: Final = 300
 _DOCUMENT_COUNT_CACHE: Final = 20_000
+# The meta row saying deleted content never stays in this file (see the docstring).
+_ERASES: Final = "erases_deleted"
 # SQLite refuses LIKE patterns over 50 000 bytes; no stored word is this long anyway.
 _MAX_LIKE_TERM_CHARS: Final = 1000
 
@@ -162,12 +172,18 @@ class SearchIndex:
             return self._db
 
     def _connect(self) -> sqlite3.Connection:
-        target = ":memory:" if self.path is None else str(self.path)
+        target = ":memory:"
+        if self.path is not None:
+            # When it cannot be made, SQLite says why (a damaged or read-only file).
+            with suppress(StorageError):
+                create_private_file(self.path)
+            target = str(self.path)
         db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
         try:
             db.execute("PRAGMA journal_mode=WAL")
             # Derived data: losing the last changes in a power cut only means a resync.
             db.execute("PRAGMA synchronous=OFF")
+            db.execute("PRAGMA secure_delete=ON")
             db.execute(
                 "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT)"
             )
@@ -189,6 +205,11 @@ class SearchIndex:
                 "INSERT OR REPLACE INTO meta VALUES ('tokenizer', ?)",
                 (TOKENIZER_VERSION,),
             )
+            if (
+                db.execute("SELECT 1 FROM meta WHERE key=?", (_ERASES,)).fetchone()
+                is None
+            ):
+                self._erase_old_traces(db)
         except BaseException:
             db.close()
             raise
@@ -204,7 +225,24 @@ class SearchIndex:
         except sqlite3.OperationalError as err:
             self._fall_back(f"FTS5 is not available: {err}")
             return False
+        try:
+            db.execute("INSERT INTO fts(fts, rank) VALUES ('secure-delete', 1)")
+        except sqlite3.OperationalError:  # pragma: no cover - SQLite before 3.42
+            _LOGGER.warning(
+                "SQLite %s cannot erase deleted words from the full-text index; "
+                "they stay in its file until the index is rebuilt",
+                sqlite3.sqlite_version,
+            )
         return True
+
+    def _erase_old_traces(self, db: sqlite3.Connection) -> None:
+        """Clear a file written before deletes were erased of what they left behind."""
+        if self.fts_available and db.execute("SELECT 1 FROM docs").fetchone():
+            _LOGGER.info("Erasing deleted memories from the search index (once)")
+            db.execute("INSERT INTO fts(fts) VALUES ('rebuild')")
+        db.execute("VACUUM")
+        db.execute("INSERT INTO meta VALUES (?, '1')", (_ERASES,))
+        _truncate_log(db)
 
     def _fall_back(self, reason: str) -> None:
         if self.fallback_reason is None:
@@ -255,6 +293,11 @@ class SearchIndex:
                 m for m in memories.values() if indexed.get(m.id) != m.updated_at
             ]
             gone = [memory_id for memory_id in indexed if memory_id not in memories]
+            if len(gone) > len(indexed) // 2:
+                # Most are gone (cleared, replaced): starting again is far cheaper
+                # than erasing them one by one.
+                self.rebuild(memories)
+                return SyncResult(added=len(memories), updated=0, removed=len(gone))
             added = sum(1 for m in changed if m.id not in indexed)
             self._apply(changed, gone)
             return SyncResult(
@@ -292,22 +335,27 @@ class SearchIndex:
             db.execute("BEGIN")
             db.execute("DELETE FROM docs")
             if self.fts_available:
-                db.execute("DELETE FROM fts")
+                # Dropped, not emptied row by row: its pages are freed (and erased).
+                db.execute("DROP TABLE fts")
+                self._create_fts(db)
             db.execute("COMMIT")
             self._apply(list(memories.values()), [])
+            self.truncate_log()
 
     def _apply(self, upserts: Sequence[Memory], removals: Sequence[str]) -> None:
         if not upserts and not removals:
             return
         try:
-            self._write(upserts, removals)
+            replaced = self._write(upserts, removals)
         except sqlite3.Error as err:
             if not self.fts_available:
                 raise
             # A broken full-text table must not stop the index from following the
             # store: keep the LIKE table current; the next open rebuilds FTS.
             self._disable_fts(f"the full-text table failed: {err}")
-            self._write(upserts, removals)
+            replaced = self._write(upserts, removals)
+        if replaced:
+            self.truncate_log()
 
     def _disable_fts(self, reason: str) -> None:
         self._fall_back(reason)
@@ -315,8 +363,10 @@ class SearchIndex:
         with suppress(sqlite3.Error):
             self.db.execute("DELETE FROM meta WHERE key='tokenizer'")
 
-    def _write(self, upserts: Sequence[Memory], removals: Sequence[str]) -> None:
+    def _write(self, upserts: Sequence[Memory], removals: Sequence[str]) -> bool:
+        """Apply the changes in one transaction; True when a stored text went."""
         db = self.db
+        replaced = False
         db.execute("BEGIN")
         try:
             for memory_id in [*removals, *(m.id for m in upserts)]:
@@ -324,6 +374,7 @@ class SearchIndex:
                     "SELECT rowid FROM docs WHERE id=?", (memory_id,)
                 ).fetchone()
                 if row is not None:
+                    replaced = True
                     db.execute("DELETE FROM docs WHERE rowid=?", row)
                     if self.fts_available:
                         db.execute("DELETE FROM fts WHERE rowid=?", row)
@@ -352,6 +403,15 @@ class SearchIndex:
         except BaseException:
             db.execute("ROLLBACK")
             raise
+        return replaced
+
+    def truncate_log(self) -> None:
+        """Empty the write-ahead log into the file: no page written before stays there.
+
+        Called after anything is deleted from the file (memories, vectors).
+        """
+        with self._lock:
+            _truncate_log(self.db)
 
     def count(self) -> int:
         """Number of indexed memories."""
@@ -493,6 +553,11 @@ def _scope_filter(
     if scopes is None:
         return "", []
     return f" AND {column} IN ({','.join('?' * len(scopes))})", list(scopes)
+
+
+def _truncate_log(db: sqlite3.Connection) -> None:
+    """Copy the write-ahead log into the file and empty it: no old page stays there."""
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 def _escape_like(term: str) -> str:

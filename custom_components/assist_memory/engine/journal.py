@@ -80,5 +80,17 @@ def encode_delete(memory_id: str) -> bytes:
     return _encode({"op": "delete", "id": memory_id})
 
 
+def ops_without(ops: list[dict[str, Any]], memory_id: str) -> list[bytes]:
+    """The journal lines of `ops` again, leaving out every one about `memory_id`."""
+    return [_encode(op) for op in ops if not _about(op, memory_id)]
+
+
+def _about(op: dict[str, Any], memory_id: str) -> bool:
+    memory = op.get("memory")
+    return op.get("id") == memory_id or (
+        isinstance(memory, dict) and memory.get("id") == memory_id
+    )
+
+
 def _encode(op: dict[str, Any]) -> bytes:
     return (json.dumps(op, ensure_ascii=False, separators=(",", ":")) + "\n").encode()

@@ -34,7 +34,12 @@ from pathlib import Path
 import threading
 from typing import Final
 
-from .durable import fsync_directory, replace_unless_changed, storage_error
+from .durable import (
+    fsync_directory,
+    make_private_folder,
+    replace_unless_changed,
+    storage_error,
+)
 from .edit_merge import EditRefusedError, merge_edit
 from .errors import InvalidMemoryError, MemoryEngineError, MemoryFullError
 from .markdown import parse_markdown, plan_reconcile, render_markdown, rendered_order
@@ -99,10 +104,7 @@ class MarkdownMirror:
 
     def ensure_folders(self) -> None:
         """Create `prompts/memory/` and `prompts/memory/daily/` when missing."""
-        try:
-            self.daily_folder.mkdir(parents=True, exist_ok=True)
-        except OSError as err:
-            raise storage_error(err, self.daily_folder) from err
+        make_private_folder(self.daily_folder)
 
     def start(self) -> ReconcileResult:
         """Create the folders and bring MEMORY.md up to date.

@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from .errors import InvalidMemoryError
+from .jsonfast import nesting_depth
 
 CATEGORIES: Final = (
     "preference",
@@ -34,10 +35,15 @@ MAX_SCOPE_LENGTH: Final = 200
 MAX_TAG_LENGTH: Final = 50
 MAX_TAGS: Final = 20
 MAX_METADATA_CHARS: Final = 8192
+MAX_METADATA_DEPTH: Final = 32
+# The largest whole number every reader of our JSON holds exactly (JavaScript too).
+MAX_WHOLE_NUMBER: Final = 2**53 - 1
 _ID_PATTERN: Final = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _WHITESPACE: Final = re.compile(r"\s")
 _NO_METADATA: Final[Mapping[str, Any]] = MappingProxyType({})
 _UTC_SUFFIX: Final = "+00:00"
+# "2025-01-31T12:34:56.123456+05:30" is 32 characters; room for spacing.
+MAX_TIME_LENGTH: Final = 40
 
 
 def utc_now() -> str:
@@ -115,8 +121,14 @@ def memory_from_dict(data: object, *, max_content_length: int) -> Memory:
             "invalid_record", "a memory must be a JSON object", field="record"
         )
     record = {_ALIASES.get(str(k), str(k)): v for k, v in data.items()}
-    now = utc_now()
-    created_at = validate_timestamp(record.get("created_at") or now, "created_at")
+    if not isinstance(record.get("tags", ()), list | tuple | None):
+        # A record keeps a list; one text of several tags is for people typing them.
+        raise InvalidMemoryError(
+            "invalid_tags", "tags must be a list of text", field="tags"
+        )
+    created_at = validate_timestamp(
+        _given(record.get("created_at"), utc_now()), "created_at"
+    )
     last_accessed = record.get("last_accessed")
     return Memory(
         id=validate_id(record.get("id")),
@@ -131,13 +143,18 @@ def memory_from_dict(data: object, *, max_content_length: int) -> Memory:
         metadata=validate_metadata(record.get("metadata", {})),
         created_at=created_at,
         updated_at=validate_timestamp(
-            record.get("updated_at") or created_at, "updated_at"
+            _given(record.get("updated_at"), created_at), "updated_at"
         ),
         last_accessed=None
         if last_accessed is None
         else validate_timestamp(last_accessed, "last_accessed"),
         access_count=validate_access_count(record.get("access_count", 0)),
     )
+
+
+def _given(value: object, default: str) -> object:
+    """A time as given, or `default` for none (missing, null or "")."""
+    return default if value is None or value == "" else value
 
 
 def memory_from_trusted(record: Mapping[str, Any]) -> Memory:
@@ -185,7 +202,10 @@ def is_storable_text(text: str) -> bool:
 
 
 def validate_content(value: object, max_length: int) -> str:
-    """Content is non-blank text of at most `max_length` characters."""
+    """Content is non-blank text of at most `max_length` characters, trimmed.
+
+    The length is that of the text as given (what the API document states).
+    """
     if not isinstance(value, str):
         raise InvalidMemoryError(
             "invalid_content", "content must be text", field="content"
@@ -201,11 +221,11 @@ def validate_content(value: object, max_length: int) -> str:
             "content must not contain NUL characters or unpaired surrogates",
             field="content",
         )
-    if len(text) > max_length:
+    if len(value) > max_length:
         raise InvalidMemoryError(
             "content_too_long",
-            f"content is {len(text)} characters, the limit is {max_length}",
-            length=len(text),
+            f"content is {len(value)} characters, the limit is {max_length}",
+            length=len(value),
             max_length=max_length,
         )
     return text
@@ -258,9 +278,9 @@ def validate_scope(value: object) -> str:
         return HOUSEHOLD_SCOPE
     if (
         not isinstance(value, str)
-        or not value.strip()
+        or not value
         or len(value) > MAX_SCOPE_LENGTH
-        or _WHITESPACE.search(value.strip())
+        or _WHITESPACE.search(value)
         or not is_storable_text(value)
     ):
         raise InvalidMemoryError(
@@ -268,7 +288,7 @@ def validate_scope(value: object) -> str:
             "scope must be 'household' or a user id",
             scope=value,
         )
-    return value.strip()
+    return value
 
 
 def validate_key(value: object) -> str | None:
@@ -296,7 +316,8 @@ def validate_optional_text(value: object, name: str) -> str | None:
 def validate_tags(value: object) -> tuple[str, ...]:
     """Tags: a list of short words or one comma-separated string.
 
-    Stored lowercase, trimmed and without duplicates, in the order given.
+    At most MAX_TAGS given, each at most MAX_TAG_LENGTH characters as given; stored
+    lowercase, trimmed and without duplicates or empty ones, in the order given.
     """
     if not value:
         return ()
@@ -308,27 +329,26 @@ def validate_tags(value: object) -> tuple[str, ...]:
         raise InvalidMemoryError(
             "invalid_tags", "tags must be a list of text", field="tags"
         )
+    given = list(raw)
+    if len(given) > MAX_TAGS:
+        raise InvalidMemoryError(
+            "invalid_tags", f"at most {MAX_TAGS} tags", field="tags"
+        )
     tags: list[str] = []
-    for item in raw:
+    for item in given:
         if not isinstance(item, str):
             raise InvalidMemoryError(
                 "invalid_tags", "tags must be a list of text", field="tags"
             )
-        tag = item.strip().lower()
-        if not tag:
-            continue
-        if len(tag) > MAX_TAG_LENGTH or "," in tag or not is_storable_text(tag):
+        if len(item) > MAX_TAG_LENGTH or "," in item or not is_storable_text(item):
             raise InvalidMemoryError(
                 "invalid_tags",
                 f"a tag has at most {MAX_TAG_LENGTH} characters and no commas",
                 field="tags",
             )
-        if tag not in tags:
+        tag = item.strip().lower()
+        if tag and tag not in tags:
             tags.append(tag)
-    if len(tags) > MAX_TAGS:
-        raise InvalidMemoryError(
-            "invalid_tags", f"at most {MAX_TAGS} tags", field="tags"
-        )
     return tuple(tags)
 
 
@@ -340,6 +360,12 @@ def validate_metadata(value: object) -> Mapping[str, Any]:
         )
     if not value:
         return _NO_METADATA
+    if nesting_depth(value, MAX_METADATA_DEPTH) > MAX_METADATA_DEPTH:
+        raise InvalidMemoryError(
+            "invalid_metadata",
+            f"metadata nests deeper than {MAX_METADATA_DEPTH} levels",
+            field="metadata",
+        )
     try:
         encoded = json.dumps(value, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as err:
@@ -364,33 +390,77 @@ def validate_metadata(value: object) -> Mapping[str, Any]:
     return MappingProxyType(json.loads(encoded))
 
 
-def validate_timestamp(value: object, name: str) -> str:
-    """An ISO 8601 time, returned in UTC; a time without zone is taken as UTC.
+def parse_time(value: object, name: str) -> datetime:
+    """An ISO 8601 time as given (its own zone kept; none means UTC when converted).
 
-    UTC everywhere keeps the stored strings in time order when compared as text.
+    Every time read from a file or a request goes through here: text of bounded
+    length, ASCII digits only, and a moment UTC can hold (year 1 at +14:00 cannot).
+    Raises InvalidMemoryError (`invalid_timestamp`) naming the field otherwise.
     """
-    if isinstance(value, str):
+    if isinstance(value, str) and len(value) <= MAX_TIME_LENGTH and value.isascii():
         try:
-            parsed = datetime.fromisoformat(value)
-        except ValueError:
+            parsed = datetime.fromisoformat(value.strip())
+            _as_utc(parsed)
+        except ValueError, OverflowError:
             pass
         else:
-            if value.endswith(_UTC_SUFFIX):  # already UTC, as every stored time is
-                return value
-            if parsed.tzinfo is None:
-                parsed = parsed.replace(tzinfo=UTC)
-            return parsed.astimezone(UTC).isoformat()
+            return parsed
     raise InvalidMemoryError(
         "invalid_timestamp", f"{name} must be an ISO 8601 time", field=name
     )
 
 
+def utc_time(moment: datetime, name: str = "time") -> datetime:
+    """The moment in UTC (a moment without zone is taken as UTC).
+
+    InvalidMemoryError when UTC cannot hold it (year 1 at +14:00).
+    """
+    try:
+        return _as_utc(moment)
+    except OverflowError:
+        raise InvalidMemoryError(
+            "invalid_timestamp", f"{name} is out of range", field=name
+        ) from None
+
+
+def _as_utc(moment: datetime) -> datetime:
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+def validate_timestamp(value: object, name: str) -> str:
+    """An ISO 8601 time, returned in UTC; a time without zone is taken as UTC.
+
+    UTC everywhere keeps the stored strings in time order when compared as text.
+    """
+    parsed = parse_time(value, name)
+    if isinstance(value, str) and value.endswith(_UTC_SUFFIX) and value[0].isdigit():
+        return value  # already UTC, as every stored time is
+    return _as_utc(parsed).isoformat()
+
+
+def whole_number(value: object) -> int | None:
+    """A JSON whole number as an int (2.0 is one, as JSON Schema says; true is not).
+
+    None for anything else, and for numbers beyond MAX_WHOLE_NUMBER given as floats.
+    """
+    if isinstance(value, float):
+        if value.is_integer() and abs(value) <= MAX_WHOLE_NUMBER:
+            return int(value)
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    return None
+
+
 def validate_access_count(value: object) -> int:
-    """A non-negative whole number."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    """A whole number from 0 to MAX_WHOLE_NUMBER."""
+    count = whole_number(value)
+    if count is None or not 0 <= count <= MAX_WHOLE_NUMBER:
         raise InvalidMemoryError(
             "invalid_access_count",
-            "access_count must be a whole number >= 0",
+            f"access_count must be a whole number from 0 to {MAX_WHOLE_NUMBER}",
             field="access_count",
         )
-    return value
+    return count

@@ -2,7 +2,7 @@
 
 It says how to talk to the user: reply style, language, background. One file per scope
 under `<folder>/prompts/memory/`: `PROFILE.md` for the household, `PROFILE.<user>.md`
-for a user (the user id with every character outside `[A-Za-z0-9_-]` turned into `_`).
+for a user (see `profile_file_name` for user ids with other characters).
 People edit it by hand; the engine adds bullets under the three sections when it hears
 a preference (`profile_updates` finds them in what the user says).
 """
@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+import hashlib
 from pathlib import Path
 import re
 import threading
 from typing import Final
 
-from .durable import process_lock, storage_error, write_atomically
+from .durable import make_private_folder, process_lock, storage_error, write_atomically
 from .errors import InvalidMemoryError
 from .models import HOUSEHOLD_SCOPE, validate_scope
 
@@ -33,16 +34,33 @@ SECTIONS: Final = {
 DEFAULT_PROFILE: Final = "# Profile\n\n## Reply style\n\n## Language\n\n## Background\n"
 _LOCK_FILE: Final = ".profile.lock"
 _UNSAFE: Final = re.compile(r"[^A-Za-z0-9_-]")
+# Hex digits of SHA-256 in a file name: 64 bits, no two user ids share one.
+_DIGEST_LENGTH: Final = 16
 _HEADING: Final = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _BULLET: Final = re.compile(r"^\s*[-*+]\s+(.*?)\s*$")
 
 
 def profile_file_name(scope: str) -> str:
-    """`PROFILE.md` for the household, `PROFILE.<sanitised user id>.md` otherwise."""
+    """`PROFILE.md` for the household, `PROFILE.<user id>.md` for a user.
+
+    A user id with characters outside `[A-Za-z0-9_-]` gets them replaced by `_`,
+    followed by a digest of the exact id, so ids that read alike ("anna.smith",
+    "anna_smith") never share a file.
+    """
     scope = validate_scope(scope)
     if scope == HOUSEHOLD_SCOPE:
         return PROFILE_FILE
-    return f"PROFILE.{_UNSAFE.sub('_', scope)}.md"
+    readable = _UNSAFE.sub("_", scope)
+    if readable == scope:
+        return f"PROFILE.{scope}.md"
+    digest = hashlib.sha256(scope.encode()).hexdigest()[:_DIGEST_LENGTH]
+    return f"PROFILE.{readable}.{digest}.md"
+
+
+def _former_file_name(scope: str) -> str | None:
+    """Where a user id with replaced characters was kept before it had a digest."""
+    readable = _UNSAFE.sub("_", scope)
+    return None if readable == scope else f"PROFILE.{readable}.md"
 
 
 class UserProfile:
@@ -63,17 +81,39 @@ class UserProfile:
 
     def exists(self, scope: str = HOUSEHOLD_SCOPE) -> bool:
         """True when the scope has its own profile file."""
-        return self.path(scope).is_file()
+        return self._adopted(scope).is_file()
 
     def read(self, scope: str = HOUSEHOLD_SCOPE) -> str:
         """The profile text, or the empty template when there is none yet."""
-        path = self.path(scope)
+        path = self._adopted(scope)
         try:
             return path.read_text(encoding="utf-8", errors="replace")
         except FileNotFoundError:
             return DEFAULT_PROFILE
         except OSError as err:
             raise storage_error(err, path) from err
+
+    def _adopted(self, scope: str) -> Path:
+        """The scope's file, first copied from its former name if it was kept there.
+
+        Ids that read alike shared the former name, so the file stays where it is
+        (it is also the name of the id it spells) and each id gets its own copy.
+        """
+        path = self.path(scope)
+        former_name = _former_file_name(scope)
+        if former_name is None or path.exists():
+            return path
+        former = self.directory / former_name
+        with self._exclusive():
+            try:
+                text = former.read_text(encoding="utf-8", errors="replace")
+            except FileNotFoundError:
+                return path
+            except OSError as err:
+                raise storage_error(err, former) from err
+            if not path.exists():
+                write_atomically(path, [text])
+        return path
 
     def write(self, scope: str, text: str) -> None:
         """Replace the profile text (atomically).
@@ -88,8 +128,14 @@ class UserProfile:
 
     def delete(self, scope: str = HOUSEHOLD_SCOPE) -> bool:
         """Remove the scope's profile (reading it then gives the template again)."""
-        path = self.path(scope)
+        path = self._adopted(scope)
+        former_name = _former_file_name(scope)
         with self._exclusive():
+            if former_name and (self.directory / former_name).exists():
+                # The template, not no file: the former one is another id's now.
+                existed = path.exists()
+                write_atomically(path, [DEFAULT_PROFILE])
+                return existed
             try:
                 path.unlink()
             except FileNotFoundError:
@@ -110,7 +156,7 @@ class UserProfile:
         """
         heading = _section_heading(section)
         statement = _validate_statement(statement)
-        path = self.path(scope)
+        path = self._adopted(scope)
         with self._exclusive():
             current = self.read(scope)
             updated = add_bullet(current, heading, statement)
@@ -122,10 +168,7 @@ class UserProfile:
     @contextmanager
     def _exclusive(self) -> Iterator[None]:
         with self._lock:
-            try:
-                self.directory.mkdir(parents=True, exist_ok=True)
-            except OSError as err:
-                raise storage_error(err, self.directory) from err
+            make_private_folder(self.directory)
             with process_lock(self.directory / _LOCK_FILE):
                 yield
 
@@ -693,6 +736,18 @@ _EXCLUSIVE_GROUPS: Final = (
 _LANGUAGE_STATEMENT: Final = re.compile(
     rf"^(?:reply in (?:{_LANGUAGES_EN})|用(?:{_LANGUAGES_ZH})回答)$", re.IGNORECASE
 )
+# Background statements of one kind: a newer one replaces the older (a new job, a
+# new workplace, a new field), as the memory of the same fact is replaced.
+_BACKGROUND_KINDS: Final = (
+    re.compile(
+        rf"^(?:works as (?:a|an) .+|is (?:a|an) (?:[a-z-]+ ){{0,2}}(?:{_JOBS_EN})"
+        r"|is retired|已退休"
+        r"|是(?:一名|一个|一個|一位|个|個|名|位)?[\u4e00-\u9fff]{0,4}?"
+        rf"(?:{_JOBS_ZH}))$"
+    ),
+    re.compile(r"^(?:works at .+|在.+(?:工作|上班|任职|任職))$"),
+    re.compile(rf"^works in (?:{_FIELDS_EN})$"),
+)
 
 
 def replaces(new: str, old: str) -> bool:
@@ -700,11 +755,13 @@ def replaces(new: str, old: str) -> bool:
 
     Only statements `profile_updates` writes contradict one another: short against
     detailed answers, formal against casual tone, one reply language against
-    another. Anything people wrote themselves is never replaced.
+    another, and in the background one job, workplace or field against another.
+    Anything else people wrote themselves is never replaced.
     """
     new, old = _normal(new), _normal(old)
     if new == old:
         return False
     if any(new in group and old in group for group in _EXCLUSIVE_GROUPS):
         return True
-    return bool(_LANGUAGE_STATEMENT.match(new) and _LANGUAGE_STATEMENT.match(old))
+    kinds = (_LANGUAGE_STATEMENT, *_BACKGROUND_KINDS)
+    return any(kind.match(new) and kind.match(old) for kind in kinds)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
-from .compose import neutralize
+from .compose import neutralize, without_controls
 from .models import Memory
 
 BLOCK_TAG: Final = "long_term_memory"
@@ -14,14 +14,17 @@ BLOCK_TAG: Final = "long_term_memory"
 def sanitize_memory_text(text: str) -> str:
     """Make memory text safe inside the block (as the memory block does, uncapped).
 
-    One line; brackets swapped for look-alike quotation marks (readable, but no tag
-    can close the block); no header or role marker at its start.
+    One line without control characters; brackets swapped for look-alike quotation
+    marks (readable, but no tag can close the block); no header or role marker at
+    its start; otherwise the memory's exact text.
     """
     return neutralize(text, limit=None)
 
 
 def build_prompt_with_memory(memories: Iterable[Memory | str], prompt: str) -> str:
     """Return the prompt with a `<long_term_memory>` block, or the prompt alone.
+
+    Control characters are left out of both (whitespace stays in the prompt).
 
     >>> print(build_prompt_with_memory(["likes tea"], "hi"))
     <long_term_memory>
@@ -34,6 +37,7 @@ def build_prompt_with_memory(memories: Iterable[Memory | str], prompt: str) -> s
         f"- {sanitize_memory_text(m.content if isinstance(m, Memory) else m)}"
         for m in memories
     ]
+    prompt = without_controls(prompt)
     if not lines:
         return prompt
     body = "\n".join(lines)

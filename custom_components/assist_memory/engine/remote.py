@@ -35,7 +35,7 @@ import aiohttp
 
 from .backend import MemoryFields, StoreStats
 from .compaction import BackupInfo, CompactionResult
-from .conversations import SessionSummary
+from .conversations import Conversation, ConversationPage, SessionSummary
 from .daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
 from .errors import (
     AuthenticationError,
@@ -44,7 +44,7 @@ from .errors import (
     MemoryEngineError,
 )
 from .extraction import Fact
-from .models import HOUSEHOLD_SCOPE, Memory
+from .models import HOUSEHOLD_SCOPE, Memory, parse_time
 from .rest import MAX_PAGE_SIZE
 from .scoring import ScoredMemory
 from .settings import StoreSettings
@@ -52,6 +52,8 @@ from .store import ImportMode, ImportResult, MemoryPage, ReconcileResult, SortOr
 from .turn_json import (
     batch_from_json,
     batch_json,
+    conversation_from_json,
+    conversation_page_from_json,
     fact_from_json,
     learn_result_from_json,
     learn_settings_json,
@@ -562,6 +564,14 @@ class RemoteBackend:
         body = {"session_id": session_id, "role": role, "text": text}
         await self._call("POST", "/api/turns/note", body=body)
 
+    async def pause_session(self, session_id: str, *, user_id: str | None) -> None:
+        """Keep the conversation out of the log and of learning from now on.
+
+        What the speaker said in it before is erased.
+        """
+        body = {"session_id": session_id, "user_id": user_id}
+        await self._call("POST", "/api/turns/pause", body=body)
+
     async def extraction_batch(
         self, session_id: str, settings: LearnSettings, *, used_tokens: int = 0
     ) -> ExtractionBatch | None:
@@ -594,13 +604,15 @@ class RemoteBackend:
         *,
         scope: str,
         settings: LearnSettings,
+        speaker_unknown: bool = False,
     ) -> LearnResult:
-        """Write learned facts back."""
+        """Write learned facts back (`speaker_unknown`: none about the speaker)."""
         body = {
             "batch": batch_json(batch),
             "facts": [fact.to_dict() for fact in facts],
             "scope": scope,
             "settings": learn_settings_json(settings),
+            "speaker_unknown": speaker_unknown,
         }
         result = await self._read(
             learn_result_from_json, "POST", "/api/turns/learn", body=body
@@ -646,6 +658,42 @@ class RemoteBackend:
             query={"limit": str(limit)},
         )
 
+    async def conversations(
+        self, *, limit: int = 20, offset: int = 0, owner: str | None = None
+    ) -> ConversationPage:
+        """Conversations, the most recently active first (only `owner`'s, if given)."""
+        query = {"limit": str(limit), "offset": str(offset)}
+        return await self._read(
+            conversation_page_from_json,
+            "GET",
+            "/memory/conversations",
+            query=_with_owner(query, owner),
+        )
+
+    async def conversation(
+        self, session_id: str, *, owner: str | None = None
+    ) -> Conversation | None:
+        """A conversation's messages (only `owner`'s, if given); None when none."""
+        return await self._read(
+            _optional(conversation_from_json),
+            "GET",
+            f"/memory/sessions/{_segment(session_id)}",
+            query=_with_owner({}, owner),
+            missing_ok=True,
+        )
+
+    async def delete_conversation(
+        self, session_id: str, *, owner: str | None = None
+    ) -> int:
+        """Delete a conversation (only `owner`'s part, if given); messages deleted."""
+        answer = await self._call(
+            "DELETE",
+            f"/memory/sessions/{_segment(session_id)}",
+            query=_with_owner({}, owner),
+            missing_ok=True,
+        )
+        return 0 if answer is None else int(answer["messages"])
+
     async def read_profile(self, scope: str = HOUSEHOLD_SCOPE) -> str:
         """The user profile document."""
         return await self._read(
@@ -664,11 +712,21 @@ def _segment(value: str) -> str:
     return quote(value, safe="")
 
 
+def _with_owner(query: dict[str, str], owner: str | None) -> dict[str, str]:
+    """The query with the owner of the conversations, when one is given."""
+    return query if owner is None else {**query, "user": owner}
+
+
 def _plain_fields(fields: MemoryFields) -> dict[str, Any]:
-    """Memory fields as JSON (tags and metadata as plain lists and objects)."""
+    """Memory fields as JSON (tags and metadata as plain lists and objects).
+
+    Tags given as one text ("a, b") are sent as the list it stands for.
+    """
     body: dict[str, Any] = dict(fields)
-    if "tags" in body and not isinstance(body["tags"], str):
-        body["tags"] = list(body["tags"])
+    if isinstance(tags := body.get("tags"), str):
+        body["tags"] = tags.split(",")
+    elif tags is not None:
+        body["tags"] = list(tags)
     if "metadata" in body:
         body["metadata"] = dict(body["metadata"])
     return body
@@ -695,7 +753,7 @@ def _backups(answer: Any) -> tuple[bool, builtins.list[BackupInfo]]:
     return bool(answer["enabled"]), [
         BackupInfo(
             str(item["id"]),
-            datetime.fromisoformat(item["createdAt"]),
+            parse_time(item["createdAt"], "createdAt"),
             None if item["count"] is None else int(item["count"]),
         )
         for item in answer["items"]

@@ -7,15 +7,18 @@ seeds do not name (add, change, profile, daily logs, export) follow their style.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import date
 from http import HTTPStatus
 from typing import Any, Final, cast, get_args
 
 from .backend import StoreStats
 from .compaction import CompactionResult
 from .config import config_changes, config_view
-from .models import HOUSEHOLD_SCOPE, Memory
+from .daily_log import validate_date
+from .errors import InvalidMemoryError
+from .models import CATEGORIES, HOUSEHOLD_SCOPE, MAX_SCOPE_LENGTH, Memory
 from .rest_base import (
+    ANY_NOT_BLANK,
+    ONE_WORD_OR_NONE,
     ApiHost,
     ApiRequest,
     ApiResponse,
@@ -27,6 +30,7 @@ from .rest_base import (
     not_found,
     query_choice,
     query_int,
+    query_text,
 )
 from .store import ImportMode, SortOrder
 
@@ -50,10 +54,15 @@ MEMORY_FIELDS: Final = (
 
 
 def memory_fields(body: Mapping[str, Any]) -> dict[str, Any]:
-    """The memory fields present in a body (unknown ones are an error)."""
+    """The memory fields present in a body (unknown ones are an error).
+
+    Tags are a list here (the API document says so; a service may give one text).
+    """
     unknown = set(body) - {"content", *MEMORY_FIELDS}
     if unknown:
         raise bad_request(f"unknown field {min(unknown)!r}")
+    if body.get("tags") is not None and not isinstance(body["tags"], list):
+        raise bad_request("tags must be a list of text")
     return {name: body[name] for name in MEMORY_FIELDS if name in body}
 
 
@@ -85,20 +94,32 @@ def compaction_answer(result: CompactionResult | None, none_message: str) -> obj
 
 # -- handlers -------------------------------------------------------------------------
 
-P_QUERY = Param("q", required=True, description="The search text.")
+P_QUERY = Param(
+    "q", required=True, description="The search text.", pattern=ANY_NOT_BLANK
+)
 P_LIMIT_SEARCH = Param(
-    "limit", "integer", description="How many results.", minimum=1, maximum=100
+    "limit",
+    "integer",
+    description="How many results.",
+    minimum=1,
+    maximum=MAX_SEARCH_LIMIT,
 )
 P_SCOPE = Param("scope", description="A user id: the household's plus theirs.")
 P_LIMIT = Param(
     "limit", "integer", description="Page size.", minimum=1, maximum=MAX_PAGE_SIZE
 )
-P_OFFSET = Param("offset", "integer", description="Items to skip.", minimum=0)
-P_CATEGORY = Param("category", description="Only this category.")
+P_OFFSET = Param("offset", "integer", description="Items to skip.")
+P_CATEGORY = Param("category", description="Only this category.", choices=CATEGORIES)
 P_TAG = Param("tag", description="Only memories with this tag.")
 P_SORT = Param("sort", description="Order.", choices=get_args(SortOrder))
 P_SESSIONS = Param("limit", "integer", description="How many.", minimum=1, maximum=100)
-P_PROFILE_SCOPE = Param("scope", description="Whose profile (default: household).")
+P_PROFILE_SCOPE = Param(
+    "scope",
+    description="Whose profile (default: household).",
+    pattern=ONE_WORD_OR_NONE,
+    max_length=MAX_SCOPE_LENGTH,
+)
+P_OWNER = Param("user", description="Only this user's messages (default: everyone's).")
 P_DAILY_QUERY = Param("q", description="Only entries matching this text.")
 
 
@@ -178,9 +199,9 @@ async def list_memories(host: ApiHost, request: ApiRequest) -> object:
     page = await host.backend.list(
         offset=offset,
         limit=limit,
-        category=request.query.get("category") or None,
-        scope=request.query.get("scope") or None,
-        tags=request.query.get("tag") or None,
+        category=query_choice(request, P_CATEGORY, None),
+        scope=query_text(request, P_SCOPE),
+        tags=query_text(request, P_TAG),
         sort=sort,
     )
     return {
@@ -209,15 +230,17 @@ async def get_memory(host: ApiHost, request: ApiRequest) -> object:
 
 
 async def update_memory(host: ApiHost, request: ApiRequest) -> object:
-    """Change fields of a memory."""
+    """Change fields of a memory (a field that is null or missing stays as it is)."""
     body = body_object(request)
-    fields = memory_fields(body)
+    fields = {k: v for k, v in memory_fields(body).items() if v is not None}
     content = body_text(body, "content", required=False) or None
-    if content is None and not fields:
-        raise bad_request("nothing to change")
-    memory = await host.backend.update(request.path["id"], content, **fields)
+    memory_id = request.path["id"]
+    if content is None and not fields:  # nothing to change: the memory as it is
+        memory = await host.backend.get(memory_id)
+    else:
+        memory = await host.backend.update(memory_id, content, **fields)
     if memory is None:
-        raise not_found(f"no memory with id {request.path['id']!r}")
+        raise not_found(f"no memory with id {memory_id!r}")
     return memory_json(memory)
 
 
@@ -254,6 +277,38 @@ async def sessions(host: ApiHost, request: ApiRequest) -> object:
     return {"items": [summary.to_dict() for summary in found]}
 
 
+async def conversations(host: ApiHost, request: ApiRequest) -> object:
+    """Conversations, the most recently active first, with how many there are."""
+    page = await host.backend.conversations(
+        limit=query_int(request, P_SESSIONS, 20),
+        offset=query_int(request, P_OFFSET, 0),
+        owner=request.query.get("user") or None,
+    )
+    return page.to_dict()
+
+
+async def conversation(host: ApiHost, request: ApiRequest) -> object:
+    """One conversation's messages."""
+    session_id = request.path["session_id"]
+    found = await host.backend.conversation(
+        session_id, owner=request.query.get("user") or None
+    )
+    if found is None:
+        raise not_found(f"no conversation {session_id!r}")
+    return found.to_dict()
+
+
+async def delete_conversation(host: ApiHost, request: ApiRequest) -> object:
+    """Delete a conversation: messages, summary and working memory, in every file."""
+    session_id = request.path["session_id"]
+    deleted = await host.backend.delete_conversation(
+        session_id, owner=request.query.get("user") or None
+    )
+    if not deleted:
+        raise not_found(f"no conversation {session_id!r}")
+    return {"deleted": session_id, "messages": deleted}
+
+
 async def get_profile(host: ApiHost, request: ApiRequest) -> object:
     """The user profile document."""
     scope = request.query.get("scope") or HOUSEHOLD_SCOPE
@@ -282,8 +337,8 @@ async def daily_log(host: ApiHost, request: ApiRequest) -> object:
     """One day's log."""
     day = request.path["day"]
     try:
-        date.fromisoformat(day)
-    except ValueError:
+        validate_date(day)
+    except InvalidMemoryError:
         raise bad_request("day must be a date like 2026-01-31") from None
     return {"date": day, "content": await host.backend.read_daily_log(day)}
 
@@ -347,10 +402,19 @@ ROUTES: Final[tuple[Route, ...]] = (
           "Working memory of a conversation", working_memory, answer="WorkingMemory"),
     Route("GET", "/memory/sessions", "sessions", "Recent conversations", sessions,
           (P_SESSIONS,), answer="Sessions"),
+    Route("GET", "/memory/conversations", "conversations",
+          "Conversations with their message counts", conversations,
+          (P_SESSIONS, P_OFFSET, P_OWNER), answer="Conversations"),
+    Route("GET", "/memory/sessions/{session_id}", "conversation",
+          "A conversation's messages", conversation, (P_OWNER,),
+          answer="Conversation"),
+    Route("DELETE", "/memory/sessions/{session_id}", "deleteConversation",
+          "Delete a conversation", delete_conversation, (P_OWNER,),
+          answer="DeletedConversation"),
     Route("GET", "/memory/profile", "getProfile", "Read the user profile",
           get_profile, (P_PROFILE_SCOPE,), answer="Profile"),
     Route("PUT", "/memory/profile", "putProfile", "Replace the user profile",
-          put_profile, body="Profile", answer="Profile"),
+          put_profile, body="ProfileInput", answer="Profile"),
     Route("GET", "/memory/daily", "dailyLogs", "Days with a log, or search them",
           daily_logs, (P_DAILY_QUERY,), answer="DailyLogs"),
     Route("GET", "/memory/daily/{day}", "dailyLog", "Read one day's log", daily_log,

@@ -7,7 +7,18 @@ import json
 
 from aiohttp import web
 
-from .rest_base import ApiHost, ApiRequest, ApiResponse, Route, error_body, run_route
+from .jsonfast import JsonTooDeepError, parse_request_json
+from .rest_base import (
+    ApiError,
+    ApiHost,
+    ApiRequest,
+    ApiResponse,
+    Route,
+    bad_request,
+    body_too_deep,
+    error_answer,
+    run_route,
+)
 
 
 def json_response(response: ApiResponse) -> web.Response:
@@ -19,21 +30,35 @@ def json_response(response: ApiResponse) -> web.Response:
     )
 
 
+async def read_json_body(request: web.Request) -> object:
+    """The request's JSON body (None when empty); ApiError when it is not usable."""
+    try:
+        raw = await request.read()
+    except web.HTTPRequestEntityTooLarge:
+        raise ApiError(
+            HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+            f"the body is larger than the limit of {request.client_max_size} bytes",
+            "body_too_large",
+        ) from None
+    if not raw.strip():
+        return None
+    try:
+        return parse_request_json(raw)
+    except JsonTooDeepError:
+        raise body_too_deep() from None
+    except ValueError:  # also bytes that are not UTF-8
+        raise bad_request("the body must be JSON", "invalid_json") from None
+
+
 async def answer_route(
     host: ApiHost, route: Route, request: web.Request
 ) -> web.Response:
     """Read the request's path, query and JSON body, run the route, answer JSON."""
     body: object = None
     if route.body is not None:
-        raw = await request.read()
         try:
-            body = json.loads(raw) if raw.strip() else None
-        except ValueError:  # also bytes that are not UTF-8
-            return json_response(
-                ApiResponse(
-                    HTTPStatus.BAD_REQUEST,
-                    error_body("the body must be JSON", "invalid_json"),
-                )
-            )
+            body = await read_json_body(request)
+        except ApiError as err:
+            return json_response(error_answer(err))
     api_request = ApiRequest(dict(request.match_info), dict(request.query), body)
     return json_response(await run_route(host, route, api_request))

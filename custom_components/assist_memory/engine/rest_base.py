@@ -12,7 +12,8 @@ Hosts mount the routes: the server at the seeds' paths with its token, Home Assi
 under `/api/assist_memory` with its own authentication, and Home Assistant's websocket
 command reaches the same handlers through `dispatch`.
 
-Errors: bad parameters or bodies are 400, unknown ids 404, a store that cannot be
+Errors: bad parameters or bodies are 400, unknown ids 404, a full store or an import
+naming an id twice 409, a body over the size limit 413, a store that cannot be
 written 503, each with `{"error": message, "code": code}`.
 """
 
@@ -22,10 +23,27 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from http import HTTPStatus
 import re
-from typing import Any, Protocol, cast
+from typing import Any, Final, Protocol, cast
 
 from .backend import MemoryBackend
-from .errors import MemoryEngineError, StorageError
+from .errors import DuplicateIdError, MemoryEngineError, MemoryFullError, StorageError
+from .jsonfast import MAX_REQUEST_DEPTH, nesting_depth
+from .models import MAX_WHOLE_NUMBER
+
+# Patterns of the API document (`openapi.py`). Whitespace is spelt out: what Python's str.strip() removes, which regular
+# expression engines (and schemathesis' generators) do not all read `\s` as.
+SPACE: Final = (
+    "\\t\\n\\x0b\\x0c\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a"
+    "\\u2028\\u2029\\u202f\\u205f\\u3000"
+)
+NO_NUL: Final = r"^[^\x00]*$"
+NOT_BLANK: Final = rf"^[^\x00]*[^{SPACE}\x00][^\x00]*$"  # and no NUL
+ANY_NOT_BLANK: Final = rf"[^{SPACE}]"  # NUL allowed
+ONE_WORD: Final = rf"^[^{SPACE}\x00]+$"  # a user id: no whitespace, no NUL
+ONE_WORD_OR_NONE: Final = rf"^[^{SPACE}\x00]*$"
+A_DAY: Final = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+# Times read by every parser of ours: years 1000 to 9998 keep any zone in range.
+A_TIME: Final = r"^(?!9999)[1-9][0-9]{3}-"
 
 
 class ApiHost(Protocol):
@@ -87,9 +105,11 @@ class Param:
     kind: str = "string"  # "string" | "integer"
     required: bool = False
     description: str = ""
-    minimum: int | None = None
-    maximum: int | None = None
+    minimum: int = 0  # integers only
+    maximum: int = MAX_WHOLE_NUMBER
     choices: tuple[str, ...] = ()
+    pattern: str | None = None  # text only, for the document: handlers check it
+    max_length: int | None = None
 
 
 type Handler = Callable[[ApiHost, ApiRequest], Awaitable[ApiResponse | object]]
@@ -119,33 +139,43 @@ class Route:
 
 
 def query_int(request: ApiRequest, param: Param, default: int) -> int:
-    """A whole-number query parameter within the parameter's range."""
+    """A whole-number query parameter within the parameter's range.
+
+    ASCII digits with an optional minus only: `int()` would also take "٥", "１",
+    "5_0" and " 5", which no client means as a number.
+    """
     raw = request.query.get(param.name)
-    if raw is None or raw == "":
+    if raw is None:
         return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise bad_request(f"{param.name} must be a whole number") from None
-    if param.minimum is not None and value < param.minimum:
-        raise bad_request(_range_message(param))
-    if param.maximum is not None and value > param.maximum:
-        raise bad_request(_range_message(param))
+    if not _WHOLE_NUMBER.fullmatch(raw):
+        raise bad_request(f"{param.name} must be a whole number")
+    # Beyond 20 digits it is out of every range, and int() need not read it.
+    value = int(raw) if len(raw) <= 20 else param.maximum + 1
+    if not param.minimum <= value <= param.maximum:
+        raise bad_request(
+            f"{param.name} must be from {param.minimum} to {param.maximum}"
+        )
     return value
 
 
-def _range_message(param: Param) -> str:
-    if param.maximum is None:
-        return f"{param.name} must be at least {param.minimum}"
-    return f"{param.name} must be from {param.minimum} to {param.maximum}"
+_WHOLE_NUMBER: Final = re.compile(r"-?[0-9]+")
 
 
-def query_choice(request: ApiRequest, param: Param, default: str) -> str:
-    """A query parameter that must be one of the parameter's choices."""
-    value = request.query.get(param.name) or default
+def query_choice[T: str | None](
+    request: ApiRequest, param: Param, default: T
+) -> str | T:
+    """A query parameter that must be one of the parameter's choices (when given)."""
+    value = request.query.get(param.name)
+    if value is None:
+        return default
     if value not in param.choices:
         raise bad_request(f"{param.name} must be one of {', '.join(param.choices)}")
     return value
+
+
+def query_text(request: ApiRequest, param: Param) -> str | None:
+    """A text query parameter; an empty one counts as not given."""
+    return request.query.get(param.name) or None
 
 
 def body_object(request: ApiRequest) -> Mapping[str, Any]:
@@ -178,19 +208,38 @@ def error_body(
     return body
 
 
+def body_too_deep() -> ApiError:
+    """The answer to a body that nests objects and lists too deeply."""
+    return bad_request(
+        f"the body nests deeper than {MAX_REQUEST_DEPTH} levels", "body_too_deep"
+    )
+
+
+def error_answer(err: ApiError) -> ApiResponse:
+    """The response of an error a handler (or the host) raised."""
+    return ApiResponse(err.status, error_body(err.message, err.code))
+
+
 async def run_route(host: ApiHost, route: Route, request: ApiRequest) -> ApiResponse:
     """Call the route's handler and turn its result or error into a response."""
     try:
         for param in route.params:
             if param.required and not request.query.get(param.name, "").strip():
                 raise bad_request(f"the query parameter {param.name} is required")
+        if nesting_depth(request.body, MAX_REQUEST_DEPTH) > MAX_REQUEST_DEPTH:
+            raise body_too_deep()
         answer = await route.handler(host, request)
     except ApiError as err:
-        return ApiResponse(err.status, error_body(err.message, err.code))
+        return error_answer(err)
     except StorageError as err:
         return ApiResponse(
             HTTPStatus.SERVICE_UNAVAILABLE,
             error_body(err.message, err.code, err.placeholders),
+        )
+    except (MemoryFullError, DuplicateIdError) as err:
+        # A well-formed request the store's state (or the document itself) refuses.
+        return ApiResponse(
+            HTTPStatus.CONFLICT, error_body(err.message, err.code, err.placeholders)
         )
     except MemoryEngineError as err:
         return ApiResponse(

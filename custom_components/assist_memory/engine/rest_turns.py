@@ -13,8 +13,7 @@ from typing import Final
 
 from .compaction import CompactionResult
 from .daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
-from .models import HOUSEHOLD_SCOPE
-from .rest import SKIPPED, compaction_answer
+from .rest import MAX_SEARCH_LIMIT, SKIPPED, compaction_answer
 from .rest_base import ApiHost, ApiRequest, Handler, Route, body_object
 from .turn_json import (
     JsonObject,
@@ -45,9 +44,9 @@ async def begin(host: ApiHost, request: ApiRequest) -> object:
     """Record the user's message; the memory for the agent."""
     body = _body(request)
     context = await host.backend.begin_turn(
-        session_id=body.text("session_id"),
-        text=body.text("text"),
-        user_id=body.optional_text("user_id"),
+        session_id=body.session_id(),
+        text=body.message("text"),
+        user_id=body.user_id(),
         settings=turn_settings_from_json(body.data.get("settings")),
         live_since=body.time("live_since"),
     )
@@ -58,10 +57,10 @@ async def end(host: ApiHost, request: ApiRequest) -> object:
     """Record the agent's reply."""
     body = _body(request)
     await host.backend.end_turn(
-        session_id=body.text("session_id"),
-        user_text=body.text("user_text"),
-        reply=body.text("reply"),
-        user_id=body.optional_text("user_id"),
+        session_id=body.session_id(),
+        user_text=body.plain_text("user_text"),
+        reply=body.plain_text("reply"),
+        user_id=body.user_id(),
     )
     return {}
 
@@ -70,8 +69,18 @@ async def note(host: ApiHost, request: ApiRequest) -> object:
     """Persist a message of another agent's conversation."""
     body = _body(request)
     await host.backend.note_message(
-        body.text("session_id"), body.text("role"), body.text("text")
+        body.session_id(), body.text("role"), body.message("text")
     )
+    return {}
+
+
+async def pause(host: ApiHost, request: ApiRequest) -> object:
+    """Keep a conversation out of the log and of learning from now on.
+
+    What the speaker (`user_id`) said in it before is erased.
+    """
+    body = _body(request)
+    await host.backend.pause_session(body.session_id(), user_id=body.user_id())
     return {}
 
 
@@ -79,7 +88,7 @@ async def batch(host: ApiHost, request: ApiRequest) -> object:
     """The messages to learn from now (`batch` is null while throttled)."""
     body = _body(request)
     found = await host.backend.extraction_batch(
-        body.text("session_id"),
+        body.session_id(),
         learn_settings_from_json(body.data.get("settings")),
         used_tokens=body.integer("used_tokens", 0),
     )
@@ -99,8 +108,9 @@ async def learn(host: ApiHost, request: ApiRequest) -> object:
     result = await host.backend.learn(
         batch_from_json(body.data.get("batch")),
         [fact_from_json(item) for item in body.items("facts")],
-        scope=body.text("scope", HOUSEHOLD_SCOPE),
+        scope=body.scope(),
         settings=learn_settings_from_json(body.data.get("settings")),
+        speaker_unknown=body.boolean("speaker_unknown", False),
     )
     return learn_result_json(result)
 
@@ -109,7 +119,7 @@ async def overview(host: ApiHost, request: ApiRequest) -> object:
     """The memory block without a message."""
     body = _body(request)
     content = await host.backend.memory_overview(
-        user_id=body.optional_text("user_id"),
+        user_id=body.user_id(),
         settings=turn_settings_from_json(body.data.get("settings")),
     )
     return {"content": content}
@@ -120,7 +130,7 @@ async def search(host: ApiHost, request: ApiRequest) -> object:
     body = _body(request)
     found = await host.backend.search(
         body.text("query"),
-        limit=body.optional_integer("limit"),
+        limit=body.optional_integer("limit", minimum=1, maximum=MAX_SEARCH_LIMIT),
         scopes=_scopes(body),
         topic=body.optional_text("topic"),
         record_access=body.boolean("record_access", False),
@@ -131,10 +141,12 @@ async def search(host: ApiHost, request: ApiRequest) -> object:
 async def prompt(host: ApiHost, request: ApiRequest) -> object:
     """The prompt with memories in front (seed 004's format)."""
     body = _body(request)
+    query = body.optional_text("query")
     text = await host.backend.build_prompt(
         body.text("prompt"),
-        query=body.optional_text("query"),
-        limit=body.optional_integer("limit"),
+        # A blank query is none: the memories then go in without a search.
+        query=query if query and query.strip() else None,
+        limit=body.optional_integer("limit", minimum=1, maximum=MAX_SEARCH_LIMIT),
         scopes=_scopes(body),
     )
     return {"prompt": text}
@@ -151,7 +163,10 @@ async def search_logs(host: ApiHost, request: ApiRequest) -> object:
     """Daily log entries matching a text, best first."""
     body = _body(request)
     found = await host.backend.search_daily_logs(
-        body.text("query"), body.integer("limit", DEFAULT_SEARCH_LIMIT)
+        body.text("query"),
+        body.integer(
+            "limit", DEFAULT_SEARCH_LIMIT, minimum=1, maximum=MAX_SEARCH_LIMIT
+        ),
     )
     return {"entries": [log_entry_json(entry) for entry in found]}
 
@@ -167,27 +182,35 @@ async def compact_if_due(host: ApiHost, request: ApiRequest) -> object:
     return compaction_answer(result, SKIPPED)
 
 
-def _post(path: str, operation_id: str, summary: str, handler: Handler) -> Route:
-    return Route("POST", path, operation_id, summary, handler, body="Object")
+def _post(
+    path: str, operation_id: str, summary: str, handler: Handler, body: str
+) -> Route:
+    return Route("POST", path, operation_id, summary, handler, body=body)
 
 
 TURN_ROUTES: Final[tuple[Route, ...]] = (
-    _post("/api/turns/begin", "beginTurn", "Begin a conversation turn", begin),
-    _post("/api/turns/end", "endTurn", "End a conversation turn", end),
-    _post("/api/turns/note", "noteMessage", "Record another agent's message", note),
-    _post("/api/turns/batch", "extractionBatch", "Messages to learn from", batch),
+    _post("/api/turns/begin", "beginTurn", "Begin a conversation turn", begin,
+          "TurnBegin"),
+    _post("/api/turns/end", "endTurn", "End a conversation turn", end, "TurnEnd"),
+    _post("/api/turns/note", "noteMessage", "Record another agent's message", note,
+          "TurnNote"),
+    _post("/api/turns/pause", "pauseSession", "Keep a conversation out of memory",
+          pause, "TurnPause"),
+    _post("/api/turns/batch", "extractionBatch", "Messages to learn from", batch,
+          "ExtractionBatchRequest"),
     _post("/api/turns/rule-facts", "ruleFacts", "Facts found by the rules",
-          rule_facts),
-    _post("/api/turns/learn", "learn", "Write learned facts back", learn),
+          rule_facts, "RuleFacts"),
+    _post("/api/turns/learn", "learn", "Write learned facts back", learn, "Learn"),
     _post("/api/turns/overview", "memoryOverview", "The memory block without a message",
-          overview),
-    _post("/api/turns/search", "turnSearch", "Search memories for a turn", search),
+          overview, "Overview"),
+    _post("/api/turns/search", "turnSearch", "Search memories for a turn", search,
+          "TurnSearch"),
     _post("/api/turns/prompt", "buildPrompt", "A prompt with memories in front",
-          prompt),
+          prompt, "TurnPrompt"),
     _post("/api/turns/daily-log", "appendDailyLog", "Append to today's log",
-          append_log),
+          append_log, "DailyLogEntry"),
     _post("/api/turns/daily-log/search", "searchDailyLogs", "Search the daily logs",
-          search_logs),
+          search_logs, "DailyLogSearch"),
     Route("POST", "/api/memory/reindex", "reindex", "Rebuild the search index",
           reindex),
     Route("POST", "/api/auto-memory/compact-if-due", "compactIfDue",

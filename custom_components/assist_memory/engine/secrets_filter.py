@@ -1,7 +1,10 @@
-"""Secrets in text: what must never become a memory.
+"""Secrets in text: what must never become a memory, nor be kept or repeated.
 
-`contains_secret` says whether a text holds one, `redact` replaces each with
-`[REDACTED]`, `find_secrets` lists them (kind and position, never the value in a log).
+`contains_secret` says whether a text holds one, `redact` replaces each value with
+`[secret withheld]` and keeps the rest of the sentence (the one redaction step every
+path that keeps or repeats a person's words goes through), `mentions_secret` also
+counts a value already withheld, `find_secrets` lists them (kind and position, never
+the value in a log).
 
 Recognised, in English and Chinese:
 
@@ -10,8 +13,9 @@ Recognised, in English and Chinese:
 - PINs and codes with digits: "my pin is 1234", "PIN 码 8866", "the alarm code is 4821",
   "the door code is 7788#", "the code is 482913", "验证码：482913", "门禁密码是1234";
 - API keys and tokens: `sk-...`, AWS `AKIA...`, GitHub `ghp_...`, Slack `xox?-...`,
-  Google `AIza...`, JWTs, "Bearer ...", private key blocks, "the api key is ...", and any
-  other run of 24 or more letters and digits (hex, base64) that mixes both;
+  Google `AIza...`, JWTs, "Bearer ...", private key blocks, "the api key is ...",
+  "API密钥是...", and any other run of 24 or more letters and digits (hex, base64)
+  that mixes both;
 - card numbers: 13 to 19 digits, plain or in groups, that pass the Luhn check;
 - IBANs that pass their mod-97 check.
 
@@ -30,7 +34,7 @@ from dataclasses import dataclass
 import re
 from typing import Final
 
-REDACTED: Final = "[REDACTED]"
+REDACTED: Final = "[secret withheld]"
 
 # Words that follow "password is ..." without being the password.
 _NOT_A_VALUE: Final = frozenset(
@@ -98,7 +102,7 @@ _ZH_PASSWORD: Final = re.compile(
     r"(?P<kw>(?:wi-?fi|无线|無線|网络|網絡|網路|路由器|银行卡|銀行卡|信用卡|支付|手机|手機"
     r"|电脑|電腦|邮箱|郵箱|账户|賬戶|账号|賬號|门禁|門禁|开门|開門|门锁|門鎖|保险箱|保險箱"
     r"|保险柜|保險櫃|报警器?|報警器?|警报|警報|安防|解锁|解鎖|登录|登錄|登陆)?"
-    r"(?:密码|密碼|口令))" + _ZH_CONNECTOR + _ZH_VALUE,
+    r"(?:密码|密碼|口令|密钥|密鑰|秘钥|秘鑰|令牌))" + _ZH_CONNECTOR + _ZH_VALUE,
     re.IGNORECASE,
 )
 _ZH_CODE: Final = re.compile(
@@ -109,18 +113,27 @@ _ZH_CODE: Final = re.compile(
     re.IGNORECASE,
 )
 
+# Where a shape starts and ends: not inside a run of Latin letters and digits (a
+# Chinese character right beside it is a boundary; `\b` would not see one there).
+_START: Final = r"(?<![A-Za-z0-9_])"
+_END: Final = r"(?![A-Za-z0-9_])"
 # Shapes that are secrets wherever they appear.
 _SHAPES: Final = (
-    ("api_key", re.compile(r"\bsk-[A-Za-z0-9_-]{20,}")),
-    ("api_key", re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b")),
-    ("api_key", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}")),
-    ("api_key", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}")),
-    ("api_key", re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}")),
-    ("api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
-    ("token", re.compile(r"\bbearer\s+[A-Za-z0-9._~+/=-]{8,}", re.IGNORECASE)),
+    ("api_key", re.compile(_START + r"sk-[A-Za-z0-9_-]{20,}")),
+    (
+        "api_key",
+        re.compile(_START + r"(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}" + _END),
+    ),
+    ("api_key", re.compile(_START + r"gh[pousr]_[A-Za-z0-9]{30,}")),
+    ("api_key", re.compile(_START + r"glpat-[A-Za-z0-9_-]{20,}")),
+    ("api_key", re.compile(_START + r"xox[abprs]-[A-Za-z0-9-]{10,}")),
+    ("api_key", re.compile(_START + r"AIza[0-9A-Za-z_-]{35}")),
+    ("token", re.compile(_START + r"bearer\s+[A-Za-z0-9._~+/=-]{8,}", re.IGNORECASE)),
     (
         "token",
-        re.compile(r"\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}"),
+        re.compile(
+            _START + r"eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}"
+        ),
     ),
     (
         "private_key",
@@ -136,7 +149,18 @@ _LONG_TOKEN: Final = re.compile(
 _WORDISH_PART: Final = re.compile(r"^(?:[A-Za-z]+|\d+)$")
 _CARD: Final = re.compile(r"(?<![\d+.,])\d(?:[ -]?\d){12,18}(?![\d.,]\d)")
 _IBAN: Final = re.compile(
-    r"\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,4})?\b", re.IGNORECASE
+    _START + r"[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,4})?" + _END,
+    re.IGNORECASE,
+)
+
+
+# What every pattern above needs somewhere in the text: a digit, a keyword or a key's
+# prefix. Most sentences have none of them and need no further look (every message a
+# conversation keeps is redacted).
+_MAY_HOLD_SECRET: Final = re.compile(
+    r"\d|pass|pw|key|token|secret|bearer|密|口令|码|碼|身份|sk-|akia|asia|agpa|aida|aroa"
+    r"|gh[pousr]_|glpat|xox|aiza|eyj",
+    re.IGNORECASE,
 )
 
 
@@ -152,6 +176,14 @@ class SecretMatch:
 def contains_secret(text: str) -> bool:
     """True when the text holds a password, code, key, token, card number or IBAN."""
     return next(_scan(text), None) is not None
+
+
+def mentions_secret(text: str) -> bool:
+    """True when the text holds a secret, or the marker `redact` left in place of one.
+
+    Neither becomes a memory: "my wifi password is [secret withheld]" is no fact.
+    """
+    return REDACTED in text or contains_secret(text)
 
 
 def find_secrets(text: str) -> list[SecretMatch]:
@@ -170,7 +202,8 @@ def find_secrets(text: str) -> list[SecretMatch]:
 def redact(text: str, placeholder: str = REDACTED) -> str:
     """The text with every secret value replaced by `placeholder`.
 
-    For "my password is hunter2" only the value goes: "my password is [REDACTED]".
+    For "my password is hunter2" only the value goes: "my password is [secret
+    withheld]". Redacting a redacted text changes nothing.
     """
     parts: list[str] = []
     position = 0
@@ -183,7 +216,7 @@ def redact(text: str, placeholder: str = REDACTED) -> str:
 
 
 def _scan(text: str) -> Iterator[SecretMatch]:
-    if not text:
+    if not text or not _MAY_HOLD_SECRET.search(text):
         return
     yield from _phrases(_EN_PASSWORD, "password", _is_password_value, text)
     yield from _phrases(_EN_TOKEN, "token", _is_token_value, text)
@@ -211,6 +244,8 @@ def _phrases(
     text: str,
 ) -> Iterator[SecretMatch]:
     for match in pattern.finditer(text):
+        if text.startswith(REDACTED, match.start("value")):
+            continue  # withheld already
         raw = match.group("value")
         value = _clean_value(raw)
         if value and accept(value):
@@ -232,7 +267,7 @@ def _always(value: str) -> bool:
 
 
 def _is_password_value(value: str) -> bool:
-    if value.casefold() in _NOT_A_VALUE or value == REDACTED or set(value) <= {"*"}:
+    if value.casefold() in _NOT_A_VALUE or set(value) <= {"*"}:
         return False
     # A Chinese word after "password is" is a description, not the password.
     return not ("\u3400" <= value[0] <= "\u9fff")

@@ -117,6 +117,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             f"--{prefix}-model", metavar="NAME", help=f"its model ({upper}_MODEL)"
         )
     parser.add_argument(
+        "--print-link",
+        action="store_true",
+        help="print the web UI's link with the token (#token=...) at each start",
+    )
+    parser.add_argument(
         "--addon",
         action="store_true",
         help="run as the Home Assistant add-on (detected when SUPERVISOR_TOKEN is set): "
@@ -167,6 +172,7 @@ def serve_setup(args: argparse.Namespace, env: Mapping[str, str]) -> ServeSetup:
         llm=LlmEndpoint(*llm) if llm else None,
         embeddings=EmbeddingConfig(*embedding) if embedding else None,
         initial_config={k: v for k, v in values.items() if k in FIELDS_BY_KEY},
+        print_link=bool(args.print_link),
     )
     supervisor = None
     if addon and (token := env.get(ENV_SUPERVISOR_TOKEN, "").strip()):

@@ -20,19 +20,26 @@ import hmac
 from http import HTTPStatus
 import json
 import logging
-import os
 from pathlib import Path
 import secrets
 import signal
 import sys
 from typing import Any, Final
+from urllib.parse import quote
 
 from aiohttp import web
+from aiohttp.abc import AbstractAccessLogger
 
 from .api import ROUTES
 from .backend import LocalBackend
-from .config import DEFAULT_CONFIG, FIELDS_BY_KEY, InvalidConfigError, store_settings
-from .durable import fsync_directory, write_atomically
+from .config import (
+    DEFAULT_CONFIG,
+    FIELDS_BY_KEY,
+    InvalidConfigError,
+    retention_settings,
+    store_settings,
+)
+from .durable import keep_private, make_private_folder, write_atomically
 from .embeddings import EmbeddingConfig
 from .llm import LlmCaller, OpenAiChatCaller
 from .openapi import openapi_document
@@ -70,6 +77,8 @@ class ServerOptions:
     llm: LlmEndpoint | None = None
     embeddings: EmbeddingConfig | None = None
     initial_config: dict[str, Any] = field(default_factory=dict)
+    # Print the web UI's link with the token at each start (script/server does).
+    print_link: bool = False
 
 
 def read_or_create_token(data_dir: Path) -> tuple[str, bool]:
@@ -85,15 +94,14 @@ def read_or_create_token(data_dir: Path) -> tuple[str, bool]:
     if token:
         return token, False
     token = secrets.token_urlsafe(32)
-    tmp = path.with_name(f".{path.name}.tmp")
-    descriptor = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(token + "\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
-    fsync_directory(path.parent)
+    write_atomically(path, [token + "\n"])
     return token, True
+
+
+def _prepare_folder(data_dir: Path) -> None:
+    """Create the data folder (0700); the server's own files in it are private."""
+    make_private_folder(data_dir)
+    keep_private(data_dir, (TOKEN_FILE, CONFIG_FILE))
 
 
 class ServerApiHost:
@@ -134,9 +142,10 @@ class ServerApiHost:
         await self.apply()
 
     async def apply(self) -> None:
-        """Give the backend the limits and the compaction LLM of the settings."""
+        """Give the backend the limits, retention and compaction LLM of the settings."""
         options = self.options
         await self._backend.set_settings(store_settings(options))
+        await self._backend.set_retention(retention_settings(options))
         self._backend.set_compaction(
             self.llm if options["compaction_enabled"] else None,
             threshold=int(options["compaction_threshold"]),
@@ -164,10 +173,37 @@ def load_config(path: Path, initial: dict[str, Any]) -> dict[str, Any]:
     return options
 
 
-def _bearer(request: web.Request) -> str:
+class PathOnlyAccessLogger(AbstractAccessLogger):
+    """One line per request, without its query string (search text is private).
+
+    Neither the referer nor the user agent: a referer carries a page's query too.
+    """
+
+    def log(
+        self, request: web.BaseRequest, response: web.StreamResponse, time: float
+    ) -> None:
+        """Log who asked, the method and path, the status and how long it took."""
+        self.logger.info(
+            '%s "%s %s" %d %.3fs',
+            request.remote,
+            request.method,
+            request.path,
+            response.status,
+            time,
+        )
+
+
+def _bearer(request: web.Request) -> bytes:
+    """The bearer token of the request, as bytes (b"" when there is none).
+
+    Header bytes that are not UTF-8 arrive as lone surrogates: they are compared
+    as the bytes they were, so they are simply not the token.
+    """
     header = request.headers.get("Authorization", "")
     scheme, _, value = header.partition(" ")
-    return value.strip() if scheme.lower() == "bearer" else ""
+    if scheme.lower() != "bearer":
+        return b""
+    return value.strip().encode("utf-8", "surrogateescape")
 
 
 def auth_middleware(token: str, *, ingress: bool) -> Any:
@@ -182,7 +218,7 @@ def auth_middleware(token: str, *, ingress: bool) -> Any:
             return await handler(request)
         if ingress and request.remote == INGRESS_ADDRESS:
             return await handler(request)
-        if hmac.compare_digest(_bearer(request).encode(), token.encode()):
+        if hmac.compare_digest(_bearer(request), token.encode()):
             return await handler(request)
         return json_response(
             ApiResponse(
@@ -194,6 +230,31 @@ def auth_middleware(token: str, *, ingress: bool) -> Any:
     return check
 
 
+def frame_policy(*, ingress: bool) -> Any:
+    """Who may show the pages in a frame: nobody, or Home Assistant through ingress.
+
+    Home Assistant shows the add-on's UI in a frame of its own origin, the one the
+    ingress proxy serves the page from ('self'); no other page may frame it, so
+    none can trick a person into clicking in it (clickjacking).
+    """
+
+    @web.middleware
+    async def guard(
+        request: web.Request,
+        handler: Callable[[web.Request], Awaitable[web.StreamResponse]],
+    ) -> web.StreamResponse:
+        response = await handler(request)
+        if ingress and request.remote == INGRESS_ADDRESS:
+            ancestors, frame_options = "'self'", "SAMEORIGIN"
+        else:
+            ancestors, frame_options = "'none'", "DENY"
+        response.headers["Content-Security-Policy"] = f"frame-ancestors {ancestors}"
+        response.headers["X-Frame-Options"] = frame_options
+        return response
+
+    return guard
+
+
 def _is_web_file(path: str) -> bool:
     return path == "/" or path.startswith("/ui/")
 
@@ -202,7 +263,12 @@ def create_app(
     host: ServerApiHost, token: str, *, ingress: bool = False
 ) -> web.Application:
     """The aiohttp application: routes, OpenAPI, health and web UI."""
-    app = web.Application(middlewares=[auth_middleware(token, ingress=ingress)])
+    app = web.Application(
+        middlewares=[
+            frame_policy(ingress=ingress),
+            auth_middleware(token, ingress=ingress),
+        ]
+    )
 
     def route_handler(route: Route) -> Callable[[web.Request], Awaitable[web.Response]]:
         async def handle(request: web.Request) -> web.Response:
@@ -213,10 +279,11 @@ def create_app(
     for route in ROUTES:
         app.router.add_route(route.method, route.path, route_handler(route))
 
-    document = openapi_document(lambda path: path)
-
     async def openapi(_request: web.Request) -> web.Response:
-        return web.json_response(document)
+        limit = host.backend.store.settings.max_content_length
+        return web.json_response(
+            openapi_document(lambda path: path, max_content_length=limit)
+        )
 
     async def health(_request: web.Request) -> web.Response:
         stats = await host.backend.stats()
@@ -248,7 +315,7 @@ async def serve(
     `on_ready(token, port)` in the background (the add-on announces itself there;
     it must not raise); that is cancelled at shutdown if still running.
     """
-    options.data_dir.mkdir(parents=True, exist_ok=True)
+    await asyncio.to_thread(_prepare_folder, options.data_dir)
     token, created = await asyncio.to_thread(read_or_create_token, options.data_dir)
     if created:
         # Shown once, at first start; it stays readable in the data folder.
@@ -282,7 +349,10 @@ async def _run(
     )
     host = ServerApiHost(backend, options.data_dir, llm, config)
     await host.apply()
-    runner = web.AppRunner(create_app(host, token, ingress=options.ingress))
+    runner = web.AppRunner(
+        create_app(host, token, ingress=options.ingress),
+        access_log_class=PathOnlyAccessLogger,
+    )
     await runner.setup()
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
@@ -295,6 +365,8 @@ async def _run(
         await web.TCPSite(runner, options.host, options.port).start()
         port = int(runner.addresses[0][1])
         _print(f"Assist Memory serving on http://{options.host}:{port}")
+        if options.print_link:
+            _print(f"Open the web UI: {web_ui_link(options.host, port, token)}")
         if on_ready is not None:
             announcing = asyncio.create_task(on_ready(token, port))
         await stop.wait()
@@ -307,6 +379,18 @@ async def _run(
             with contextlib.suppress(asyncio.CancelledError):
                 await announcing
         await runner.cleanup()
+
+
+def web_ui_link(host: str, port: int, token: str) -> str:
+    """The web UI with the token in the fragment (it logs in, the server never sees it).
+
+    A server on every interface is opened on this machine's loopback address.
+    """
+    if host in ("", "0.0.0.0", "::"):  # noqa: S104 (an address to link to, not to bind)
+        host = "127.0.0.1"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{port}/#token={quote(token, safe='')}"
 
 
 def _print(line: str) -> None:

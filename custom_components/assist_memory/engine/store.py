@@ -9,6 +9,11 @@ Files, side by side:
 - `memories.lock`: an flock that serialises writers across processes (Home Assistant
   and the CLI may share a folder). Each call notices changes made by another process.
 
+A deleted memory leaves both files before `delete` returns: the journal is written
+again without its lines, and when the snapshot holds it (it was added before the last
+fold), the snapshot is written again without its line, a byte copy (its cost grows
+with the store's size, though far less than encoding every record again).
+
 The store is synchronous and thread-safe; `LocalBackend` runs it off the event loop.
 """
 
@@ -31,14 +36,16 @@ from typing import Any, Final, Literal
 import zlib
 
 from .durable import (
+    PRIVATE_FILE,
     append_durably,
     fsync_directory,
+    make_private_folder,
     process_lock,
     storage_error,
     write_atomically,
 )
-from .errors import InvalidMemoryError, MemoryFullError, StorageError
-from .journal import encode_begin, encode_delete, encode_put, read_journal
+from .errors import DuplicateIdError, InvalidMemoryError, MemoryFullError, StorageError
+from .journal import encode_begin, encode_delete, encode_put, ops_without, read_journal
 from .jsonfast import json_loads
 from .markdown import ReconcilePlan
 from .models import (
@@ -168,6 +175,8 @@ class MemoryStore:
         self._seen: _Signature = (None, None)
         self._journal_valid_size = 0
         self._snapshot_size = 0
+        # Memories added since the snapshot was written: their text is in the journal only.
+        self._only_in_journal: set[str] = set()
         self._initialized = False
         # True while this store holds the process lock (always under `_lock`).
         self._holding_process_lock = False
@@ -209,10 +218,7 @@ class MemoryStore:
 
     def ensure_folder(self) -> None:
         """Create the store's folder when missing (StorageError when impossible)."""
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as err:
-            raise storage_error(err, self.path.parent) from err
+        make_private_folder(self.path.parent)
 
     def close(self) -> None:
         """Fold pending journal entries into the snapshot."""
@@ -259,7 +265,7 @@ class MemoryStore:
             source=validate_source(source),
             scope=validate_scope(scope),
             session_id=validate_optional_text(session_id, "session_id"),
-            metadata=validate_metadata(metadata or {}),
+            metadata=validate_metadata({} if metadata is None else metadata),
             created_at=now,
             updated_at=now,
         )
@@ -275,8 +281,10 @@ class MemoryStore:
                 + b"".join(encode_delete(old) for old in evicted)
             )
             records[memory_id] = memory
+            self._only_in_journal.add(memory_id)
             for old in evicted:
                 del records[old]
+                self._only_in_journal.discard(old)
             self._changed(StoreChange(upserted=(memory,), deleted=tuple(evicted)))
             return memory
 
@@ -404,12 +412,13 @@ class MemoryStore:
             return updated
 
     def delete(self, memory_id: str) -> bool:
-        """Remove one memory; False when the id is unknown."""
+        """Remove one memory, from both files; False when the id is unknown."""
         with self._write() as records:
             if not _known_id(memory_id, records):
                 return False
             self._append(encode_delete(memory_id))
             del records[memory_id]
+            self._erase(memory_id)
             self._changed(StoreChange(deleted=(memory_id,)))
             return True
 
@@ -450,7 +459,7 @@ class MemoryStore:
                 sorts=", ".join(SORT_ORDERS),
             )
         wanted_category = validate_category(category) if category else None
-        wanted_tags = set(validate_tags(tags)) if tags else set()
+        wanted_tags = _tags_to_find(tags)
         with self._read() as records:
             matches = [
                 m
@@ -632,7 +641,7 @@ class MemoryStore:
                     error=err.message,
                 ) from err
             if memory.id in incoming:
-                raise InvalidMemoryError(
+                raise DuplicateIdError(
                     "invalid_import_record",
                     f"record {index}: the id {memory.id} appears twice",
                     index=index,
@@ -689,6 +698,32 @@ class MemoryStore:
         except StorageError as err:
             _LOGGER.warning("Could not fold the journal: %s", err)
 
+    def _erase(self, memory_id: str) -> None:
+        """Take a deleted memory's text out of the files (process lock held).
+
+        The deletion is durable already: a failure (a full disk) is logged, and the
+        text goes with the next fold.
+        """
+        try:
+            if memory_id not in self._only_in_journal:
+                kept = _without_record(_read_bytes(self.path), memory_id)
+                if kept is None:
+                    self._write_snapshot(self._records)
+                    return
+                # The same generation: the journal still applies to it.
+                write_atomically(self.path, kept)
+                self._snapshot_size = sum(len(part) for part in kept)
+            self._only_in_journal.discard(memory_id)
+            lines = [
+                encode_begin(self._generation),
+                *ops_without(read_journal(self.journal_path).ops, memory_id),
+            ]
+            write_atomically(self.journal_path, [line.decode() for line in lines])
+            self._journal_valid_size = sum(len(line) for line in lines)
+            self._seen = self._signature()
+        except StorageError as err:
+            _LOGGER.warning("Could not erase a deleted memory from the files: %s", err)
+
     def _ensure_initialized(self) -> None:
         if not self._initialized:
             self.init()
@@ -721,9 +756,12 @@ class MemoryStore:
                 self.journal_path,
             )
         invalid_in_journal = 0
+        only_in_journal: set[str] = set()
         if journal.generation == generation:
             before = report.invalid_records
-            report.replayed_ops = self._replay(records, journal.ops, report)
+            report.replayed_ops = self._replay(
+                records, journal.ops, report, only_in_journal
+            )
             invalid_in_journal = report.invalid_records - before
         superseded = journal.generation is not None and journal.generation < generation
         if (
@@ -747,6 +785,7 @@ class MemoryStore:
             journal.size > 0 and journal.generation != generation
         )
         self._records = records
+        self._only_in_journal = only_in_journal
         self._generation = generation
         self._journal_valid_size = journal.valid_size
         self._seen = self._signature()
@@ -830,11 +869,17 @@ class MemoryStore:
         records: dict[str, Memory],
         ops: builtins.list[dict[str, Any]],
         report: LoadReport,
+        only_in_journal: set[str],
     ) -> int:
+        """Apply the journal's operations; notes the memories it added."""
         applied = 0
+        deleted: set[str] = set()
         for op in ops:
             if op["op"] == "delete":
-                records.pop(str(op.get("id")), None)
+                memory_id = str(op.get("id"))
+                records.pop(memory_id, None)
+                only_in_journal.discard(memory_id)
+                deleted.add(memory_id)
                 applied += 1
                 continue
             try:
@@ -844,6 +889,8 @@ class MemoryStore:
             except InvalidMemoryError:
                 report.invalid_records += 1
                 continue
+            if memory.id not in records and memory.id not in deleted:
+                only_in_journal.add(memory.id)
             records[memory.id] = memory
             applied += 1
         return applied
@@ -887,6 +934,7 @@ class MemoryStore:
         generation = self._generation + 1
         write_atomically(self.path, _snapshot_chunks(records.values(), generation))
         self._generation = generation
+        self._only_in_journal.clear()
         # The old journal is superseded: if resetting it fails, the next append
         # starts a new one rather than add to one a reload would skip.
         self._journal_valid_size = 0
@@ -911,6 +959,7 @@ class MemoryStore:
         target = self._side_path(label, path.suffix)
         try:
             os.replace(path, target)
+            os.chmod(target, PRIVATE_FILE)
             fsync_directory(path.parent)
         except OSError as err:
             raise storage_error(err, path) from err
@@ -948,6 +997,54 @@ def _snapshot_chunks(records: Iterable[Memory], generation: int) -> Iterator[str
         yield counted(separator + json.dumps(memory.to_dict(), ensure_ascii=False))
         separator = ",\n"
     yield f'{_CHECKSUM_MARKER}{crc:08x}"}}\n'
+
+
+def _without_record(raw: bytes, memory_id: str) -> list[bytes | memoryview] | None:
+    """The snapshot without one record's line, its checksum made again (in parts).
+
+    None when the file is not exactly as the engine wrote it (edited by hand) or the
+    record is not there or is the only one: then the snapshot is written anew.
+    """
+    if not _checksum_matches(raw):
+        return None
+    start = raw.find(f'\n{{"id": {json.dumps(memory_id)}, '.encode()) + 1
+    if not start:
+        return None
+    end = raw.index(b"\n", start)
+    marker = raw.rfind(_CHECKSUM_MARKER.encode())
+    view = memoryview(raw)
+    if raw[end - 1 : end] == b",":  # a record followed by another: its line goes
+        parts = [view[:start], view[end + 1 : marker]]
+    elif raw[start - 2 : start - 1] == b",":  # the last one: the comma before it too
+        parts = [view[: start - 2], view[end:marker]]
+    else:
+        return None
+    crc = zlib.crc32(parts[1], zlib.crc32(parts[0]))
+    return [*parts, f'{_CHECKSUM_MARKER}{crc:08x}"}}\n'.encode()]
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as err:
+        raise storage_error(err, path) from err
+
+
+def _tags_to_find(tags: Sequence[str] | str | None) -> set[str]:
+    """Tags to filter by, as they are stored (trimmed, lowercase).
+
+    A filter is never an error: a tag no memory can have (too long, with a comma in
+    a list) finds nothing.
+    """
+    if not tags:
+        return set()
+    if isinstance(tags, str):
+        tags = tags.split(",")
+    if not isinstance(tags, list | tuple) or not all(isinstance(t, str) for t in tags):
+        raise InvalidMemoryError(
+            "invalid_tags", "tags must be a list of text", field="tags"
+        )
+    return {tag.strip().lower() for tag in tags} - {""}
 
 
 def _is_int(value: object) -> bool:

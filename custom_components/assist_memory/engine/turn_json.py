@@ -13,9 +13,26 @@ from datetime import datetime, timedelta
 import sys
 from typing import Any, Final, cast
 
+from .config import FIELDS_BY_KEY
+from .conversations import (
+    MAX_MESSAGE_LENGTH,
+    Conversation,
+    ConversationPage,
+    Message,
+    SessionInfo,
+    validate_message,
+)
 from .errors import InvalidMemoryError
 from .extraction import STATED_CONFIDENCE, Fact
-from .models import Memory, memory_from_dict
+from .models import (
+    HOUSEHOLD_SCOPE,
+    MAX_WHOLE_NUMBER,
+    Memory,
+    memory_from_dict,
+    parse_time,
+    validate_scope,
+    whole_number,
+)
 from .scoring import ScoredMemory, ScoreParts
 from .turns import (
     ExtractionBatch,
@@ -24,6 +41,7 @@ from .turns import (
     TurnContext,
     TurnSettings,
 )
+from .working import validate_session_id
 
 BAD_REQUEST: Final = "bad_request"
 
@@ -64,18 +82,45 @@ class JsonObject:
         value: str | None = self._get(name, str, "text")
         return value
 
-    def integer(self, name: str, default: int | None = None) -> int:
-        """A whole number (required without a default)."""
-        return self._required(name, self.optional_integer(name), default)
+    def integer(
+        self,
+        name: str,
+        default: int | None = None,
+        *,
+        minimum: int = 0,
+        maximum: int = MAX_WHOLE_NUMBER,
+    ) -> int:
+        """A whole number within a range (required without a default)."""
+        value = self.optional_integer(name, minimum=minimum, maximum=maximum)
+        return self._required(name, value, default)
 
-    def optional_integer(self, name: str) -> int | None:
-        """A whole number that may be missing."""
-        value: int | None = self._get(name, int, "a whole number")
+    def optional_integer(
+        self, name: str, *, minimum: int = 0, maximum: int = MAX_WHOLE_NUMBER
+    ) -> int | None:
+        """A whole number within a range, which may be missing."""
+        value = whole_number(self.data.get(name))
+        if value is None and self.data.get(name) is not None:
+            raise bad_json(f"{name} must be a whole number")
+        if value is not None and not minimum <= value <= maximum:
+            raise bad_json(f"{name} must be from {minimum} to {maximum}")
         return value
 
-    def number(self, name: str, default: float | None = None) -> float:
-        """A number (required without a default)."""
+    def setting(self, key: str, default: int) -> int:
+        """A setting named by its option's key, within the range the option allows."""
+        return self.integer(key, default, **option_range(key))
+
+    def number(
+        self,
+        name: str,
+        default: float | None = None,
+        *,
+        minimum: float = 0.0,
+        maximum: float = MAX_WHOLE_NUMBER,
+    ) -> float:
+        """A number within a range (required without a default)."""
         value = self._get(name, (int, float), "a number")
+        if value is not None and not minimum <= value <= maximum:  # NaN fails too
+            raise bad_json(f"{name} must be from {minimum} to {maximum}")
         return float(self._required(name, value, default))
 
     def boolean(self, name: str, default: bool | None = None) -> bool:
@@ -97,25 +142,89 @@ class JsonObject:
         return tuple(values)
 
     def integers(self, name: str) -> tuple[int, ...]:
-        """A list of whole numbers (empty when missing)."""
-        values = self.items(name)
-        if not all(type(value) is int for value in values):
-            raise bad_json(f"{name} must be a list of whole numbers")
-        return tuple(values)
+        """A list of whole numbers from 0 (empty when missing)."""
+        values = [whole_number(value) for value in self.items(name)]
+        if not all(
+            value is not None and 0 <= value <= MAX_WHOLE_NUMBER for value in values
+        ):
+            raise bad_json(
+                f"{name} must be a list of whole numbers from 0 to {MAX_WHOLE_NUMBER}"
+            )
+        return tuple(cast(list[int], values))
+
+    def session_id(self, name: str = "session_id") -> str:
+        """A conversation id: non-blank text of at most 200 characters, no NUL."""
+        return validate_session_id(self.text(name))
+
+    def user_id(self) -> str | None:
+        """Who speaks (None or "": nobody known); a user id is a scope."""
+        value = self.optional_text("user_id")
+        return validate_scope(value) if value else None
+
+    def scope(self) -> str:
+        """Whose memories (the household's when missing)."""
+        return validate_scope(self.text("scope", HOUSEHOLD_SCOPE))
+
+    def message(self, name: str) -> str:
+        """A message of a conversation: non-blank, without NUL, of limited length."""
+        text = self.text(name)
+        validate_message(text)
+        return text
+
+    def plain_text(self, name: str) -> str:
+        """Text without NUL, as long as a message may be (blank allowed)."""
+        text = self.text(name)
+        if "\x00" in text or len(text) > MAX_MESSAGE_LENGTH:
+            raise bad_json(
+                f"{name} must be text without NUL of at most "
+                f"{MAX_MESSAGE_LENGTH} characters"
+            )
+        return text
 
     def time(self, name: str) -> datetime | None:
         """An ISO 8601 time that may be missing."""
         if (value := self.optional_text(name)) is None:
             return None
         try:
-            return datetime.fromisoformat(value)
-        except ValueError:
+            return parse_time(value, name)
+        except InvalidMemoryError:
             raise bad_json(f"{name} must be an ISO 8601 time") from None
+
+
+def option_range(key: str) -> dict[str, int]:
+    """The range the option `key` allows (the settings table), as keyword arguments."""
+    field = FIELDS_BY_KEY[key]
+    return {
+        "minimum": field.minimum or 0,
+        "maximum": MAX_WHOLE_NUMBER if field.maximum is None else field.maximum,
+    }
 
 
 def memory_from_json(data: object) -> Memory:
     """A memory as the server sent it (its own length limit was checked there)."""
     return memory_from_dict(data, max_content_length=sys.maxsize)
+
+
+# -- conversations ----------------------------------------------------------------------
+
+
+def conversation_page_from_json(data: object) -> ConversationPage:
+    """A page of conversations as the server sent it."""
+    body = JsonObject(data, "the conversations")
+    return ConversationPage(
+        [SessionInfo(**JsonObject(item).data) for item in body.items("items")],
+        body.integer("total"),
+    )
+
+
+def conversation_from_json(data: object) -> Conversation:
+    """A conversation's messages as the server sent them."""
+    body = JsonObject(data, "the conversation")
+    return Conversation(
+        body.text("session_id"),
+        body.optional_text("title"),
+        [Message(**JsonObject(item).data) for item in body.items("messages")],
+    )
 
 
 # -- settings -------------------------------------------------------------------------
@@ -142,12 +251,12 @@ def turn_settings_from_json(data: object) -> TurnSettings:
         enable_user_profile=body.boolean(
             "enable_user_profile", default.enable_user_profile
         ),
-        session_summary_limit=body.integer(
+        session_summary_limit=body.setting(
             "session_summary_limit", default.session_summary_limit
         ),
-        memory_budget=body.integer("memory_budget", default.memory_budget),
-        rag_top_n=body.optional_integer("rag_top_n"),
-        context_limit=body.integer("context_limit", default.context_limit),
+        memory_budget=body.setting("memory_budget", default.memory_budget),
+        rag_top_n=body.optional_integer("rag_top_n", **option_range("rag_top_n")),
+        context_limit=body.setting("context_limit", default.context_limit),
     )
 
 
@@ -168,16 +277,31 @@ def learn_settings_from_json(data: object) -> LearnSettings:
     if data is None:
         return default
     body = JsonObject(data, "settings")
+    percent = option_range("flush_threshold")
     return LearnSettings(
         min_interval=timedelta(
-            seconds=body.number("min_interval", default.min_interval.total_seconds())
+            seconds=body.number(
+                "min_interval",
+                default.min_interval.total_seconds(),
+                **option_range("extract_min_interval"),
+            )
         ),
-        min_messages=body.integer("min_messages", default.min_messages),
-        atomic_content_max_length=body.integer(
+        min_messages=body.integer(
+            "min_messages",
+            default.min_messages,
+            **option_range("extract_min_messages"),
+        ),
+        atomic_content_max_length=body.setting(
             "atomic_content_max_length", default.atomic_content_max_length
         ),
-        context_size=body.integer("context_size", default.context_size),
-        flush_threshold=body.number("flush_threshold", default.flush_threshold),
+        context_size=body.setting("context_size", default.context_size),
+        # The option is a percentage; the turn carries the fraction.
+        flush_threshold=body.number(
+            "flush_threshold",
+            default.flush_threshold,
+            minimum=percent["minimum"] / 100,
+            maximum=percent["maximum"] / 100,
+        ),
     )
 
 
@@ -198,7 +322,7 @@ def batch_from_json(data: object) -> ExtractionBatch:
     """An extraction batch from JSON."""
     body = JsonObject(data, "batch")
     return ExtractionBatch(
-        session_id=body.text("session_id"),
+        session_id=body.session_id(),
         message_ids=body.integers("message_ids"),
         user_texts=body.texts("user_texts"),
         transcript=body.text("transcript", ""),
@@ -281,6 +405,7 @@ def turn_context_json(context: TurnContext) -> dict[str, Any]:
         "profile_used": context.profile_used,
         "summaries_used": context.summaries_used,
         "messages_used": context.messages_used,
+        "others_in_history": context.others_in_history,
         "extra": dict(context.extra),
     }
 
@@ -302,5 +427,6 @@ def turn_context_from_json(data: object) -> TurnContext:
         profile_used=body.boolean("profile_used", False),
         summaries_used=body.integer("summaries_used", 0),
         messages_used=body.integer("messages_used", 0),
+        others_in_history=body.boolean("others_in_history", False),
         extra=dict(JsonObject(extra, "extra").data),
     )

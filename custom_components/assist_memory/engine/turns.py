@@ -8,6 +8,14 @@ user's message is persisted (seed 003) and the memories' use recorded by `after_
 which a host in a hurry runs once the agent has its memory.
 `end` runs after the answer: the reply is persisted, a new session gets its summary
 after the first reply, and the topic is updated for the next retrieval.
+A paused conversation ("stop remembering", `pause`) still gets its memory, but what
+the speaker said in it before is erased, and from then on nothing of it is logged,
+kept in working memory or learned from, until it has been idle as long as a working
+memory lives.
+
+What a conversation keeps belongs to the user who spoke (None: turns without a user):
+the window, the working memory and the summaries of another user's turns never reach
+a prompt, even in the same conversation id. Everything kept is redacted first.
 
 Home Assistant's conversation agent and the server call these through the backend;
 neither holds memory logic of its own.
@@ -15,25 +23,39 @@ neither holds memory logic of its own.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 import threading
+import time
 from typing import Final
 
+from .commands import about_whom
 from .compose import DEFAULT_BUDGET, MessageLine, SummaryLine, compose_memory_block
-from .conversations import ConversationLog, Message, summarize_first_exchange, timestamp
-from .extraction import Fact, RuleBasedExtractor, plan_write_back
+from .conversations import (
+    EVERYONE,
+    ConversationLog,
+    Message,
+    Speaker,
+    summarize_first_exchange,
+    timestamp,
+)
+from .extraction import Fact, RuleBasedExtractor, plan_write_back, states_replaced_fact
 from .keywords import extract_keywords
 from .memory import MemoryEngine
 from .models import HOUSEHOLD_SCOPE, Memory
 from .profile import UserProfile, profile_updates
 from .prompt import build_prompt_with_memory
 from .scoring import ScoredMemory
+from .secrets_filter import REDACTED, mentions_secret, redact
 from .throttle import ExtractionThrottle, FlushTracker
-from .working import WorkingMemoryManager, important_items
+from .working import MAX_TOPIC_LENGTH, WorkingMemoryManager, important_items
 
 # How many keywords of the last messages make up the working-memory topic.
 _TOPIC_WORDS: Final = 4
+# How many of a speaker's newest summaries a replaced fact is looked for in (older
+# ones never reach a prompt again).
+_SUMMARIES_CHECKED: Final = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +117,9 @@ class TurnContext:
     profile_used: bool = False
     summaries_used: int = 0
     messages_used: int = 0
+    # The host's own history of the conversation (since `live_since`) holds another
+    # speaker's messages: the host must not hand it to this one.
+    others_in_history: bool = False
     extra: dict[str, object] = field(default_factory=dict)
 
 
@@ -112,7 +137,10 @@ class TurnMemory:
         log: ConversationLog,
         working: WorkingMemoryManager,
         profile: UserProfile,
+        *,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        """`clock` (seconds) times how long a paused conversation stays paused."""
         self.engine = engine
         self.log = log
         self.working = working
@@ -121,6 +149,29 @@ class TurnMemory:
         self._throttle = ExtractionThrottle()
         self._flush = FlushTracker()
         self._extractor = RuleBasedExtractor()
+        # Paused conversations: session id -> when their last turn came (`clock`).
+        self._clock = clock
+        self._paused: dict[str, float] = {}
+
+    def pause(self, session_id: str, user_id: str | None) -> None:
+        """Keep the conversation out of the log, working memory and learning from now.
+
+        What the speaker (`user_id`) said in it before is erased as deleting their
+        part of the conversation does; its working memory goes unarchived, and what
+        others said in it is not learned from either.
+        """
+        with self._lock:
+            self._paused[session_id] = self._clock()
+            self.working.forget(session_id)
+            self.log.mark_collected([m.id for m in self.log.uncollected(session_id)])
+        self.delete_conversation(session_id, user_id)
+
+    def _still_paused(self, session_id: str) -> bool:
+        """Whether the session is paused; a turn keeps it so (lock held)."""
+        if session_id not in self._paused:
+            return False
+        self._paused[session_id] = self._clock()
+        return True
 
     def begin(
         self,
@@ -147,23 +198,36 @@ class TurnMemory:
         message it holds was written. Messages of the window persisted before that
         moment go into the block; the others, and the message being answered, reach
         the agent anyway and are not repeated. Without `live_since` every earlier
-        message of the window goes into the block.
+        message of the window goes into the block. When the host's history holds
+        another speaker's messages, `others_in_history` says so: the host drops it.
         """
         settings = settings or TurnSettings()
         scopes = scopes_for(user_id)
         with self._lock:
-            self.log.check(session_id, "user", text, user_id)
+            paused = self._still_paused(session_id)
+            said = self.log.check(session_id, "user", text, user_id)
             previous = self.working.get(session_id)
+            if previous is not None and previous.user_id != user_id:
+                previous = None  # another user's: nothing of it for this one
             new_session = previous is None and not self.log.messages(
-                session_id, limit=1
+                session_id, limit=1, speaker=user_id
             )
             # Retrieval is boosted by the topic so far; this message sets the next one.
             topic = previous.current_topic if previous else None
-            self.working.touch(session_id, topic=_topic(text) or None)
+            if not paused:
+                self.working.touch(
+                    session_id, topic=_topic(said) or None, user_id=user_id
+                )
             # The message being answered counts in the window (and is not stored
             # yet): the earlier messages fill the rest.
-            before = self.log.window(session_id, max(settings.context_limit - 1, 0))
-        conversation = _unseen(before, live_since)
+            before = self.log.window(
+                session_id, max(settings.context_limit - 1, 0), speaker=user_id
+            )
+            others_in_history = live_since is not None and self.log.others_spoke(
+                session_id, user_id, timestamp(live_since)
+            )
+        # A history the host drops (another speaker's in it) holds nothing to skip.
+        conversation = _unseen(before, None if others_in_history else live_since)
         results = self.engine.search(
             text,
             limit=settings.rag_top_n,
@@ -192,6 +256,7 @@ class TurnMemory:
             profile_used=bool(profile),
             summaries_used=len(summaries),
             messages_used=len(conversation),
+            others_in_history=others_in_history,
         )
         if not deferred:
             self.after_begin(context, text=text, user_id=user_id)
@@ -201,7 +266,9 @@ class TurnMemory:
         self, context: TurnContext, *, text: str, user_id: str | None = None
     ) -> None:
         """Store what a deferred `begin` left: the user's message, the memories' use."""
-        self.log.append(context.session_id, "user", text, user_id=user_id)
+        with self._lock:
+            if not self._still_paused(context.session_id):
+                self.log.append(context.session_id, "user", text, user_id=user_id)
         if context.memories:
             self.engine.store.record_access([r.memory.id for r in context.memories])
 
@@ -215,11 +282,16 @@ class TurnMemory:
     ) -> None:
         """Record the agent's reply; summarise a new session after its first reply."""
         with self._lock:
+            if self._still_paused(session_id):
+                return
             if reply.strip():
                 self.log.append(session_id, "assistant", reply, user_id=user_id)
             if self.log.summary(session_id) is None and reply.strip():
-                title, snippet = summarize_first_exchange(user_text, reply)
-                self.log.add_summary(session_id, title, snippet)
+                # Redacted whole: a secret cut in two would not be recognised.
+                title, snippet = summarize_first_exchange(
+                    redact(user_text), redact(reply)
+                )
+                self.log.add_summary(session_id, title, snippet, user_id=user_id)
             self._throttle.note_message(session_id, 2 if reply.strip() else 1)
 
     def note_message(
@@ -227,6 +299,8 @@ class TurnMemory:
     ) -> None:
         """Persist a message of a conversation memory did not take part in."""
         with self._lock:
+            if self._still_paused(session_id):
+                return
             self.log.append(session_id, role, text, user_id=user_id)
             self._throttle.note_message(session_id)
 
@@ -246,6 +320,8 @@ class TurnMemory:
         runs once per cycle whatever the throttle says (the pre-compaction flush).
         """
         with self._lock:
+            if self._still_paused(session_id):
+                return None
             self._throttle.min_interval = settings.min_interval
             self._throttle.min_messages = settings.min_messages
             self._flush.threshold = settings.flush_threshold
@@ -279,14 +355,24 @@ class TurnMemory:
         *,
         scope: str,
         settings: LearnSettings,
+        speaker_unknown: bool = False,
     ) -> LearnResult:
         """Write facts back (seeds 001, 003): repeats refresh, a known key is replaced.
 
         Secrets are never stored; facts longer than `atomic_content_max_length` are
-        left out. The batch's messages are marked as collected.
+        left out. The batch's messages are marked as collected. A summary of the
+        speaker's that states a replaced fact no longer reaches a prompt.
+
+        `speaker_unknown`: nobody can tell who spoke (a conversation with another
+        agent, followed through the host's chat logs), so nothing about the speaker
+        is kept, neither a fact about them nor a profile line; facts about the
+        household or someone named are.
         """
         fitting = [
-            f for f in facts if len(f.content) <= settings.atomic_content_max_length
+            f
+            for f in facts
+            if len(f.content) <= settings.atomic_content_max_length
+            and not (speaker_unknown and about_the_speaker(f))
         ]
         existing: list[Memory] = []
         if fitting:  # comparing with every memory is costly: only when there are facts
@@ -311,7 +397,9 @@ class TurnMemory:
                 store.update(
                     memory_id, confidence=max(current.confidence, fact.confidence)
                 )
+        replaced: list[tuple[Memory, Fact]] = []
         for memory_id, fact in plan.replacements:
+            before = store.get(memory_id)
             store.update(
                 memory_id,
                 fact.content,
@@ -319,11 +407,16 @@ class TurnMemory:
                 confidence=fact.confidence,
                 source=fact.source,
             )
+            if before is not None:
+                replaced.append((before, fact))
         profile_changes = sum(
             self.profile.note_preference(scope, section, statement)
-            for text in batch.user_texts
+            for text in (() if speaker_unknown else batch.user_texts)
             for section, statement in profile_updates(text)
+            if not mentions_secret(statement)
         )
+        if replaced:
+            self._supersede_summaries(scope, replaced)
         self.log.mark_collected(batch.message_ids)
         return LearnResult(
             added=len(plan.adds),
@@ -333,13 +426,49 @@ class TurnMemory:
             profile_updates=profile_changes,
         )
 
+    def _supersede_summaries(
+        self, scope: str, replaced: list[tuple[Memory, Fact]]
+    ) -> None:
+        """Keep out of prompts the speaker's summaries stating what was replaced."""
+        owner = None if scope == HOUSEHOLD_SCOPE else scope
+        stale = [
+            summary.session_id
+            for summary in self.log.recent_summaries(_SUMMARIES_CHECKED, owner=owner)
+            if any(
+                states_replaced_fact(stated, old, fact)
+                for stated in self._extractor.extract(summary.title)
+                for old, fact in replaced
+            )
+        ]
+        self.log.supersede_summaries(stale)
+
+    def delete_conversation(self, session_id: str, owner: Speaker = EVERYONE) -> int:
+        """Delete a conversation (`owner`'s part of it); returns messages deleted.
+
+        Its working memory goes too (never archived) when it is the owner's.
+        """
+        with self._lock:
+            deleted = self.log.delete_session(session_id, owner=owner)
+            working = self.working.get(session_id)
+            if owner is EVERYONE or (working is not None and working.user_id == owner):
+                self.working.forget(session_id)
+                self._throttle.forget(session_id)
+                self._flush.forget(session_id)
+        return deleted
+
     def expire_sessions(self) -> int:
         """End working memories idle for 30 minutes; archive their important items.
 
-        Returns how many sessions ended (seed 002's auto-cleanup).
+        An item is kept for the user whose working memory it was (the household's
+        for turns without a user). Returns how many sessions ended (seed 002's
+        auto-cleanup).
         """
         with self._lock:
             ended = self.working.expire()
+            idle_since = self._clock() - self.working.ttl.total_seconds()
+            for session_id, last_turn in list(self._paused.items()):
+                if last_turn < idle_since:
+                    del self._paused[session_id]
         for working in ended:
             self._throttle.forget(working.session_id)
             self._flush.forget(working.session_id)
@@ -349,6 +478,7 @@ class TurnMemory:
                     category="note",
                     source="inferred",
                     confidence=0.7,
+                    scope=working.user_id or HOUSEHOLD_SCOPE,
                     session_id=working.session_id,
                 )
         return len(ended)
@@ -393,6 +523,14 @@ class TurnMemory:
         ]
 
 
+def about_the_speaker(fact: Fact) -> bool:
+    """Whether a learned fact is about whoever spoke ("The user's ...", 用户……).
+
+    Learning writes the speaker as "The user" and keys their facts `user_...`.
+    """
+    return about_whom(fact.content) == "speaker" or (fact.key or "").startswith("user_")
+
+
 def _unseen(before: list[Message], live_since: datetime | None) -> list[MessageLine]:
     """The window's earlier messages the agent does not get otherwise (see `begin`)."""
     cutoff = timestamp(live_since) if live_since is not None else None
@@ -403,6 +541,11 @@ def _unseen(before: list[Message], live_since: datetime | None) -> list[MessageL
     ]
 
 
-def _topic(text: str) -> str:
-    """The session's current topic: the main keywords of the last message."""
-    return " ".join(extract_keywords(text).all()[:_TOPIC_WORDS])
+def _topic(said: str) -> str:
+    """The session's current topic: the main keywords of the last message (redacted).
+
+    The marker that replaced a secret is no keyword. Cut to the length a topic may
+    have (a message may be one long word).
+    """
+    words = extract_keywords(said.replace(REDACTED, " ")).all()[:_TOPIC_WORDS]
+    return " ".join(words)[:MAX_TOPIC_LENGTH].strip()

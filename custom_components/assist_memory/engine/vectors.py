@@ -4,7 +4,8 @@ Adding a memory never waits for an embedding: the store's change hook only queue
 memory, and a worker thread asks the endpoint in batches. Vectors are cached by a hash of
 model and text in the index database, so a restart or an unchanged text costs nothing.
 Nearest neighbours come from sqlite-vec when its extension loads, otherwise from a plain
-in-process search. When the endpoint fails, search is BM25 only: one log line, a flag
+in-process search. A deleted memory's vector leaves the cache unless another memory
+has the same text. When the endpoint fails, search is BM25 only: one log line, a flag
 (`degraded_reason`) for diagnostics, and the worker retries later.
 """
 
@@ -265,11 +266,26 @@ class VectorIndex:
                 self._wake.notify_all()
 
     def _forget(self, db: sqlite3.Connection, memory_ids: Iterable[str]) -> None:
+        """Drop the memories' vectors, and their cached ones no other memory uses."""
         ids = list(memory_ids)
         if not ids or self._neighbours is None:
             return
+        hashes = {
+            digest
+            for memory_id in ids
+            for (digest,) in db.execute(
+                "SELECT hash FROM memory_vectors WHERE id=?", (memory_id,)
+            )
+        }
         db.executemany("DELETE FROM memory_vectors WHERE id=?", [(i,) for i in ids])
+        db.executemany(
+            "DELETE FROM embedding_cache WHERE hash=?"
+            " AND NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.hash=?)",
+            [(digest, digest) for digest in hashes],
+        )
         self._neighbours.remove(ids)
+        if hashes:
+            self._index.truncate_log()
 
     def wait_until_idle(self, timeout: float) -> bool:
         """True once nothing is queued or being embedded (for tools and tests)."""

@@ -8,6 +8,10 @@ conversation has been idle for the TTL (30 minutes by default).
 It lives in memory only: it is short-lived by definition. Expired memories are handed
 back by `WorkingMemoryManager.expire` exactly once, so the caller can archive what
 matters to long-term memory (`important_items` turns it into short statements).
+
+It belongs to the user who spoke (None for turns without a user): another user's
+message in the same conversation id starts a new one. Its topic and variables are
+redacted (`secrets_filter.redact`) before they are kept.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from .errors import InvalidMemoryError
+from .secrets_filter import redact
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -59,6 +64,7 @@ class WorkingMemory:
     last_emotion: str | None
     created_at: str
     updated_at: str
+    user_id: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form (a fresh, mutable copy)."""
@@ -70,6 +76,7 @@ class WorkingMemory:
             "last_emotion": self.last_emotion,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
+            "user_id": self.user_id,
         }
 
     @classmethod
@@ -83,6 +90,7 @@ class WorkingMemory:
             last_emotion=data.get("last_emotion"),
             created_at=str(data["created_at"]),
             updated_at=str(data["updated_at"]),
+            user_id=data.get("user_id"),
         )
 
 
@@ -126,10 +134,12 @@ class WorkingMemoryManager:
         topic: str | None = None,
         variables: Mapping[str, Any] | None = None,
         emotion: str | None = None,
+        user_id: str | None = None,
     ) -> WorkingMemory:
-        """Record one message of `session_id` and return its working memory.
+        """Record one message of `session_id` by `user_id` and return its working memory.
 
-        The first message (or the first after the memory expired) creates it with
+        The first message (or the first after the memory expired, or the first of
+        another user than the one it belongs to) creates it with
         `turn_count` 1 and `created_at == updated_at`. Every later one increments
         `turn_count` and sets `updated_at`. `topic` and `emotion` replace the stored
         ones when given (an empty string clears them); `variables` are merged into the
@@ -139,14 +149,20 @@ class WorkingMemoryManager:
         `invalid_emotion`, `invalid_variables`, `variables_too_large`).
         """
         session_id = validate_session_id(session_id)
-        new_topic = _optional_text(topic, "topic", MAX_TOPIC_LENGTH)
+        new_topic = _optional_text(
+            redact(topic) if isinstance(topic, str) else topic,
+            "topic",
+            MAX_TOPIC_LENGTH,
+        )
         new_emotion = _optional_text(emotion, "emotion", MAX_EMOTION_LENGTH)
-        changes = _check_variables(variables)
+        changes = _redacted(_check_variables(variables))
         with self._lock:
             now = self._now()
             stamp = now.isoformat()
             entry = self._live.get(session_id)
-            if entry is not None and self._is_expired(entry, now):
+            if entry is not None and (
+                self._is_expired(entry, now) or entry.memory.user_id != user_id
+            ):
                 self._retire(session_id)
                 entry = None
             if entry is None:
@@ -159,6 +175,7 @@ class WorkingMemoryManager:
                     last_emotion=new_emotion or None,
                     created_at=stamp,
                     updated_at=stamp,
+                    user_id=user_id,
                 )
                 self._live[session_id] = _Entry(memory, now)
                 self._enforce_limit()
@@ -176,6 +193,7 @@ class WorkingMemoryManager:
                 else new_emotion or None,
                 created_at=old.created_at,
                 updated_at=stamp,
+                user_id=user_id,
             )
             entry.memory = memory
             entry.last_active = now
@@ -219,6 +237,12 @@ class WorkingMemoryManager:
             expired, self._expired = self._expired, []
             return expired
 
+    def forget(self, session_id: str) -> None:
+        """Drop a conversation's working memory, never to be archived (it was deleted)."""
+        with self._lock:
+            self._live.pop(session_id, None)
+            self._expired = [m for m in self._expired if m.session_id != session_id]
+
     def remove(self, session_id: str) -> bool:
         """End a conversation now; True when it had a live working memory."""
         with self._lock:
@@ -259,11 +283,11 @@ class WorkingMemoryManager:
 
 
 def validate_session_id(value: object) -> str:
-    """A session id is non-blank text of at most 200 characters (trimmed)."""
+    """A session id is non-blank text of at most 200 characters (then trimmed)."""
     if (
         not isinstance(value, str)
         or not value.strip()
-        or len(value.strip()) > MAX_SESSION_ID_LENGTH
+        or len(value) > MAX_SESSION_ID_LENGTH
         or "\x00" in value
     ):
         raise InvalidMemoryError(
@@ -350,6 +374,17 @@ def _check_variables(value: object) -> dict[str, Any]:
         ) from err
     decoded: dict[str, Any] = json.loads(encoded)
     return decoded
+
+
+def _redacted(value: Any) -> Any:
+    """Plain JSON with every text redacted."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {key: _redacted(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_redacted(item) for item in value]
+    return value
 
 
 def _merge_variables(

@@ -47,6 +47,9 @@ export class MemoryApi {
   compactions() { return this.call("GET", "/api/auto-memory/compactions"); }
   working() { return this.call("GET", "/memory/working"); }
   sessions(limit = 20) { return this.call("GET", "/memory/sessions", { query: { limit } }); }
+  deleteConversation(id) {
+    return this.call("DELETE", `/memory/sessions/${encodeURIComponent(id)}`);
+  }
   exportAll() { return this.call("GET", "/memory/export"); }
   importAll(document, mode) {
     return this.call("POST", "/memory/import", { body: { document, mode } });

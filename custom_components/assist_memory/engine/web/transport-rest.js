@@ -1,6 +1,7 @@
 // The standalone server's and the add-on's transport: fetch with RELATIVE URLs, so it
 // works below the ingress prefix (/api/hassio_ingress/<token>/). The bearer token comes
-// from the URL fragment (#token=...) once and is kept in localStorage; under ingress
+// from the URL fragment (#token=...) once and is kept in sessionStorage: it goes when
+// the tab closes, and other tabs and pages of the site never see it. Under ingress
 // none is needed (the proxy is trusted).
 const TOKEN_KEY = "assist-memory-token";
 
@@ -8,6 +9,12 @@ export class RestTransport {
   constructor(base = document.baseURI) {
     this.base = base;
     this.needsToken = false;
+    // An earlier version kept the token in localStorage: move it, leave no copy.
+    const kept = localStorage.getItem(TOKEN_KEY);
+    if (kept !== null) {
+      localStorage.removeItem(TOKEN_KEY);
+      if (!this.token) this.setToken(kept);
+    }
     const fragment = new URLSearchParams(location.hash.slice(1));
     if (fragment.has("token")) {
       this.setToken(fragment.get("token"));
@@ -15,10 +22,10 @@ export class RestTransport {
     }
   }
 
-  get token() { return localStorage.getItem(TOKEN_KEY) ?? ""; }
+  get token() { return sessionStorage.getItem(TOKEN_KEY) ?? ""; }
 
   setToken(token) {
-    localStorage.setItem(TOKEN_KEY, token.trim());
+    sessionStorage.setItem(TOKEN_KEY, token.trim());
     this.needsToken = false;
   }
 

@@ -1,3 +1,4 @@
+import { showDialog } from "../dialog.js";
 import { fill, formatDate, h } from "../dom.js";
 
 // Working memory of the active conversations, and the recent ones with summaries.
@@ -31,7 +32,28 @@ export class SessionsView {
             h("p", { class: "content" }, item.title),
             h("p", {}, item.snippet),
             h("p", { class: "meta" }, h("code", {}, item.session_id),
-              h("time", { datetime: item.created_at }, formatDate(item.created_at, language))))))
+              h("time", { datetime: item.created_at }, formatDate(item.created_at, language))),
+            h("div", { class: "actions" },
+              h("button", { class: "danger", onclick: () => this.remove(item) },
+                t("sessions.delete"))))))
         : h("p", { class: "empty" }, t("sessions.noneRecent")));
+  }
+
+  // A conversation is deleted with its messages, summary and working memory.
+  async remove(item) {
+    const { t } = this.ctx;
+    const answer = await showDialog(this.ctx.root, {
+      title: t("sessions.deleteTitle"),
+      content: h("p", { class: "quote" }, item.title),
+      buttons: [{ label: t("sessions.delete"), value: "delete", danger: true }],
+      cancelLabel: t("cancel"),
+    });
+    if (answer === "delete") {
+      await this.ctx.run(async () => {
+        await this.ctx.api.deleteConversation(item.session_id);
+        this.ctx.notify(t("sessions.deleted"));
+        await this.show();
+      });
+    }
   }
 }

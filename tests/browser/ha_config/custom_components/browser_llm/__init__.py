@@ -1,7 +1,7 @@
 """An LLM for the browser test's Home Assistant: an AI Task entity that compacts.
 
 Linked into the test's config folder by tests/browser/test_home_assistant.py. The
-entity answers with `compact` of tests/browser/compaction_llm.py (loaded from its file),
+entity answers with `compact` of tests/support/compaction_llm.py (loaded from its file),
 as the standalone server's chat stand-in does.
 """
 

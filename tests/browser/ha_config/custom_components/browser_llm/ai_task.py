@@ -15,8 +15,8 @@ ENTITY_ID = "ai_task.browser_llm"
 
 
 def _load_compaction_llm() -> ModuleType:
-    """tests/browser/compaction_llm.py, next to the real (not linked) folder of this."""
-    path = Path(__file__).resolve().parents[3] / "compaction_llm.py"
+    """tests/support/compaction_llm.py, beside the real (not linked) folder of this."""
+    path = Path(__file__).resolve().parents[4] / "support" / "compaction_llm.py"
     spec = importlib.util.spec_from_file_location("browser_compaction_llm", path)
     assert spec is not None
     assert spec.loader is not None

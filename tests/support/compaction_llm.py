@@ -1,6 +1,6 @@
 """A stand-in for an OpenAI-compatible chat model that compacts memories, as a process.
 
-Usage: python -m tests.browser.compaction_llm PORT   (from the repository root)
+Usage: python -m tests.support.compaction_llm PORT   (from the repository root)
 
 POST /v1/chat/completions answers like a careful model asked to compact: the facts it
 was shown, each duplicate (same words, ignoring case, dates and punctuation) kept once.

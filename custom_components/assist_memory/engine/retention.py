@@ -1,0 +1,67 @@
+"""How long conversations and daily logs are kept, and the run that enforces it.
+
+Conversations (messages and summaries) older than `conversation_days` and the daily
+logs of days more than `daily_log_days` ago are deleted, leaving no trace in the
+files (see `ConversationLog.prune`). `LocalBackend` runs this at start, when the
+settings change and every hour, in Home Assistant and in the memory server alike.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Final
+
+from .conversations import ConversationLog
+from .daily_log import DailyLog
+from .errors import InvalidMemoryError
+
+DEFAULT_CONVERSATION_DAYS: Final = 30
+DEFAULT_DAILY_LOG_DAYS: Final = 90
+MAX_DAYS: Final = 3650
+RETENTION_INTERVAL: Final = timedelta(hours=1)
+
+
+@dataclass(frozen=True, slots=True)
+class RetentionSettings:
+    """Days to keep conversations and daily logs (at least one, at most ten years)."""
+
+    conversation_days: int = DEFAULT_CONVERSATION_DAYS
+    daily_log_days: int = DEFAULT_DAILY_LOG_DAYS
+
+    def __post_init__(self) -> None:
+        for name in ("conversation_days", "daily_log_days"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise InvalidMemoryError(
+                    "invalid_setting", f"{name} must be a whole number", setting=name
+                )
+            if not 1 <= value <= MAX_DAYS:
+                raise InvalidMemoryError(
+                    "invalid_setting",
+                    f"{name} must be from 1 to {MAX_DAYS}",
+                    setting=name,
+                )
+
+
+@dataclass(frozen=True, slots=True)
+class RetentionResult:
+    """What a run deleted: messages, and daily logs (whole days)."""
+
+    messages: int = 0
+    daily_logs: int = 0
+
+
+def enforce_retention(
+    log: ConversationLog,
+    daily_log: DailyLog,
+    settings: RetentionSettings,
+    now: datetime | None = None,
+) -> RetentionResult:
+    """Delete what is older than the settings allow (`now`: aware, default now)."""
+    moment = now or datetime.now(UTC)
+    messages = log.prune(timedelta(days=settings.conversation_days), now=moment)
+    # Daily logs are named by the local day they were written on.
+    today = moment.astimezone().date()
+    logs = daily_log.prune(today - timedelta(days=settings.daily_log_days))
+    return RetentionResult(messages, logs)

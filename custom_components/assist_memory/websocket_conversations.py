@@ -1,0 +1,121 @@
+"""Websocket commands for a person's own conversations.
+
+`assist_memory/conversations/list`, `.../get` and `.../delete` answer any logged-in
+user: an administrator sees and deletes everyone's conversations, anyone else only
+the messages they said themselves (and their answers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from homeassistant.components.websocket_api import async_register_command
+from homeassistant.components.websocket_api.connection import ActiveConnection
+from homeassistant.components.websocket_api.const import ERR_NOT_FOUND
+from homeassistant.components.websocket_api.decorators import (
+    async_response,
+    websocket_command,
+)
+from homeassistant.core import HomeAssistant, callback
+import probatio
+
+from .api_host import loaded_entry
+from .engine import MemoryBackend, MemoryEngineError
+
+_CONVERSATION_ID = "conversation_id"
+_MAX_PAGE = 100
+
+# What a command asks the backend, given the caller's owner (None: everyone's); None
+# is "no such conversation".
+type _Ask = Callable[[MemoryBackend, str | None], Awaitable[dict[str, Any] | None]]
+
+
+@callback
+def async_register_conversation_commands(hass: HomeAssistant) -> None:
+    """Register the commands (once, when the integration is set up)."""
+    async_register_command(hass, ws_list)
+    async_register_command(hass, ws_get)
+    async_register_command(hass, ws_delete)
+
+
+async def _answer(connection: ActiveConnection, msg: dict[str, Any], ask: _Ask) -> None:
+    """Ask the loaded entry's backend for the caller, and send what it answers."""
+    if (entry := loaded_entry(connection.hass)) is None:
+        connection.send_error(msg["id"], "not_loaded", "Assist Memory is not loaded")
+        return
+    owner = None if connection.user.is_admin else connection.user.id
+    try:
+        result = await ask(entry.runtime_data.backend, owner)
+    except MemoryEngineError as err:
+        connection.send_error(msg["id"], err.code, err.message)
+        return
+    if result is None:
+        connection.send_error(msg["id"], ERR_NOT_FOUND, "No such conversation")
+        return
+    connection.send_result(msg["id"], result)
+
+
+@websocket_command(
+    {
+        probatio.Required("type"): "assist_memory/conversations/list",
+        probatio.Optional("limit", default=20): probatio.All(
+            int, probatio.Range(min=1, max=_MAX_PAGE)
+        ),
+        probatio.Optional("offset", default=0): probatio.All(
+            int, probatio.Range(min=0)
+        ),
+    }
+)
+@async_response
+async def ws_list(
+    hass: HomeAssistant, connection: ActiveConnection, msg: dict[str, Any]
+) -> None:
+    """The caller's conversations (everyone's for an administrator), newest first."""
+
+    async def ask(backend: MemoryBackend, owner: str | None) -> dict[str, Any]:
+        page = await backend.conversations(
+            limit=msg["limit"], offset=msg["offset"], owner=owner
+        )
+        return page.to_dict()
+
+    await _answer(connection, msg, ask)
+
+
+@websocket_command(
+    {
+        probatio.Required("type"): "assist_memory/conversations/get",
+        probatio.Required(_CONVERSATION_ID): str,
+    }
+)
+@async_response
+async def ws_get(
+    hass: HomeAssistant, connection: ActiveConnection, msg: dict[str, Any]
+) -> None:
+    """One conversation's messages (the caller's own, unless an administrator)."""
+
+    async def ask(backend: MemoryBackend, owner: str | None) -> dict[str, Any] | None:
+        found = await backend.conversation(msg[_CONVERSATION_ID], owner=owner)
+        return None if found is None else found.to_dict()
+
+    await _answer(connection, msg, ask)
+
+
+@websocket_command(
+    {
+        probatio.Required("type"): "assist_memory/conversations/delete",
+        probatio.Required(_CONVERSATION_ID): str,
+    }
+)
+@async_response
+async def ws_delete(
+    hass: HomeAssistant, connection: ActiveConnection, msg: dict[str, Any]
+) -> None:
+    """Delete a conversation (the caller's own messages, unless an administrator)."""
+    conversation_id = msg[_CONVERSATION_ID]
+
+    async def ask(backend: MemoryBackend, owner: str | None) -> dict[str, Any] | None:
+        deleted = await backend.delete_conversation(conversation_id, owner=owner)
+        return {"deleted": conversation_id, "messages": deleted} if deleted else None
+
+    await _answer(connection, msg, ask)

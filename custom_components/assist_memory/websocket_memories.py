@@ -1,0 +1,218 @@
+"""A person's own memories over the websocket: list, get, update and delete them.
+
+Scoped to the calling Home Assistant user: everyone sees and changes the memories of
+their own scope (their user id); administrators see and change every memory and may
+list one scope. A memory of someone else is answered as unknown, so nobody learns
+that it exists. (The panel's `assist_memory/request` serves administrators.)
+Errors come with the translation keys of the services' errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, Final
+
+from homeassistant.components.websocket_api import async_register_command
+from homeassistant.components.websocket_api.connection import ActiveConnection
+from homeassistant.components.websocket_api.const import (
+    ERR_HOME_ASSISTANT_ERROR,
+    ERR_INVALID_FORMAT,
+    ERR_NOT_FOUND,
+    ERR_UNAUTHORIZED,
+)
+from homeassistant.components.websocket_api.decorators import (
+    async_response,
+    websocket_command,
+)
+from homeassistant.core import HomeAssistant, callback
+from homeassistant.exceptions import Unauthorized
+import probatio
+
+from .api_host import loaded_entry
+from .const import DOMAIN
+from .engine import (
+    InvalidMemoryError,
+    Memory,
+    MemoryBackend,
+    MemoryEngineError,
+    MemoryFields,
+)
+from .engine.store import SORT_ORDERS
+
+LIST: Final = "assist_memory/memories/list"
+GET: Final = "assist_memory/memories/get"
+UPDATE: Final = "assist_memory/memories/update"
+DELETE: Final = "assist_memory/memories/delete"
+MAX_PAGE: Final = 200
+
+type Handler = Callable[
+    [HomeAssistant, ActiveConnection, dict[str, Any], MemoryBackend],
+    Awaitable[dict[str, Any] | None],
+]
+
+
+@callback
+def async_register_memory_commands(hass: HomeAssistant) -> None:
+    """Register the commands (once, when the integration is set up)."""
+    for command in (ws_list, ws_get, ws_update, ws_delete):
+        async_register_command(hass, command)
+
+
+def _answer(handler: Handler) -> Any:
+    """Run a command with the loaded entry's backend; engine errors as errors."""
+
+    async def answer(
+        hass: HomeAssistant, connection: ActiveConnection, msg: dict[str, Any]
+    ) -> None:
+        if (entry := loaded_entry(hass)) is None:
+            connection.send_error(
+                msg["id"], "not_loaded", "Assist Memory is not loaded"
+            )
+            return
+        try:
+            result = await handler(hass, connection, msg, entry.runtime_data.backend)
+        except Unauthorized:
+            connection.send_error(
+                msg["id"], ERR_UNAUTHORIZED, "Only your own memories can be listed"
+            )
+            return
+        except MemoryEngineError as err:
+            code = (
+                ERR_INVALID_FORMAT
+                if isinstance(err, InvalidMemoryError)
+                else ERR_HOME_ASSISTANT_ERROR
+            )
+            connection.send_error(
+                msg["id"],
+                code,
+                err.message,
+                translation_key=err.code,
+                translation_domain=DOMAIN,
+                translation_placeholders={"error": err.message, **err.placeholders},
+            )
+            return
+        if result is None:
+            connection.send_error(
+                msg["id"],
+                ERR_NOT_FOUND,
+                f"There is no memory with the ID {msg['memory_id']}.",
+                translation_key="not_found",
+                translation_domain=DOMAIN,
+                translation_placeholders={"memory_id": msg["memory_id"]},
+            )
+            return
+        connection.send_result(msg["id"], result)
+
+    return async_response(answer)
+
+
+def _mine(connection: ActiveConnection, memory: Memory | None) -> Memory | None:
+    """The memory when the caller may see it, else None (as if unknown)."""
+    user = connection.user
+    if memory is None or user is None:
+        return None
+    return memory if user.is_admin or memory.scope == user.id else None
+
+
+@websocket_command(
+    {
+        probatio.Required("type"): LIST,
+        probatio.Optional("offset", default=0): probatio.All(
+            int, probatio.Range(min=0)
+        ),
+        probatio.Optional("limit", default=50): probatio.All(
+            int, probatio.Range(min=1, max=MAX_PAGE)
+        ),
+        probatio.Optional("category"): str,
+        probatio.Optional("tags"): probatio.Any(str, [str]),
+        probatio.Optional("sort", default="newest"): probatio.In(SORT_ORDERS),
+        probatio.Optional("scope"): str,
+    }
+)
+@_answer
+async def ws_list(
+    hass: HomeAssistant,
+    connection: ActiveConnection,
+    msg: dict[str, Any],
+    backend: MemoryBackend,
+) -> dict[str, Any] | None:
+    """A page of the caller's memories (an administrator's: all, or one scope)."""
+    user = connection.user
+    scope = msg.get("scope")
+    if user is None or not (user.is_admin or scope in (None, user.id)):
+        raise Unauthorized
+    page = await backend.list(
+        offset=msg["offset"],
+        limit=msg["limit"],
+        category=msg.get("category"),
+        scope=scope if user.is_admin else user.id,
+        tags=msg.get("tags"),
+        sort=msg["sort"],
+    )
+    return {
+        "items": [memory.to_dict() for memory in page.items],
+        "total": page.total,
+        "offset": page.offset,
+        "limit": page.limit,
+    }
+
+
+@websocket_command(
+    {probatio.Required("type"): GET, probatio.Required("memory_id"): str}
+)
+@_answer
+async def ws_get(
+    hass: HomeAssistant,
+    connection: ActiveConnection,
+    msg: dict[str, Any],
+    backend: MemoryBackend,
+) -> dict[str, Any] | None:
+    """One memory of the caller's."""
+    memory = _mine(connection, await backend.get(msg["memory_id"]))
+    return None if memory is None else {"memory": memory.to_dict()}
+
+
+@websocket_command(
+    {
+        probatio.Required("type"): UPDATE,
+        probatio.Required("memory_id"): str,
+        probatio.Optional("content"): str,
+        probatio.Optional("category"): str,
+        probatio.Optional("key"): str,
+        probatio.Optional("tags"): probatio.Any(str, [str]),
+    }
+)
+@_answer
+async def ws_update(
+    hass: HomeAssistant,
+    connection: ActiveConnection,
+    msg: dict[str, Any],
+    backend: MemoryBackend,
+) -> dict[str, Any] | None:
+    """Change a memory of the caller's (its scope stays)."""
+    if _mine(connection, await backend.get(msg["memory_id"])) is None:
+        return None
+    fields: MemoryFields = {}
+    for name in ("category", "key", "tags"):
+        if name in msg:
+            fields[name] = msg[name]
+    memory = await backend.update(msg["memory_id"], msg.get("content"), **fields)
+    return None if memory is None else {"memory": memory.to_dict()}
+
+
+@websocket_command(
+    {probatio.Required("type"): DELETE, probatio.Required("memory_id"): str}
+)
+@_answer
+async def ws_delete(
+    hass: HomeAssistant,
+    connection: ActiveConnection,
+    msg: dict[str, Any],
+    backend: MemoryBackend,
+) -> dict[str, Any] | None:
+    """Forget a memory of the caller's: every copy of its text is erased."""
+    if _mine(connection, await backend.get(msg["memory_id"])) is None:
+        return None
+    if not await backend.delete(msg["memory_id"]):
+        return None
+    return {"deleted": msg["memory_id"]}

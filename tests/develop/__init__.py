@@ -1,0 +1,1 @@
+"""Tests of the Home Assistant that script/develop starts."""

@@ -1,0 +1,133 @@
+"""A person's own memories over the websocket: each user sees and changes only theirs.
+
+Real Home Assistant users (two people who are not administrators, and the owner) on
+real websocket connections; the memories are made by the memory agent from what each
+person said.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from homeassistant.core import HomeAssistant
+import pytest
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+from pytest_homeassistant_custom_component.typing import WebSocketGenerator
+
+from custom_components.assist_memory.engine import HOUSEHOLD_SCOPE
+
+from .conversing import add, contents, say
+from .people import Person, person
+
+
+@pytest.fixture
+async def anna(hass: HomeAssistant, hass_ws_client: WebSocketGenerator) -> Person:
+    return await person(hass, hass_ws_client, "Anna")
+
+
+@pytest.fixture
+async def tom(hass: HomeAssistant, hass_ws_client: WebSocketGenerator) -> Person:
+    return await person(hass, hass_ws_client, "Tom")
+
+
+@pytest.mark.usefixtures("loaded_entry")
+async def test_people_see_and_change_only_their_own_memories(
+    hass: HomeAssistant, anna: Person, tom: Person
+) -> None:
+    await say(hass, "Remember that my bike is in the shed", user_id=anna.user.id)
+    await say(hass, "Remember that my dentist is Dr. Chen", user_id=tom.user.id)
+    await add(hass, "The bins go out on Tuesday")  # the household's
+
+    mine = await anna.ask("memories/list")
+    assert mine["success"]
+    (bike,) = mine["result"]["items"]
+    assert (bike["content"], bike["scope"]) == ("my bike is in the shed", anna.user.id)
+    assert mine["result"]["total"] == 1
+    (dentist,) = (await tom.ask("memories/list"))["result"]["items"]
+
+    # Tom cannot read, change, delete or list Anna's: as if it did not exist.
+    for command, data in (
+        ("memories/get", {}),
+        ("memories/update", {"content": "Tom was here"}),
+        ("memories/delete", {}),
+    ):
+        refused = await tom.ask(command, memory_id=bike["id"], **data)
+        assert refused["error"]["code"] == "not_found"
+        assert refused["error"]["translation_key"] == "not_found"
+    refused = await tom.ask("memories/list", scope=anna.user.id)
+    assert refused["error"]["code"] == "unauthorized"
+    household = await tom.ask("memories/get", memory_id=(await household_id(hass)))
+    assert household["error"]["code"] == "not_found"
+
+    # Anna changes and forgets her own.
+    got = await anna.ask("memories/get", memory_id=bike["id"])
+    assert got["result"]["memory"]["content"] == "my bike is in the shed"
+    changed = await anna.ask(
+        "memories/update",
+        memory_id=bike["id"],
+        content="my bike is in the garage",
+        tags=["bike"],
+    )
+    assert changed["result"]["memory"]["content"] == "my bike is in the garage"
+    assert changed["result"]["memory"]["scope"] == anna.user.id
+    deleted = await anna.ask("memories/delete", memory_id=bike["id"])
+    assert deleted["result"] == {"deleted": bike["id"]}
+    assert await contents(hass) == ["The bins go out on Tuesday", dentist["content"]]
+
+
+async def household_id(hass: HomeAssistant) -> str:
+    response = await hass.services.async_call(
+        "assist_memory",
+        "list",
+        {"scope": HOUSEHOLD_SCOPE},
+        return_response=True,
+        blocking=True,
+    )
+    assert response is not None
+    items: list[dict[str, Any]] = response["items"]  # type: ignore[assignment]
+    return str(next(m["id"] for m in items if m["scope"] == HOUSEHOLD_SCOPE))
+
+
+@pytest.mark.usefixtures("loaded_entry")
+async def test_an_administrator_sees_every_memory(
+    hass: HomeAssistant, hass_ws_client: WebSocketGenerator, anna: Person
+) -> None:
+    await say(hass, "Remember that my bike is in the shed", user_id=anna.user.id)
+    await add(hass, "The bins go out on Tuesday")
+    admin = await hass_ws_client(hass)
+    await admin.send_json_auto_id({"type": "assist_memory/memories/list"})
+    everything = await admin.receive_json()
+    assert everything["result"]["total"] == 2
+    await admin.send_json_auto_id(
+        {"type": "assist_memory/memories/list", "scope": anna.user.id}
+    )
+    (bike,) = (await admin.receive_json())["result"]["items"]
+    await admin.send_json_auto_id(
+        {"type": "assist_memory/memories/delete", "memory_id": bike["id"]}
+    )
+    assert (await admin.receive_json())["success"]
+    assert await contents(hass) == ["The bins go out on Tuesday"]
+
+
+@pytest.mark.usefixtures("loaded_entry")
+async def test_bad_requests_get_clear_errors(hass: HomeAssistant, anna: Person) -> None:
+    await say(hass, "Remember that my bike is in the shed", user_id=anna.user.id)
+    (bike,) = (await anna.ask("memories/list"))["result"]["items"]
+    empty = await anna.ask("memories/update", memory_id=bike["id"], content="")
+    assert empty["error"]["code"] == "invalid_format"
+    assert empty["error"]["translation_key"] == "empty_content"
+    nothing = await anna.ask("memories/update", memory_id=bike["id"])
+    assert nothing["error"]["translation_key"] == "nothing_to_update"
+    paging = await anna.ask("memories/list", limit=0)
+    assert paging["error"]["code"] == "invalid_format"
+    unknown = await anna.ask("memories/get", memory_id="no-such-memory")
+    assert unknown["error"]["code"] == "not_found"
+    assert await contents(hass) == ["my bike is in the shed"]
+
+
+async def test_commands_while_not_loaded(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry, anna: Person
+) -> None:
+    assert await hass.config_entries.async_unload(loaded_entry.entry_id)
+    answer = await anna.ask("memories/list")
+    assert answer["error"]["code"] == "not_loaded"

@@ -1,0 +1,1 @@
+"""Tests of what Home Assistant, HACS and a release read: manifest, brand, versions."""
