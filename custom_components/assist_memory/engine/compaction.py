@@ -80,6 +80,8 @@ MIN_KEPT_SHARE: Final = 0.1
 BACKUP_FOLDER: Final = "compactions"
 _STAMP_FORMAT: Final = "%Y%m%dT%H%M%S%fZ"
 _BACKUP_NAME: Final = re.compile(r"^\d{8}T\d{12}Z\.json$")
+# A backup set aside because its compaction was interrupted (never undone).
+_SET_ASIDE_NAME: Final = re.compile(r"^\d{8}T\d{12}Z\.interrupted\.json$")
 
 _HEADERS: Final = ", ".join(f"`## {CATEGORY_TITLES[c]}`" for c in CATEGORIES)
 COMPACTION_INSTRUCTIONS: Final = f"""\
@@ -516,7 +518,7 @@ def backup_folder(store_path: Path) -> Path:
     return store_path.parent / BACKUP_FOLDER
 
 
-def backup_paths(folder: Path) -> list[Path]:
+def backup_paths(folder: Path, name: re.Pattern[str] = _BACKUP_NAME) -> list[Path]:
     """The backup files in `folder`, newest first (their names are times)."""
     try:
         names = [p.name for p in folder.iterdir()]
@@ -524,19 +526,18 @@ def backup_paths(folder: Path) -> list[Path]:
         return []
     except OSError as err:
         raise storage_error(err, folder) from err
-    return [
-        folder / name
-        for name in sorted(filter(_BACKUP_NAME.match, names), reverse=True)
-    ]
+    return [folder / found for found in sorted(filter(name.match, names), reverse=True)]
 
 
 def forget_in_backups(folder: Path, memory_ids: Collection[str] | None) -> None:
     """Take memories a person deleted out of every backup; None (clear): all backups.
 
+    Backups set aside as interrupted included.
+
     Undoing a compaction then never brings them back. A backup that does not name
     one of them is left as it is.
     """
-    for path in backup_paths(folder):
+    for path in backup_paths(folder) + backup_paths(folder, _SET_ASIDE_NAME):
         try:
             if memory_ids is None:
                 path.unlink(missing_ok=True)

@@ -24,13 +24,14 @@ or exhaust anything.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from contextlib import suppress
 from dataclasses import replace
 from datetime import UTC, datetime
 import logging
 import os
 from pathlib import Path
+import stat
 import threading
 from typing import Final
 
@@ -39,6 +40,7 @@ from .durable import (
     make_private_folder,
     replace_unless_changed,
     storage_error,
+    write_atomically,
 )
 from .edit_merge import EditRefusedError, merge_edit
 from .errors import InvalidMemoryError, MemoryEngineError, MemoryFullError
@@ -305,6 +307,30 @@ class MarkdownMirror:
         )
         self._publish(base)
         return ReconcileResult(rejected=target)
+
+    def forget_in_rejected(self, texts: Collection[str] | None) -> None:
+        """Take forgotten memories' lines out of the edits kept aside; None: remove them.
+
+        A line holding one of `texts` goes; the rest of a kept edit stays. Only
+        regular files are read (a link or FIFO kept aside holds no text of ours).
+        """
+        for path in self.folder.glob(f"{self.path.stem}.rejected-*.md"):
+            try:
+                if texts is None:
+                    path.unlink(missing_ok=True)
+                    continue
+                if not stat.S_ISREG(os.lstat(path).st_mode):
+                    continue
+                with open(path, "rb") as handle:
+                    lines = handle.readlines()
+            except OSError as err:
+                raise storage_error(err, path) from err
+            needles = [text.encode() for text in texts if text]
+            kept = [line for line in lines if not any(n in line for n in needles)]
+            if len(kept) != len(lines):
+                write_atomically(path, kept)
+        if texts is None:
+            fsync_directory(self.folder)
 
 
 def _edit_text(edit: UntrustedFile) -> str:
