@@ -141,12 +141,14 @@ class MemoryEngine:
         with self.store.locked_records(), self._pending_lock:
             upserts = list(self._pending_upserts.values())
             deletes = list(self._pending_deletes)
-            self._pending_upserts.clear()
-            self._pending_deletes.clear()
             if deletes:
                 self.index.remove(deletes)
             if upserts:
                 self.index.upsert(upserts)
+            # Left queued when the index failed (another process kept it busy past
+            # the wait): the next flush applies them again.
+            self._pending_upserts.clear()
+            self._pending_deletes.clear()
             return len(upserts) + len(deletes)
 
     def search(
