@@ -7,13 +7,18 @@ concurrent clients: add, update, delete, import (merge) and compaction (now, whe
 and now and then an undo). Compaction asks a stand-in chat model on 127.0.0.1
 (tests/support/compaction_llm.py, a process of its own) that keeps every fact once:
 since every content sent is unique, a compaction must keep every memory with its id
-and text, and the checks below hold through it. At a random moment the server is
-killed with SIGKILL, then started again on the same folder, and the data is checked:
+and text, and the checks below hold through it. Meanwhile a person edits MEMORY.md
+(saves that add bullets, remove or rewrite bullets added by hand earlier, now and
+then prose; most are still waiting for the server's quiet spell when it dies), and
+the command line runs on the same folder (`list`, and `add`, acknowledged by its
+exit), applying any edit it finds. At a random moment the server is killed with
+SIGKILL, then started again on the same folder, and the data is checked:
 
 - the store parses (the server starts and exports it),
 - every acknowledged write is there (an add or import with its content, or the
   content of a later write to the same id that was in flight), every acknowledged
-  delete is gone,
+  delete is gone; no update is reverted; only a memory whose line a hand edit
+  removed or rewrote may be gone or rewritten,
 - nothing unacknowledged is half there: each record is exactly one of the contents
   sent for its id,
 - ids are unique, and the index agrees with the store: a search for each memory's
@@ -29,14 +34,17 @@ import argparse
 import asyncio
 from collections import Counter
 from collections.abc import Iterator
+import contextlib
 from dataclasses import dataclass, field
 import itertools
+import json
 import os
 from pathlib import Path
 import random
 import re
 import signal
 import socket
+import stat
 import string
 import sys
 import tempfile
@@ -48,6 +56,8 @@ _SERVING = re.compile(r"serving on (http://\S+)")
 ROOT = Path(__file__).resolve().parent.parent
 # The writers delete above this many memories (the store has no limit here).
 TARGET_SIZE = 60
+# How the person edits MEMORY.md: the pause between saves, in seconds.
+EDIT_PAUSE = (0.02, 0.25)
 # The server's settings: no limit on the number of memories, compaction on and due
 # from two facts, asking the stand-in model (its address is added at start).
 SERVER_ENV = {
@@ -90,6 +100,17 @@ class Ledger:
     undos: int = 0
     # Answers other than success (a full store refuses adds): status -> count.
     refused: Counter[int] = field(default_factory=Counter)
+    # Bullets written into MEMORY.md by hand, and the contents whose line a hand
+    # edit removed or rewrote (those memories may be gone or hold a hand text).
+    hand_written: set[str] = field(default_factory=set)
+    hand_removed: set[str] = field(default_factory=set)
+    hand_saves: int = 0
+    # MEMORY.md as the last hand save left it (inode, size, mtime): while the file
+    # still has it, that edit is not applied yet.
+    last_save: tuple[int, int, int] | None = None
+    pending_at_kill: int = 0
+    pending_at_restart: int = 0
+    cli_runs: int = 0
 
     def refuse(self, status: int, *contents: str) -> None:
         """An answer that is not a success: nothing was written."""
@@ -114,6 +135,11 @@ class Totals:
     compactions: int = 0
     undos: int = 0
     refused: Counter[int] = field(default_factory=Counter)
+    hand_saves: int = 0
+    pending_at_kill: int = 0
+    pending_at_restart: int = 0
+    cli_runs: int = 0
+    kept_aside: int = 0
 
 
 class Server:
@@ -333,17 +359,26 @@ async def check(server: Server, ledger: Ledger, totals: Totals) -> None:
             raise ChaosError("duplicate ids")
         stored = {r["id"]: r["content"] for r in records}
         for memory_id, contents in ledger.present.items():
+            # Removed or rewritten by hand: only a line showing this very content.
+            by_hand = contents[0] in ledger.hand_removed
             if memory_id not in stored:
-                if memory_id not in ledger.pending_deletes:
-                    raise ChaosError(f"acknowledged memory {memory_id} is lost")
-            elif stored[memory_id] not in contents:
+                if memory_id not in ledger.pending_deletes and not by_hand:
+                    raise ChaosError(
+                        f"acknowledged memory {memory_id} is lost (last sent: {contents})"
+                    )
+            elif stored[memory_id] not in contents and not (
+                by_hand and stored[memory_id] in ledger.hand_written
+            ):
                 raise ChaosError(
                     f"{memory_id} holds {stored[memory_id]!r}, not one of {contents}"
+                    " (an acknowledged update reverted, or a write lost)"
                 )
         for memory_id, content in stored.items():
             if memory_id in ledger.deleted:
                 raise ChaosError(f"deleted memory {memory_id} is back")
             if memory_id not in ledger.present:
+                if content in ledger.hand_written:
+                    continue  # a bullet written by hand
                 if content not in ledger.pending_adds:
                     raise ChaosError(f"{memory_id} holds unknown text {content!r}")
                 totals.unacknowledged_kept += 1
@@ -363,22 +398,121 @@ async def check(server: Server, ledger: Ledger, totals: Totals) -> None:
     ledger.pending_deletes.clear()
 
 
+def memory_md(data_dir: Path) -> Path:
+    """The Markdown view of the store, which a person may edit."""
+    return data_dir / "prompts" / "memory" / "MEMORY.md"
+
+
+def hand_edit(text: str, ledger: Ledger, rng: random.Random) -> str:
+    """A person's save: a bullet or two added, maybe one of theirs removed or rewritten.
+
+    Only bullets written by hand are removed or rewritten, so every other memory
+    must survive the edit whatever the server did meanwhile.
+    """
+    lines = text.splitlines()
+    own = [i for i, line in enumerate(lines) if line[2:] in ledger.hand_written]
+    if own and rng.random() < 0.4:
+        index = rng.choice(own)
+        ledger.hand_removed.add(lines[index][2:])
+        if rng.random() < 0.5:
+            del lines[index]
+        else:
+            lines[index] = f"- {ledger.content('hand rewritten')}"
+            ledger.hand_written.add(lines[index][2:])
+    for _ in range(rng.randint(1, 2)):
+        added = ledger.content("hand")
+        ledger.hand_written.add(added)
+        lines.insert(rng.randint(2, max(2, len(lines))), f"- {added}")
+    return "\n".join(lines) + "\n"
+
+
+async def edit_forever(data_dir: Path, ledger: Ledger, rng: random.Random) -> None:
+    """Save MEMORY.md again and again, as an editor does (a new file renamed over it)."""
+    path = memory_md(data_dir)
+    while True:
+        await asyncio.sleep(rng.uniform(*EDIT_PAUSE))
+        try:
+            if not stat.S_ISREG(os.lstat(path).st_mode):
+                continue
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            continue  # being written again this very moment
+        if rng.random() < 0.05:
+            text = "Just some prose, no list at all.\n"  # kept aside, changes nothing
+        else:
+            text = hand_edit(text, ledger, rng)
+        tmp = path.with_name("editor-save.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        saved = os.lstat(tmp)
+        os.replace(tmp, path)
+        ledger.last_save = (saved.st_ino, saved.st_size, saved.st_mtime_ns)
+        ledger.hand_saves += 1
+
+
+async def run_cli(data_dir: Path, ledger: Ledger, rng: random.Random) -> None:
+    """The command line on the same folder, once, at a random moment: list or add."""
+    await asyncio.sleep(rng.uniform(0, 0.3))
+    content = ledger.content("cli added")
+    adding = rng.random() < 0.5
+    command = ["--json", "add", content] if adding else ["list", "--limit", "5"]
+    if adding:
+        ledger.pending_adds.add(content)
+    process = await asyncio.create_subprocess_exec(
+        str(BIN / "assist-memory"),
+        *("--data-dir", str(data_dir), *command),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, **SERVER_ENV},
+    )
+    out, err = await process.communicate()
+    ledger.cli_runs += 1
+    if process.returncode != 0:
+        raise ChaosError(f"the command line failed: {err.decode().strip()}")
+    if adding:
+        memory = json.loads(out)
+        ledger.pending_adds.discard(content)
+        ledger.present[memory["id"]] = [content]
+        ledger.acknowledged += 1
+
+
 async def one_round(
     server: Server, ledger: Ledger, rng: random.Random, workers: int
 ) -> None:
-    """Writes from every worker, a SIGKILL at a random moment, a restart."""
+    """Writes, hand edits and a CLI run; a SIGKILL at a random moment, a restart."""
+    clis: list[asyncio.Task[None]] = []
     async with aiohttp.ClientSession(server.url, headers=server.headers) as http:
         tasks = [
             asyncio.create_task(write_forever(http, ledger, rng))
             for _ in range(workers)
         ]
+        editor = asyncio.create_task(edit_forever(server.data_dir, ledger, rng))
+        # The command line in every other round: the restart applies the rest.
+        if rng.random() < 0.5:
+            clis.append(asyncio.create_task(run_cli(server.data_dir, ledger, rng)))
         await asyncio.sleep(rng.uniform(0.05, 0.6))
         await server.kill()
+        editor.cancel()
+        ledger.pending_at_kill += hand_edit_waits(server.data_dir, ledger)
         results = await asyncio.gather(*tasks, return_exceptions=True)
+        with contextlib.suppress(asyncio.CancelledError):
+            await editor
+        # It may outlive the server: the restart waits for its lock.
+        await asyncio.gather(*clis)
     for result in results:
         if not isinstance(result, aiohttp.ClientError | asyncio.TimeoutError):
             raise ChaosError(f"a client failed otherwise: {result!r}")
+    ledger.pending_at_restart += hand_edit_waits(server.data_dir, ledger)
     await server.start()
+
+
+def hand_edit_waits(data_dir: Path, ledger: Ledger) -> bool:
+    """True when MEMORY.md is the last hand save still (no engine applied it yet)."""
+    try:
+        found = os.lstat(memory_md(data_dir))
+    except FileNotFoundError:
+        return False
+    return (found.st_ino, found.st_size, found.st_mtime_ns) == ledger.last_save
 
 
 async def run(kills: int, workers: int, seed: int, data_dir: Path) -> Totals:
@@ -400,6 +534,13 @@ async def run(kills: int, workers: int, seed: int, data_dir: Path) -> Totals:
         totals.refused = ledger.refused
         totals.compactions = ledger.compactions
         totals.undos = ledger.undos
+        totals.hand_saves = ledger.hand_saves
+        totals.pending_at_kill = ledger.pending_at_kill
+        totals.pending_at_restart = ledger.pending_at_restart
+        totals.cli_runs = ledger.cli_runs
+        totals.kept_aside = len(
+            list(memory_md(data_dir).parent.glob("MEMORY.rejected-*.md"))
+        )
     finally:
         if server.process is not None and server.process.returncode is None:
             await server.kill()
@@ -431,7 +572,12 @@ def main(argv: list[str] | None = None) -> int:
         f"{totals.unacknowledged_kept} kept whole, "
         f"{totals.unacknowledged_dropped} absent, 0 half there; "
         f"{totals.compactions} compactions and {totals.undos} undos done (every "
-        f"fact kept, ids unchanged); refused answers by status: {dict(totals.refused) or 'none'}"
+        f"fact kept, ids unchanged); refused answers by status: {dict(totals.refused) or 'none'}; "
+        f"{totals.hand_saves} hand saves of MEMORY.md (one not yet applied at "
+        f"{totals.pending_at_kill} kills and {totals.pending_at_restart} restarts), "
+        f"{totals.kept_aside} kept aside "
+        f"unapplied, 0 reverted updates; "
+        f"{totals.cli_runs} command line runs on the same folder"
     )
     return 0
 

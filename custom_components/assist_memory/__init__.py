@@ -19,7 +19,7 @@ from .options import async_apply_options, embedding_config, store_path
 from .panel import async_register_panel, async_register_static
 from .pipeline import async_set_pipeline_agent_if_asked
 from .remote_entry import async_open_remote
-from .repairs import async_report_set_aside_files
+from .repairs import async_report_rejected_edit, async_report_set_aside_files
 from .services import async_setup_services
 from .websocket_api import async_register_commands
 
@@ -87,6 +87,11 @@ async def _async_open_embedded(
         ) from err
     await async_apply_options(hass, backend, entry.options)
     async_report_set_aside_files(hass, path, report)
+    entry.async_on_unload(
+        backend.add_rejected_edit_listener(
+            lambda kept_as: async_report_rejected_edit(hass, kept_as)
+        )
+    )
     return AssistMemoryData(backend, path, report)
 
 

@@ -1,4 +1,8 @@
-"""Repair issues: files the store moved aside instead of losing them."""
+"""Repair issues: files kept aside instead of lost.
+
+Files the store could not read, and hand edits of MEMORY.md that could not be applied
+safely.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from .const import DOMAIN
 from .engine import LoadReport
 
 ISSUE_SET_ASIDE = "store_set_aside"
+ISSUE_EDIT_REJECTED = "markdown_edit_rejected"
 
 
 @callback
@@ -33,6 +38,23 @@ def async_report_set_aside_files(
                 "moved_to": str(moved),
             },
         )
+    for kept_as in report.rejected_edits:
+        async_report_rejected_edit(hass, kept_as)
+
+
+@callback
+def async_report_rejected_edit(hass: HomeAssistant, kept_as: Path) -> None:
+    """Raise a repair issue for a hand edit of MEMORY.md that changed nothing."""
+    ir.async_create_issue(
+        hass,
+        DOMAIN,
+        f"{ISSUE_EDIT_REJECTED}_{kept_as.name}",
+        is_fixable=True,
+        is_persistent=True,
+        severity=ir.IssueSeverity.WARNING,
+        translation_key=ISSUE_EDIT_REJECTED,
+        translation_placeholders={"kept_as": str(kept_as)},
+    )
 
 
 async def async_create_fix_flow(

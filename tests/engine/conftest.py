@@ -83,3 +83,12 @@ def store_files(path: Path) -> dict[str, bytes]:
         for child in sorted(path.parent.iterdir())
         if child.is_file() and child.suffix != ".lock"
     }
+
+
+def markdown_body(path: Path) -> str:
+    """MEMORY.md as a person reads it: the text without its last line, the version."""
+    text = path.read_text(encoding="utf-8")
+    body, found, version = text.rpartition("\n<!-- assist-memory ")
+    assert found, "MEMORY.md ends with its version line"
+    assert version.endswith(" -->\n")
+    return body

@@ -33,7 +33,7 @@ from assist_memory_engine.models import Memory
 from assist_memory_engine.settings import StoreSettings
 from assist_memory_engine.store import MemoryStore
 
-from .conftest import read_snapshot, store_files
+from .conftest import markdown_body, read_snapshot, store_files
 
 # (id, category, content, date last stated)
 FACTS = [
@@ -208,7 +208,7 @@ async def test_successful_compaction(
     assert {m.id: m.content for m in reopened.get_all()} == contents(engine)
     assert not list(store_path.parent.rglob("*.tmp"))
     # MEMORY.md was written again from the store.
-    assert memory_md(engine).decode() == render_markdown(engine.store.get_all())
+    assert markdown_body(engine.mirror.path) == render_markdown(engine.store.get_all())
     assert "- Anna likes her coffee black, every morning" in memory_md(engine).decode()
     # The index follows: the merged fact is found, the dropped one is not.
     assert [r.memory.id for r in engine.search("morning coffee")] == ["m002"]
@@ -832,7 +832,7 @@ async def test_undo_restores_exactly(
     assert result == CompactionResult(original_count=4, compacted_count=6)
     assert engine.store.export()["memories"] == before  # ids, times, access stats
     assert [r.memory.id for r in engine.search("blue")] == ["m003"]
-    assert memory_md(engine).decode() == render_markdown(engine.store.get_all())
+    assert markdown_body(engine.mirror.path) == render_markdown(engine.store.get_all())
     assert await compactor.backups() == []
     assert await compactor.undo() is None
 
@@ -863,6 +863,44 @@ async def test_undo_keeps_what_changed_after_the_compaction(
     assert m005.access_count == 1
 
 
+async def test_undo_never_reverts_a_later_change_to_a_fact_it_changed(
+    engine: MemoryEngine, make: Callable[..., MemoryCompactor]
+) -> None:
+    """The compaction rewrote m002; a person changed it again since: that change stays."""
+    seed(engine)
+    compactor = make(FakeLlm())
+    await compactor.compact()
+    assert contents(engine)["m002"] == "Anna likes her coffee black, every morning"
+    changed = engine.store.update("m002", "Anna drinks tea now")
+
+    assert await compactor.undo() == CompactionResult(4, 6)
+
+    assert engine.store.get("m002") == changed
+    assert contents(engine) == {
+        "m001": "Anna likes coffee",
+        "m002": "Anna drinks tea now",
+        "m003": "The car is blue",
+        "m004": "The car is red since it was repainted",
+        "m005": "Tom walks the dog at seven",
+        "m006": "Tom is Anna's brother",
+    }
+
+
+async def test_undo_keeps_a_removed_fact_that_came_back_since(
+    engine: MemoryEngine, make: Callable[..., MemoryCompactor]
+) -> None:
+    seed(engine)
+    compactor = make(FakeLlm())
+    await compactor.compact()
+    assert "m003" not in contents(engine)
+    engine.store.import_([{"id": "m003", "content": "The car is green"}])
+
+    await compactor.undo()
+
+    assert contents(engine)["m003"] == "The car is green"
+    assert contents(engine)["m001"] == "Anna likes coffee"
+
+
 async def test_undo_removes_facts_the_compaction_added(
     engine: MemoryEngine, make: Callable[..., MemoryCompactor]
 ) -> None:
@@ -880,21 +918,32 @@ async def test_undo_removes_facts_the_compaction_added(
     assert engine.store.export()["memories"] == before
 
 
-async def test_undo_of_backup_without_compaction_record_restores_it_whole(
-    engine: MemoryEngine, make: Callable[..., MemoryCompactor]
+async def test_an_interrupted_compaction_is_not_undone(
+    engine: MemoryEngine,
+    make: Callable[..., MemoryCompactor],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """A crash between the backup and its record: the backup comes back exactly."""
+    """A crash between the backup and its record: restoring that backup would revert
+    (and lose) everything done since, so it is set aside instead."""
     seed(engine)
     document = engine.store.export()
     folder = engine.store.path.parent / "compactions"
     folder.mkdir()
-    (folder / "20250101T000000000000Z.json").write_text(json.dumps(document))
+    backup = folder / "20250101T000000000000Z.json"
+    backup.write_text(json.dumps(document))
     engine.store.add("added after the backup")
     engine.store.delete("m001")
+    before = engine.store.export()["memories"]
+    compactor = make(FakeLlm())
 
-    assert await make(FakeLlm()).undo() == CompactionResult(6, 6)
+    assert await compactor.undo() is None
 
-    assert engine.store.export()["memories"] == document["memories"]
+    assert engine.store.export()["memories"] == before
+    assert not backup.exists()
+    kept = folder / "20250101T000000000000Z.interrupted.json"
+    assert json.loads(kept.read_text()) == document
+    assert await compactor.backups() == []
+    assert "interrupted" in caplog.text
 
 
 async def test_only_the_last_five_backups_are_kept(

@@ -25,7 +25,12 @@ from assist_memory_engine import (
     StoreBusyError,
     StoreSettings,
 )
-from assist_memory_engine.durable import process_lock, storage_error, write_atomically
+from assist_memory_engine.durable import (
+    process_lock,
+    replace_unless_changed,
+    storage_error,
+    write_atomically,
+)
 from assist_memory_engine.journal import encode_delete
 
 from .conftest import journal_lines, read_snapshot, store_files
@@ -563,6 +568,93 @@ def test_write_atomically_failure_keeps_old_file_and_removes_temp(
 
     assert target.read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file.json"]
+
+
+def signature_of(path: Path) -> tuple[int, int, int]:
+    found = os.lstat(path)
+    return (found.st_ino, found.st_size, found.st_mtime_ns)
+
+
+def editor_save(path: Path, text: str) -> None:
+    tmp = path.with_name("editor.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+@pytest.mark.parametrize("existing", [True, False])
+def test_replace_unless_changed_writes_and_records_first(
+    tmp_path: Path, existing: bool
+) -> None:
+    target = tmp_path / "MEMORY.md"
+    if existing:
+        target.write_text("old", encoding="utf-8")
+    recorded: list[tuple[int, int, int]] = []
+
+    def record(signature: tuple[int, int, int]) -> None:
+        # Not in place yet.
+        assert not target.exists() or target.read_text(encoding="utf-8") == "old"
+        recorded.append(signature)
+
+    expected = signature_of(target) if existing else None
+    assert replace_unless_changed(target, ["new"], expected, record)
+
+    assert target.read_text(encoding="utf-8") == "new"
+    assert recorded == [signature_of(target)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["MEMORY.md"]
+
+
+@pytest.mark.parametrize("existing", [True, False])
+def test_replace_unless_changed_never_replaces_a_save_made_meanwhile(
+    tmp_path: Path, existing: bool
+) -> None:
+    """Someone saves the file at the last moment (here: while the write is recorded)."""
+    target = tmp_path / "MEMORY.md"
+    if existing:
+        target.write_text("old", encoding="utf-8")
+    expected = signature_of(target) if existing else None
+
+    def someone_saves(signature: tuple[int, int, int]) -> None:
+        editor_save(target, "saved meanwhile")
+
+    assert not replace_unless_changed(target, ["new"], expected, someone_saves)
+
+    assert target.read_text(encoding="utf-8") == "saved meanwhile"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["MEMORY.md"]
+
+
+def test_replace_unless_changed_after_a_removal_writes_nothing(tmp_path: Path) -> None:
+    target = tmp_path / "MEMORY.md"
+    target.write_text("old", encoding="utf-8")
+
+    def someone_removes(signature: tuple[int, int, int]) -> None:
+        target.unlink()
+
+    assert not replace_unless_changed(
+        target, ["new"], signature_of(target), someone_removes
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_replace_unless_changed_failing_to_record_puts_nothing_in_place(
+    tmp_path: Path,
+) -> None:
+    target = tmp_path / "MEMORY.md"
+    target.write_text("old", encoding="utf-8")
+
+    def record(signature: tuple[int, int, int]) -> None:
+        raise StorageError("cannot write the record: the disk is full", tmp_path)
+
+    with pytest.raises(StorageError, match="the record"):
+        replace_unless_changed(target, ["new"], signature_of(target), record)
+    assert target.read_text(encoding="utf-8") == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["MEMORY.md"]
+
+    def disk_full(signature: tuple[int, int, int]) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with pytest.raises(StorageError, match="the disk is full"):
+        replace_unless_changed(target, ["new"], signature_of(target), disk_full)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["MEMORY.md"]
 
 
 # -- the crash test --------------------------------------------------------------------

@@ -288,3 +288,42 @@ def test_a_delete_the_files_cannot_take_yet_is_kept_and_erased_later(
     engine.store.close()  # the next fold takes it away
     assert files_containing(store_path.parent, WORD) == []
     assert engine.store.get(doomed.id) is None
+
+
+def test_copies_kept_aside_forget_it_too(
+    engine: MemoryEngine, store_path: Path
+) -> None:
+    """A compaction backup set aside as interrupted, and a MEMORY.md edit kept aside,
+    lose the forgotten memory's lines; everything else in them stays."""
+    kept = engine.store.add(OTHERS[0])
+    doomed = engine.store.add(SECRET)
+    folder = backup_folder(store_path)
+    folder.mkdir()
+    aside = folder / "20250101T000000000000Z.interrupted.json"
+    aside.write_text(json.dumps(engine.store.export()))
+    rejected = engine.mirror.path.with_name("MEMORY.rejected-20250101T000000Z.md")
+    rejected.write_text(f"Some prose\n- {SECRET}\n- {OTHERS[0]}\n")
+
+    assert forget(engine, [doomed.id]) == [doomed.id]
+
+    assert files_containing(store_path.parent, WORD) == []
+    assert [m["id"] for m in json.loads(aside.read_text())["memories"]] == [kept.id]
+    assert rejected.read_text() == f"Some prose\n- {OTHERS[0]}\n"
+
+
+def test_clearing_removes_the_copies_kept_aside(
+    engine: MemoryEngine, store_path: Path
+) -> None:
+    engine.store.add(SECRET)
+    folder = backup_folder(store_path)
+    folder.mkdir()
+    aside = folder / "20250101T000000000000Z.interrupted.json"
+    aside.write_text(json.dumps(engine.store.export()))
+    rejected = engine.mirror.path.with_name("MEMORY.rejected-20250101T000000Z.md")
+    rejected.write_text(f"- {SECRET}\n")
+
+    assert forget_all(engine) == 1
+
+    assert not aside.exists()
+    assert not rejected.exists()
+    assert files_containing(store_path.parent, WORD) == []

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 import logging
 from pathlib import Path
 import sqlite3
+import threading
 
 import pytest
 
@@ -589,3 +590,59 @@ def test_fts_table_that_cannot_be_created_falls_back_to_like(
     assert reopened.fallback_reason.startswith("FTS5 is not available")
     assert any("LIKE" in r.getMessage() for r in caplog.records)
     reopened.close()
+
+
+def test_two_processes_writing_the_index_wait_for_each_other(tmp_path: Path) -> None:
+    """Another process committing between this index's read and its write (several
+    engines on one folder) is waited for: no "database is locked", and the full-text
+    table stays in use."""
+    path = tmp_path / "memories.index.db"
+    index = SearchIndex(path)
+    index.open()
+    index.upsert([memory("m1", "Black coffee in the morning")])
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("INSERT INTO meta(key, value) VALUES ('other', 'process')")
+    errors: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            index.upsert([memory("m2", "Green tea after lunch")])
+        except BaseException as err:  # noqa: BLE001 - reported below
+            errors.append(err)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    writer.join(0.3)  # it reads, then waits for the other writer's lock
+    other.execute("COMMIT")
+    writer.join()
+    other.close()
+
+    assert errors == []
+    assert index.fts_available
+    assert index.fallback_reason is None
+    assert index.count() == 2
+    index.close()
+
+
+def test_changes_wait_in_the_queue_while_the_index_is_busy(
+    fts_engine: MemoryEngine,
+) -> None:
+    """A flush that finds the index locked by another process past SQLite's wait
+    fails, and the next flush applies the same changes."""
+    fts_engine.store.add("Black coffee in the morning")
+    fts_engine.flush_index()
+    assert fts_engine.index.path is not None
+    other = sqlite3.connect(fts_engine.index.path, isolation_level=None, timeout=0)
+    other.execute("BEGIN IMMEDIATE")
+    fts_engine.index.db.execute("PRAGMA busy_timeout=0")
+    added = fts_engine.store.add("Green tea after lunch")
+
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        fts_engine.flush_index()
+
+    other.execute("ROLLBACK")
+    other.close()
+    assert fts_engine.flush_index() == 1
+    assert fts_engine.index.fts_available
+    assert [r.memory.id for r in fts_engine.search("tea")] == [added.id]

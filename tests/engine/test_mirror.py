@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Iterator
 import logging
 import os
@@ -23,10 +22,15 @@ from assist_memory_engine.markdown import ReconcilePlan, render_markdown
 from assist_memory_engine.memory import MemoryEngine
 from assist_memory_engine.mirror import MISSING, MarkdownMirror, markdown_folder
 from assist_memory_engine.store import ReconcileResult, StoreChange
+from tests.support.waiting import eventually
 
-from .conftest import SteppingClock, journal_lines, read_snapshot, store_files
-
-PATIENCE = 10.0
+from .conftest import (
+    SteppingClock,
+    journal_lines,
+    markdown_body,
+    read_snapshot,
+    store_files,
+)
 
 
 def memory_md(store_path: Path) -> Path:
@@ -91,7 +95,7 @@ def test_start_creates_the_folders_and_the_file(tmp_path: Path) -> None:
     engine.init()
     try:
         assert engine.mirror.daily_folder.is_dir()
-        assert engine.mirror.path.read_text(encoding="utf-8") == render_markdown([])
+        assert markdown_body(engine.mirror.path) == render_markdown([])
         assert engine.mirror.outside_change() is None
     finally:
         engine.close()
@@ -101,12 +105,12 @@ def test_file_follows_every_change_on_flush(
     store: MemoryStore, mirror: MarkdownMirror
 ) -> None:
     path = mirror.path
-    empty = path.read_text(encoding="utf-8")
+    empty = markdown_body(path)
     memories = fill(store)
     # Written on flush, not on every add.
-    assert path.read_text(encoding="utf-8") == empty
+    assert markdown_body(path) == empty
     assert mirror.flush()
-    assert path.read_text(encoding="utf-8") == shown(store)
+    assert markdown_body(path) == shown(store)
     assert "- Likes green tea" in shown(store)
 
     steps: list[Callable[[], object]] = [
@@ -120,7 +124,7 @@ def test_file_follows_every_change_on_flush(
     for step in steps:
         step()
         assert mirror.flush()
-        assert path.read_text(encoding="utf-8") == shown(store)
+        assert markdown_body(path) == shown(store)
         assert mirror.outside_change() is None
     assert len(store.get_all()) == 4
 
@@ -169,7 +173,7 @@ def test_read_markdown_flushes_first(engine: MemoryEngine) -> None:
     engine.store.add("Black coffee in the morning")
     text = engine.read_markdown()
     assert text == shown(engine.store)
-    assert engine.mirror.path.read_text(encoding="utf-8") == text
+    assert markdown_body(engine.mirror.path) == text
     assert engine.read_markdown() is text  # unchanged: the same rendering
 
 
@@ -214,7 +218,7 @@ def test_hand_edit_adds_deletes_and_updates(
         1.0,
         "household",
     )
-    assert path.read_text(encoding="utf-8") == shown(store)
+    assert markdown_body(path) == shown(store)
     assert mirror.outside_change() is None
     assert mirror.reconcile_file() == ReconcileResult()  # nothing new
 
@@ -253,22 +257,32 @@ def test_hand_written_file_in_any_layout(
         ("person", "Anna lives next door"),
         ("preference", "喜欢喝乌龙茶"),
     ]
-    assert mirror.path.read_text(encoding="utf-8") == shown(store)
+    assert markdown_body(mirror.path) == shown(store)
 
 
-def test_an_edit_already_in_canonical_form_is_not_rewritten(
+def version_line(path: Path) -> str:
+    return path.read_text(encoding="utf-8").splitlines()[-1]
+
+
+def test_an_applied_edit_is_written_again_with_the_next_version(
     store: MemoryStore, mirror: MarkdownMirror
 ) -> None:
     fill(store)
     mirror.flush()
+    before = version_line(mirror.path)
     edit(mirror.path, "- Likes green tea\n", "- Likes green tea\n- Oat milk\n")
-    inode = os.stat(mirror.path).st_ino
 
     assert mirror.reconcile_file() == ReconcileResult(added=1)
 
-    assert os.stat(mirror.path).st_ino == inode  # the editor's file stays
-    assert mirror.path.read_text(encoding="utf-8") == shown(store)
+    assert markdown_body(mirror.path) == shown(store)
+    lineage, version = before.removeprefix("<!-- assist-memory ").split()[0].split("/")
+    assert (
+        version_line(mirror.path)
+        == f"<!-- assist-memory {lineage}/{int(version) + 1} -->"
+    )
     assert mirror.outside_change() is None
+    # Applied once: the same file again is no new edit.
+    assert mirror.reconcile_file() == ReconcileResult()
 
 
 def test_whitespace_only_edit_changes_nothing_but_the_layout(
@@ -280,7 +294,7 @@ def test_whitespace_only_edit_changes_nothing_but_the_layout(
     edit(mirror.path, "- Likes green tea", "*   Likes   green tea")
     assert mirror.reconcile_file() == ReconcileResult()
     assert store_files(store.path) == before
-    assert mirror.path.read_text(encoding="utf-8") == shown(store)
+    assert markdown_body(mirror.path) == shown(store)
 
 
 def test_a_memory_added_while_the_file_was_edited_survives(
@@ -300,7 +314,7 @@ def test_a_memory_added_while_the_file_was_edited_survives(
     key = store.get(memories["key"].id)
     assert key is not None
     assert key.content == "The spare key is under the red flowerpot"
-    assert mirror.path.read_text(encoding="utf-8") == shown(store)
+    assert markdown_body(mirror.path) == shown(store)
 
 
 def test_file_written_by_another_engine_is_not_an_edit(store_path: Path) -> None:
@@ -325,7 +339,7 @@ def test_file_written_by_another_engine_is_not_an_edit(store_path: Path) -> None
             "Added by the CLI",
             "Likes green tea",
         ]
-        assert first.mirror.path.read_text(encoding="utf-8") == shown(first.store)
+        assert markdown_body(first.mirror.path) == shown(first.store)
         assert first.mirror.outside_change() is None
         # A change made here is written over the other program's file.
         first.store.add("Back in the first")
@@ -363,7 +377,7 @@ def test_file_saved_again_while_an_edit_is_applied(
     assert not mirror.flush()
     assert mirror.reconcile_file() == ReconcileResult(added=1)
     assert [m.content for m in store.get_all()] == ["Likes coffee", "Likes cake"]
-    assert path.read_text(encoding="utf-8") == shown(store)
+    assert markdown_body(path) == shown(store)
 
 
 # -- edits that cannot be applied --------------------------------------------------------
@@ -400,14 +414,15 @@ def test_an_edit_that_cannot_be_applied_is_set_aside(
         data += b"- caf\xe9\n"
     mirror.path.write_bytes(data)
 
-    with caplog.at_level(logging.ERROR):
-        assert mirror.reconcile_file() == ReconcileResult()
+    with caplog.at_level(logging.WARNING):
+        result = mirror.reconcile_file()
 
     assert store_files(store.path) == before  # the store is unchanged
     [rejected] = rejected_files(mirror)
+    assert result == ReconcileResult(rejected=rejected)
     assert rejected.read_bytes() == data  # the edit is kept, byte for byte
     assert mirror.last_rejected == rejected
-    assert mirror.path.read_text(encoding="utf-8") == shown(store)
+    assert markdown_body(mirror.path) == shown(store)
     assert mirror.outside_change() is None
     [record] = caplog.records
     assert str(rejected) in record.getMessage()
@@ -431,7 +446,7 @@ def test_an_emptied_file_is_written_again(
         assert mirror.reconcile_file() == ReconcileResult()
 
     assert store_files(store.path) == before
-    assert mirror.path.read_text(encoding="utf-8") == shown(store)
+    assert markdown_body(mirror.path) == shown(store)
     assert "was emptied" in caplog.text
     assert rejected_files(mirror) == []
 
@@ -445,19 +460,21 @@ def test_a_removed_file_is_written_again(
     assert mirror.outside_change() == MISSING
     assert not mirror.flush()  # nothing changed in the store
     assert mirror.reconcile_file() == ReconcileResult()
-    assert mirror.path.read_text(encoding="utf-8") == shown(store)
+    assert markdown_body(mirror.path) == shown(store)
     assert len(store.get_all()) == 4
 
 
-def test_a_title_without_bullets_removes_everything(
+def test_a_title_without_bullets_is_kept_aside(
     store: MemoryStore, mirror: MarkdownMirror
 ) -> None:
     fill(store)
     mirror.flush()
     mirror.path.write_text("# Memory\n", encoding="utf-8")
-    assert mirror.reconcile_file() == ReconcileResult(removed=4)
-    assert store.get_all() == []
-    assert mirror.path.read_text(encoding="utf-8") == render_markdown([])
+    [rejected] = [mirror.reconcile_file().rejected]
+    assert rejected is not None
+    assert rejected.read_text(encoding="utf-8") == "# Memory\n"
+    assert len(store.get_all()) == 4  # clear the memory to forget everything
+    assert markdown_body(mirror.path) == shown(store)
 
 
 # -- write_markdown (the API) ---------------------------------------------------------------
@@ -473,7 +490,7 @@ def test_write_markdown_applies_the_text(engine: MemoryEngine) -> None:
     key = engine.store.get(memories["key"].id)
     assert key is not None
     assert key.content.endswith("red flowerpot")
-    assert engine.mirror.path.read_text(encoding="utf-8") == shown(engine.store)
+    assert markdown_body(engine.mirror.path) == shown(engine.store)
     assert engine.read_markdown() == shown(engine.store)
 
 
@@ -575,23 +592,26 @@ def test_edit_made_while_stopped_is_applied_whatever_its_time(
         engine.close()
 
 
-def test_unrecorded_file_older_than_the_store_is_written_again(
-    store_path: Path,
-) -> None:
+def test_without_its_base_an_edit_only_adds(store_path: Path) -> None:
+    """With no record of what was written (lost, or from an earlier version)."""
     engine = MemoryEngine(store_path)
     engine.init()
     engine.store.add("Likes tea")
+    engine.store.add("Plays chess")
     engine.close()
     path = memory_md(store_path)
-    (path.parent / ".MEMORY.md.written").unlink()
-    edit(path, "Likes tea", "Likes coffee")
-    set_mtime(path, newest_store_change(store_path) - 1_000_000_000)
+    (path.parent / ".MEMORY.md.base").unlink()
+    edit(path, "- Likes tea\n", "- Likes coffee\n")
 
     engine = MemoryEngine(store_path)
     engine.init()
     try:
-        assert [m.content for m in engine.store.get_all()] == ["Likes tea"]
-        assert path.read_text(encoding="utf-8") == shown(engine.store)
+        assert sorted(m.content for m in engine.store.get_all()) == [
+            "Likes coffee",
+            "Likes tea",
+            "Plays chess",
+        ]
+        assert markdown_body(path) == shown(engine.store)
     finally:
         engine.close()
 
@@ -612,17 +632,21 @@ def test_restart_without_edit_leaves_the_file_alone(store_path: Path) -> None:
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
 
 
-def test_unrecorded_file_that_is_not_text_is_written_again(store_path: Path) -> None:
+def test_a_file_found_at_the_first_start_that_is_not_text_is_kept_aside(
+    store_path: Path,
+) -> None:
     path = memory_md(store_path)
     path.parent.mkdir(parents=True)
     path.write_bytes(b"- caf\xe9\n")
-    MemoryStore(store_path).add("Likes tea")  # the store is newer
-    set_mtime(path, newest_store_change(store_path) - 1_000_000_000)
+    MemoryStore(store_path).add("Likes tea")
 
     engine = MemoryEngine(store_path)
-    engine.init()
+    report = engine.init()
     try:
-        assert path.read_text(encoding="utf-8") == shown(engine.store)
+        [rejected] = report.rejected_edits
+        assert rejected.read_bytes() == b"- caf\xe9\n"
+        assert markdown_body(path) == shown(engine.store)
+        assert [m.content for m in engine.store.get_all()] == ["Likes tea"]
     finally:
         engine.close()
 
@@ -640,7 +664,7 @@ def test_memory_md_written_before_the_first_start_is_imported(
         assert [m.content for m in engine.store.get_all()] == [
             "Written before the first start"
         ]
-        assert path.read_text(encoding="utf-8") == shown(engine.store)
+        assert markdown_body(path) == shown(engine.store)
     finally:
         engine.close()
 
@@ -668,24 +692,44 @@ def test_unusable_markdown_folder_fails_the_start(store_path: Path) -> None:
     engine.close_quietly()
 
 
-def test_unwritable_record_is_a_storage_error(
+def test_unwritable_base_is_a_storage_error(
     store: MemoryStore, mirror: MarkdownMirror
 ) -> None:
-    mirror.record_path.unlink()
-    (mirror.record_path / "blocker").mkdir(parents=True)
+    # The temporary file the base is written through cannot be made.
+    (mirror.base_path.with_name(f".{mirror.base_path.name}.{os.getpid()}.tmp")).mkdir()
     store.add("Likes tea")
-    with pytest.raises(StorageError, match=r"\.MEMORY\.md\.written"):
+    with pytest.raises(StorageError, match=r"\.MEMORY\.md\.base"):
         mirror.flush()
 
 
-def test_unreadable_memory_md_is_a_storage_error(
+def test_a_folder_named_memory_md_is_kept_aside(
     store: MemoryStore, mirror: MarkdownMirror
 ) -> None:
+    store.add("Likes tea")
+    mirror.flush()
     mirror.path.unlink()
     mirror.path.mkdir()
-    with pytest.raises(StorageError, match=r"MEMORY\.md"):
-        mirror.reconcile_file()
-    assert store.get_all() == []
+    (mirror.path / "inside.txt").write_text("kept", encoding="utf-8")
+
+    rejected = mirror.reconcile_file().rejected
+
+    assert rejected is not None
+    assert (rejected / "inside.txt").read_text(encoding="utf-8") == "kept"
+    assert markdown_body(mirror.path) == shown(store)
+    assert [m.content for m in store.get_all()] == ["Likes tea"]
+
+
+def test_a_corrupt_base_is_ignored(store: MemoryStore, mirror: MarkdownMirror) -> None:
+    """Edits are then merged as made on nothing: bullets added, none removed."""
+    store.add("Likes tea")
+    mirror.flush()
+    mirror.base_path.write_text("{not json", encoding="utf-8")
+    edit(mirror.path, "- Likes tea\n", "- Likes coffee\n")
+
+    assert mirror.reconcile_file() == ReconcileResult(added=1)
+
+    assert sorted(m.content for m in store.get_all()) == ["Likes coffee", "Likes tea"]
+    assert markdown_body(mirror.path) == shown(store)
 
 
 # -- apply_plan ----------------------------------------------------------------------------
@@ -839,15 +883,6 @@ def test_apply_plan_without_effect_writes_nothing(store: MemoryStore) -> None:
 # -- LocalBackend ---------------------------------------------------------------------------
 
 
-async def eventually(condition: Callable[[], bool]) -> None:
-    """Wait until `condition` holds (fails after PATIENCE seconds)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + PATIENCE
-    while not condition():
-        assert loop.time() < deadline, "gave up waiting"
-        await asyncio.sleep(0.02)
-
-
 async def test_backend_keeps_the_file_current_and_picks_up_hand_edits(
     store_path: Path,
 ) -> None:
@@ -870,7 +905,7 @@ async def test_backend_keeps_the_file_current_and_picks_up_hand_edits(
         assert [r.memory.content for r in await backend.search("oat milk")] == [
             "Oat milk"
         ]
-        assert path.read_text(encoding="utf-8") == shown(backend.store)
+        assert markdown_body(path) == shown(backend.store)
     finally:
         await backend.close()
 
@@ -902,17 +937,26 @@ async def test_backend_markdown_api(store_path: Path) -> None:
         await backend.close()
 
 
-async def test_backend_rejected_hand_edit_notifies_nobody(store_path: Path) -> None:
+async def test_backend_rejected_hand_edit_tells_only_its_own_listeners(
+    store_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     backend, _ = await LocalBackend.open(store_path, watch=False)
     try:
         calls: list[None] = []
+        kept: list[Path] = []
         backend.add_listener(lambda: calls.append(None))
+        backend.add_rejected_edit_listener(kept.append)
+        backend.add_rejected_edit_listener(lambda path: 1 / 0)  # a broken one
+        removed = backend.add_rejected_edit_listener(print)  # then removed again
+        removed()
+        removed()  # twice is fine
         await backend.add("Likes tea")
         await backend.read_markdown()
         edit(memory_md(store_path), "Likes tea", "x" * 2001)
         await backend._reconcile_markdown()  # what the watcher runs when settled
         assert len(calls) == 1
-        assert backend.engine.mirror.last_rejected is not None
+        assert kept == [backend.engine.mirror.last_rejected]
+        assert "A rejected edit listener failed" in caplog.text
         assert [m.content for m in backend.store.get_all()] == ["Likes tea"]
     finally:
         await backend.close()
@@ -932,6 +976,6 @@ async def test_backend_tells_listeners_about_outside_changes_a_read_loaded(
         assert "- Added by the CLI" in await backend.read_markdown()
 
         await eventually(lambda: bool(calls))
-        assert memory_md(store_path).read_text("utf-8") == shown(backend.store)
+        assert markdown_body(memory_md(store_path)) == shown(backend.store)
     finally:
         await backend.close()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 import logging
 from pathlib import Path
 import threading
@@ -12,18 +11,7 @@ import pytest
 
 from assist_memory_engine import LocalBackend, MemoryStore
 from assist_memory_engine.watch import DEBOUNCE, POLL_INTERVAL, ChangeWatcher
-
-# Generous: the tests wait for something to happen, they never time it.
-PATIENCE = 10.0
-
-
-async def eventually(condition: Callable[[], bool]) -> None:
-    """Wait until `condition` holds (fails after PATIENCE seconds)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + PATIENCE
-    while not condition():
-        assert loop.time() < deadline, "gave up waiting"
-        await asyncio.sleep(0.01)
+from tests.support.waiting import PATIENCE, eventually
 
 
 class Files:

@@ -617,6 +617,22 @@ def test_corrupt_store_is_set_aside_with_a_warning(run: Run, data_dir: Path) -> 
     assert run("list")[2] == ""
 
 
+def test_a_memory_md_edit_kept_aside_is_a_warning(run: Run, data_dir: Path) -> None:
+    assert run("add", "Likes tea")[0] == 0
+    memory_md = data_dir / "prompts" / "memory" / "MEMORY.md"
+    memory_md.write_text("Prose without a single bullet.\n", "utf-8")
+
+    code, out, err = run("list")
+
+    assert code == 0
+    assert "Likes tea" in out
+    [kept] = list(memory_md.parent.glob("MEMORY.rejected-*.md"))
+    assert err == (
+        f"warning: the edit of {memory_md} could not be applied safely and changed "
+        f"nothing; it is kept as {kept}\n"
+    )
+
+
 def test_invalid_records_and_damaged_journal_warnings(run: Run, data_dir: Path) -> None:
     data_dir.mkdir()
     good = {"id": "good", "content": "A valid memory"}

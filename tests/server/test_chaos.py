@@ -1,4 +1,5 @@
-"""script/chaos in its short mode: a few SIGKILLs of the real server under writes.
+"""script/chaos in its short mode: a few SIGKILLs of the real server under writes,
+hand edits of MEMORY.md and command line runs on the same folder.
 
 The full run (`script/chaos`, 100 kills) is reported in README's "Reliability".
 """
@@ -16,3 +17,5 @@ async def test_sigkill_under_writes_loses_nothing(tmp_path: Path) -> None:
     assert totals.kills == 5
     assert totals.acknowledged > 0
     assert totals.checked_records > 0
+    assert totals.hand_saves > 0
+    assert totals.cli_runs > 0

@@ -333,6 +333,7 @@ class LocalBackend:
             max_workers=1, thread_name_prefix="assist_memory"
         )
         self._listeners: builtins.list[Callable[[], None]] = []
+        self._rejected_edit_listeners: builtins.list[Callable[[Path], None]] = []
         self._watchers = (
             ChangeWatcher(
                 lambda: self._run(self._outside_change), self._reload_outside_change
@@ -517,6 +518,12 @@ class LocalBackend:
 
     async def _reconcile_markdown(self) -> None:
         result = await self._run(self.engine.reconcile_markdown)
+        if result.rejected is not None:
+            for rejected_listener in list(self._rejected_edit_listeners):
+                try:
+                    rejected_listener(result.rejected)
+                except Exception:
+                    _LOGGER.exception("A rejected edit listener failed")
         if result.changed:
             self._changed()
 
@@ -529,13 +536,16 @@ class LocalBackend:
 
     def add_listener(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Call `listener` (in the event loop) after every change."""
-        self._listeners.append(listener)
+        return _subscribe(self._listeners, listener)
 
-        def remove() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
+    def add_rejected_edit_listener(
+        self, listener: Callable[[Path], None]
+    ) -> Callable[[], None]:
+        """Call `listener` (in the event loop) when the file watch keeps aside an edit.
 
-        return remove
+        It gets where the edit of MEMORY.md that could not be applied was kept.
+        """
+        return _subscribe(self._rejected_edit_listeners, listener)
 
     async def add(self, content: str, **fields: Unpack[MemoryFields]) -> Memory:
         """Store a new memory."""
@@ -926,6 +936,17 @@ class LocalBackend:
     async def write_profile(self, scope: str, text: str) -> None:
         """Replace the user profile document."""
         await self._run(self.turns.profile.write, scope, text)
+
+
+def _subscribe[L](listeners: builtins.list[L], listener: L) -> Callable[[], None]:
+    """Add `listener`; returns a function that removes it again."""
+    listeners.append(listener)
+
+    def remove() -> None:
+        if listener in listeners:
+            listeners.remove(listener)
+
+    return remove
 
 
 def _owner(owner: str | None) -> Speaker:

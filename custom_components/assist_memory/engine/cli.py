@@ -165,6 +165,11 @@ class Context:
             self._engine = engine
             for moved in report.set_aside:
                 _err(_set_aside_warning(engine.store, moved))
+            for kept in report.rejected_edits:
+                _err(
+                    f"warning: the edit of {engine.mirror.path} could not be applied "
+                    f"safely and changed nothing; it is kept as {kept}"
+                )
         return self._engine
 
     @property

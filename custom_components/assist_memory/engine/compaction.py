@@ -25,7 +25,8 @@ Rules worth knowing:
 - Before applying, the previous state is saved as `compactions/<time>.json` beside the
   store (the last `keep`, default 5). `undo()` puts back what the newest compaction
   changed or removed and takes away what it added; memories added or changed since
-  are kept.
+  are kept. A compaction interrupted before its backup recorded what it did (a
+  crash) cannot be undone: its backup is set aside as `<time>.interrupted.json`.
 - The cooldown starts after every attempt that asked the LLM, also a failed one, so
   a broken model is not asked again on every turn.
 """
@@ -41,6 +42,7 @@ from datetime import UTC, datetime, timedelta
 import functools
 import json
 import logging
+import os
 from pathlib import Path
 import re
 from typing import TYPE_CHECKING, Any, Final, Protocol
@@ -78,6 +80,8 @@ MIN_KEPT_SHARE: Final = 0.1
 BACKUP_FOLDER: Final = "compactions"
 _STAMP_FORMAT: Final = "%Y%m%dT%H%M%S%fZ"
 _BACKUP_NAME: Final = re.compile(r"^\d{8}T\d{12}Z\.json$")
+# A backup set aside because its compaction was interrupted (never undone).
+_SET_ASIDE_NAME: Final = re.compile(r"^\d{8}T\d{12}Z\.interrupted\.json$")
 
 _HEADERS: Final = ", ".join(f"`## {CATEGORY_TITLES[c]}`" for c in CATEGORIES)
 COMPACTION_INSTRUCTIONS: Final = f"""\
@@ -397,10 +401,16 @@ class MemoryCompactor:
                 changed = {memory_id for memory_id, _, _ in plan.updates}
                 changed.update(plan.deletes)
                 # What undo takes away and puts back; a backup without this record
-                # (a crash came first) is restored as a whole.
+                # (a crash came first) is restored as a whole. `left` is how the
+                # compaction left each fact it changed (when it was changed), so undo
+                # leaves alone a fact changed again since.
                 document["compaction"] = {
                     "created": created,
                     "changed": sorted(changed & before.keys()),
+                    "left": {
+                        memory_id: after[memory_id].updated_at
+                        for memory_id in sorted(changed & before.keys() & after.keys())
+                    },
                 }
                 _write_json(backup, document)
         if result.changed:
@@ -474,6 +484,20 @@ class MemoryCompactor:
         if not paths:
             return None
         document = _read_json(paths[0])
+        if not _has_record(document):
+            # Restoring it whole would revert (and lose) everything done since.
+            kept = paths[0].with_suffix(".interrupted.json")
+            try:
+                os.replace(paths[0], kept)
+            except OSError as err:
+                raise storage_error(err, paths[0]) from err
+            fsync_directory(self.backup_folder)
+            _LOGGER.warning(
+                "The newest memory compaction was interrupted before it recorded "
+                "what it changed; it cannot be undone (its backup is kept as %s)",
+                kept,
+            )
+            return None
         store = self.engine.store
         with store.locked_records() as records:
             original = len(_compacted(records))
@@ -494,7 +518,7 @@ def backup_folder(store_path: Path) -> Path:
     return store_path.parent / BACKUP_FOLDER
 
 
-def backup_paths(folder: Path) -> list[Path]:
+def backup_paths(folder: Path, name: re.Pattern[str] = _BACKUP_NAME) -> list[Path]:
     """The backup files in `folder`, newest first (their names are times)."""
     try:
         names = [p.name for p in folder.iterdir()]
@@ -502,19 +526,18 @@ def backup_paths(folder: Path) -> list[Path]:
         return []
     except OSError as err:
         raise storage_error(err, folder) from err
-    return [
-        folder / name
-        for name in sorted(filter(_BACKUP_NAME.match, names), reverse=True)
-    ]
+    return [folder / found for found in sorted(filter(name.match, names), reverse=True)]
 
 
 def forget_in_backups(folder: Path, memory_ids: Collection[str] | None) -> None:
     """Take memories a person deleted out of every backup; None (clear): all backups.
 
+    Backups set aside as interrupted included.
+
     Undoing a compaction then never brings them back. A backup that does not name
     one of them is left as it is.
     """
-    for path in backup_paths(folder):
+    for path in backup_paths(folder) + backup_paths(folder, _SET_ASIDE_NAME):
         try:
             if memory_ids is None:
                 path.unlink(missing_ok=True)
@@ -548,20 +571,18 @@ def _undo_document(
 ) -> object:
     """The records after undoing the compaction a backup was taken before.
 
-    Memories the compaction changed or removed come back as they were, those it
-    created go; every other memory stays as it is now (added, changed or deleted since
-    the compaction). Without the compaction's record: the backup, exactly.
+    Memories the compaction changed or removed come back as they were (unless changed
+    or added again since: a later change is never reverted), those it created go;
+    every other memory stays as it is now (added, changed or deleted since the
+    compaction). The document has the compaction's record (`_has_record`).
     """
-    record = document.get("compaction")
-    memories = document.get("memories")
-    if (
-        not isinstance(record, dict)
-        or not isinstance(memories, list)
-        or not isinstance(created := record.get("created"), list)
-        or not isinstance(changed := record.get("changed"), list)
-    ):
-        return document
+    record = document["compaction"]
+    memories = document["memories"]
+    created, changed = record["created"], record["changed"]
     gone = set(created)
+    left = record.get("left")
+    if isinstance(left, dict):  # older backups put back every fact they changed
+        changed = [i for i in changed if _as_compacted(i, left, records)]
     restored = set(changed)
     items: list[object] = []
     in_backup: set[object] = set()
@@ -578,6 +599,31 @@ def _undo_document(
         if memory_id not in in_backup and memory_id not in gone
     )
     return {"memories": items}
+
+
+def _has_record(document: Mapping[str, Any]) -> bool:
+    """Whether a backup says what its compaction changed (not cut off by a crash)."""
+    record = document.get("compaction")
+    return (
+        isinstance(record, dict)
+        and isinstance(document.get("memories"), list)
+        and isinstance(record.get("created"), list)
+        and isinstance(record.get("changed"), list)
+    )
+
+
+def _as_compacted(
+    memory_id: object, left: Mapping[object, object], records: Mapping[str, Memory]
+) -> bool:
+    """Whether a fact the compaction changed is still as it left it.
+
+    `left` maps the facts it rewrote to their `updated_at` after it; the others it
+    removed, and they must still be gone.
+    """
+    now = records.get(memory_id) if isinstance(memory_id, str) else None
+    if memory_id not in left:
+        return now is None
+    return now is not None and now.updated_at == left[memory_id]
 
 
 def _stamp_time(stem: str) -> datetime:

@@ -9,7 +9,7 @@ tightens files an earlier version left readable by others.
 
 from __future__ import annotations
 
-from collections.abc import Buffer, Iterable, Iterator
+from collections.abc import Buffer, Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 import errno
 import fcntl
@@ -61,6 +61,64 @@ def write_atomically(
         with suppress(OSError):
             tmp.unlink()
         raise storage_error(err, path) from err
+
+
+def replace_unless_changed(
+    path: Path,
+    chunks: Iterable[str],
+    expected: tuple[int, int, int] | None,
+    record: Callable[[tuple[int, int, int]], None],
+) -> bool:
+    """`write_atomically`, unless someone else changed `path` meanwhile.
+
+    `expected` is the file's (inode, size, mtime ns) when it was last looked at, or
+    None when it was missing. `record` gets the new file's (inode, size, mtime ns)
+    once it is durable and before it is put in place: a crash leaves a record of a
+    file never shown, never a file shown without its record. Checked again at the
+    last moment: a missing file is created with link(), which fails if anything
+    appeared there meanwhile. False when the file changed (nothing put in place).
+    """
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        descriptor = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
+        with open(descriptor, "w", encoding="utf-8") as handle:
+            handle.writelines(chunks)
+            handle.flush()
+            os.fsync(handle.fileno())
+            made = os.fstat(handle.fileno())
+        record((made.st_ino, made.st_size, made.st_mtime_ns))
+        if not _put_in_place(tmp, path, expected):
+            with suppress(OSError):
+                tmp.unlink()
+            return False
+        fsync_directory(path.parent)
+    except BaseException as err:
+        with suppress(OSError):
+            tmp.unlink()
+        if isinstance(err, OSError) and not isinstance(err, StorageError):
+            raise storage_error(err, path) from err
+        raise
+    return True
+
+
+def _put_in_place(tmp: Path, path: Path, expected: tuple[int, int, int] | None) -> bool:
+    """Rename `tmp` to `path` if `path` is still as expected; False otherwise."""
+    if expected is None:
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+        finally:
+            os.unlink(tmp)
+        return True
+    try:
+        found = os.lstat(path)
+    except FileNotFoundError:
+        return False  # removed meanwhile: looked at again next time
+    if (found.st_ino, found.st_size, found.st_mtime_ns) != expected:
+        return False
+    os.replace(tmp, path)
+    return True
 
 
 def make_private_folder(folder: Path) -> None:

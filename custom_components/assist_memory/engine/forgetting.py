@@ -7,8 +7,10 @@ person. Before they return the memories are out of:
   the write-ahead log truncated);
 - MEMORY.md, written again;
 - the daily-log lines that repeat them;
-- the compaction backups (`compactions/`), so undoing a compaction cannot bring them
-  back; clearing removes the backups.
+- the compaction backups (`compactions/`, those set aside as interrupted too), so
+  undoing a compaction cannot bring them back; clearing removes the backups;
+- the MEMORY.md edits kept aside (`MEMORY.rejected-<time>.md`): their lines holding
+  the memories go; clearing removes them.
 
 Undoing a compaction needs nothing more: it writes a new snapshot, and the index
 erases what it replaced. Memories a compaction merges away stay in its backup until
@@ -52,3 +54,4 @@ def _erase_copies(
     engine.flush()  # the index (and vector cache) and MEMORY.md
     engine.daily_log.forget(texts)
     forget_in_backups(backup_folder(engine.store.path), memory_ids)
+    engine.mirror.forget_in_rejected(texts if memory_ids is not None else None)

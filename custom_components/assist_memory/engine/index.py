@@ -332,7 +332,7 @@ class SearchIndex:
         with self._lock:
             self._document_counts.clear()
             db = self.db
-            db.execute("BEGIN")
+            db.execute("BEGIN IMMEDIATE")
             db.execute("DELETE FROM docs")
             if self.fts_available:
                 # Dropped, not emptied row by row: its pages are freed (and erased).
@@ -348,8 +348,8 @@ class SearchIndex:
         try:
             replaced = self._write(upserts, removals)
         except sqlite3.Error as err:
-            if not self.fts_available:
-                raise
+            if not self.fts_available or _busy(err):
+                raise  # a busy database (after the wait) is not a broken table
             # A broken full-text table must not stop the index from following the
             # store: keep the LIKE table current; the next open rebuilds FTS.
             self._disable_fts(f"the full-text table failed: {err}")
@@ -367,7 +367,7 @@ class SearchIndex:
         """Apply the changes in one transaction; True when a stored text went."""
         db = self.db
         replaced = False
-        db.execute("BEGIN")
+        db.execute("BEGIN IMMEDIATE")
         try:
             for memory_id in [*removals, *(m.id for m in upserts)]:
                 row = db.execute(
@@ -562,3 +562,9 @@ def _truncate_log(db: sqlite3.Connection) -> None:
 
 def _escape_like(term: str) -> str:
     return term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _busy(err: sqlite3.Error) -> bool:
+    """Whether SQLite gave up waiting for another connection's lock."""
+    code = getattr(err, "sqlite_errorcode", 0) & 0xFF
+    return code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)

@@ -93,16 +93,21 @@ def render_markdown(memories: Iterable[Memory]) -> str:
 
 def render_ordered(ordered: Iterable[Memory]) -> str:
     """MEMORY.md for memories already in `rendered_order`."""
+    return render_lines((memory.category, memory.content) for memory in ordered)
+
+
+def render_lines(bullets: Iterable[tuple[str, str]]) -> str:
+    """MEMORY.md for (category, text) bullets already in rendered order."""
     lines = [TITLE, ""]
     category: str | None = None
-    for memory in ordered:
-        if memory.category != category:
+    for bullet_category, text in bullets:
+        if bullet_category != category:
             if category is not None:
                 lines.append("")
-            category = memory.category
+            category = bullet_category
             lines.append(f"## {CATEGORY_TITLES.get(category, category.title())}")
             lines.append("")
-        lines.append(f"- {one_line(memory.content)}")
+        lines.append(f"- {one_line(text)}")
     if category is None:
         lines.append(EMPTY_HINT)
     lines.append("")

@@ -84,14 +84,14 @@ class MemoryEngine:
         """Load the store; the index catches up with it (a full build the first time).
 
         Creates `prompts/memory/` and `daily/` and writes MEMORY.md; an edit made to
-        MEMORY.md while nothing ran is applied first.
+        MEMORY.md while nothing ran is applied first (or kept aside: `rejected_edits`).
         """
         if self.vectors is not None:
             self.store.ensure_folder()
             self.vectors.start()
-        edited_offline = self.mirror.edited_offline()
         report = self.store.init()
-        self.mirror.start(edited_offline=edited_offline)
+        if (rejected := self.mirror.start().rejected) is not None:
+            report.rejected_edits.append(rejected)
         return report
 
     def close(self) -> None:
@@ -141,12 +141,14 @@ class MemoryEngine:
         with self.store.locked_records(), self._pending_lock:
             upserts = list(self._pending_upserts.values())
             deletes = list(self._pending_deletes)
-            self._pending_upserts.clear()
-            self._pending_deletes.clear()
             if deletes:
                 self.index.remove(deletes)
             if upserts:
                 self.index.upsert(upserts)
+            # Left queued when the index failed (another process kept it busy past
+            # the wait): the next flush applies them again.
+            self._pending_upserts.clear()
+            self._pending_deletes.clear()
             return len(upserts) + len(deletes)
 
     def search(

@@ -2,57 +2,70 @@
 
 The store stays the source of truth; `MEMORY.md` is derived from it (like the search
 index) and written, atomically, when changes are flushed, never once per add. An edit
-made to the file by a person (a text editor) or through the API is turned into store
-changes: new bullets are added, removed ones deleted, changed ones updated; lines that
-stay keep their memory's id and statistics.
+made to the file by a person (a text editor) is turned into store changes: new bullets
+are added, removed ones deleted, changed ones updated; lines that stay keep their
+memory's id and statistics.
 
-Telling writes apart: after writing MEMORY.md, an engine (in any process: Home
-Assistant, the CLI) records the file's `stat` signature in `.MEMORY.md.written` beside
-it, so neither its own writes nor another engine's are ever taken for a hand edit.
+Every engine (Home Assistant, the server, the CLI, in any process) records what it
+wrote in `.MEMORY.md.base` (see `written_base`), and the file's last line names that
+version. An edit is merged three ways (`edit_merge`): against the text it was made on,
+applied to the store as it is now, so whatever was added or changed meanwhile, by
+this engine or another, survives it, whichever engine applies it and however stale.
 
-An edit is compared with what the file showed when this engine last wrote it, and the
-result applied to the store as it is now, so a memory the assistant added in the
-meantime survives a hand edit made on the older text. An edit that cannot be applied
-(a bullet over the content limit, memory full, not UTF-8) is kept as
-`MEMORY.rejected-<time>.md` beside it, and MEMORY.md is written again from the store:
-nothing is lost either way.
+Nothing is lost: an edit that cannot be applied safely (no bullets, another file,
+too many removals, a conflict with a newer change, a bullet over the content limit,
+memory full, not UTF-8, not a regular file, too large) changes nothing; the file
+itself is kept as `MEMORY.rejected-<time>.md` (readable by its owner only), one log
+line says why (never what it holds), and MEMORY.md is written again from the store.
+The file is read without any lock of the store held, and only if it is a regular
+file of a bounded size (`untrusted_file`): a FIFO or a link to a device cannot hang
+or exhaust anything.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from contextlib import suppress
+from dataclasses import replace
 from datetime import UTC, datetime
 import logging
 import os
 from pathlib import Path
+import stat
+import threading
 from typing import Final
 
 from .durable import (
     fsync_directory,
     make_private_folder,
+    replace_unless_changed,
     storage_error,
     write_atomically,
 )
-from .errors import InvalidMemoryError, MemoryFullError
-from .markdown import (
-    parse_markdown,
-    plan_reconcile,
-    rebase_plan,
-    render_markdown,
-    render_ordered,
-    rendered_order,
-)
+from .edit_merge import EditRefusedError, merge_edit
+from .errors import InvalidMemoryError, MemoryEngineError, MemoryFullError
+from .markdown import parse_markdown, plan_reconcile, render_markdown, rendered_order
 from .models import Memory
 from .store import MemoryStore, ReconcileResult, StoreChange
+from .untrusted_file import (
+    Signature,
+    UntrustedFile,
+    file_signature,
+    read_untrusted,
+    restrict_to_owner,
+)
+from .written_base import WrittenBase, first_base, load_base, save_base, without_version
 
 _LOGGER = logging.getLogger(__name__)
 
 MEMORY_FILE: Final = "MEMORY.md"
-RECORD_FILE: Final = ".MEMORY.md.written"
+BASE_FILE: Final = ".MEMORY.md.base"
+# Earlier versions recorded only the file's signature there.
+_OLD_RECORD_FILE: Final = ".MEMORY.md.written"
 MISSING: Final = "missing"
-
-_Signature = tuple[int, int, int] | None
+# An edit larger than this (or than twice the file as last written, when that is
+# more) is kept aside unread.
+EDIT_SIZE_LIMIT: Final = 16 * 1024 * 1024
 
 
 def markdown_folder(store_folder: Path) -> Path:
@@ -63,9 +76,9 @@ def markdown_folder(store_folder: Path) -> Path:
 class MarkdownMirror:
     """Keeps `prompts/memory/MEMORY.md` equal to the store, and applies edits to it.
 
-    Synchronous and thread-safe: every method runs under the store's lock; writes to
-    MEMORY.md also hold the store's process lock, so what any engine writes matches
-    the store at that moment.
+    Synchronous and thread-safe. MEMORY.md and its base are written holding the
+    store's process lock, so what any engine writes matches the store at that moment;
+    an edit is read before that lock is taken.
     """
 
     def __init__(self, store: MemoryStore, folder: Path) -> None:
@@ -73,16 +86,17 @@ class MarkdownMirror:
         self.store = store
         self.folder = markdown_folder(folder)
         self.path = self.folder / MEMORY_FILE
-        self.record_path = self.folder / RECORD_FILE
+        self.base_path = self.folder / BASE_FILE
         self.daily_folder = self.folder / "daily"
         self.last_rejected: Path | None = None
+        self._lock = threading.RLock()
         self._started = False
         self._dirty = True
-        # What this engine last wrote (or found already written there): the text,
-        # the memories it shows, in order, and the file's signature.
-        self._text: str | None = None
-        self._base: list[Memory] = []
-        self._written: _Signature = None
+        self._base: WrittenBase | None = None
+        self._base_signature: Signature | None = None
+        # MEMORY.md's signature once this engine wrote it or found it up to date.
+        self._written: Signature | None = None
+        self._rendered: str | None = None
         store.add_change_hook(self._follow_store)
 
     def _follow_store(self, change: StoreChange, records: Mapping[str, Memory]) -> None:
@@ -94,34 +108,17 @@ class MarkdownMirror:
         """Create `prompts/memory/` and `prompts/memory/daily/` when missing."""
         make_private_folder(self.daily_folder)
 
-    def edited_offline(self) -> bool:
-        """True when MEMORY.md was edited since an engine last wrote it.
+    def start(self) -> ReconcileResult:
+        """Create the folders and bring MEMORY.md up to date.
 
-        Without a record (a file written before the first start), when the file is
-        newer than the store's. Call before the store loads (loading may rewrite its
-        files); `start` then applies the edit.
+        An edit made while nothing ran (or one a stopped engine had not applied
+        yet) is applied first.
         """
-        edited = _stat(self.path)
-        if edited is None:
-            return False
-        if (recorded := self._recorded()) is not None:
-            return edited != recorded
-        stored = [
-            signature[2]
-            for signature in (_stat(self.store.path), _stat(self.store.journal_path))
-            if signature is not None
-        ]
-        return edited[2] > max(stored, default=-1)
-
-    def start(self, *, edited_offline: bool = False) -> ReconcileResult:
-        """Create the folders and bring MEMORY.md up to date (applying an offline edit)."""
         self.ensure_folders()
+        with suppress(OSError):
+            (self.folder / _OLD_RECORD_FILE).unlink()
         self._started = True
-        if edited_offline:
-            return self.reconcile_file()
-        with self.store.exclusive_records() as records:
-            self._publish(records)
-        return ReconcileResult()
+        return self.reconcile_file()
 
     def close(self) -> ReconcileResult:
         """Apply an edit still waiting for its quiet spell, then write what is due."""
@@ -139,54 +136,66 @@ class MarkdownMirror:
         A hand edit not yet applied is never overwritten (`reconcile_file` applies
         it, then writes the file).
         """
-        with self.store.exclusive_records() as records:
-            if not self._started or not self._dirty or self._edit_pending():
+        with self._lock:
+            if not self._started or not self._dirty:
                 return False
-            return self._publish(records)
+            with self.store.exclusive_records():
+                return self._publish(self._load_base())
 
     def render(self) -> str:
-        """MEMORY.md's text for the store as it is now."""
-        with self.store.exclusive_records() as records:
-            if self._dirty or self._text is None:
+        """MEMORY.md's text for the store as it is now (without the version line)."""
+        with self._lock, self.store.locked_records() as records:
+            if self._dirty or self._rendered is None:
                 return render_markdown(records.values())
-            return self._text
+            return self._rendered
 
-    def _publish(self, records: Mapping[str, Memory]) -> bool:
-        """Render and write, unless the file holds exactly that; True when written.
+    def _publish(self, base: WrittenBase, edit: UntrustedFile | None = None) -> bool:
+        """Make MEMORY.md show the store and record it; True when the file was written.
 
-        Called holding the store's process lock (`exclusive_records`).
+        Never over an edit not applied yet: only a missing file, the one `base`
+        recorded, or `edit` (just applied, or holding exactly what would be written)
+        is replaced. Called holding the process lock.
         """
-        base = rendered_order(records.values())
-        text = render_ordered(base)
-        signature = _stat(self.path)
-        if signature is not None and signature == self._written:
-            current = self._text
-        else:
-            current = _read_text(self.path)
-        written = current != text
-        if written:
-            write_atomically(self.path, [text])
-            signature = _stat(self.path)
-        if signature != self._recorded():
-            self._record(signature)
-        self._text, self._base, self._written = text, base, signature
-        self._dirty = False
-        return written
+        with self.store.exclusive_records() as records:
+            signature = file_signature(self.path)
+            if signature not in (None, base.file, edit and edit.signature):
+                self._dirty = True
+                return False  # saved (again) meanwhile: that edit comes first
+            shown = base.showing(rendered_order(records.values()))
+            text = shown.text()
+            written = signature is None or not (
+                (signature == base.file and shown is base)
+                or (edit is not None and edit.data == text.encode())
+            )
+            if not written:
+                self._record(replace(shown, file=signature), base)
+            elif not replace_unless_changed(
+                self.path,
+                [text],
+                signature,
+                lambda new: self._record(replace(shown, file=new), base),
+            ):
+                self._dirty = True
+                return False  # changed at this very moment: looked at next
+            self._written = self._load_base().file
+            self._rendered = shown.body()
+            self._dirty = False
+            return written
 
-    def _recorded(self) -> _Signature:
-        """MEMORY.md's signature as an engine (in any process) last wrote it."""
-        try:
-            ino, size, mtime = self.record_path.read_text(encoding="ascii").split()
-            return (int(ino), int(size), int(mtime))
-        except OSError, ValueError, UnicodeDecodeError:
-            return None
+    def _record(self, shown: WrittenBase, base: WrittenBase) -> None:
+        """Record what MEMORY.md shows (before a new text is put in place)."""
+        if shown != base:
+            save_base(self.base_path, shown)
+            self._base_signature = file_signature(self.base_path)
+        self._base = shown
 
-    def _record(self, signature: _Signature) -> None:
-        # Not fsynced: after a crash, a lost record only makes `edited_offline`
-        # compare times instead.
-        write_atomically(
-            self.record_path, [" ".join(map(str, signature or ()))], sync=False
-        )
+    def _load_base(self) -> WrittenBase:
+        """The recorded base, read again only when its file changed."""
+        signature = file_signature(self.base_path)
+        if self._base is None or signature != self._base_signature:
+            self._base = load_base(self.base_path) or first_base()
+            self._base_signature = signature
+        return self._base
 
     # -- file -> store ---------------------------------------------------------
 
@@ -198,55 +207,68 @@ class MarkdownMirror:
         """
         if not self._started:
             return None
-        signature = _stat(self.path)
+        signature = file_signature(self.path)
         if signature == self._written:
             return None
         return MISSING if signature is None else signature
 
-    def _edit_pending(self) -> bool:
-        """True when the file holds an edit not yet applied (by a person or the API)."""
-        signature = _stat(self.path)
-        return (
-            self._started
-            and signature is not None
-            and signature != self._written
-            and signature != self._recorded()
-        )
-
     def reconcile_file(self) -> ReconcileResult:
-        """Apply an edit of MEMORY.md to the store; then write the canonical file.
+        """Apply an edit of MEMORY.md to the store; then write the file from the store.
 
-        An edit that cannot be applied is set aside (`last_rejected`) and logged;
-        the store is unchanged and MEMORY.md is written again from it. A missing or
-        emptied file is written again too (remove memories by removing their lines).
+        An edit that cannot be applied is kept aside (`last_rejected`, and
+        `rejected` in the result) and logged; the store is unchanged. A missing or
+        emptied file is written again (remove memories by removing their lines).
         """
-        with self.store.locked_records():
-            with self.store.exclusive_records() as records:
-                if self.outside_change() is None:
+        with self._lock:
+            if not self._started:
+                return ReconcileResult()
+            edit = self._read_edit()  # before any lock of the store is taken
+            with self.store.exclusive_records():
+                base = self._load_base()
+                found = file_signature(self.path)
+                if found is None or found == base.file:
+                    self._publish(base)  # no edit: only bring the file up to date
                     return ReconcileResult()
-                seen = _stat(self.path)
-                raw = None if seen is None else _read_bytes(self.path)
-                if raw is None or seen == self._recorded():
-                    # Removed, or written by another engine: no edit to apply.
-                    self._publish(records)
-                    return ReconcileResult()
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as err:
-                return self._reject(f"it is not UTF-8 text ({err.reason})", seen)
+                if edit is None or found != edit.signature:
+                    return ReconcileResult()  # saved again since: applied next time
+                return self._apply(edit, base)
+
+    def _read_edit(self) -> UntrustedFile | None:
+        """MEMORY.md as found, when it may hold an edit (no lock of the store held)."""
+        base = self._load_base()
+        signature = file_signature(self.path)
+        if signature is None or signature == base.file:
+            return None
+        written_size = base.file[1] if base.file is not None else 0
+        return read_untrusted(self.path, max(EDIT_SIZE_LIMIT, 2 * written_size))
+
+    def _apply(self, edit: UntrustedFile, base: WrittenBase) -> ReconcileResult:
+        """Apply an edit read from the file (process lock held), or keep it aside."""
+        try:
+            text = _edit_text(edit)
             if not text.strip():
                 _LOGGER.warning(
                     "%s was emptied; wrote it again from the stored memories "
-                    "(to forget them, delete their lines or clear the memory)",
+                    "(to forget memories, delete their lines or clear the memory)",
                     self.path,
                 )
-                return self._finish(ReconcileResult(), seen)
-            base = None if self._text is None else self._base
-            try:
-                result = self._apply(text, base=base)
-            except (InvalidMemoryError, MemoryFullError) as err:
-                return self._reject(err.message, seen)
-            return self._finish(result, seen)
+                self._publish(base, edit)
+                return ReconcileResult()
+            with self.store.exclusive_records() as records:
+                shown = base.showing(rendered_order(records.values()))
+                if without_version(text) == shown.body():
+                    self._publish(base, edit)  # no change to the memories
+                    return ReconcileResult()
+                plan = merge_edit(text, base, records)
+            result = self.store.apply_plan(plan)
+        except EditRefusedError as refused:
+            return self._reject(refused.reason, base)
+        except MemoryFullError as err:
+            return self._reject(err.message, base)
+        except InvalidMemoryError as err:
+            return self._reject(_without_content(err), base)
+        self._publish(base, edit)
+        return result
 
     def write_text(self, text: str) -> ReconcileResult:
         """Make the store hold the bullets of `text` (the API's PUT of MEMORY.md).
@@ -255,34 +277,17 @@ class MarkdownMirror:
         """
         if not isinstance(text, str):
             raise InvalidMemoryError("invalid_markdown", "MEMORY.md must be text")
-        with self.store.locked_records():
-            if self._edit_pending():
+        with self._lock:
+            if self.outside_change() is not None:
                 self.reconcile_file()  # an edit in the file first, never lost
-            seen = _stat(self.path)
-            return self._finish(self._apply(text, base=None), seen)
+            with self.store.exclusive_records() as records:
+                plan = plan_reconcile(list(records.values()), parse_markdown(text))
+                result = self.store.apply_plan(plan)
+            self.flush()
+            return result
 
-    def _apply(self, text: str, *, base: list[Memory] | None) -> ReconcileResult:
-        """Plan against `base` (what the editor saw; None: the store now) and apply."""
-        with self.store.locked_records() as records:
-            shown = rendered_order(records.values()) if base is None else base
-            plan = rebase_plan(
-                plan_reconcile(shown, parse_markdown(text)), shown, records
-            )
-            return self.store.apply_plan(plan)
-
-    def _finish(self, result: ReconcileResult, seen: _Signature) -> ReconcileResult:
-        """Write the canonical file, unless it was saved again since it was read."""
-        with self.store.exclusive_records() as records:
-            if _stat(self.path) in (seen, None):
-                self._publish(records)
-            else:
-                # Saved again meanwhile: the newer edit is applied next, against the
-                # memories as they are now (which the editor's text already shows).
-                self._base = rendered_order(records.values())
-                self._dirty = True
-        return result
-
-    def _reject(self, reason: str, seen: _Signature) -> ReconcileResult:
+    def _reject(self, reason: str, base: WrittenBase) -> ReconcileResult:
+        """Keep the edit (the file, link or FIFO itself) aside; write MEMORY.md again."""
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
         target = self.path.with_name(f"{self.path.stem}.rejected-{stamp}.md")
         try:
@@ -290,38 +295,56 @@ class MarkdownMirror:
             fsync_directory(self.folder)
         except OSError as err:
             raise storage_error(err, self.path) from err
+        restrict_to_owner(target)
         self.last_rejected = target
-        _LOGGER.error(
-            "The edit of %s could not be applied (%s); kept it as %s and wrote "
-            "MEMORY.md again from the stored memories",
+        # The reason names no content: an edit may hold anything.
+        _LOGGER.warning(
+            "The edit of %s was not applied: %s. Nothing changed; the edit is kept "
+            "as %s and MEMORY.md was written again from the stored memories",
             self.path,
             reason,
             target,
         )
-        return self._finish(ReconcileResult(), seen)
+        self._publish(base)
+        return ReconcileResult(rejected=target)
+
+    def forget_in_rejected(self, texts: Collection[str] | None) -> None:
+        """Take forgotten memories' lines out of the edits kept aside; None: remove them.
+
+        A line holding one of `texts` goes; the rest of a kept edit stays. Only
+        regular files are read (a link or FIFO kept aside holds no text of ours).
+        """
+        for path in self.folder.glob(f"{self.path.stem}.rejected-*.md"):
+            try:
+                if texts is None:
+                    path.unlink(missing_ok=True)
+                    continue
+                if not stat.S_ISREG(os.lstat(path).st_mode):
+                    continue
+                with open(path, "rb") as handle:
+                    lines = handle.readlines()
+            except OSError as err:
+                raise storage_error(err, path) from err
+            needles = [text.encode() for text in texts if text]
+            kept = [line for line in lines if not any(n in line for n in needles)]
+            if len(kept) != len(lines):
+                write_atomically(path, kept)
+        if texts is None:
+            fsync_directory(self.folder)
 
 
-def _stat(path: Path) -> _Signature:
+def _edit_text(edit: UntrustedFile) -> str:
+    """The edit as text; EditRefusedError when it was not read or is not UTF-8."""
+    if edit.data is None:
+        raise EditRefusedError(f"it is {edit.refusal}")
     try:
-        st = os.stat(path)
-    except FileNotFoundError, NotADirectoryError:
-        return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns)
+        return edit.data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise EditRefusedError(f"it is not UTF-8 text ({err.reason})") from None
 
 
-def _read_bytes(path: Path) -> bytes | None:
-    """The file's content, or None when it is missing."""
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as err:
-        raise storage_error(err, path) from err
-
-
-def _read_text(path: Path) -> str | None:
-    """The file's text, or None when it is missing or not UTF-8."""
-    raw = _read_bytes(path)
-    with suppress(UnicodeDecodeError):
-        return None if raw is None else raw.decode("utf-8")
-    return None
+def _without_content(err: InvalidMemoryError) -> str:
+    """Why a bullet cannot be stored, without the bullet (the store's message names it)."""
+    cause = err.__cause__
+    detail = cause.message if isinstance(cause, MemoryEngineError) else err.code
+    return f"a bullet cannot be stored ({detail})"

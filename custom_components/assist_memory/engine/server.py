@@ -108,12 +108,17 @@ class ServerApiHost:
     """Settings in `config.json` beside the store; applied at once."""
 
     def __init__(
-        self, backend: LocalBackend, data_dir: Path, llm: LlmCaller | None
+        self,
+        backend: LocalBackend,
+        data_dir: Path,
+        llm: LlmCaller | None,
+        options: dict[str, Any] | None = None,
     ) -> None:
+        """`options`: the settings as `load_config` read them (else the defaults)."""
         self._backend = backend
         self.path = data_dir / CONFIG_FILE
         self.llm = llm
-        self.options: dict[str, Any] = dict(DEFAULT_CONFIG)
+        self.options: dict[str, Any] = dict(options or DEFAULT_CONFIG)
 
     @property
     def backend(self) -> LocalBackend:
@@ -122,20 +127,7 @@ class ServerApiHost:
 
     def load(self, initial: dict[str, Any]) -> None:
         """Read `config.json` (blocking); `initial` (the add-on's options) wins."""
-        try:
-            saved = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            saved = {}
-        except ValueError:
-            _LOGGER.warning("%s is not JSON; using the defaults", self.path)
-            saved = {}
-        for key, value in {**saved, **initial}.items():
-            if (config_field := FIELDS_BY_KEY.get(key)) is None:
-                continue
-            try:
-                self.options[key] = config_field.check(value)
-            except InvalidConfigError as err:
-                _LOGGER.warning("Ignoring the setting %s: %s", key, err.message)
+        self.options = load_config(self.path, initial)
 
     async def read_options(self) -> dict[str, Any]:
         """The current settings by storage key."""
@@ -159,6 +151,26 @@ class ServerApiHost:
             threshold=int(options["compaction_threshold"]),
             cooldown=timedelta(minutes=5),
         )
+
+
+def load_config(path: Path, initial: dict[str, Any]) -> dict[str, Any]:
+    """The settings in `path` (blocking) over the defaults; `initial` wins."""
+    options = dict(DEFAULT_CONFIG)
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        saved = {}
+    except ValueError:
+        _LOGGER.warning("%s is not JSON; using the defaults", path)
+        saved = {}
+    for key, value in {**saved, **initial}.items():
+        if (config_field := FIELDS_BY_KEY.get(key)) is None:
+            continue
+        try:
+            options[key] = config_field.check(value)
+        except InvalidConfigError as err:
+            _LOGGER.warning("Ignoring the setting %s: %s", key, err.message)
+    return options
 
 
 class PathOnlyAccessLogger(AbstractAccessLogger):
@@ -308,11 +320,17 @@ async def serve(
     if created:
         # Shown once, at first start; it stays readable in the data folder.
         _print(f"Assist Memory API token (keep it secret): {token}")
+    # The limits apply from the start: opening may apply an edit of MEMORY.md.
+    config = await asyncio.to_thread(
+        load_config, options.data_dir / CONFIG_FILE, options.initial_config
+    )
     backend, _report = await LocalBackend.open(
-        options.data_dir / "memories.json", embeddings=options.embeddings
+        options.data_dir / "memories.json",
+        store_settings(config),
+        embeddings=options.embeddings,
     )
     try:
-        await _run(options, backend, token, on_ready)
+        await _run(options, backend, token, on_ready, config)
     finally:
         await backend.close()
 
@@ -322,14 +340,14 @@ async def _run(
     backend: LocalBackend,
     token: str,
     on_ready: ReadyCallback | None,
+    config: dict[str, Any],
 ) -> None:
     llm = (
         OpenAiChatCaller(options.llm.url, options.llm.model, options.llm.api_key)
         if options.llm
         else None
     )
-    host = ServerApiHost(backend, options.data_dir, llm)
-    await asyncio.to_thread(host.load, options.initial_config)
+    host = ServerApiHost(backend, options.data_dir, llm, config)
     await host.apply()
     runner = web.AppRunner(
         create_app(host, token, ingress=options.ingress),

@@ -108,11 +108,15 @@ class ImportResult:
 
 @dataclass(frozen=True, slots=True)
 class ReconcileResult:
-    """What applying an edited MEMORY.md changed (counts of memories)."""
+    """What applying an edited MEMORY.md changed (counts of memories).
+
+    `rejected`: where an edit that was not applied is kept (nothing changed then).
+    """
 
     added: int = 0
     updated: int = 0
     removed: int = 0
+    rejected: Path | None = None
 
     @property
     def changed(self) -> bool:
@@ -122,10 +126,14 @@ class ReconcileResult:
 
 @dataclass(slots=True)
 class LoadReport:
-    """What loading found; `set_aside` lists files moved away instead of lost."""
+    """What loading found; `set_aside` lists files moved away instead of lost.
+
+    `rejected_edits`: hand edits of MEMORY.md found at start and kept aside unapplied.
+    """
 
     count: int = 0
     set_aside: list[Path] = field(default_factory=list)
+    rejected_edits: list[Path] = field(default_factory=list)
     invalid_records: int = 0
     replayed_ops: int = 0
     dropped_torn_write: bool = False
@@ -170,6 +178,8 @@ class MemoryStore:
         # Memories added since the snapshot was written: their text is in the journal only.
         self._only_in_journal: set[str] = set()
         self._initialized = False
+        # True while this store holds the process lock (always under `_lock`).
+        self._holding_process_lock = False
         self.last_changed: str | None = None
         self.last_report = LoadReport()
         # Loads of changes another process made (by any call, not only `refresh`):
@@ -196,7 +206,7 @@ class MemoryStore:
         """Create the folder, load the file (or create an empty one) and fold the journal."""
         with self._lock:
             self.ensure_folder()
-            with process_lock(self.lock_path):
+            with self._process_locked():
                 self._remove_stale_temp_files()
                 report = self._load()
                 if not self.path.exists():
@@ -218,7 +228,7 @@ class MemoryStore:
 
     def checkpoint(self) -> None:
         """Fold the journal into the snapshot now (also done automatically)."""
-        with self._lock, process_lock(self.lock_path):
+        with self._lock, self._process_locked():
             self._refresh_locked()
             if self._records_in_journal():
                 self._write_snapshot(self._records)
@@ -334,12 +344,12 @@ class MemoryStore:
         """All records, read-only and current, with changes in every process held off.
 
         For files derived from the store that other processes also write (MEMORY.md):
-        what is written inside the block matches the store. Do not change the store
-        inside the block.
+        what is written inside the block matches the store. Changes made inside the
+        block (by this thread) are fine; read the records again after one.
         """
         with self._lock:
             self._ensure_initialized()
-            with process_lock(self.lock_path):
+            with self._process_locked():
                 self._refresh_locked()
                 yield self._records
 
@@ -646,7 +656,7 @@ class MemoryStore:
         with self._lock:
             self._ensure_initialized()
             if self._signature() != self._seen:
-                with process_lock(self.lock_path):
+                with self._process_locked():
                     self._refresh_locked()
             yield self._records
 
@@ -655,11 +665,27 @@ class MemoryStore:
         """The records, for one change made under both locks."""
         with self._lock:
             self._ensure_initialized()
-            with process_lock(self.lock_path):
+            with self._process_locked():
                 self._refresh_locked()
                 yield self._records
                 if self._journal_is_large():
                     self._fold()
+
+    @contextmanager
+    def _process_locked(self) -> Iterator[None]:
+        """The process lock, taken once however deeply calls nest (`_lock` held).
+
+        A second flock on a new descriptor would wait for the first one forever.
+        """
+        if self._holding_process_lock:
+            yield
+            return
+        with process_lock(self.lock_path):
+            self._holding_process_lock = True
+            try:
+                yield
+            finally:
+                self._holding_process_lock = False
 
     def _fold(self) -> None:
         """Fold the journal into the snapshot if the disk lets us (process lock held).

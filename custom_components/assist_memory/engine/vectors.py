@@ -345,7 +345,7 @@ class VectorIndex:
         if neighbours is None:  # pragma: no cover - the worker starts after it is set
             return
         with self._index.locked() as db:
-            db.execute("BEGIN")
+            db.execute("BEGIN IMMEDIATE")
             for memory_id, digest in hashes.items():
                 db.execute(
                     "INSERT OR IGNORE INTO embedding_cache VALUES (?, ?)",
