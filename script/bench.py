@@ -34,12 +34,11 @@ import re
 import signal
 import socket
 import sqlite3
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from typing import Any, Literal
+from typing import Literal
 
 import aiohttp
 from homeassistant import loader
@@ -52,13 +51,22 @@ from homeassistant.helpers import entity_registry as er, frame
 from homeassistant.setup import async_setup_component
 from load import REQUESTS, server_load, service_load, timed_call
 from pytest_homeassistant_custom_component.common import async_test_home_assistant
+from retrieval_quality import (
+    DEPTH,
+    Score,
+    Search,
+    engine_search,
+    labelled_engine,
+    labelled_set,
+    means,
+    score,
+)
 
 from assist_memory_engine.forgetting import forget, forget_all
 from assist_memory_engine.memory import MemoryEngine
 from assist_memory_engine.settings import StoreSettings
 
 ROOT = Path(__file__).resolve().parent.parent
-RETRIEVAL_SET = ROOT / "tests" / "data" / "retrieval_set.json"
 # Memories of the snapshot forgotten per size (each one a fold).
 FORGET_SAMPLES = 5
 TARGETS = {
@@ -159,56 +167,32 @@ class TrigramBm25:
 
 def quality() -> None:
     """Print Recall@5, Recall@10 and MRR of ours and plain BM25, by kind and language."""
-    data = json.loads(RETRIEVAL_SET.read_text(encoding="utf-8"))
+    data = labelled_set()
     memories, queries = data["memories"], data["queries"]
-    with tempfile.TemporaryDirectory() as folder:
-        engine = MemoryEngine(
-            Path(folder) / "memories.json", StoreSettings(max_items=0)
-        )
-        engine.init()
-        engine.store.import_(
-            [
-                {
-                    "id": m["id"],
-                    "content": m["content"],
-                    "category": m["category"],
-                    "tags": m.get("tags", []),
-                }
-                for m in memories
-            ]
-        )
-        texts = [(m["id"], m["content"]) for m in memories]
-        baseline, trigram = PlainBm25(texts), TrigramBm25(texts)
-        systems: dict[str, Callable[[str], list[str]]] = {
-            "ours": lambda q: [r.memory.id for r in engine.search(q, limit=10)],
-            "BM25": lambda q: baseline.search(q, 10),
-            "BM25 trigram": lambda q: trigram.search(q, 10),
+    texts = [(m["id"], m["content"]) for m in memories]
+    baseline, trigram = PlainBm25(texts), TrigramBm25(texts)
+    scores: dict[tuple[str, str], list[Score]] = defaultdict(list)
+    with labelled_engine(memories) as engine:
+        systems: dict[str, Search] = {
+            "ours": engine_search(engine),
+            "BM25": lambda q: baseline.search(q, DEPTH),
+            "BM25 trigram": lambda q: trigram.search(q, DEPTH),
         }
-        scores: dict[tuple[str, str], list[tuple[float, float, float]]] = defaultdict(
-            list
-        )
         for query in queries:
-            relevant = set(query["relevant"])
             for name, search in systems.items():
-                ranked = search(query["query"])
-                found5 = len(relevant & set(ranked[:5])) / len(relevant)
-                found10 = len(relevant & set(ranked[:10])) / len(relevant)
-                rank = next((i for i, m in enumerate(ranked, 1) if m in relevant), None)
-                entry = (found5, found10, 1 / rank if rank else 0.0)
+                entry = score(search(query["query"]), query["relevant"])
                 for group in (
                     "all",
                     f"kind: {query['kind']}",
                     f"lang: {query['lang']}",
                 ):
                     scores[(name, group)].append(entry)
-        engine.close()
     groups = sorted({g for _, g in scores}, key=lambda g: (g != "all", g))
     rows = []
     for group in groups:
         row: list[object] = [group, len(scores[("ours", group)])]
         for name in systems:
-            values = scores[(name, group)]
-            row += [f"{statistics.fmean(v[i] for v in values):.3f}" for i in range(3)]
+            row += [f"{value:.3f}" for value in means(scores[(name, group)])]
         rows.append(row)
     table(
         f"Retrieval quality ({len(queries)} queries over {len(memories)} memories)",
@@ -250,11 +234,6 @@ _SURNAMES = (
 _GIVEN = "伟芳娜敏静丽强磊军洋勇艳杰娟涛明超秀霞平刚桂英华玉兰红梅鹏飞云雪琳晨浩宇轩"
 
 
-def _labelled() -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(RETRIEVAL_SET.read_text(encoding="utf-8"))
-    return data
-
-
 def scaled_texts(count: int, seed: int) -> list[str]:
     """The labelled set's memories, repeated with other people's names up to `count`.
 
@@ -263,7 +242,7 @@ def scaled_texts(count: int, seed: int) -> list[str]:
     grows with the size, as it does in a real household's memory.
     """
     rng = random.Random(seed)
-    originals = [m["content"] for m in _labelled()["memories"]]
+    originals = [m["content"] for m in labelled_set()["memories"]]
     names = sorted(
         {w for text in originals for w in re.findall(r"\b[A-Z][a-z]+\b", text)}
         - _NOT_NAMES
@@ -296,7 +275,7 @@ def _renamed(swap: dict[str, str], match: re.Match[str]) -> str:
 
 def labelled_queries(count: int) -> list[str]:
     """The labelled set's queries, as many times over as needed."""
-    queries = [q["query"] for q in _labelled()["queries"]]
+    queries = [q["query"] for q in labelled_set()["queries"]]
     return [queries[n % len(queries)] for n in range(count)]
 
 
