@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 import json
 from pathlib import Path
@@ -859,7 +859,7 @@ def check_query(
 # --------------------------------------------------------------------------------------
 
 
-def render(data: Dataset) -> str:
+def render(data: object) -> str:
     """Return the JSON text exactly as it is written to disk."""
     return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
 
@@ -872,41 +872,53 @@ def summary(data: Dataset) -> Iterator[str]:
     yield f"kinds: {dict(Counter(q['kind'] for q in queries))}"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Write the set, or with --check compare it with the file on disk."""
-    parser = argparse.ArgumentParser(
-        description=__doc__.splitlines()[0] if __doc__ else None
-    )
+type Generated = tuple[str, list[str], list[str]]  # text, broken rules, summary lines
+
+
+def generate(
+    argv: Sequence[str] | None, script: str, output: Path, make: Callable[[], Generated]
+) -> int:
+    """Write a generated set, or with --check compare it with the file on disk.
+
+    `make` builds the set (raising GenerationError) and checks it; exit 2 when either
+    fails, 1 when --check finds the file stale.
+    """
+    parser = argparse.ArgumentParser(description=f"Generate {output.name}.")
     parser.add_argument(
         "--check", action="store_true", help="exit 1 if the file is stale"
     )
     args = parser.parse_args(argv)
     try:
-        data = build()
+        text, problems, lines = make()
     except GenerationError as error:
         print(f"Generation failed:\n{error}", file=sys.stderr)
         return 2
-    problems = check(data)
     if problems:
         print("Self-check failed:", *problems, sep="\n  ", file=sys.stderr)
         return 2
-    text = render(data)
     if args.check:
-        current = OUTPUT.read_text(encoding="utf-8") if OUTPUT.exists() else ""
+        current = output.read_text(encoding="utf-8") if output.exists() else ""
         if current != text:
-            print(
-                f"{OUTPUT} is stale; run {Path(__file__).name} to regenerate",
-                file=sys.stderr,
-            )
+            print(f"{output} is stale; run {script} to regenerate", file=sys.stderr)
             return 1
-        print(f"{OUTPUT} is up to date")
+        print(f"{output} is up to date")
         return 0
-    OUTPUT.parent.mkdir(parents=True, exist_ok=True)
-    OUTPUT.write_text(text, encoding="utf-8")
-    print(f"wrote {OUTPUT} ({len(text.encode('utf-8'))} bytes)")
-    for line in summary(data):
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(text, encoding="utf-8")
+    print(f"wrote {output} ({len(text.encode('utf-8'))} bytes)")
+    for line in lines:
         print(line)
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Write the set, or with --check compare it with the file on disk."""
+
+    def make() -> Generated:
+        data = build()
+        return render(data), check(data), list(summary(data))
+
+    return generate(argv, Path(__file__).name, OUTPUT, make)
 
 
 if __name__ == "__main__":
