@@ -41,6 +41,12 @@ import time
 from typing import Literal
 
 import aiohttp
+from conversation_quality import measure as measure_conversations
+from extraction_quality import (
+    Tally,
+    items as extraction_items,
+    measure as measure_extraction,
+)
 from homeassistant import loader
 from homeassistant.components import conversation
 from homeassistant.components.conversation.const import DATA_COMPONENT
@@ -202,6 +208,73 @@ def quality() -> None:
             *(f"{name} {m}" for name in systems for m in ("R@5", "R@10", "MRR")),
         ],
         rows,
+    )
+
+
+# -- the labelled sets of learning and long conversations ------------------------------
+
+
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def extraction() -> None:
+    """Print rule extraction's precision and recall on the labelled utterances."""
+    found = extraction_items()
+    report = measure_extraction(found)
+
+    def rows(tallies: dict[str, Tally]) -> list[list[object]]:
+        return [
+            [name, t.labels, _share(t.recall), t.facts, _share(t.precision)]
+            for name, t in tallies.items()
+        ]
+
+    header = ["", "labels", "recall", "facts", "precision"]
+    table(
+        f"Rule extraction by language ({len(found)} utterances, no LLM)",
+        ["language", *header[1:]],
+        rows(report.by_language),
+    )
+    positive = {k: t for k, t in report.by_kind.items() if t.labels}
+    negative = {k: t for k, t in report.by_kind.items() if not t.labels}
+    table("Rule extraction by kind", ["kind", *header[1:]], rows(positive))
+    table(
+        "Utterances that must store nothing",
+        ["kind", "utterances", "storing something", "facts"],
+        [[k, t.utterances, t.storing, t.facts] for k, t in negative.items()],
+    )
+    print(
+        f"\nSecrets stored: {report.secrets_stored} (from {report.secrets} secret"
+        " utterances; must be 0). Updates replaced: "
+        + ", ".join(
+            f"{lang} {done} of {total}"
+            for lang, (done, total) in report.updates.items()
+        )
+        + "."
+    )
+
+
+def conversations() -> None:
+    """Print Recall@5 and @10 on the long conversations: ours and a fair BM25."""
+    scores, questions, turns = measure_conversations()
+    systems = ("ours", "BM25")
+    groups = sorted({g for _, g in scores}, key=lambda g: (g != "all", g))
+    table(
+        f"Long-conversation retrieval ({questions} questions over {turns} turns;"
+        " no embeddings)",
+        [
+            "questions",
+            "n",
+            *(f"{s} {m}" for s in systems for m in ("R@5", "R@10", "MRR")),
+        ],
+        [
+            [
+                group,
+                len(scores[("ours", group)]),
+                *(f"{v:.3f}" for s in systems for v in means(scores[(s, group)])),
+            ]
+            for group in groups
+        ],
     )
 
 
@@ -718,10 +791,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=500)
     parser.add_argument("--skip-agent", action="store_true")
     parser.add_argument("--skip-load", action="store_true")
+    parser.add_argument("--skip-sets", action="store_true")
+    parser.add_argument(
+        "--sets",
+        action="store_true",
+        help="only the labelled sets of rule extraction and long conversations",
+    )
     args = parser.parse_args(argv)
     print(
         f"# Assist Memory benchmarks ({os.cpu_count()} cores, Python {sys.version.split()[0]})"
     )
+    if args.sets or not args.skip_sets:
+        extraction()
+        conversations()
+    if args.sets:
+        return 0
     if not args.skip_quality:
         quality()
     ok = True

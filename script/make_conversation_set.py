@@ -17,8 +17,10 @@ The data is in script/conversation_set/:
   matches one must be listed among the question's distractors (turns reviewed by hand
   as not answering it).
 * chatter_en.json and chatter_zh.json: everyday turns drawn at random around the
-  hand-written ones: commands and questions with the assistant's answer, and life
-  chatter with an acknowledgement.
+  hand-written ones, with the household's own chatter (its people and what goes on
+  in their lives, in the household file): commands and questions with the
+  assistant's answer, and life chatter with an acknowledgement. The same people and
+  subjects come back all through the weeks, as in a real household's conversations.
 
 Question categories: single_hop (one turn answers), multi_hop (two turns are needed,
 both labelled), temporal (when something was said, or a question about "last week"
@@ -76,7 +78,10 @@ MIN_PER_CATEGORY: Final = {
 MIN_TURNS: Final = 300  # per household
 MIN_CHINESE_SHARE: Final = 0.15  # of the questions
 TURNS_PER_SESSION: Final = (16, 22)
-LIFE_SHARE: Final = 0.4  # of the generated turns: life chatter, the rest exchanges
+# Shares of the generated turns: the household's own chatter, everyday life chatter;
+# exchanges (commands and questions) get the rest.
+HOUSEHOLD_SHARE: Final = 0.35
+LIFE_SHARE: Final = 0.35
 ASSISTANT: Final = "Assistant"
 TRIES: Final = 20
 _PLACEHOLDER: Final = re.compile(r"\{(\w+)\}")
@@ -105,6 +110,7 @@ class HouseholdData(TypedDict):
     start: str  # the first session's date
     every_days: int
     sessions: int
+    chatter: list[str]  # things its members say that answer no question
     turns: list[list[str | int]]  # [key, session, speaker, text]
     questions: list[QuestionData]
 
@@ -270,14 +276,14 @@ class Talk:
 
     rng: random.Random
     chatter: ChatterData
-    members: dict[str, str]
+    household: HouseholdData
     guards: list[Guard]
 
     def people(self, role: str, speaker: str) -> list[str]:
         """The household's members in a role, the speaker left out."""
         return [
             name
-            for name, kind in self.members.items()
+            for name, kind in self.household["members"].items()
             if kind == role and name != speaker
         ]
 
@@ -300,9 +306,11 @@ class Talk:
         Not one the session already has (`taken`), and none a guard matches.
         """
         for _ in range(TRIES):
-            if self.rng.random() < LIFE_SHARE:
+            draw = self.rng.random()
+            if draw < HOUSEHOLD_SHARE + LIFE_SHARE:
+                said = self.household["chatter"] if draw < HOUSEHOLD_SHARE else None
                 texts = [
-                    self.rng.choice(self.chatter["life"]),
+                    self.rng.choice(said or self.chatter["life"]),
                     self.rng.choice(self.chatter["acks"]),
                 ]
             else:
@@ -322,7 +330,7 @@ def conversation(
     household: HouseholdData, chatter: ChatterData, rng: random.Random
 ) -> tuple[ConversationRecord, dict[str, str]]:
     """A household's sessions, and the id of each hand-written turn by its key."""
-    talk = Talk(rng, chatter, household["members"], guards_of(household["questions"]))
+    talk = Talk(rng, chatter, household, guards_of(household["questions"]))
     written = said(household)
     ids: dict[str, str] = {}
     sessions: list[SessionRecord] = []
@@ -339,10 +347,10 @@ def conversation(
         for place, turn in zip(places, mine, strict=True):
             ack = Line(ASSISTANT, rng.choice(chatter["acks"]))
             blocks.insert(place, [Line(turn.speaker, turn.text, turn.key), ack])
-        session_id = f"{household['id']}:s{number}"
+        session_id = f"{household['id']}-s{number}"
         turns: list[TurnRecord] = []
         for line in (line for block in blocks for line in block):
-            turn_id = f"{session_id}:t{len(turns) + 1}"
+            turn_id = f"{session_id}-t{len(turns) + 1}"
             turns.append({"id": turn_id, "speaker": line.speaker, "text": line.text})
             if line.key:
                 ids[line.key] = turn_id
@@ -373,7 +381,7 @@ def build() -> Dataset:
         conversations.append(record)
         questions += [
             {
-                "id": f"{household['id']}:q{number}",
+                "id": f"{household['id']}-q{number}",
                 "conversation": household["id"],
                 "question": question["question"],
                 "category": question["category"],

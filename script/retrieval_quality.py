@@ -73,26 +73,27 @@ def engine_search(engine: MemoryEngine) -> Search:
     return search
 
 
+# What a labelled memory brings to the store; the store fills in the rest.
+IMPORTED = ("id", "content", "category", "tags", "created_at")
+
+
+def import_memories(engine: MemoryEngine, memories: Sequence[dict[str, Any]]) -> None:
+    """Put labelled memories in the store with their ids (and times, when given)."""
+    engine.store.import_(
+        [{key: m[key] for key in IMPORTED if key in m} for m in memories]
+    )
+
+
 @contextmanager
 def labelled_engine(memories: Sequence[dict[str, Any]]) -> Iterator[MemoryEngine]:
-    """Our engine over the set's memories, in a temporary folder, without embeddings."""
+    """Our engine over labelled memories, in a temporary folder, without embeddings."""
     with tempfile.TemporaryDirectory() as folder:
         engine = MemoryEngine(
             Path(folder) / "memories.json", StoreSettings(max_items=0)
         )
         engine.init()
         try:
-            engine.store.import_(
-                [
-                    {
-                        "id": m["id"],
-                        "content": m["content"],
-                        "category": m["category"],
-                        "tags": m.get("tags", []),
-                    }
-                    for m in memories
-                ]
-            )
+            import_memories(engine, memories)
             yield engine
         finally:
             engine.close()
