@@ -1,12 +1,18 @@
 """Benchmarks: search quality and speed, ours next to baselines measured in the same run.
 
     script/bench [--sizes 1000,10000,100000] [--queries 300] [--turns 500]
-                 [--skip-quality] [--skip-speed] [--skip-agent]
+                 [--skip-quality] [--skip-speed] [--skip-agent] [--skip-load]
+                 [--skip-sets] [--sets]
 
 Quality: the labelled set in tests/data/retrieval_set.json, Recall@5, Recall@10 and MRR
 for our search and two baselines over the raw texts: plain BM25 (SQLite FTS5, default
 tokenizer) and BM25 over character trigrams (FTS5's trigram tokenizer, which finds
 Chinese text without word boundaries).
+The labelled sets of learning and long conversations (--sets: these sections only):
+rule extraction's precision and recall on tests/data/extraction_set.json by language
+and kind, what must store nothing, secrets stored and updates replaced; and Recall@5,
+Recall@10 and MRR on tests/data/conversation_set.json, ours next to a fair FTS5 BM25
+(stemmed, no stop words, Chinese cut into characters and pairs), by category.
 Speed and memory, at each size: the labelled memories scaled up with other names, and
 the labelled queries. Search latency (ours vs a raw FTS5 query over the same texts),
 durable add latency (ours vs a bare append + fdatasync, the disk's floor), cold start
@@ -233,7 +239,7 @@ def extraction() -> None:
     table(
         f"Rule extraction by language ({len(found)} utterances, no LLM)",
         ["language", *header[1:]],
-        rows(report.by_language),
+        rows({"all": report.overall, **report.by_language}),
     )
     positive = {k: t for k, t in report.by_kind.items() if t.labels}
     negative = {k: t for k, t in report.by_kind.items() if not t.labels}

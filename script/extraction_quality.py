@@ -223,6 +223,7 @@ class Tally:
 class Report:
     """Everything measured on the set."""
 
+    overall: Tally = field(default_factory=Tally)
     by_language: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
     by_kind: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
     secrets_stored: int = 0
@@ -234,7 +235,11 @@ def judge(item: Item, facts: Sequence[Fact], report: Report) -> None:
     """Count an utterance's facts against its labels."""
     correct = sum(any(matches(f, label) for label in item["expect"]) for f in facts)
     found = sum(any(matches(f, label) for f in facts) for label in item["expect"])
-    for tally in (report.by_language[item["lang"]], report.by_kind[item["kind"]]):
+    for tally in (
+        report.overall,
+        report.by_language[item["lang"]],
+        report.by_kind[item["kind"]],
+    ):
         tally.labels += len(item["expect"])
         tally.found += found
         tally.facts += len(facts)
