@@ -124,49 +124,57 @@ def measure() -> tuple[Scores, int, int]:
     data = conversation_set()
     stop = stop_words()
     scores: Scores = defaultdict(list)
-    questions: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for question in data["questions"]:
-        questions[question["conversation"]].append(question)
-    turns = 0
     for conversation in data["conversations"]:
-        sessions = sorted(conversation["sessions"], key=lambda s: str(s["date"]))
-        turns += sum(len(session["turns"]) for session in sessions)
-        baseline = FairBm25(stop)
-        said_by_id = {
-            turn["id"]: f"{turn['speaker']}: {turn['text']}"
-            for session in sessions
-            for turn in session["turns"]
-        }
-        with labelled_engine([]) as engine:
-            said = 0  # sessions in both systems so far
-            asked = questions[conversation["id"]]
-            for question in sorted(asked, key=lambda q: str(q["asked_at"])):
-                while (
-                    said < len(sessions)
-                    and sessions[said]["date"] <= question["asked_at"]
-                ):
-                    memories = session_memories(sessions[said])
-                    import_memories(engine, memories)
-                    baseline.add(memories)
-                    said += 1
-                now = datetime.combine(
-                    date.fromisoformat(question["asked_at"]), ASKED_AT
-                )
-                rankings = {
-                    "ours": ranked_by_us(engine, question["question"], now),
-                    "BM25": baseline.search(question["question"], DEPTH),
-                }
-                evidence = " ".join(said_by_id[i] for i in question["evidence"])
-                shared = set(baseline.terms(question["question"]))
-                shared &= set(baseline.terms(evidence))
-                wording = "shares a term" if shared else "shares no term"
-                for system, ranked in rankings.items():
-                    entry = score(ranked, question["evidence"])
-                    for group in (
-                        "all",
-                        f"category: {question['category']}",
-                        f"lang: {question['lang']}",
-                        f"wording: {wording}",
-                    ):
-                        scores[(system, group)].append(entry)
+        asked = [
+            q for q in data["questions"] if q["conversation"] == conversation["id"]
+        ]
+        score_conversation(conversation, asked, FairBm25(stop), scores)
+    turns = sum(
+        len(session["turns"])
+        for conversation in data["conversations"]
+        for session in conversation["sessions"]
+    )
     return scores, len(data["questions"]), turns
+
+
+def score_conversation(
+    conversation: dict[str, Any],
+    questions: list[dict[str, Any]],
+    baseline: FairBm25,
+    scores: Scores,
+) -> None:
+    """Ask a conversation's questions in the order of their days, of what was said."""
+    sessions = sorted(conversation["sessions"], key=lambda s: str(s["date"]))
+    said_by_id = {
+        memory["id"]: memory["content"]
+        for session in sessions
+        for memory in session_memories(session)
+    }
+    with labelled_engine([]) as engine:
+        said = 0  # sessions in both systems so far
+        for question in sorted(questions, key=lambda q: str(q["asked_at"])):
+            while (
+                said < len(sessions) and sessions[said]["date"] <= question["asked_at"]
+            ):
+                memories = session_memories(sessions[said])
+                import_memories(engine, memories)
+                baseline.add(memories)
+                said += 1
+            now = datetime.combine(date.fromisoformat(question["asked_at"]), ASKED_AT)
+            rankings = {
+                "ours": ranked_by_us(engine, question["question"], now),
+                "BM25": baseline.search(question["question"], DEPTH),
+            }
+            evidence = " ".join(said_by_id[i] for i in question["evidence"])
+            shared = set(baseline.terms(question["question"]))
+            shared &= set(baseline.terms(evidence))
+            groups = (
+                "all",
+                f"category: {question['category']}",
+                f"lang: {question['lang']}",
+                f"wording: {'shares a term' if shared else 'shares no term'}",
+            )
+            for system, ranked in rankings.items():
+                entry = score(ranked, question["evidence"])
+                for group in groups:
+                    scores[(system, group)].append(entry)
