@@ -89,6 +89,17 @@ SPOKEN: list[tuple[str, Expected]] = [
         "I go swimming on Tuesday and Friday mornings",
         [("routine", None, "The user goes swimming on Tuesday and Friday mornings")],
     ),
+    # Schedules of things and people, said in passing.
+    ("The window cleaner comes every other Tuesday", [("routine", None, "The window cleaner comes every other Tuesday")]),
+    ("The electrician is coming at 3 on Friday", [("event", None, "The electrician is coming at 3 on Friday")]),
+    ("On Sunday evenings I call my parents", [("routine", None, "On Sunday evenings the user calls their parents")]),
+    ("Um, my niece's called Poppy", [("person", "user_niece_name", "The user's niece is called Poppy")]),
+    ("Nick's swimming is on Mondays", [("routine", "nick_swimming", "Nick's swimming is on Mondays")]),
+    ("快递员每周三下午来", [("routine", None, "快递员每周三下午来")]),
+    ("不好意思，电工明天下午三点来", [("event", None, "电工明天下午三点来")]),
+    # A like-verb after a time or a topic, in Chinese.
+    ("周末我喜欢睡到自然醒", [("preference", "user_睡到自然醒", "周末用户喜欢睡到自然醒")]),
+    ("我喝茶喜欢加柠檬", [("preference", "user_加柠檬", "用户喝茶喜欢加柠檬")]),
     # Plain statements about oneself.
     ("I grew up in Bristol", [("fact", None, "The user grew up in Bristol")]),
     ("I speak Dutch and a little German", [("fact", None, "The user speaks Dutch and a little German")]),
@@ -114,6 +125,11 @@ NOTHING: list[str] = [
     "我要睡觉了",
     "他刚才说“我住在上海”",
     "不对",
+    "Turn on the porch light every evening at 7",
+    "On top of that, the printer is out of ink",
+    "太好了，又下雨了，我最喜欢下雨了",
+    "我可太爱洗碗了",
+    "把空调每天晚上调到二十六度",
 ]
 
 

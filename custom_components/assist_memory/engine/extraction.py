@@ -810,6 +810,9 @@ _EN_HABIT: Final = re.compile(
 )
 _EN_EVERY_FIRST: Final = re.compile(
     rf"^(?P<when>(?:every|each)\s+(?:[\w-]+\s+){{0,2}}?(?:{_PERIODS})s?"
+    rf"|on\s+(?:the\s+(?:first|second|third|last)\s+)?(?:{_WEEKDAYS})"
+    rf"(?:\s+(?:and|or)\s+(?:{_WEEKDAYS}))*\s+(?:mornings|evenings|afternoons|nights"
+    rf"|of\s+(?:every|each|the)\s+month)"
     rf"|on\s+(?:(?:{_WEEKDAYS})s|weekends|weekdays)|(?:in\s+the\s+)?(?:mornings|evenings)"
     r"|weekdays|weekends)\s*,?\s+(?P<clause>(?:i|we)\s+.+)$",
     re.IGNORECASE,
@@ -873,7 +876,7 @@ _PLACE: Final = (
 _EN_LOCATION: Final = re.compile(
     r"^(?P<owner>(?:the|our|my)\s+)?(?P<x>(?:[\w'-]+\s+){0,5}?[\w'-]+)\s+(?:is|are"
     r"|lives?|hangs?|sits?|stays?|goes)\s+(?:(?:always|usually|kept|stored|hidden"
-    r"|hanging|tucked|up|down|out|back|all)\s+)*" + _PLACE,
+    r"|hanging|tucked|stuck|pinned|taped|up|down|out|back|all)\s+)*" + _PLACE,
     re.IGNORECASE,
 )
 _EN_KEEP_IN: Final = re.compile(
@@ -910,6 +913,7 @@ _EN_NAMED: Final = re.compile(
 # Capitalised words that start sentences without naming anyone.
 _NOT_NAMED: Final = frozenset(
     """
+    on in at for with from by to of after before during since until
     this that it there he she they what who everything nothing something everyone
     everybody nobody somebody someone today tomorrow yesterday tonight dinner lunch
     breakfast weather traffic work life time music news dogs cats kids children people
@@ -959,6 +963,16 @@ _EN_NOT_ABOUT_ME: Final = re.compile(
 )
 _EN_NOT_WHAT: Final = frozenset(
     "bit little lot huge big fan bit".split()
+)
+_EN_SCHEDULED_THING: Final = re.compile(
+    r"^(?:the|my|our)\s+(?P<x>(?:[\w'-]+\s+){0,3}?[\w'-]+)\s+(?:is|are|comes?|goes"
+    r"|go|renews?|starts?|ends?|runs?|opens?|closes?|happens?)\b",
+    re.IGNORECASE,
+)
+_EN_NOT_SCHEDULED: Final = re.compile(
+    r"^(?:weather|forecast|traffic|sky|rain|sun|news|tv|television|radio|music|kids"
+    r"|children)\b",
+    re.IGNORECASE,
 )
 _EN_NAMED_WEEKDAYS: Final = re.compile(
     rf"\bon\s+(?:the\s+first\s+|the\s+last\s+)?(?:{_WEEKDAYS})(?:\s*(?:,|and|or|&)\s*"
@@ -1075,7 +1089,23 @@ _ZH_ABOUT_ME: Final = re.compile(
     r"|有(?!点|點|事|空|时间|時間|一点|一點|没有|沒有)|养|養|骑|騎)"
     r"[^，,]*$"
 )
+# Commands start with what to do: "把空调……", "帮我……", "打开……".
+_ZH_COMMAND_START: Final = (
+    "把", "帮", "幫", "请", "請", "给", "給", "打开", "打開", "关", "關", "播放", "放",
+    "定", "设", "設", "叫", "提醒", "调", "調", "开", "開",
+)  # fmt: skip
 _ZH_THING_ROUTINE: Final = re.compile(r"^(?!我)[^，,]{1,12}?(?:每|通常|总是|總是)")
+_ZH_THING_EVENT: Final = re.compile(
+    r"^(?![我你您他她它这這那])[^，,]{1,8}?(?:今天|明天|后天|後天|下周|下週|下个|下個"
+    r"|周[一二三四五六日天]|星期[一二三四五六日天]|礼拜[一二三四五六日天]|禮拜[一二三四五六日天]"
+    r"|在?[\d一二三四五六七八九十]+[号號]|[\d一二三四五六七八九十]+月)"
+)
+_ZH_LIKE_LATER: Final = re.compile(
+    r"^(?P<before>[^，,]{0,10}?)(?P<subj>我们家|我們家|我)(?P<middle>[^，,]{0,8}?)"
+    + _ZH_PRE
+    + r"(?P<verb>喜欢|喜歡|爱|愛|偏爱|偏愛)(?P<x>[^，,].*)$"
+)
+_ZH_SARCASM: Final = re.compile("可太|简直|簡直|爱死|愛死|太好了|真棒|又")
 _ZH_STATEMENT_MARK: Final = re.compile("是|在|有|叫|会|會|要|的|了|过|過|用户")
 _ZH_NOT_OBJECT_START: Final = "你您他她它这這那"
 _ZH_CONTRAST: Final = re.compile("[，,]?(?:但是|但|可是|不过|不過)")
@@ -1229,7 +1259,21 @@ def _english(text: str, *, explicit: bool) -> list[_Draft]:
         return _en_like(match)
     if drafts := _en_other(text):
         return drafts
-    return _en_facts(text) or _en_member(text)
+    return _en_facts(text) or _en_member(text) or _en_scheduled(text)
+
+
+def _en_scheduled(text: str) -> list[_Draft]:
+    """When things happen: "The cleaner comes every other Friday", "... is at 2"."""
+    match = _EN_SCHEDULED_THING.match(text)
+    if match is None or _EN_NOT_SCHEDULED.match(match.group("x")):
+        return []
+    if _ROUTINE_CUES.search(text) or _EN_NAMED_WEEKDAYS.search(text):
+        category = "routine"
+    elif _EVENT_CUES.search(text) or re.search(r"\bat\s+\d", text):
+        category = "event"
+    else:
+        return []
+    return [(_capitalize(_en_pronouns(text, _OTHER_REST)), category, None)]
 
 
 def _en_location(text: str) -> list[_Draft]:
@@ -1318,6 +1362,13 @@ def _name_ok(name: str) -> bool:
 
 
 def _en_possessive(text: str, *, explicit: bool) -> list[_Draft]:
+    # "my sister's called Rachel": "is called".
+    text = re.sub(
+        r"^((?:my|our)\s+[\w-]+)'s\s+(called|named)\b",
+        r"\1 is \2",
+        text,
+        flags=re.IGNORECASE,
+    )
     if match := _EN_POSSESSIVE.match(text):
         owner = match.group("owner").lower()
         prefix, label = (
@@ -1346,7 +1397,9 @@ def _en_possessive(text: str, *, explicit: bool) -> list[_Draft]:
     if x.lower().endswith("'s") or any(word in _X_STOP for word in x_words):
         return []  # "my wife's is ramen" says nothing on its own
     category = _subject_category(subject_text)
-    if category == "fact" and _EVENT_CUES.search(y):
+    if category == "fact" and _ROUTINE_CUES.search(y):
+        category = "routine"  # "Leo's football is on Sundays"
+    elif category == "fact" and _EVENT_CUES.search(y):
         category = "event"  # "my piano lesson is on Friday"
     y_first = y.split()[0].lower()
     if (
@@ -1608,6 +1661,21 @@ def _zh_member(text: str) -> list[_Draft]:
     return [(content, category, key)]
 
 
+def _zh_like_later(text: str) -> list[_Draft]:
+    """A like-verb after a time or a topic: "周末我喜欢……", "我喝茶喜欢加柠檬"."""
+    match = _ZH_LIKE_LATER.match(text)
+    if match is None:
+        return []
+    x = _cut_zh(match.group("x"))
+    if not _meaningful(x):
+        return []
+    owner = "user" if match.group("subj") == "我" else "household"
+    content = _zh_rest(text, other=True)
+    for household in ("我们家", "我們家"):
+        content = content.replace(household, "用户家")
+    return [(content, "preference", _join_key(owner, _topic_key(x)))]
+
+
 def _zh_name(name: str, template: str) -> list[_Draft]:
     if name[:1] in _ZH_NOT_NAME_START or (_HAS_HAN.match(name) and len(name) < 2):
         return []
@@ -1659,6 +1727,10 @@ def _zh_facts(text: str) -> list[_Draft]:
                 _join_key(owner, *_zh_key_words(match.group("x"))),
             )
         ]
+    if text.startswith(_ZH_COMMAND_START) or _ZH_SARCASM.search(text):
+        return []
+    if drafts := _zh_like_later(text):
+        return drafts
     if match := _ZH_EVERY_FIRST.match(text):
         subject = _ZH_LEAD_MAP[match.group("subj")]
         return [
@@ -1679,6 +1751,8 @@ def _zh_facts(text: str) -> list[_Draft]:
         return [(_zh_third_person(text), _cue_category(text), None)]
     if _ZH_THING_ROUTINE.match(text):
         return [(_zh_rest(text, other=True), "routine", None)]
+    if _ZH_THING_EVENT.match(text):
+        return [(_zh_rest(text, other=True), "event", None)]
     return []
 
 
