@@ -16,9 +16,18 @@ Expected = list[tuple[str, str | None, str]]
 
 SPOKEN: list[tuple[str, Expected]] = [
     # Fillers are not kept.
-    ("Uh, my brother is called Sam", [("person", "user_brother_name", "The user's brother is called Sam")]),
-    ("Hmm, basically, I love hiking", [("preference", "user_hiking", "The user loves hiking")]),
-    ("I love hiking, by the way", [("preference", "user_hiking", "The user loves hiking")]),
+    (
+        "Uh, my brother is called Sam",
+        [("person", "user_brother_name", "The user's brother is called Sam")],
+    ),
+    (
+        "Hmm, basically, I love hiking",
+        [("preference", "user_hiking", "The user loves hiking")],
+    ),
+    (
+        "I love hiking, by the way",
+        [("preference", "user_hiking", "The user loves hiking")],
+    ),
     ("嗯，我喜欢爬山", [("preference", "user_爬山", "用户喜欢爬山")]),
     ("那个，我喜欢爬山", [("preference", "user_爬山", "用户喜欢爬山")]),
     # Corrections: the corrected fact, without the prefix or what it replaces.
@@ -28,7 +37,13 @@ SPOKEN: list[tuple[str, Expected]] = [
     ),
     (
         "Correction: my sister's birthday is on the 2nd of July",
-        [("event", "user_sister_birthday", "The user's sister's birthday is on the 2nd of July")],
+        [
+            (
+                "event",
+                "user_sister_birthday",
+                "The user's sister's birthday is on the 2nd of July",
+            )
+        ],
     ),
     (
         "No wait, I'm allergic to walnuts, not pecans",
@@ -41,7 +56,10 @@ SPOKEN: list[tuple[str, Expected]] = [
     ("更正一下，我的车是白色的", [("fact", "user_car", "用户的车是白色的")]),
     # "Now" belongs to the moment of saying, not to the memory or its key.
     ("My car is a blue Golf", [("fact", "user_car", "The user's car is a blue Golf")]),
-    ("My car is a red Tesla now", [("fact", "user_car", "The user's car is a red Tesla")]),
+    (
+        "My car is a red Tesla now",
+        [("fact", "user_car", "The user's car is a red Tesla")],
+    ),
     ("我的车现在是红色的特斯拉", [("fact", "user_car", "用户的车是红色的特斯拉")]),
     # Where things are kept.
     (
@@ -70,41 +88,123 @@ SPOKEN: list[tuple[str, Expected]] = [
     ),
     (
         "My brother Mike lives in Denver",
-        [("person", "user_brother_residence", "The user's brother Mike lives in Denver")],
+        [
+            (
+                "person",
+                "user_brother_residence",
+                "The user's brother Mike lives in Denver",
+            )
+        ],
     ),
-    ("My dad has high blood pressure", [("person", None, "The user's dad has high blood pressure")]),
+    (
+        "My dad has high blood pressure",
+        [("person", None, "The user's dad has high blood pressure")],
+    ),
     ("Emma is afraid of the dark", [("person", None, "Emma is afraid of the dark")]),
-    ("The cat's name is Luna", [("fact", "household_cat_name", "The household's cat's name is Luna")]),
-    ("我儿子小宝对花生过敏", [("fact", "user_son_allergy_花生", "用户的儿子小宝对花生过敏")]),
+    (
+        "The cat's name is Luna",
+        [("fact", "household_cat_name", "The household's cat's name is Luna")],
+    ),
+    (
+        "我儿子小宝对花生过敏",
+        [("fact", "user_son_allergy_花生", "用户的儿子小宝对花生过敏")],
+    ),
     ("我爸爸有高血压", [("person", None, "用户的爸爸有高血压")]),
     ("我老婆不吃辣", [("person", None, "用户的老婆不吃辣")]),
     # Preferences said another way.
     (
         "I'd rather have the lights dim in the evening",
-        [("preference", "user_light_dim", "The user would rather have the lights dim in the evening")],
+        [
+            (
+                "preference",
+                "user_light_dim",
+                "The user would rather have the lights dim in the evening",
+            )
+        ],
     ),
-    ("I take my tea with honey", [("preference", "user_tea", "The user takes their tea with honey")]),
+    (
+        "I take my tea with honey",
+        [("preference", "user_tea", "The user takes their tea with honey")],
+    ),
     # Routines on named weekdays.
     (
         "I go swimming on Tuesday and Friday mornings",
         [("routine", None, "The user goes swimming on Tuesday and Friday mornings")],
     ),
     # Schedules of things and people, said in passing.
-    ("The window cleaner comes every other Tuesday", [("routine", None, "The window cleaner comes every other Tuesday")]),
-    ("The electrician is coming at 3 on Friday", [("event", None, "The electrician is coming at 3 on Friday")]),
-    ("On Sunday evenings I call my parents", [("routine", None, "On Sunday evenings the user calls their parents")]),
-    ("Um, my niece's called Poppy", [("person", "user_niece_name", "The user's niece is called Poppy")]),
-    ("Nick's swimming is on Mondays", [("routine", "nick_swimming", "Nick's swimming is on Mondays")]),
+    (
+        "The window cleaner comes every other Tuesday",
+        [("routine", None, "The window cleaner comes every other Tuesday")],
+    ),
+    (
+        "The electrician is coming at 3 on Friday",
+        [("event", None, "The electrician is coming at 3 on Friday")],
+    ),
+    (
+        "On Sunday evenings I call my parents",
+        [("routine", None, "On Sunday evenings the user calls their parents")],
+    ),
+    (
+        "Um, my niece's called Poppy",
+        [("person", "user_niece_name", "The user's niece is called Poppy")],
+    ),
+    (
+        "Nick's swimming is on Mondays",
+        [("routine", "nick_swimming", "Nick's swimming is on Mondays")],
+    ),
     ("快递员每周三下午来", [("routine", None, "快递员每周三下午来")]),
     ("不好意思，电工明天下午三点来", [("event", None, "电工明天下午三点来")]),
     # A like-verb after a time or a topic, in Chinese.
-    ("周末我喜欢睡到自然醒", [("preference", "user_睡到自然醒", "周末用户喜欢睡到自然醒")]),
+    (
+        "周末我喜欢睡到自然醒",
+        [("preference", "user_睡到自然醒", "周末用户喜欢睡到自然醒")],
+    ),
     ("我喝茶喜欢加柠檬", [("preference", "user_加柠檬", "用户喝茶喜欢加柠檬")]),
     # Plain statements about oneself.
     ("I grew up in Bristol", [("fact", None, "The user grew up in Bristol")]),
-    ("I speak Dutch and a little German", [("fact", None, "The user speaks Dutch and a little German")]),
+    (
+        "I speak Dutch and a little German",
+        [("fact", None, "The user speaks Dutch and a little German")],
+    ),
     ("我是护士", [("fact", None, "用户是护士")]),
     ("我在成都长大", [("fact", None, "用户在成都长大")]),
+    ("I'm left-handed", [("fact", None, "The user is left-handed")]),
+    (
+        "Our passports are in the drawer by the bed",
+        [
+            (
+                "fact",
+                "passport_location",
+                "The household's passports are in the drawer by the bed",
+            )
+        ],
+    ),
+    ("我妈妈住在杭州", [("person", "user_mother_residence", "用户的妈妈住在杭州")]),
+    ("我们家的狗很怕打雷", [("fact", None, "用户家的狗很怕打雷")]),
+    (
+        "Our neighbour Pat waters the plants when we're away",
+        [
+            (
+                "person",
+                None,
+                "The household's neighbour Pat waters the plants when we're away",
+            )
+        ],
+    ),
+    (
+        "We have our porridge with honey",
+        [
+            (
+                "preference",
+                "household_porridge",
+                "The household has their porridge with honey",
+            )
+        ],
+    ),
+    (
+        "I take my pills with dinner",
+        [("routine", None, "The user takes their pills with dinner")],
+    ),
     # Traditional Chinese stays traditional.
     ("我喜歡貓", [("preference", "user_cat", "用戶喜歡貓")]),
     ("我們家的狗叫旺財", [("fact", "household_dog_name", "用戶家的狗叫旺財")]),
@@ -126,6 +226,12 @@ NOTHING: list[str] = [
     "他刚才说“我住在上海”",
     "不对",
     "Turn on the porch light every evening at 7",
+    "The dog is in the garden",
+    "The printer is in a bad mood",
+    "I'm a huge fan of opera",
+    "I have to leave early",
+    "Tom texted: I am late",
+    "Anna is tired",
     "On top of that, the printer is out of ink",
     "太好了，又下雨了，我最喜欢下雨了",
     "我可太爱洗碗了",

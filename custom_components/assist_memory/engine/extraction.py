@@ -961,9 +961,7 @@ _EN_NOT_ABOUT_ME: Final = re.compile(
     r"|\b(?:today|tonight|right\s+now|tomorrow|this\s+(?:morning|afternoon|evening))\b",
     re.IGNORECASE,
 )
-_EN_NOT_WHAT: Final = frozenset(
-    "bit little lot huge big fan bit".split()
-)
+_EN_NOT_WHAT: Final = frozenset("bit little lot huge big fan bit".split())
 _EN_SCHEDULED_THING: Final = re.compile(
     r"^(?:the|my|our)\s+(?P<x>(?:[\w'-]+\s+){0,3}?[\w'-]+)\s+(?:is|are|comes?|goes"
     r"|go|renews?|starts?|ends?|runs?|opens?|closes?|happens?)\b",
@@ -1301,7 +1299,7 @@ def _en_location(text: str) -> list[_Draft]:
 
 
 def _en_preference(text: str) -> list[_Draft]:
-    """"I'd rather have the blinds open", "I take my coffee with oat milk"."""
+    """Preferences said another way: "I'd rather ...", "I take my coffee with ..."."""
     if match := _EN_RATHER.match(text):
         x = _cut_en(match.group("x"))
         if not _meaningful(x):
@@ -1331,17 +1329,27 @@ def _en_member(text: str) -> list[_Draft]:
         who_text = f"{label} {who}"
     elif match := _EN_NAMED.match(text):
         who_text = match.group("name")
-        if who_text.split()[0].lower() in _NOT_NAMED or "'" in text[match.end("name") :]:
+        if (
+            who_text.split()[0].lower() in _NOT_NAMED
+            or "'" in text[match.end("name") :]
+        ):
             return []
         who_key = _subject_key(who_text)
     else:
         return []
     rest = match.group("rest")
     words = rest.lower().split()
-    if words[0] in _EN_NOT_STATED or _EN_NOT_OBJECT.match(" ".join(words[1:])) or (
-        words[0] in ("is", "are", "was", "'s")
-        and len(words) > 1
-        and (words[1] in _TRANSIENT or words[1].endswith("ing") and words[1] != "coming")
+    if (
+        words[0] in _EN_NOT_STATED
+        or _EN_NOT_OBJECT.match(" ".join(words[1:]))
+        or (
+            words[0] in ("is", "are", "was", "'s")
+            and len(words) > 1
+            and (
+                words[1] in _TRANSIENT
+                or (words[1].endswith("ing") and words[1] != "coming")
+            )
+        )
     ):
         return []
     if re.search(r"[\"“”‘]|:", rest):
@@ -1639,7 +1647,9 @@ def _zh_location(text: str) -> list[_Draft]:
         return []  # "我在成都长大": not where something is kept
     if _ZH_PERSON_SUBJECT.search(x) or x.startswith(_ZH_PETS) or _EVENT_CUES.search(x):
         return []  # "妈妈在厨房里": where someone is now
-    content = _zh_third_person(text) if match.group("owner") else _zh_rest(text, other=True)
+    content = (
+        _zh_third_person(text) if match.group("owner") else _zh_rest(text, other=True)
+    )
     return [(content, "fact", _join_key(_subject_key(x), "location"))]
 
 
