@@ -1,12 +1,18 @@
 """Benchmarks: search quality and speed, ours next to baselines measured in the same run.
 
     script/bench [--sizes 1000,10000,100000] [--queries 300] [--turns 500]
-                 [--skip-quality] [--skip-speed] [--skip-agent]
+                 [--skip-quality] [--skip-speed] [--skip-agent] [--skip-load]
+                 [--skip-sets] [--sets]
 
 Quality: the labelled set in tests/data/retrieval_set.json, Recall@5, Recall@10 and MRR
 for our search and two baselines over the raw texts: plain BM25 (SQLite FTS5, default
 tokenizer) and BM25 over character trigrams (FTS5's trigram tokenizer, which finds
 Chinese text without word boundaries).
+The labelled sets of learning and long conversations (--sets: these sections only):
+rule extraction's precision and recall on tests/data/extraction_set.json by language
+and kind, what must store nothing, secrets stored and updates replaced; and Recall@5,
+Recall@10 and MRR on tests/data/conversation_set.json, ours next to a fair FTS5 BM25
+(stemmed, no stop words, Chinese cut into characters and pairs), by category.
 Speed and memory, at each size: the labelled memories scaled up with other names, and
 the labelled queries. Search latency (ours vs a raw FTS5 query over the same texts),
 durable add latency (ours vs a bare append + fdatasync, the disk's floor), cold start
@@ -34,14 +40,19 @@ import re
 import signal
 import socket
 import sqlite3
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from typing import Any, Literal
+from typing import Literal
 
 import aiohttp
+from conversation_quality import measure as measure_conversations
+from extraction_quality import (
+    Tally,
+    items as extraction_items,
+    measure as measure_extraction,
+)
 from homeassistant import loader
 from homeassistant.components import conversation
 from homeassistant.components.conversation.const import DATA_COMPONENT
@@ -52,13 +63,22 @@ from homeassistant.helpers import entity_registry as er, frame
 from homeassistant.setup import async_setup_component
 from load import REQUESTS, server_load, service_load, timed_call
 from pytest_homeassistant_custom_component.common import async_test_home_assistant
+from retrieval_quality import (
+    DEPTH,
+    Score,
+    Search,
+    engine_search,
+    labelled_engine,
+    labelled_set,
+    means,
+    score,
+)
 
 from assist_memory_engine.forgetting import forget, forget_all
 from assist_memory_engine.memory import MemoryEngine
 from assist_memory_engine.settings import StoreSettings
 
 ROOT = Path(__file__).resolve().parent.parent
-RETRIEVAL_SET = ROOT / "tests" / "data" / "retrieval_set.json"
 # Memories of the snapshot forgotten per size (each one a fold).
 FORGET_SAMPLES = 5
 TARGETS = {
@@ -159,56 +179,32 @@ class TrigramBm25:
 
 def quality() -> None:
     """Print Recall@5, Recall@10 and MRR of ours and plain BM25, by kind and language."""
-    data = json.loads(RETRIEVAL_SET.read_text(encoding="utf-8"))
+    data = labelled_set()
     memories, queries = data["memories"], data["queries"]
-    with tempfile.TemporaryDirectory() as folder:
-        engine = MemoryEngine(
-            Path(folder) / "memories.json", StoreSettings(max_items=0)
-        )
-        engine.init()
-        engine.store.import_(
-            [
-                {
-                    "id": m["id"],
-                    "content": m["content"],
-                    "category": m["category"],
-                    "tags": m.get("tags", []),
-                }
-                for m in memories
-            ]
-        )
-        texts = [(m["id"], m["content"]) for m in memories]
-        baseline, trigram = PlainBm25(texts), TrigramBm25(texts)
-        systems: dict[str, Callable[[str], list[str]]] = {
-            "ours": lambda q: [r.memory.id for r in engine.search(q, limit=10)],
-            "BM25": lambda q: baseline.search(q, 10),
-            "BM25 trigram": lambda q: trigram.search(q, 10),
+    texts = [(m["id"], m["content"]) for m in memories]
+    baseline, trigram = PlainBm25(texts), TrigramBm25(texts)
+    scores: dict[tuple[str, str], list[Score]] = defaultdict(list)
+    with labelled_engine(memories) as engine:
+        systems: dict[str, Search] = {
+            "ours": engine_search(engine),
+            "BM25": lambda q: baseline.search(q, DEPTH),
+            "BM25 trigram": lambda q: trigram.search(q, DEPTH),
         }
-        scores: dict[tuple[str, str], list[tuple[float, float, float]]] = defaultdict(
-            list
-        )
         for query in queries:
-            relevant = set(query["relevant"])
             for name, search in systems.items():
-                ranked = search(query["query"])
-                found5 = len(relevant & set(ranked[:5])) / len(relevant)
-                found10 = len(relevant & set(ranked[:10])) / len(relevant)
-                rank = next((i for i, m in enumerate(ranked, 1) if m in relevant), None)
-                entry = (found5, found10, 1 / rank if rank else 0.0)
+                entry = score(search(query["query"]), query["relevant"])
                 for group in (
                     "all",
                     f"kind: {query['kind']}",
                     f"lang: {query['lang']}",
                 ):
                     scores[(name, group)].append(entry)
-        engine.close()
     groups = sorted({g for _, g in scores}, key=lambda g: (g != "all", g))
     rows = []
     for group in groups:
         row: list[object] = [group, len(scores[("ours", group)])]
         for name in systems:
-            values = scores[(name, group)]
-            row += [f"{statistics.fmean(v[i] for v in values):.3f}" for i in range(3)]
+            row += [f"{value:.3f}" for value in means(scores[(name, group)])]
         rows.append(row)
     table(
         f"Retrieval quality ({len(queries)} queries over {len(memories)} memories)",
@@ -218,6 +214,73 @@ def quality() -> None:
             *(f"{name} {m}" for name in systems for m in ("R@5", "R@10", "MRR")),
         ],
         rows,
+    )
+
+
+# -- the labelled sets of learning and long conversations ------------------------------
+
+
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def extraction() -> None:
+    """Print rule extraction's precision and recall on the labelled utterances."""
+    found = extraction_items()
+    report = measure_extraction(found)
+
+    def rows(tallies: dict[str, Tally]) -> list[list[object]]:
+        return [
+            [name, t.labels, _share(t.recall), t.facts, _share(t.precision)]
+            for name, t in tallies.items()
+        ]
+
+    header = ["", "labels", "recall", "facts", "precision"]
+    table(
+        f"Rule extraction by language ({len(found)} utterances, no LLM)",
+        ["language", *header[1:]],
+        rows({"all": report.overall, **report.by_language}),
+    )
+    positive = {k: t for k, t in report.by_kind.items() if t.labels}
+    negative = {k: t for k, t in report.by_kind.items() if not t.labels}
+    table("Rule extraction by kind", ["kind", *header[1:]], rows(positive))
+    table(
+        "Utterances that must store nothing",
+        ["kind", "utterances", "storing something", "facts"],
+        [[k, t.utterances, t.storing, t.facts] for k, t in negative.items()],
+    )
+    print(
+        f"\nSecrets stored: {report.secrets_stored} (from {report.secrets} secret"
+        " utterances; must be 0). Updates replaced: "
+        + ", ".join(
+            f"{lang} {done} of {total}"
+            for lang, (done, total) in report.updates.items()
+        )
+        + "."
+    )
+
+
+def conversations() -> None:
+    """Print Recall@5 and @10 on the long conversations: ours and a fair BM25."""
+    scores, questions, turns = measure_conversations()
+    systems = ("ours", "BM25")
+    groups = sorted({g for _, g in scores}, key=lambda g: (g != "all", g))
+    table(
+        f"Long-conversation retrieval ({questions} questions over {turns} turns;"
+        " no embeddings)",
+        [
+            "questions",
+            "n",
+            *(f"{s} {m}" for s in systems for m in ("R@5", "R@10", "MRR")),
+        ],
+        [
+            [
+                group,
+                len(scores[("ours", group)]),
+                *(f"{v:.3f}" for s in systems for v in means(scores[(s, group)])),
+            ]
+            for group in groups
+        ],
     )
 
 
@@ -250,11 +313,6 @@ _SURNAMES = (
 _GIVEN = "伟芳娜敏静丽强磊军洋勇艳杰娟涛明超秀霞平刚桂英华玉兰红梅鹏飞云雪琳晨浩宇轩"
 
 
-def _labelled() -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(RETRIEVAL_SET.read_text(encoding="utf-8"))
-    return data
-
-
 def scaled_texts(count: int, seed: int) -> list[str]:
     """The labelled set's memories, repeated with other people's names up to `count`.
 
@@ -263,7 +321,7 @@ def scaled_texts(count: int, seed: int) -> list[str]:
     grows with the size, as it does in a real household's memory.
     """
     rng = random.Random(seed)
-    originals = [m["content"] for m in _labelled()["memories"]]
+    originals = [m["content"] for m in labelled_set()["memories"]]
     names = sorted(
         {w for text in originals for w in re.findall(r"\b[A-Z][a-z]+\b", text)}
         - _NOT_NAMES
@@ -296,7 +354,7 @@ def _renamed(swap: dict[str, str], match: re.Match[str]) -> str:
 
 def labelled_queries(count: int) -> list[str]:
     """The labelled set's queries, as many times over as needed."""
-    queries = [q["query"] for q in _labelled()["queries"]]
+    queries = [q["query"] for q in labelled_set()["queries"]]
     return [queries[n % len(queries)] for n in range(count)]
 
 
@@ -739,10 +797,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=500)
     parser.add_argument("--skip-agent", action="store_true")
     parser.add_argument("--skip-load", action="store_true")
+    parser.add_argument("--skip-sets", action="store_true")
+    parser.add_argument(
+        "--sets",
+        action="store_true",
+        help="only the labelled sets of rule extraction and long conversations",
+    )
     args = parser.parse_args(argv)
     print(
         f"# Assist Memory benchmarks ({os.cpu_count()} cores, Python {sys.version.split()[0]})"
     )
+    if args.sets or not args.skip_sets:
+        extraction()
+        conversations()
+    if args.sets:
+        return 0
     if not args.skip_quality:
         quality()
     ok = True

@@ -7,13 +7,23 @@ each labelled with the memories that answer it. It measures search quality
 (Recall@5, Recall@10, MRR) independently of the search code: nothing here imports
 or imitates the project's keyword, index or retrieval modules.
 
-How the labels are kept right:
+The data is in script/retrieval_set/, this file only assembles and checks it:
 
-* The answers are hand-written "anchor" memories, grouped in cases together with
-  their queries. Each case lists guards ("Anna+coffee", "备用钥匙"): a memory
+* anchors.json: the answers, hand-written "anchor" memories grouped in cases together
+  with their queries. Each case lists guards ("Anna+coffee", "备用钥匙"): a memory
   outside the case that matches every term of a guard could compete with the
   answer. Hand-written memories that match a guard stop the generator; template
   memories that match one are not used.
+* en.json and zh.json: one file per language, in the same shape: the people the
+  household talks about, person topics with their sentence patterns, which topics
+  each role has (and how likely), slot values, and the patterns for things, devices,
+  loans, debts and events.
+* household.json: things in the house and appliances, named in both languages.
+* one_offs.json: hand-written memories no query targets, and the slots they speak
+  about.
+
+How the labels are kept right:
+
 * Template memories fill (subject, topic) slots such as "anna:drink.coffee" or
   "obj:passports", at most one memory per slot, shared by both languages ("me" is
   both "I" and "我"). Anchors claim whole groups ("anna:drink"), so no template can
@@ -33,16 +43,17 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 import json
 from pathlib import Path
 import random
 import re
 import sys
-from typing import Final, TypedDict
+from typing import Any, Final, NotRequired, TypedDict
 
 SEED: Final = 20250611
+DATA: Final = Path(__file__).resolve().parent / "retrieval_set"
 OUTPUT: Final = (
     Path(__file__).resolve().parent.parent / "tests" / "data" / "retrieval_set.json"
 )
@@ -65,11 +76,150 @@ MIN_QUERIES: Final = 220
 MIN_PER_KIND: Final = {"no_overlap": 40, "paraphrase": 40, "inflection": 20, "cross": 8}
 # Shares of the queries by language: (minimum, maximum).
 LANG_SHARES: Final = {"en": (0.30, 0.45), "zh": (0.40, 0.55), "mixed": (0.08, 0.16)}
+# The languages of the template memories, in the order they are drawn.
+LANGUAGES: Final = ("en", "zh")
+# Each topic, thing or device note gets this many tries at a memory no guard matches.
+TRIES: Final = 6
 
-KEYWORD, INFLECTION, PARAPHRASE = "keyword", "inflection", "paraphrase"
+KEYWORD, PARAPHRASE = "keyword", "paraphrase"
 NO_OVERLAP, CHINESE, CROSS = "no_overlap", "chinese", "cross"
-PREF, FACT, PATTERN, EVENT = "preference", "fact", "pattern", "event"
-PERSON, ROUTINE, NOTE = "person", "routine", "note"
+FACT, NOTE = "fact", "note"
+
+
+# --------------------------------------------------------------------------------------
+# The data files
+# --------------------------------------------------------------------------------------
+
+
+class PersonData(TypedDict):
+    """Someone the household talks about; key is shared by both languages ("me")."""
+
+    name: str
+    gender: str  # "m" or "f"
+    role: str
+    key: NotRequired[str]
+    fields: NotRequired[dict[str, str]]  # fields that differ from the language's
+
+
+class TopicData(TypedDict):
+    """A topic about a person: at most one memory per person and topic."""
+
+    category: str
+    tags: list[str]
+    patterns: list[str]
+
+
+class RoleData(TypedDict):
+    """The topics a role has: each with `share` chance, or its own in `shares`."""
+
+    share: float
+    extends: NotRequired[str]  # another role whose topics come first
+    topics: list[str]
+    shares: NotRequired[dict[str, float]]
+
+
+class ThingsData(TypedDict):
+    """How a language says where a thing is kept."""
+
+    tags: list[str]
+    number_words: dict[str, list[str]]  # word: [singular form, plural form]
+    patterns: list[str]
+    fixture_patterns: list[str]
+    places: dict[str, list[str]]  # by the kind of thing
+
+
+class DevicesData(TypedDict):
+    """How a language notes an appliance's brand, manual, warranty, filter, service."""
+
+    tags: list[str]
+    patterns: dict[str, list[str]]
+    slots: dict[str, list[str]]
+
+
+class LoanData(TypedDict):
+    """Something a person borrowed: each value lent once."""
+
+    share: float
+    tags: list[str]
+    pattern: str
+    values: list[str]
+
+
+class ExtraData(TypedDict):
+    """A debt or an event of a person."""
+
+    share: float
+    category: str
+    tags: list[str]
+    patterns: list[str]
+    slots: dict[str, list[str]]
+
+
+class LanguageData(TypedDict):
+    """en.json or zh.json."""
+
+    people: list[PersonData]
+    person_fields: dict[str, str]  # filled with the person's {name}
+    pronouns: dict[str, dict[str, str]]  # by gender
+    month_names: list[str]
+    date_formats: list[str]
+    slots: dict[str, list[str]]
+    topics: dict[str, TopicData]
+    roles: dict[str, RoleData]
+    things: ThingsData
+    devices: DevicesData
+    loan: LoanData
+    debt: ExtraData
+    event: ExtraData
+    other_names: list[str]  # pets and relatives that are not people of the templates
+    stop_words: list[str]
+
+
+class ThingData(TypedDict):
+    """An object kept somewhere; a language without a name never mentions it."""
+
+    key: str
+    names: dict[str, str]
+    plural: NotRequired[bool]
+    kind: str  # which places suit it: a key of each language's places
+
+
+class DeviceData(TypedDict):
+    """An appliance and what the household noted about it."""
+
+    key: str
+    names: dict[str, str]
+    brands: dict[str, list[str]]
+    facts: list[str]  # any of: brand, manual, warranty, filter, service
+
+
+class HouseholdData(TypedDict):
+    """household.json."""
+
+    things: list[ThingData]
+    devices: list[DeviceData]
+
+
+class CaseData(TypedDict):
+    """A case of anchors.json; memories are [category, content, *tags]."""
+
+    memories: list[list[str]]
+    queries: list[list[Any]]  # [text, kind, *indices of the answers] (default: 0)
+    guard: NotRequired[list[str]]  # "+"-joined terms, e.g. "Anna+coffee"
+    claim: NotRequired[list[str]]  # slots the templates must leave alone
+    near_misses: NotRequired[list[list[str]]]  # may share the guarded words
+
+
+class OneOffsData(TypedDict):
+    """one_offs.json: memories by group, and the person slots they speak about."""
+
+    memories: dict[str, list[list[str]]]
+    claims: list[str]
+
+
+def read(name: str) -> Any:
+    """The parsed content of a data file."""
+    return json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
 
 
 # --------------------------------------------------------------------------------------
@@ -84,6 +234,12 @@ class Mem:
     category: str
     content: str
     tags: tuple[str, ...] = ()
+
+
+def memory(row: Sequence[str]) -> Mem:
+    """A memory from its [category, content, *tags] row."""
+    category, content, *tags = row
+    return Mem(category, content, tuple(tags))
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,38 +261,22 @@ class Case:
     claims: frozenset[str]
     negatives: tuple[Mem, ...]
 
-
-def m(category: str, content: str, *tags: str) -> Mem:
-    """Build a memory."""
-    return Mem(category, content, tags)
-
-
-def q(text: str, kind: str, *rel: int) -> Ask:
-    """Build a query answered by the case's memories at indices rel (default: 0)."""
-    return Ask(text, kind, rel or (0,))
-
-
-def case(
-    *items: Mem | Ask,
-    guard: str = "",
-    claim: str = "",
-    neg: Sequence[Mem] = (),
-) -> Case:
-    """Build a case.
-
-    guard: "|"-separated alternatives of "+"-joined terms, e.g. "Anna+coffee|备用钥匙".
-    claim: "|"-separated slots the templates must leave alone, e.g. "anna:drink".
-    neg: hand-written near misses that may share the guarded words.
-    """
-    memories = tuple(item for item in items if isinstance(item, Mem))
-    asks = tuple(item for item in items if isinstance(item, Ask))
-    guards = tuple(
-        tuple(term.strip() for term in alt.split("+"))
-        for alt in guard.split("|")
-        if alt.strip()
-    )
-    claims = frozenset(c.strip() for c in claim.split("|") if c.strip())
-    return Case(memories, asks, guards, claims, tuple(neg))
+    @classmethod
+    def read(cls, data: CaseData) -> Case:
+        """A case of anchors.json."""
+        return cls(
+            tuple(memory(row) for row in data["memories"]),
+            tuple(
+                Ask(str(text), str(kind), tuple(rel) or (0,))
+                for text, kind, *rel in data["queries"]
+            ),
+            tuple(
+                tuple(term.strip() for term in alternative.split("+"))
+                for alternative in data.get("guard", [])
+            ),
+            frozenset(data.get("claim", [])),
+            tuple(memory(row) for row in data.get("near_misses", [])),
+        )
 
 
 class MemoryRecord(TypedDict):
@@ -168,29 +308,9 @@ class Dataset(TypedDict):
     queries: list[QueryRecord]
 
 
-@dataclass(frozen=True, slots=True)
-class Person:
-    """Someone the household talks about. key is shared by both languages."""
-
-    name: str
-    gender: str  # "m" or "f"
-    role: str
-    key: str = ""
-
-    @property
-    def slot(self) -> str:
-        """Return the subject part of this person's slots."""
-        return self.key or self.name.lower()
-
-
-@dataclass(frozen=True, slots=True)
-class Group:
-    """A topic about a person: at most one memory per person and topic."""
-
-    name: str
-    category: str
-    patterns: tuple[str, ...]
-    tags: tuple[str, ...] = ()
+def slot_of(person: PersonData) -> str:
+    """The subject part of a person's slots."""
+    return person.get("key") or person["name"].lower()
 
 
 @dataclass(slots=True)
@@ -212,995 +332,47 @@ class Corpus:
         return True
 
 
-# --------------------------------------------------------------------------------------
-# English household: people, topics and slot values for the template memories
-# --------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Language:
+    """A language's data file, with its dates and role shares worked out."""
 
-EN_PEOPLE: Final = (
-    Person("Anna", "f", "home"),
-    Person("Tom", "m", "home"),
-    Person("Lucy", "f", "kid"),
-    Person("Ben", "m", "kid"),
-    Person("Nana Rose", "f", "elder"),
-    Person("Grandpa Joe", "m", "elder"),
-    Person("Uncle Mike", "m", "family"),
-    Person("Aunt Clare", "f", "family"),
-    Person("Ella", "f", "family"),
-    Person("Mrs Patel", "f", "neighbour"),
-    Person("Mr Okafor", "m", "neighbour"),
-    Person("Greg", "m", "neighbour"),
-    Person("Linda", "f", "neighbour"),
-    Person("Jess", "f", "friend"),
-    Person("Kate", "f", "friend"),
-    Person("Dan", "m", "friend"),
-    Person("Leo", "m", "friend"),
-    Person("Maya", "f", "friend"),
-    Person("Noah", "m", "friend"),
-    Person("Zoe", "f", "friend"),
-    Person("Sam", "m", "friend"),
-    Person("Chloe", "f", "friend"),
-    Person("Raj", "m", "friend"),
-    Person("Priya", "f", "colleague"),
-    Person("Marcus", "m", "colleague"),
-    Person("Sven", "m", "colleague"),
-    Person("Fiona", "f", "colleague"),
-    Person("Oscar", "m", "colleague"),
-    Person("Oliver", "m", "kidfriend"),
-    Person("Mia", "f", "kidfriend"),
-    Person("Freddie", "m", "kidfriend"),
-    Person("Isla", "f", "kidfriend"),
-    Person("Theo", "m", "kidfriend"),
-    Person("Hannah", "f", "helper"),
-    Person("Rosa", "f", "helper"),
-    Person("Pete", "m", "helper"),
-    Person("Dave", "m", "helper"),
-    Person("Hugo", "m", "friend"),
-    Person("Holly", "f", "friend"),
-    Person("Tariq", "m", "friend"),
-    Person("Beth", "f", "friend"),
-    Person("Owen", "m", "friend"),
-    Person("Megan", "f", "friend"),
-    Person("Nadia", "f", "friend"),
-    Person("Callum", "m", "friend"),
-    Person("Ingrid", "f", "colleague"),
-    Person("Ahmed", "m", "colleague"),
-    Person("Becky", "f", "colleague"),
-    Person("Gavin", "m", "colleague"),
-    Person("Colin", "m", "neighbour"),
-    Person("Sue", "f", "neighbour"),
-    Person("Barry", "m", "neighbour"),
-    Person("Joan", "f", "neighbour"),
-    Person("Ruby", "f", "kidfriend"),
-    Person("Poppy", "f", "kidfriend"),
-    Person("Archie", "m", "kidfriend"),
-    Person("Harvey", "m", "kidfriend"),
-    Person("Layla", "f", "kidfriend"),
-    Person("Isaac", "m", "friend"),
-    Person("Lottie", "f", "friend"),
-    Person("Pablo", "m", "friend"),
-    Person("Saoirse", "f", "friend"),
-    Person("Edward", "m", "friend"),
-    Person("Grace", "f", "friend"),
-    Person("Rory", "m", "friend"),
-    Person("Bianca", "f", "friend"),
-    Person("Harriet", "f", "colleague"),
-    Person("Viktor", "m", "colleague"),
-    Person("Shona", "f", "colleague"),
-    Person("Dev", "m", "colleague"),
-    Person("Mrs Green", "f", "neighbour"),
-    Person("Mr Hassan", "m", "neighbour"),
-    *(
-        Person(name, gender, "acquaintance")
-        for name, gender in (
-            ("Gemma", "f"),
-            ("Martin", "m"),
-            ("Lorna", "f"),
-            ("Stuart", "m"),
-            ("Helen", "f"),
-            ("Kieran", "m"),
-            ("Yasmin", "f"),
-            ("Rachel", "f"),
-            ("Simon", "m"),
-            ("Aisha", "f"),
-            ("Declan", "m"),
-            ("Fran", "f"),
-            ("Tony", "m"),
-            ("Wendy", "f"),
-            ("Neil", "m"),
-            ("Imogen", "f"),
-            ("Trevor", "m"),
-            ("Paula", "f"),
-            ("Ryan", "m"),
-            ("Esme", "f"),
-            ("Graham", "m"),
-            ("Janet", "f"),
-            ("Luke", "m"),
-            ("Sophie", "f"),
+    data: LanguageData
+    slots: dict[str, list[str]]  # the data's, and "date"
+    device_slots: dict[str, list[str]]  # the data's, and "month"
+    roles: dict[str, dict[str, float]]  # role: {topic: share}, in drawing order
+
+    @classmethod
+    def read(cls, name: str) -> Language:
+        """en.json or zh.json."""
+        data: LanguageData = read(name)
+        return cls(
+            data,
+            data["slots"] | {"date": dates(data)},
+            data["devices"]["slots"] | {"month": data["month_names"]},
+            {role: role_shares(data["roles"], role) for role in data["roles"]},
         )
-    ),
-)
 
-_MONTHS: Final = (
-    "January", "February", "March", "April", "May", "June", "July", "August",
-    "September", "October", "November", "December",
-)  # fmt: skip
-
-
-def _ordinal(day: int) -> str:
-    """Return 1st, 2nd, 3rd, 4th ..."""
-    if 10 <= day % 100 <= 20:
-        return f"{day}th"
-    return f"{day}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(day % 10, 'th') }"
+    def fields(self, person: PersonData) -> dict[str, str]:
+        """A person's fields: name forms and pronouns ({P}, {Ps}, {he}, {ta} ...)."""
+        data = self.data
+        fields = {
+            name: template.format(name=person["name"])
+            for name, template in data["person_fields"].items()
+        }
+        fields |= {
+            name: forms[person["gender"]] for name, forms in data["pronouns"].items()
+        }
+        return fields | person.get("fields", {})
 
 
-EN_DATES: Final = tuple(
-    text
-    for month in _MONTHS
-    for day in range(1, 29)
-    for text in (
-        f"{day} {month}",
-        f"the {_ordinal(day)} of {month}",
-        f"{month} {_ordinal(day)}",
-    )
-)
+def role_shares(roles: dict[str, RoleData], name: str) -> dict[str, float]:
+    """Each topic of a role with its share, in the order they are drawn."""
+    role = roles[name]
+    inherited = roles[role["extends"]]["topics"] if "extends" in role else []
+    shares = dict.fromkeys([*inherited, *role["topics"]], role["share"])
+    shares.update(role.get("shares", {}))
+    return shares
 
-EN_SLOTS: Final[dict[str, tuple[str, ...]]] = {
-    "date": EN_DATES,
-    "day": ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
-    "weekday": ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday"),
-    "daypart": ("morning", "afternoon", "evening"),
-    "coffee_style": (
-        "black", "black with one sugar", "with oat milk", "with a splash of cold milk",
-        "milky with two sugars", "with hazelnut syrup", "with almond milk and no sugar",
-        "strong and black, in the small cups", "with a spoon of honey instead of sugar",
-    ),
-    "tea": (
-        "green tea", "Earl Grey", "peppermint tea", "rooibos", "jasmine tea",
-        "chamomile tea", "strong builder's tea", "Lady Grey", "lemon and ginger tea",
-    ),
-    "cafe_order": (
-        "an oat flat white", "a large cappuccino", "a double espresso", "an iced latte",
-        "a chai latte", "a cortado", "a decaf mocha", "a soy latte with an extra shot",
-        "a matcha latte", "a long black",
-    ),
-    "time_cut": ("noon", "2pm", "lunchtime", "four in the afternoon", "3 o'clock"),
-    "tea_style": (
-        "strong with just a drop of milk", "weak with a slice of lemon",
-        "with honey and no milk", "milky with one sugar", "stewed until it's orange",
-    ),
-    "evening_drink": (
-        "a glass of red wine", "a small whisky", "a cold lager", "a gin and tonic",
-        "an alcohol-free beer", "a mug of cocoa",
-    ),
-    "kid_drink": (
-        "strawberry milk", "apple juice", "pink lemonade", "a banana milkshake",
-        "blackcurrant squash", "warm milk with honey",
-    ),
-    "dish": (
-        "lasagne", "pad thai", "fish and chips", "mushroom risotto", "chicken tikka masala",
-        "sushi", "beef tacos", "shepherd's pie", "tonkotsu ramen", "pepperoni pizza",
-        "a roast dinner with Yorkshire puddings", "falafel wraps", "mac and cheese",
-        "beef stew with dumplings", "seafood paella", "spaghetti carbonara",
-        "Thai green curry", "halloumi burgers", "sausage and mash", "chilli con carne",
-        "katsu curry", "fish pie", "toad in the hole", "bibimbap", "moussaka",
-    ),
-    "cuisine": (
-        "Thai", "Italian", "Japanese", "Lebanese", "Mexican", "Korean", "Greek", "Indian",
-        "Vietnamese", "Ethiopian", "Turkish",
-    ),
-    "kid_food": (
-        "fish fingers", "spaghetti hoops", "pancakes", "chicken nuggets", "cheese on toast",
-        "sweetcorn", "mini sausages", "strawberry yoghurt", "plain pasta with butter",
-    ),
-    "allergen": (
-        "shellfish", "sesame", "eggs", "strawberries", "penicillin", "wasp stings", "latex",
-        "mustard", "celery", "kiwi fruit",
-    ),
-    "allergy": (
-        "a shellfish allergy", "a sesame allergy", "an egg allergy", "a tree-nut allergy",
-        "a mustard allergy", "a soya allergy", "a fish allergy",
-    ),
-    "hated": (
-        "coriander", "mushrooms", "olives", "blue cheese", "anything spicy", "raw tomatoes",
-        "mayonnaise", "aubergine", "beetroot", "Brussels sprouts",
-    ),
-    "no_eat": ("pork", "red meat", "fish of any kind", "beef", "lamb"),
-    "artist": (
-        "Taylor Swift", "Fleetwood Mac", "Ed Sheeran", "Adele", "the Beatles",
-        "Stevie Wonder", "Coldplay", "Arctic Monkeys", "Dolly Parton", "Bob Marley", "ABBA",
-        "Radiohead", "Elton John", "Billie Eilish", "Miles Davis", "Nina Simone",
-    ),
-    "genre": (
-        "jazz", "classical piano", "eighties pop", "lo-fi beats", "country", "reggae",
-        "Motown", "heavy metal", "folk", "drum and bass", "film soundtracks", "opera",
-    ),
-    "station": ("Classic FM", "6 Music", "Jazz FM", "Heart 80s", "Radio 4", "Absolute Radio"),
-    "kid_music": (
-        "the Frozen soundtrack", "K-pop", "the Encanto songs", "nursery rhymes",
-        "the Matilda musical album", "Taylor Swift",
-    ),
-    "temp": ("17", "18", "19", "20", "21"),
-    "temp_warm": ("22", "23", "24"),
-    "pct": ("20", "30", "40", "50"),
-    "room": ("living room", "kitchen", "study", "bedroom", "dining room", "conservatory"),
-    "lamp": (
-        "floor lamp", "reading lamp by the sofa", "lamp on the piano", "salt lamp",
-        "desk lamp", "little lamp on the bookcase",
-    ),
-    "job": (
-        "a nurse", "a primary school teacher", "an electrician", "a software developer",
-        "an accountant", "a paramedic", "a graphic designer", "a pharmacist", "a solicitor",
-        "a bus driver", "an architect", "a vet", "a chef", "a physiotherapist",
-        "a train conductor", "a dental hygienist", "a journalist",
-    ),
-    "employer": (
-        "the council", "the city hospital", "the garden centre", "the university",
-        "a small design studio", "the airport", "an engineering firm on the ring road",
-    ),
-    "wfh_days": ("Mondays and Fridays", "Wednesdays", "Tuesdays and Thursdays", "Fridays"),
-    "office_place": (
-        "Manchester", "the town centre", "the business park", "Leeds", "Birmingham",
-    ),
-    "start_time": ("7", "half seven", "8", "8:30", "9"),
-    "hobby_verb": (
-        "plays tennis", "goes swimming", "plays five-a-side football", "does yoga",
-        "goes to pottery class", "sings in a choir", "goes climbing",
-        "goes to the allotment", "practises the guitar", "goes to a book club",
-        "plays badminton", "goes to a spin class", "plays squash", "goes to life drawing",
-    ),
-    "hobby_noun": (
-        "birdwatching", "baking cakes", "woodwork", "gardening", "crosswords",
-        "photography", "cycling", "fishing", "model railways", "board games", "astronomy",
-        "wild swimming", "painting watercolours", "vinyl records",
-    ),
-    "language": ("Spanish", "Italian", "Japanese", "Welsh", "French", "Mandarin", "Portuguese"),
-    "years": ("two", "three", "five", "ten", "twenty"),
-    "kid_club": (
-        "gymnastics", "Beavers", "Brownies", "drama club", "karate", "ballet",
-        "coding club", "tennis lessons", "art club", "Cubs", "rugby tots",
-    ),
-    "school": ("St Mary's Primary", "Oakfield Primary", "Hillside School"),
-    "year_group": ("Year 2", "Year 3", "Year 4", "Year 5"),
-    "teacher": ("Mr Hughes", "Miss Ahmed", "Mr Lewis", "Mrs Brennan"),
-    "wake": ("5:45", "6:15", "6:30", "7", "7:20"),
-    "bed": ("10:30", "11", "midnight", "half ten", "quarter past eleven"),
-    "late": ("9", "half nine", "10"),
-    "kid_bed": ("7", "7:30", "8", "half past seven", "quarter to eight"),
-    "med": (
-        "thyroid pill", "statins", "vitamin D", "heart tablets", "eye drops",
-        "iron tablets", "antihistamine", "water tablet",
-    ),
-    "med_time": ("8 in the morning", "breakfast", "9pm", "bedtime", "lunchtime", "6pm"),
-    "freq": ("twice a day", "once in the morning", "morning and night", "every other day"),
-    "car": (
-        "silver Toyota Corolla", "blue Skoda Octavia", "black Volvo estate",
-        "white VW Polo", "green Land Rover", "silver Ford Focus", "yellow Fiat 500",
-        "maroon Peugeot 308", "white Transit van",
-    ),
-    "shoe": ("4", "5", "6", "7", "8", "9", "10", "11"),
-    "cloth": ("small", "medium", "large", "extra large"),
-    "kid_age_size": ("7-8", "8-9", "9-10", "10-11"),
-    "kid_shoe": ("11", "12", "13", "1", "2"),
-    "gift": (
-        "a new yoga mat", "a pasta machine", "tickets to the theatre",
-        "a good bottle of gin", "a bird feeder camera", "noise-cancelling headphones",
-        "a cast-iron pan", "a jigsaw of a map", "a spa voucher", "a gardening apron",
-        "a fancy umbrella", "a cookbook by Ottolenghi", "a leather notebook",
-        "a houseplant for the office",
-    ),
-    "kid_gift": (
-        "a Lego set", "a scooter", "a microscope kit", "a unicorn onesie",
-        "a football goal for the garden", "slime-making stuff", "a walkie-talkie set",
-    ),
-    "no_gift": ("candles", "mugs", "socks", "scented soap", "chocolates"),
-    "appt": ("dentist", "eye test", "hair", "GP", "physio", "hearing test", "blood test"),
-    "appt2": ("dentist", "optician", "physio", "hairdresser", "GP", "podiatrist"),
-    "when": (
-        "next Tuesday", "on Friday the 12th", "on the 3rd of next month",
-        "on Thursday morning", "on 20 June", "on Monday afternoon", "on the 27th",
-        "a week on Wednesday",
-    ),
-    "apt_time": ("9:15", "10:40", "2pm", "half three", "4:20", "11:50"),
-    "city": (
-        "Edinburgh", "Barcelona", "Cornwall", "Rome", "Dublin", "Amsterdam",
-        "the Lake District", "Paris", "Copenhagen", "New York", "Crete", "Krakow",
-        "Seville", "Berlin", "Snowdonia",
-    ),
-    "trip_when": (
-        "next month", "at Easter", "in the summer holidays", "over half term",
-        "for a long weekend in May", "in October", "the week after next",
-    ),
-    "team": (
-        "Arsenal", "Liverpool", "Man City", "Leeds United", "Spurs", "Newcastle", "Celtic",
-    ),
-    "house_no": ("3", "5", "7", "11", "14", "16", "21", "23"),
-    "door_colour": ("green", "red", "grey", "navy"),
-    "street_years": ("six", "twelve", "thirty", "forty"),
-    "friend_rel": (
-        "Anna's friend from university", "Tom's old flatmate from Leeds",
-        "a friend from the book club", "Anna's friend from antenatal classes",
-        "Tom's oldest friend; they met at primary school",
-        "a friend we met on holiday in Crete", "Tom's mate from five-a-side",
-        "Anna's walking buddy", "a friend from the allotments",
-        "an old friend of Tom's from his first job",
-    ),
-    "town": ("Bristol", "York", "Brighton", "Cardiff", "Norwich", "Bath", "Glasgow", "Exeter"),
-    "distance": ("an hour", "two hours", "forty minutes", "three hours by train"),
-    "coworker": ("Anna", "Tom"),
-    "kid": ("Lucy", "Ben"),
-    "street": ("Maple Road", "Church Lane", "Victoria Street", "the new estate"),
-    "parent_name": ("Laura", "Steve", "Amira", "Chris", "Nicola", "Gareth"),
-    "elder_home": ("a bungalow in Whitby", "the retirement flats by the park", "Harrogate"),
-    "call_time": ("six", "seven", "half past five"),
-    "genre2": (
-        "jazz", "country", "opera", "heavy metal", "rap", "brass bands", "bagpipes",
-        "techno",
-    ),
-    "pub_drink": (
-        "a pint of bitter", "a cider", "a lime and soda", "a pale ale", "a glass of rosé",
-        "a Guinness",
-    ),
-    "breakfast": (
-        "porridge with honey", "two boiled eggs and toast", "granola and yoghurt",
-        "a bacon sandwich", "avocado on toast", "Weetabix", "just a banana",
-        "muesli with cold milk",
-    ),
-    "cake": (
-        "carrot cake", "lemon drizzle", "Victoria sponge", "coffee and walnut cake",
-        "red velvet", "cheesecake", "Bakewell tart",
-    ),
-    "commute": ("7:10 train", "number 42 bus", "tram", "park-and-ride bus", "early train"),
-    "colour": ("green", "purple", "yellow", "navy blue", "orange", "teal", "red", "pink"),
-    "flowers": ("tulips", "sunflowers", "peonies", "freesias", "roses", "lilies", "sweet peas"),
-    "hometown": (
-        "Newcastle", "Cork", "Lagos", "Mumbai", "Swansea", "Aberdeen", "Toronto",
-        "a village near York", "Belfast",
-    ),
-    "fear": ("spiders", "heights", "flying", "deep water", "dogs", "clowns", "lifts", "wasps"),
-    "fear_thing": ("spiders", "dogs", "wasps", "deep water", "horses", "geese"),
-    "kid_fear": ("the dark", "the hoover", "big dogs", "the bath plughole", "balloons popping"),
-    "author": (
-        "Agatha Christie", "Terry Pratchett", "Jane Austen", "Lee Child", "Sally Rooney",
-        "Stephen King", "Ian Rankin",
-    ),
-    "book": (
-        "the new Richard Osman", "Wolf Hall", "a biography of Bowie",
-        "Pride and Prejudice again",
-    ),
-    "show": (
-        "Bake Off", "Strictly", "Gardeners' World", "The Traitors", "Line of Duty",
-        "Match of the Day", "University Challenge", "Only Connect", "Coronation Street",
-        "Gogglebox",
-    ),
-    "kid_show": (
-        "Bluey", "Paw Patrol", "Horrible Histories", "Pokémon", "Hey Duggee", "Blue Peter",
-    ),
-    "skill": (
-        "fixing bikes", "sewing", "helping with maths homework", "upholstery", "DIY",
-        "icing cakes", "gardening", "cryptic crosswords",
-    ),
-    "since": ("university", "the kids were babies", "we moved here", "school"),
-    "finish_time": ("3", "half four", "5:30", "six"),
-    "skill_task": (
-        "a bike puncture", "hemming trousers", "fractions", "wallpapering",
-        "putting up shelves", "tax returns", "a wobbly table", "bleeding the radiators",
-    ),
-    "health": (
-        "has a bad back, so no heavy lifting", "wears contact lenses",
-        "needs glasses for driving", "is recovering from a knee operation",
-        "is colour-blind", "gets travel sick on long car journeys",
-        "has eczema, so we use the non-bio washing powder",
-        "had a hip replacement last spring", "has low iron and gets tired easily",
-        "is partially sighted in one eye", "has a nasty cough that won't shift",
-        "can't kneel because of arthritis",
-    ),
-    "partner": (
-        "Alex", "Jordan", "Robin", "Jamie", "Charlie", "Kim", "Morgan", "Ashley", "Pat",
-        "Frankie",
-    ),
-    "pet_kind": (
-        "a labrador", "a tortoise", "a parrot", "two guinea pigs", "a ginger cat",
-        "a greyhound", "a pair of budgies", "a pug",
-    ),
-    "pet_name": (
-        "Bramble", "Pickle", "Ziggy", "Mabel", "Otis", "Dotty", "Waffles", "Bruno", "Pixie",
-        "Crumble",
-    ),
-    "holiday_pref": (
-        "beach holidays", "city breaks", "walking holidays in the hills", "cruises",
-        "caravanning", "ski trips", "staying at home, honestly",
-    ),
-    "chore": (
-        "emptying the dishwasher", "the ironing", "putting the bins out",
-        "hoovering the stairs", "cleaning the bathroom", "the online food order",
-        "sorting the post", "making packed lunches",
-    ),
-    "kid_chore": (
-        "laying the table", "tidying the shoe rack", "pairing the socks",
-        "clearing the plates after dinner", "putting the shopping away",
-    ),
-    "toy": (
-        "a floppy rabbit called Bun", "the remote-control car", "a dinosaur called Gerald",
-        "a stuffed owl", "the wooden garage", "a teddy called Barnaby",
-    ),
-    "acq_rel": (
-        "a parent from Lucy's class", "a parent from Ben's class",
-        "someone Tom knows from the pub quiz", "on the school PTA with Anna",
-        "a volunteer at the food bank", "a member of the allotment society",
-        "one of the regulars at the café on the corner",
-        "the organiser of the street party",
-    ),
-    "acq_via": (
-        "the school gate", "Tom's work", "Anna's choir", "the allotments",
-        "the running club", "church", "the baby group years ago",
-    ),
-}  # fmt: skip
-
-# Person topics. A topic name "drink.coffee" is the facet "coffee" of the group "drink":
-# a person gets at most one memory per facet, and a claim on "anna:drink" keeps every
-# drink facet of Anna's away from the templates. Patterns are filled from the person's
-# fields ({P}, {Ps}, {he}, {his}, {him}) and from EN_SLOTS.
-
-
-def topic(name: str, category: str, tags: str, *patterns: str) -> Group:
-    """Build a topic; tags are space-separated."""
-    return Group(name, category, patterns, tuple(tags.split()))
-
-
-EN_TOPICS: Final = {
-    group.name: group
-    for group in (
-        topic(
-            "drink.coffee", PREF, "coffee",
-            "{P} takes {his} coffee {coffee_style}.",
-            "{P} has {his} coffee {coffee_style}, in the big mug.",
-            "Coffee for {P}: {coffee_style}.",
-            "{P} switches to decaf after {time_cut}.",
-        ),
-        topic(
-            "drink.tea", PREF, "tea",
-            "{P} likes {his} tea {tea_style}.",
-            "{P} drinks {tea} in the afternoon.",
-            "If you're making {P} a cuppa, it's {tea}.",
-            "{P} is a {tea} person.",
-        ),
-        topic(
-            "drink.cafe", PREF, "coffee",
-            "{Ps} usual order at the café is {cafe_order}.",
-            "{P} always gets {cafe_order} when we're out.",
-        ),
-        topic(
-            "drink.pub", PREF, "drink",
-            "{Ps} drink of choice at the pub is {pub_drink}.",
-            "{P} likes {evening_drink} at the weekend.",
-        ),
-        topic(
-            "drink.kid", PREF, "drink kids",
-            "{Ps} favourite drink is {kid_drink}.",
-            "{P} is allowed {kid_drink} at weekends only.",
-            "{P} always asks for {kid_drink} when we eat out.",
-        ),
-        topic(
-            "food_fav.dish", PREF, "food",
-            "{Ps} favourite dinner is {dish}.",
-            "{P} loves {dish}.",
-            "When we get a takeaway, {P} always orders {dish}.",
-            "{P} could happily eat {dish} every week.",
-            "{Ps} comfort food is {dish}.",
-            "{P} raves about the {dish} at the place on the high street.",
-        ),
-        topic(
-            "food_fav.cuisine", PREF, "food",
-            "{P} is a big fan of {cuisine} food.",
-            "{P} would choose {cuisine} for a night out.",
-        ),
-        topic(
-            "food_fav.breakfast", PREF, "food",
-            "{P} has {breakfast} for breakfast most days.",
-            "{Ps} favourite breakfast is {breakfast}.",
-        ),
-        topic(
-            "food_fav.cake", PREF, "food",
-            "{Ps} favourite cake is {cake}.",
-            "{P} always asks for {cake} on {his} birthday.",
-        ),
-        topic(
-            "food_fav.kid", PREF, "food kids",
-            "{P} would eat {kid_food} for every meal if we let {him}.",
-            "{Ps} favourite tea is {kid_food}.",
-            "{P} only eats {kid_food} when {he}'s poorly.",
-        ),
-        topic(
-            "food_no.allergy", FACT, "health food",
-            "{P} is allergic to {allergen}.",
-            "{P} has {allergy}, so check the labels.",
-            "{P} is lactose intolerant; use the oat milk for {him}.",
-            "{P} is coeliac, so everything has to be gluten-free.",
-            "{P} gets hay fever badly in June.",
-            "{P} reacts badly to {allergen}, so keep it well away.",
-        ),
-        topic(
-            "food_no.dislike", PREF, "food",
-            "{P} can't stand {hated}.",
-            "{P} won't touch anything with {hated} in it.",
-            "{P} picks the {hated} out of everything.",
-            "{P} hates {hated}.",
-        ),
-        topic(
-            "music.like", PREF, "music",
-            "{P} loves {artist}.",
-            "{P} likes {genre} when {he}'s cooking.",
-            "{Ps} all-time favourite is {artist}.",
-            "{P} listens to {genre} to wind down.",
-            "{P} has seen {artist} live three times.",
-        ),
-        topic(
-            "music.dislike", PREF, "music",
-            "{P} can't stand {genre2}.",
-            "Don't put {genre2} on when {P} is around.",
-        ),
-        topic(
-            "music.radio", PREF, "music radio",
-            "{P} always has {station} on in the car.",
-            "{P} listens to {station} in the mornings.",
-        ),
-        topic(
-            "music.kid", PREF, "music kids",
-            "{P} is obsessed with {kid_music} at the moment.",
-            "{P} wants {kid_music} on every car journey.",
-        ),
-        topic(
-            "comfort", PREF, "home",
-            "{P} likes the bedroom at {temp} degrees at night.",
-            "{P} feels the cold, so put the heating up to {temp_warm} when {he}'s here.",
-            "{P} sleeps with the window open, even in winter.",
-            "{P} likes the living room no warmer than {temp} degrees.",
-            "{P} always wants the electric blanket on.",
-            "{P} hates the air con blowing straight at {him}.",
-        ),
-        topic(
-            "light", PREF, "lights",
-            "{P} likes the lights dimmed to {pct} percent in the evening.",
-            "{P} prefers warm white light in the {room}.",
-            "{P} finds the ceiling light too bright and uses the {lamp} instead.",
-            "{P} reads with the {lamp} on full brightness.",
-            "{P} wants the {room} lights to come on at sunset.",
-        ),
-        topic(
-            "light.kid", PREF, "lights kids",
-            "{P} needs the nightlight on to fall asleep.",
-            "{P} likes the landing light left on with the door ajar.",
-            "{P} likes the star projector on at bedtime.",
-        ),
-        topic(
-            "birthday", FACT, "birthday",
-            "{Ps} birthday is on {date}.",
-            "{P} was born on {date}.",
-            "{Ps} birthday is {date}; don't forget the card.",
-            "{P} celebrates {his} birthday on {date}.",
-            "{Ps} birthday falls on {date}.",
-        ),
-        topic(
-            "birthday.kid", FACT, "birthday",
-            "{Ps} birthday is on {date}.",
-            "{P} was born on {date}.",
-            "{Ps} birthday is {date}, so order the cake the week before.",
-        ),
-        topic(
-            "work.job", FACT, "work",
-            "{P} works as {job}.",
-            "{P} works at {employer}.",
-            "{P} has just started a new job at {employer}.",
-            "{P} has worked as {job} for years.",
-        ),
-        topic(
-            "work.schedule", ROUTINE, "work",
-            "{P} works from home on {wfh_days}.",
-            "{P} starts work at {start_time} most days.",
-            "{P} works four days a week and has {weekday}s off.",
-            "{P} finishes work at {finish_time} on {weekday}s.",
-        ),
-        topic(
-            "work.commute", ROUTINE, "work",
-            "{P} gets the {commute} to work.",
-            "{Ps} office is in {office_place}.",
-        ),
-        topic(
-            "hobby.sport", PATTERN, "hobby",
-            "{P} {hobby_verb} every {day} {daypart}.",
-            "{P} {hobby_verb} most weeks.",
-        ),
-        topic(
-            "hobby.interest", PATTERN, "hobby",
-            "{P} is really into {hobby_noun}.",
-            "{Ps} big hobby is {hobby_noun}.",
-        ),
-        topic(
-            "hobby.language", PATTERN, "hobby",
-            "{P} has been learning {language} for {years} years.",
-            "{P} is taking {language} evening classes.",
-        ),
-        topic(
-            "hobby.kid", ROUTINE, "kids",
-            "{P} has {kid_club} after school on {weekday}s.",
-            "{P} goes to {kid_club} on {weekday} afternoons.",
-            "{Ps} {kid_club} is on {day} mornings.",
-        ),
-        topic("school.class", FACT, "school kids", "{P} is in {year_group} at {school}."),
-        topic("school.teacher", FACT, "school kids", "{Ps} teacher this year is {teacher}."),
-        topic("school.pe", ROUTINE, "school kids", "{P} needs {his} PE kit on {weekday}s."),
-        topic("school.test", ROUTINE, "school kids", "{P} has a spelling test every {weekday}."),
-        topic(
-            "sleep.wake", ROUTINE, "sleep",
-            "{P} gets up at {wake} on weekdays.",
-            "{P} is up at {wake} every day, even on holidays.",
-        ),
-        topic(
-            "sleep.bed", ROUTINE, "sleep",
-            "{P} goes to bed around {bed}.",
-            "{P} is usually in bed by {bed}.",
-        ),
-        topic("sleep.weekend", ROUTINE, "sleep", "{P} likes a lie-in until {late} at weekends."),
-        topic(
-            "sleep.kid", ROUTINE, "sleep kids",
-            "{Ps} bedtime is {kid_bed} on school nights.",
-            "{P} has to be in bed by {kid_bed}, with a story first.",
-            "{P} is usually asleep by {kid_bed}.",
-        ),
-        topic(
-            "meds", ROUTINE, "health",
-            "{P} takes {his} {med} at {med_time}.",
-            "{P} needs {his} {med} with food, {freq}.",
-            "{Ps} {med} prescription needs renewing at the end of each month.",
-        ),
-        topic(
-            "car", FACT, "car",
-            "{P} drives a {car}.",
-            "{Ps} car is a {car}.",
-            "{P} has just swapped {his} old car for a {car}.",
-        ),
-        topic("size.shoe", FACT, "clothes", "{P} wears a size {shoe} shoe.", "{Ps} shoe size is {shoe}."),
-        topic("size.top", FACT, "clothes", "{P} takes a {cloth} in tops.", "{P} is a {cloth} in jumpers."),
-        topic("size.kid_clothes", FACT, "clothes kids", "{P} is in age {kid_age_size} clothes now."),
-        topic("size.kid_shoe", FACT, "clothes kids", "{P} is a size {kid_shoe} in kids' shoes."),
-        topic(
-            "gift.want", NOTE, "gift",
-            "{P} would love {gift} as a present.",
-            "{P} has been hinting about {gift}.",
-            "Gift idea for {P}: {gift}.",
-        ),
-        topic("gift.no", NOTE, "gift", "{P} said {he} doesn't want any more {no_gift}."),
-        topic(
-            "gift.kid", NOTE, "gift kids",
-            "{P} has asked for {kid_gift}.",
-            "Present idea for {P}: {kid_gift}.",
-        ),
-        topic(
-            "appt", EVENT, "appointment",
-            "{P} has a {appt} appointment {when}.",
-            "{Ps} {appt} appointment is {when} at {apt_time}.",
-            "{P} is seeing the {appt2} {when}.",
-        ),
-        topic(
-            "trip", EVENT, "travel",
-            "{P} is going to {city} {trip_when}.",
-            "{Ps} trip to {city} is {trip_when}.",
-            "{P} has booked a few days in {city} {trip_when}.",
-        ),
-        topic(
-            "team", PREF, "sport",
-            "{P} supports {team}.",
-            "{P} has a {team} season ticket.",
-            "{P} is a die-hard {team} fan.",
-        ),
-        topic(
-            "colour", PREF, "",
-            "{Ps} favourite colour is {colour}.",
-            "{P} loves anything {colour}.",
-            "Buy {P} anything in {colour} and {he}'s happy.",
-        ),
-        topic(
-            "flowers", PREF, "",
-            "{Ps} favourite flowers are {flowers}.",
-            "If you buy {P} flowers, get {flowers}.",
-            "{P} grows {flowers} in {his} garden.",
-        ),
-        topic(
-            "hometown", PERSON, "",
-            "{P} grew up in {hometown}.",
-            "{P} is originally from {hometown}.",
-            "{P} moved here from {hometown} years ago.",
-        ),
-        topic(
-            "language", PERSON, "",
-            "{P} speaks fluent {language}.",
-            "{P} speaks {language} with {his} parents.",
-        ),
-        topic(
-            "fear", FACT, "",
-            "{P} is terrified of {fear}.",
-            "{P} really doesn't like {fear}.",
-            "{P} won't go near {fear_thing}.",
-        ),
-        topic("fear.kid", FACT, "kids", "{P} is scared of {kid_fear}.", "{P} gets upset about {kid_fear}."),
-        topic(
-            "reading", PREF, "books",
-            "{P} loves {author} novels.",
-            "{P} is reading {book} at the moment.",
-        ),
-        topic(
-            "tv", PREF, "tv",
-            "{P} is hooked on {show}.",
-            "{P} never misses {show}.",
-            "{P} watches {show} every week without fail.",
-        ),
-        topic("tv.kid", PREF, "tv kids", "{P} loves watching {kid_show}.", "{Ps} favourite programme is {kid_show}."),
-        topic(
-            "skill", PERSON, "",
-            "{P} is great at {skill}.",
-            "Ask {P} if you need help with {skill_task}.",
-        ),
-        topic("health", FACT, "health", "{P} {health}."),
-        topic(
-            "partner", PERSON, "",
-            "{Ps} partner is called {partner}.",
-            "{P} is married to {partner}.",
-            "{P} and {partner} have been together for {years} years.",
-        ),
-        topic(
-            "pet", PERSON, "",
-            "{P} has {pet_kind} called {pet_name}.",
-            "{Ps} pet is {pet_kind} called {pet_name}.",
-        ),
-        topic(
-            "holiday", PREF, "travel",
-            "{P} prefers {holiday_pref}.",
-            "{Ps} idea of a perfect holiday is {holiday_pref}.",
-        ),
-        topic("chore", ROUTINE, "chores", "{P} is in charge of {chore}.", "{P} does {chore} without being asked."),
-        topic("chore.kid", ROUTINE, "chores kids", "{Ps} job at home is {kid_chore}."),
-        topic(
-            "toy", PREF, "kids",
-            "{Ps} favourite toy is {toy}.",
-            "{P} takes {toy} everywhere.",
-        ),
-        topic(
-            "contact.neighbour", PERSON, "neighbour",
-            "{P} lives at number {house_no}.",
-            "{P} is the neighbour with the {door_colour} front door.",
-            "{P} has lived on our street for {street_years} years.",
-            "{P} likes a chat over the fence and knows everyone on the street.",
-        ),
-        topic(
-            "contact.friend", PERSON, "friend",
-            "{P} is {friend_rel}.",
-            "{P} lives in {town}, about {distance} away.",
-            "{P} has just moved to {town}.",
-            "We've known {P} since {since}.",
-        ),
-        topic(
-            "contact.colleague", PERSON, "work",
-            "{P} works with {coworker}.",
-            "{P} sits next to {coworker} at work.",
-            "{P} is on {coworker}'s team at work.",
-            "{coworker} and {P} are on the same project this year.",
-        ),
-        topic(
-            "contact.kidfriend", PERSON, "kids",
-            "{P} is in {kid}'s class.",
-            "{P} lives on {street} and often plays with {kid}.",
-            "{Ps} mum is called {parent_name}.",
-            "{P} comes over to play with {kid} most {weekday}s.",
-        ),
-        topic(
-            "contact.elder", PERSON, "family",
-            "{P} lives in {elder_home}.",
-            "{P} rings every {day} at about {call_time}.",
-        ),
-        topic("contact.family", PERSON, "family", "{P} lives in {town}.", "{P} usually phones on {day} evenings."),
-        topic("contact.acquaintance", PERSON, "", "{P} is {acq_rel}.", "We know {P} through {acq_via}."),
-    )
-}  # fmt: skip
-
-_ALL_ADULT: Final = (
-    "drink.coffee", "drink.tea", "drink.cafe", "drink.pub", "food_fav.dish", "food_fav.cuisine",
-    "food_fav.breakfast", "food_fav.cake", "food_no.allergy", "food_no.dislike", "music.like",
-    "music.dislike", "music.radio", "comfort", "light", "birthday", "work.job", "work.schedule",
-    "work.commute", "hobby.sport", "hobby.interest", "hobby.language", "sleep.wake", "sleep.bed",
-    "sleep.weekend", "car", "size.shoe", "size.top", "gift.want", "gift.no", "appt", "trip",
-    "team", "colour", "flowers", "hometown", "fear", "reading", "tv", "skill", "health",
-    "holiday", "chore",
-)  # fmt: skip
-
-
-def _roles(default: float, topics: Iterable[str], **shares: float) -> dict[str, float]:
-    """Return topic shares: default for each topic, overridden by keyword (dots as __)."""
-    table = dict.fromkeys(topics, default)
-    table.update({name.replace("__", "."): share for name, share in shares.items()})
-    return table
-
-
-EN_ROLES: Final[dict[str, dict[str, float]]] = {
-    "home": _roles(1.0, _ALL_ADULT, hobby__language=0.5, fear=0.5, health=0.5),
-    "kid": _roles(
-        0.9,
-        (
-            "drink.kid", "food_fav.kid", "food_no.allergy", "food_no.dislike", "music.kid",
-            "light.kid", "birthday.kid", "hobby.kid", "school.class", "school.teacher",
-            "school.pe", "school.test", "sleep.kid", "size.kid_clothes", "size.kid_shoe",
-            "gift.kid", "appt", "colour", "fear.kid", "toy", "tv.kid", "chore.kid",
-        ),
-        food_no__allergy=0.4,
-    ),
-    "elder": _roles(
-        0.9,
-        (
-            "drink.coffee", "drink.tea", "drink.pub", "food_fav.dish", "food_fav.cake",
-            "food_fav.breakfast", "food_no.allergy", "food_no.dislike", "music.like",
-            "music.radio", "comfort", "birthday", "hobby.interest", "hobby.sport", "meds",
-            "appt", "gift.want", "gift.no", "contact.elder", "colour", "flowers", "hometown",
-            "fear", "reading", "tv", "skill", "health",
-        ),
-    ),
-    "family": _roles(
-        0.85,
-        (*_ALL_ADULT, "contact.family", "partner", "pet"),
-        comfort=0, light=0, sleep__wake=0.3, sleep__bed=0.3, sleep__weekend=0.3, chore=0,
-    ),
-    "neighbour": _roles(
-        0.6,
-        (
-            "drink.coffee", "drink.tea", "food_no.allergy", "food_no.dislike", "birthday",
-            "work.job", "hobby.sport", "hobby.interest", "car", "contact.neighbour", "trip",
-            "partner", "pet", "hometown", "skill", "health", "tv", "flowers",
-        ),
-        contact__neighbour=1.0,
-    ),
-    "friend": _roles(
-        0.7,
-        (
-            "drink.coffee", "drink.tea", "drink.cafe", "drink.pub", "food_fav.dish",
-            "food_fav.cuisine", "food_fav.cake", "food_no.allergy", "food_no.dislike",
-            "birthday", "work.job", "work.schedule", "hobby.sport", "hobby.interest",
-            "hobby.language", "car", "gift.want", "gift.no", "trip", "team", "music.like",
-            "music.dislike", "contact.friend", "partner", "pet", "hometown", "language",
-            "colour", "flowers", "reading", "tv", "skill", "holiday", "health", "fear",
-        ),
-        birthday=0.85, contact__friend=1.0, work__job=0.8,
-    ),
-    "colleague": _roles(
-        0.65,
-        (
-            "drink.coffee", "drink.tea", "drink.cafe", "food_no.allergy", "food_no.dislike",
-            "birthday", "work.job", "work.schedule", "work.commute", "hobby.sport", "trip",
-            "contact.colleague", "team", "partner", "hometown", "language", "holiday", "tv",
-            "food_fav.cuisine", "reading",
-        ),
-        work__job=1.0, contact__colleague=1.0,
-    ),
-    "kidfriend": _roles(
-        0.55,
-        (
-            "food_no.allergy", "food_no.dislike", "birthday.kid", "hobby.kid",
-            "contact.kidfriend", "gift.kid", "colour", "fear.kid", "toy", "tv.kid",
-        ),
-        contact__kidfriend=1.0,
-    ),
-    "helper": _roles(
-        0.5,
-        ("drink.coffee", "drink.tea", "food_no.allergy", "food_no.dislike", "birthday", "hometown", "language", "partner"),
-    ),
-    "acquaintance": _roles(
-        0.5,
-        ("contact.acquaintance", "work.job", "partner", "pet", "hometown", "birthday", "skill", "food_no.allergy"),
-        contact__acquaintance=1.0,
-    ),
-}  # fmt: skip
-
-
-# --------------------------------------------------------------------------------------
-# Chinese household: people, topics and slot values
-# --------------------------------------------------------------------------------------
-
-ZH_PEOPLE: Final = (
-    Person("我", "m", "home", "me"),
-    Person("妈妈", "f", "home"),
-    Person("爸爸", "m", "home"),
-    Person("小明", "m", "kid"),
-    Person("朵朵", "f", "kid"),
-    Person("爷爷", "m", "elder"),
-    Person("奶奶", "f", "elder"),
-    Person("外公", "m", "elder"),
-    Person("外婆", "f", "elder"),
-    Person("舅舅", "m", "family"),
-    Person("小姨", "f", "family"),
-    Person("姑姑", "f", "family"),
-    Person("阿杰", "m", "family"),
-    Person("王阿姨", "f", "neighbour"),
-    Person("李叔叔", "m", "neighbour"),
-    Person("赵奶奶", "f", "neighbour"),
-    Person("小周", "m", "neighbour"),
-    Person("老刘", "m", "friend"),
-    Person("阿强", "m", "friend"),
-    Person("丽丽", "f", "friend"),
-    Person("大伟", "m", "friend"),
-    Person("晓雯", "f", "friend"),
-    Person("思思", "f", "friend"),
-    Person("陈经理", "m", "colleague"),
-    Person("小林", "f", "colleague"),
-    Person("胡姐", "f", "colleague"),
-    Person("老孙", "m", "colleague"),
-    Person("乐乐", "m", "kidfriend"),
-    Person("豆豆", "f", "kidfriend"),
-    Person("浩浩", "m", "kidfriend"),
-    Person("甜甜", "f", "kidfriend"),
-    Person("刘阿姨", "f", "helper"),
-    Person("陈医生", "m", "helper"),
-    Person("小雪", "f", "friend"),
-    Person("阿辉", "m", "friend"),
-    Person("老黄", "m", "friend"),
-    Person("婷婷", "f", "friend"),
-    Person("小胖", "m", "friend"),
-    Person("阿芳", "f", "friend"),
-    Person("老郑", "m", "friend"),
-    Person("燕子", "f", "friend"),
-    Person("小杨", "m", "colleague"),
-    Person("刘总", "m", "colleague"),
-    Person("小何", "f", "colleague"),
-    Person("老马", "m", "colleague"),
-    Person("孙阿姨", "f", "neighbour"),
-    Person("钱大爷", "m", "neighbour"),
-    Person("小吴", "m", "neighbour"),
-    Person("黄姐", "f", "neighbour"),
-    Person("佳佳", "f", "kidfriend"),
-    Person("贝贝", "f", "kidfriend"),
-    Person("牛牛", "m", "kidfriend"),
-    Person("壮壮", "m", "kidfriend"),
-    Person("可可", "f", "kidfriend"),
-    Person("阿玲", "f", "friend"),
-    Person("老韩", "m", "friend"),
-    Person("小蔡", "f", "friend"),
-    Person("大鹏", "m", "friend"),
-    Person("阿梅", "f", "friend"),
-    Person("小峰", "m", "friend"),
-    Person("娟娟", "f", "friend"),
-    Person("老邱", "m", "friend"),
-    Person("小彭", "m", "colleague"),
-    Person("葛姐", "f", "colleague"),
-    Person("老钟", "m", "colleague"),
-    Person("小潘", "f", "colleague"),
-    Person("马奶奶", "f", "neighbour"),
-    Person("郑叔叔", "m", "neighbour"),
-    *(
-        Person(name, gender, "acquaintance")
-        for name, gender in (
-            ("老周", "m"),
-            ("小郭", "m"),
-            ("冯姐", "f"),
-            ("老杜", "m"),
-            ("宋老师", "f"),
-            ("阿伟", "m"),
-            ("小邓", "f"),
-            ("老廖", "m"),
-            ("蒋阿姨", "f"),
-            ("小韩", "m"),
-            ("梁叔", "m"),
-            ("阿珍", "f"),
-            ("小麦", "f"),
-            ("老谭", "m"),
-            ("罗姐", "f"),
-            ("小贾", "m"),
-            ("小秦", "m"),
-            ("阿兰", "f"),
-            ("老龚", "m"),
-            ("汪老师", "f"),
-            ("小孟", "m"),
-            ("柳姐", "f"),
-            ("老方", "m"),
-            ("阿萍", "f"),
-        )
-    ),
-)
 
 _CN_DIGITS: Final = "零一二三四五六七八九"
 
@@ -1214,793 +386,28 @@ def cn_number(n: int) -> str:
     return head + "十" + (_CN_DIGITS[ones] if ones else "")
 
 
-ZH_DATES: Final = tuple(
-    text
-    for month in range(1, 13)
-    for day in range(1, 29)
-    for text in (
-        f"{month}月{day}号",
-        f"{month}月{day}日",
-        f"{cn_number(month)}月{cn_number(day)}号",
-    )
-)
-
-ZH_SLOTS: Final[dict[str, tuple[str, ...]]] = {
-    "date": ZH_DATES,
-    "lunar": ("农历二月初八", "农历腊月十六", "农历三月初三", "农历九月初九", "农历正月十二", "农历七月二十", "农历十月初一", "农历四月十八"),
-    "weekday": ("一", "二", "三", "四", "五"),
-    "coffee": ("不加糖也不加奶", "要加燕麦奶", "只喝美式", "要放两块方糖", "喜欢加很多牛奶"),
-    "tea": ("铁观音", "普洱", "菊花茶", "大红袍", "茉莉花茶", "碧螺春", "白茶", "乌龙茶"),
-    "morning_drink": ("豆浆", "温开水", "热牛奶", "蜂蜜水", "黑咖啡", "淡盐水"),
-    "milk_tea": ("少糖去冰", "全糖加珍珠", "三分糖", "常温无糖"),
-    "drink": ("冰可乐", "酸梅汤", "柠檬水", "椰汁", "豆奶", "大麦茶", "绿豆汤"),
-    "alcohol": ("白酒", "黄酒", "啤酒", "红酒", "米酒"),
-    "kid_drink": ("酸奶", "旺仔牛奶", "橙汁", "养乐多", "椰子水"),
-    "dish": (
-        "红烧肉", "糖醋排骨", "饺子", "小笼包", "麻婆豆腐", "番茄炒蛋", "酸菜鱼", "回锅肉", "清蒸鲈鱼", "火锅", "螺蛳粉",
-        "北京烤鸭", "炸酱面", "宫保鸡丁", "扬州炒饭", "羊肉串", "白切鸡", "肠粉", "煲仔饭", "凉皮", "锅包肉", "葱油饼",
-        "兰州拉面", "卤肉饭", "酸辣土豆丝", "地三鲜", "水煮鱼",
-    ),
-    "eat_place": ("楼下那家", "单位食堂", "老家", "步行街", "夜市上"),
-    "taste": ("辣", "甜", "清淡", "酸", "麻辣"),
-    "kid_food": ("薯条", "鸡翅", "蛋挞", "西瓜", "草莓", "炸鸡", "冰淇淋", "虾仁蒸蛋"),
-    "kid_veg": ("玉米", "西兰花", "胡萝卜", "土豆"),
-    "allergen": ("海鲜", "青霉素", "鸡蛋", "虾", "花粉", "尘螨", "牛奶", "菠萝", "头孢"),
-    "food_allergen": ("海鲜", "鸡蛋", "虾", "菠萝", "桃子"),
-    "no_eat": ("香菜", "葱", "猪肉", "牛肉", "内脏", "肥肉", "羊肉", "蒜"),
-    "music": (
-        "周杰伦的歌", "邓丽君", "京剧", "越剧", "古典音乐", "五月天", "民谣", "相声", "评书", "黄梅戏", "陈奕迅", "粤语老歌",
-        "王菲", "摇滚", "有声书",
-    ),
-    "warm": ("26", "27", "28"),
-    "cool": ("24", "25", "26"),
-    "lamp": ("落地灯", "台灯", "床头灯", "沙发边上的小灯"),
-    "employer": ("区医院", "一家超市", "区政府", "一家外企", "一所中学", "快递公司", "设计院", "汽车4S店", "电视台", "供电局"),
-    "job": ("护士", "程序员", "会计", "出租车司机", "小学老师", "律师", "厨师", "药剂师", "公务员", "建筑师", "销售经理", "牙医"),
-    "start": ("七点半", "八点", "八点半", "九点"),
-    "hobby": (
-        "钓鱼", "下象棋", "打太极拳", "养花", "写书法", "爬山", "打乒乓球", "打羽毛球", "摄影", "打麻将", "骑行", "游泳",
-        "唱K", "拼乐高", "看球",
-    ),
-    "weekend_hobby": ("爬山", "打羽毛球", "骑车", "钓鱼", "逛花鸟市场"),
-    "learn": ("吉他", "日语", "做蛋糕", "画国画", "尤克里里", "葫芦丝", "开车"),
-    "evening_hobby": ("跳广场舞", "散步", "快走", "遛弯"),
-    "evening_class": ("打乒乓球", "上瑜伽课", "练书法", "合唱团排练"),
-    "kid_class": ("舞蹈课", "游泳课", "围棋课", "篮球课", "书法课", "英语课", "奥数课", "美术课", "跆拳道课"),
-    "kid_skill": ("小提琴", "围棋", "拉丁舞", "画画", "跆拳道"),
-    "years": ("两", "三", "四"),
-    "school": ("实验小学", "育才小学", "东湖小学"),
-    "grade": ("一年级", "二年级", "三年级", "四年级", "五年级"),
-    "teacher": ("王老师", "刘老师", "孙老师", "周老师"),
-    "wake": ("五点半", "六点", "六点半", "七点", "七点一刻"),
-    "bed": ("十点", "十点半", "十一点", "十二点"),
-    "med": ("降糖药", "钙片", "维生素D", "鱼油", "甲状腺的药", "护肝片", "中药", "阿司匹林", "降脂药"),
-    "med_time": ("早饭后", "早上八点", "睡前", "午饭后", "晚饭前"),
-    "car": ("白色的比亚迪", "黑色的帕萨特", "红色的飞度", "银色的凯美瑞", "白色的五菱宏光", "黑色的奥迪", "灰色的吉利", "蓝色的高尔夫"),
-    "shoe": ("36", "37", "38", "39", "40", "41", "42", "43"),
-    "cloth": ("M", "L", "S", "XL", "XXL"),
-    "kid_shoe": ("28", "30", "31", "33", "34"),
-    "kid_height": ("120", "130", "140", "150"),
-    "gift": (
-        "一把按摩椅", "一台咖啡机", "一副好点的耳机", "一个保温杯", "一套茶具", "一双跑鞋", "一块运动手表", "一个电子相框", "一个泡脚桶",
-        "一条真丝围巾",
-    ),
-    "no_gift": ("保健品", "围巾", "杯子", "水果礼盒"),
-    "kid_gift": ("一套乐高", "一个滑板车", "一个望远镜", "一只大熊玩偶", "一套彩铅", "一个平衡车"),
-    "when": ("下周二上午", "这周五下午", "下个月三号", "周四下午三点", "十二号上午九点", "月底", "下周一"),
-    "clinic": ("看牙", "配眼镜", "理发", "打疫苗", "做体检", "拔智齿", "做推拿"),
-    "checkup": ("拿化验单", "做胃镜", "拍片子", "看皮肤科"),
-    "city": (
-        "成都", "西安", "日本", "云南", "杭州", "青岛", "新疆", "厦门", "泰国", "桂林", "哈尔滨", "大理", "重庆", "北京",
-    ),
-    "trip_when": ("下个月", "国庆节", "五一", "暑假", "春节", "年底", "清明节"),
-    "hometown": ("湖南", "东北", "四川", "山东", "安徽", "江西"),
-    "show": ("《繁花》", "《甄嬛传》", "《庆余年》", "《狂飙》", "一部韩剧", "《人世间》", "《漫长的季节》"),
-    "tv": ("新闻联播", "天气预报", "《海峡两岸》", "戏曲频道"),
-    "tv_fav": ("动物世界", "《非诚勿扰》", "足球比赛", "《舌尖上的中国》", "春晚的重播"),
-    "unit": ("我们楼下", "对门", "三楼", "隔壁单元", "前面那栋楼"),
-    "friend_rel": ("爸爸的老战友", "我的高中同学", "爸爸的钓友", "妈妈跳舞认识的朋友", "以前的老邻居", "爸爸以前的同事"),
-    "city_live": ("上海", "武汉", "南京", "苏州", "广州", "长沙"),
-    "coworker": ("妈妈", "爸爸", "我"),
-    "kid": ("小明", "朵朵"),
-    "building": ("5号楼", "8号楼", "12号楼", "东门那边"),
-    "parent_name": ("陈静", "李娜", "王丽", "赵敏"),
-    "elder_home": ("老家县城", "附近的老年公寓", "大姑家"),
-    "call_time": ("六点", "七点半", "八点"),
-    "music2": ("重金属", "说唱", "广场舞音乐", "电子乐", "唢呐"),
-    "breakfast": ("包子", "油条", "鸡蛋饼", "小米粥", "煎饼果子", "馄饨", "牛肉面", "茶叶蛋"),
-    "fruit": ("榴莲", "荔枝", "西瓜", "葡萄", "草莓", "橘子", "车厘子", "猕猴桃"),
-    "commute": ("地铁二号线", "公交", "单位的班车", "出租车"),
-    "colour": ("红色", "蓝色", "紫色", "绿色", "粉色", "黄色", "白色"),
-    "flower": ("兰花", "月季花", "百合花", "向日葵", "菊花", "绣球花", "茉莉花"),
-    "dialect": ("粤语", "上海话", "四川话", "闽南话", "客家话", "东北话"),
-    "fear": ("蛇", "坐飞机", "蟑螂", "狗", "坐电梯", "打针"),
-    "kid_fear": ("黑", "吸尘器的声音", "大狗", "洗头", "打雷"),
-    "author": ("金庸", "余华", "东野圭吾", "刘慈欣", "三毛", "莫言"),
-    "book": ("三体", "活着", "围城", "平凡的世界", "红楼梦"),
-    "kid_show": ("小猪佩奇", "汪汪队", "熊出没", "喜羊羊", "超级飞侠"),
-    "skill": ("做饭", "修自行车", "剪头发", "包饺子", "缝衣服", "辅导数学", "挑西瓜"),
-    "skill_task": ("装家具", "报税", "缝扣子", "修自行车", "写毛笔字"),
-    "health": (
-        "腰不好，不能提重物", "戴隐形眼镜", "膝盖做过手术", "有鼻炎，换季就打喷嚏", "晕车，坐长途要吃晕车药", "有点贫血", "颈椎不好，枕头要低一点",
-    ),
-    "partner_job": ("医生", "警察", "老师", "做生意的", "工程师", "公务员", "开出租的"),
-    "pet_kind": ("一只泰迪", "一只橘猫", "两只鹦鹉", "一缸热带鱼", "一只金毛", "一只乌龟"),
-    "holiday_pref": ("去海边度假", "自驾游", "爬山看日出", "跟团游", "在家待着"),
-    "chore": ("洗碗", "拖地", "倒垃圾", "洗衣服", "做饭", "收拾阳台"),
-    "kid_chore": ("摆碗筷", "收拾书包", "整理玩具", "叠自己的衣服"),
-    "toy": ("一只小熊", "遥控汽车", "奥特曼", "芭比娃娃", "小火车"),
-    "acq_rel": (
-        "小明同学的家长", "朵朵同学的家长", "爸爸钓鱼认识的", "妈妈瑜伽课认识的", "小区业委会的", "广场舞队的", "爸爸以前的同学", "社区志愿者",
-    ),
-    "acq_via": ("家长群", "爸爸的同事", "小区群", "老家的亲戚", "以前的邻居"),
-}  # fmt: skip
-
-ZH_TOPICS: Final = {
-    group.name: group
-    for group in (
-        topic("drink.coffee", PREF, "饮品", "{P}喝咖啡{coffee}。", "{P}不喝咖啡，一喝就心慌。"),
-        topic(
-            "drink.tea", PREF, "饮品",
-            "{P}只喝{tea}。",
-            "{P}下午三点以后就不喝茶了，怕睡不着。",
-            "{P}泡茶喜欢用{tea}。",
-            "{P}平时爱泡{tea}喝。",
-        ),
-        topic("drink.morning", PREF, "饮品", "{P}每天早上要喝一杯{morning_drink}。"),
-        topic("drink.milk_tea", PREF, "饮品", "{P}喝奶茶要{milk_tea}。"),
-        topic("drink.other", PREF, "饮品", "{P}特别爱喝{drink}。", "{P}晚饭喜欢配一小杯{alcohol}。"),
-        topic("drink.kid", PREF, "饮品 孩子", "{P}最爱喝{kid_drink}。", "{P}一天只能喝一瓶{kid_drink}。"),
-        topic(
-            "food_fav.dish", PREF, "饮食",
-            "{P}最爱吃{dish}。",
-            "{P}每次下馆子都要点{dish}。",
-            "{P}说{eat_place}的{dish}最正宗。",
-            "{P}过一阵子就嚷着要吃{dish}。",
-            "{P}一吃{dish}就停不下来。",
-        ),
-        topic("food_fav.taste", PREF, "饮食", "{P}口味偏{taste}。", "{P}吃东西喜欢{taste}一点的。"),
-        topic("food_fav.cook", FACT, "饮食", "{P}最拿手的菜是{dish}。", "{P}做的{dish}特别好吃。"),
-        topic("food_fav.breakfast", PREF, "饮食", "{P}早饭一般吃{breakfast}。", "{P}最喜欢的早点是{breakfast}。"),
-        topic("food_fav.fruit", PREF, "饮食", "{P}最爱吃的水果是{fruit}。"),
-        topic("food_fav.kid", PREF, "饮食 孩子", "{P}最爱吃{kid_food}。", "{P}不爱吃蔬菜，只肯吃{kid_veg}。"),
-        topic(
-            "food_no.allergy", FACT, "健康 饮食",
-            "{P}对{allergen}过敏。",
-            "{P}吃了{food_allergen}会起红疹子。",
-            "{P}乳糖不耐受，喝牛奶会拉肚子。",
-            "{P}有痛风，海鲜和啤酒都不能碰。",
-        ),
-        topic(
-            "food_no.dislike", PREF, "饮食",
-            "{P}不吃{no_eat}。",
-            "{P}一点辣都不能吃。",
-            "给{P}做菜别放{no_eat}。",
-            "{P}从来不碰{no_eat}。",
-        ),
-        topic(
-            "music.like", PREF, "音乐",
-            "{P}喜欢听{music}。",
-            "{P}做饭的时候爱听{music}。",
-            "{P}最近迷上了{music}。",
-            "{P}开车的时候总是放{music}。",
-        ),
-        topic("music.dislike", PREF, "音乐", "{P}最受不了{music2}。"),
-        topic(
-            "comfort", PREF, "家居",
-            "{P}怕冷，空调要开到{warm}度。",
-            "{P}睡觉喜欢空调开{cool}度。",
-            "{P}怕热，夏天房间里一定要开风扇。",
-            "{P}冬天睡觉离不开电热毯。",
-            "{P}不喜欢空调对着吹。",
-            "{P}晚上睡觉要开一点窗。",
-        ),
-        topic(
-            "light", PREF, "灯光",
-            "{P}看书要开{lamp}。",
-            "{P}喜欢晚上把客厅的灯调暗一点。",
-            "{P}嫌吸顶灯太亮，一般只开{lamp}。",
-            "{P}喜欢暖黄色的灯光。",
-            "{P}房间的灯要调成白光，说看得清楚。",
-        ),
-        topic("light.kid", PREF, "灯光 孩子", "{P}睡觉要留一盏小夜灯。", "{P}怕黑，走廊的灯要一直开着。"),
-        topic(
-            "birthday", FACT, "生日",
-            "{P}的生日是{date}。",
-            "{P}是{date}出生的。",
-            "{P}过农历生日，{lunar}。",
-            "{P}的生日在{date}，记得提前订蛋糕。",
-            "{P}{date}过生日。",
-        ),
-        topic(
-            "work.job", FACT, "工作",
-            "{P}在{employer}上班。",
-            "{P}是{job}。",
-            "{P}刚换了工作，现在在{employer}。",
-            "{P}在{employer}工作好多年了。",
-        ),
-        topic(
-            "work.schedule", ROUTINE, "工作",
-            "{P}每周{weekday}在家办公。",
-            "{P}每天早上{start}前要到单位。",
-        ),
-        topic("work.commute", ROUTINE, "工作", "{P}每天坐{commute}上班。", "{P}上班单程要一个多小时。"),
-        topic(
-            "hobby.sport", PATTERN, "爱好",
-            "{P}每个周末都去{weekend_hobby}。",
-            "{P}每天晚饭后去{evening_hobby}。",
-            "{P}周{weekday}晚上固定去{evening_class}。",
-        ),
-        topic("hobby.interest", PATTERN, "爱好", "{P}喜欢{hobby}。", "{P}的爱好是{hobby}。"),
-        topic("hobby.learn", PATTERN, "爱好", "{P}最近在学{learn}。"),
-        topic(
-            "hobby.kid", ROUTINE, "孩子 兴趣班",
-            "{P}每周{weekday}放学后上{kid_class}。",
-            "{P}周末上午要去上{kid_class}。",
-            "{P}在学{kid_skill}，已经学了{years}年了。",
-        ),
-        topic("school.class", FACT, "学校 孩子", "{P}在{school}上{grade}。"),
-        topic("school.teacher", FACT, "学校 孩子", "{P}的班主任是{teacher}。"),
-        topic("school.uniform", ROUTINE, "学校 孩子", "{P}每周{weekday}要穿正装校服。"),
-        topic("school.pe", ROUTINE, "学校 孩子", "{P}周{weekday}有体育课，要穿运动鞋。"),
-        topic("sleep.wake", ROUTINE, "作息", "{P}每天早上{wake}起床。"),
-        topic("sleep.bed", ROUTINE, "作息", "{P}一般晚上{bed}睡觉。"),
-        topic(
-            "sleep.nap", ROUTINE, "作息",
-            "{P}有午睡的习惯，中午别打扰{ta}。",
-            "{P}周末喜欢睡懒觉，十点前别叫{ta}。",
-        ),
-        topic("sleep.kid", ROUTINE, "作息 孩子", "{P}九点前必须上床睡觉。", "{P}每天晚上八点半开始洗漱准备睡觉。"),
-        topic(
-            "meds", ROUTINE, "健康",
-            "{P}每天{med_time}吃{med}。",
-            "{P}的{med}快吃完了，月底要去医院开。",
-            "{P}的眼药水一天要滴三次。",
-            "{P}每天{med_time}要打一针胰岛素。",
-        ),
-        topic("car", FACT, "车", "{P}开一辆{car}。", "{P}的车是{car}。", "{P}最近换了一辆{car}。"),
-        topic("size.shoe", FACT, "尺码", "{P}穿{shoe}码的鞋。", "{P}的脚是{shoe}码，买鞋别买错了。"),
-        topic("size.cloth", FACT, "尺码", "{P}衣服穿{cloth}码。"),
-        topic("size.kid_shoe", FACT, "尺码 孩子", "{P}现在穿{kid_shoe}码的鞋。"),
-        topic("size.kid_height", FACT, "尺码 孩子", "{P}的衣服现在要买{kid_height}码的。"),
-        topic(
-            "gift.want", NOTE, "礼物",
-            "{P}一直想要{gift}。",
-            "给{P}买礼物可以考虑{gift}。",
-            "{P}念叨好几次想要{gift}。",
-        ),
-        topic("gift.no", NOTE, "礼物", "{P}说不要再送{no_gift}了。"),
-        topic("gift.kid", NOTE, "礼物 孩子", "{P}想要{kid_gift}当生日礼物。", "{P}说想要{kid_gift}。"),
-        topic(
-            "appt", EVENT, "预约",
-            "{P}{when}要去{clinic}。",
-            "{P}约了{when}去{clinic}。",
-            "{P}{when}去医院{checkup}。",
-        ),
-        topic(
-            "trip", EVENT, "出行",
-            "{P}{trip_when}要去{city}。",
-            "{P}订了{date}去{city}的机票。",
-            "{P}打算{trip_when}回{hometown}老家。",
-            "{P}{trip_when}跟团去{city}玩。",
-        ),
-        topic("tv", PREF, "电视", "{P}最近在追{show}。", "{P}每天晚上七点要看{tv}。", "{P}最爱看{tv_fav}。"),
-        topic("tv.kid", PREF, "电视 孩子", "{P}最爱看{kid_show}。"),
-        topic("colour", PREF, "", "{P}最喜欢{colour}。", "{P}的东西基本都是{colour}的。"),
-        topic("flowers", PREF, "", "{P}喜欢{flower}。", "{P}家阳台种满了{flower}。", "送{P}花就送{flower}。"),
-        topic("hometown", PERSON, "", "{P}老家是{hometown}的。", "{P}是{hometown}人。", "{P}是从{hometown}过来的。"),
-        topic("language", PERSON, "", "{P}会说{dialect}。", "{P}跟老家人打电话说{dialect}。"),
-        topic("fear", FACT, "", "{P}怕{fear}。", "{P}最怕{fear}。"),
-        topic("fear.kid", FACT, "孩子", "{P}怕{kid_fear}。"),
-        topic("reading", PREF, "阅读", "{P}喜欢看{author}的书。", "{P}最近在看《{book}》。"),
-        topic("skill", PERSON, "", "{P}很会{skill}。", "有{skill_task}的事可以找{P}。"),
-        topic("health", FACT, "健康", "{P}{health}。"),
-        topic("partner", PERSON, "", "{P}的{spouse}是{partner_job}。", "{P}的{spouse}在{employer}上班。"),
-        topic("pet", PERSON, "", "{P}家养了{pet_kind}。"),
-        topic("holiday", PREF, "出行", "{P}喜欢{holiday_pref}。", "{P}放假最爱{holiday_pref}。"),
-        topic("chore", ROUTINE, "家务", "家里的{chore}归{P}管。", "{P}负责{chore}。"),
-        topic("chore.kid", ROUTINE, "家务 孩子", "{P}每天负责{kid_chore}。"),
-        topic("toy", PREF, "孩子", "{P}最喜欢的玩具是{toy}。", "{P}睡觉要抱着{toy}。"),
-        topic(
-            "contact.neighbour", PERSON, "邻居",
-            "{P}住在{unit}。",
-            "{P}人很热心，有事可以找{ta}帮忙。",
-            "{P}是小区业委会的。",
-        ),
-        topic(
-            "contact.friend", PERSON, "朋友",
-            "{P}是{friend_rel}。",
-            "{P}住在{city_live}。",
-            "{P}刚搬到{city_live}。",
-            "{P}和我们认识十几年了。",
-        ),
-        topic(
-            "contact.colleague", PERSON, "同事",
-            "{P}是{coworker}的同事。",
-            "{P}和{coworker}一个部门。",
-            "{P}每天跟{coworker}拼车上班。",
-        ),
-        topic(
-            "contact.kidfriend", PERSON, "孩子",
-            "{P}是{kid}的同班同学。",
-            "{P}住在我们小区{building}。",
-            "{P}的妈妈叫{parent_name}。",
-            "{P}周末经常来找{kid}玩。",
-        ),
-        topic("contact.elder", PERSON, "家人", "{P}住在{elder_home}。", "{P}每天晚上{call_time}会打电话过来。"),
-        topic("contact.family", PERSON, "家人", "{P}住在{city_live}。", "{P}每周{weekday}晚上会打视频过来。"),
-        topic("contact.acquaintance", PERSON, "", "{P}是{acq_rel}。", "我们是通过{acq_via}认识{P}的。"),
-    )
-}  # fmt: skip
-
-_ZH_ALL_ADULT: Final = (
-    "drink.coffee", "drink.tea", "drink.morning", "drink.milk_tea", "drink.other",
-    "food_fav.dish", "food_fav.taste", "food_fav.cook", "food_fav.breakfast", "food_fav.fruit",
-    "food_no.allergy", "food_no.dislike", "music.like", "music.dislike", "comfort", "light",
-    "birthday", "work.job", "work.schedule", "work.commute", "hobby.sport", "hobby.interest",
-    "hobby.learn", "sleep.wake", "sleep.bed", "sleep.nap", "car", "size.shoe", "size.cloth",
-    "gift.want", "gift.no", "appt", "trip", "tv", "colour", "flowers", "hometown", "language",
-    "fear", "reading", "skill", "health", "holiday", "chore",
-)  # fmt: skip
-
-ZH_ROLES: Final[dict[str, dict[str, float]]] = {
-    "home": _roles(1.0, _ZH_ALL_ADULT, language=0.5, fear=0.5, health=0.5),
-    "kid": _roles(
-        0.9,
-        (
-            "drink.kid", "food_fav.kid", "food_no.allergy", "food_no.dislike", "light.kid",
-            "birthday", "hobby.kid", "school.class", "school.teacher", "school.uniform",
-            "school.pe", "sleep.kid", "size.kid_shoe", "size.kid_height", "gift.kid", "appt",
-            "colour", "fear.kid", "toy", "tv.kid", "chore.kid",
-        ),
-        food_no__allergy=0.4,
-    ),
-    "elder": _roles(
-        0.9,
-        (
-            "drink.tea", "drink.morning", "drink.other", "food_fav.dish", "food_fav.taste",
-            "food_fav.cook", "food_fav.breakfast", "food_fav.fruit", "food_no.allergy",
-            "food_no.dislike", "music.like", "comfort", "birthday", "hobby.interest",
-            "hobby.sport", "meds", "appt", "gift.want", "gift.no", "contact.elder", "tv",
-            "sleep.wake", "sleep.nap", "flowers", "hometown", "language", "fear", "skill",
-            "health",
-        ),
-    ),
-    "family": _roles(
-        0.85,
-        (*_ZH_ALL_ADULT, "contact.family", "partner", "pet"),
-        comfort=0, light=0, sleep__wake=0.3, sleep__bed=0.3, sleep__nap=0.3, chore=0,
-    ),
-    "neighbour": _roles(
-        0.6,
-        (
-            "drink.tea", "drink.other", "food_no.allergy", "food_no.dislike", "birthday",
-            "work.job", "hobby.sport", "hobby.interest", "car", "contact.neighbour", "trip",
-            "partner", "pet", "hometown", "skill", "health", "tv", "flowers", "language",
-        ),
-        contact__neighbour=1.0,
-    ),
-    "friend": _roles(
-        0.7,
-        (
-            "drink.coffee", "drink.tea", "drink.milk_tea", "drink.other", "food_fav.dish",
-            "food_fav.taste", "food_fav.fruit", "food_no.allergy", "food_no.dislike",
-            "birthday", "work.job", "work.schedule", "hobby.sport", "hobby.interest",
-            "hobby.learn", "car", "gift.want", "gift.no", "trip", "tv", "music.like",
-            "music.dislike", "contact.friend", "partner", "pet", "hometown", "language",
-            "colour", "flowers", "reading", "skill", "holiday", "health", "fear",
-        ),
-        birthday=0.85, contact__friend=1.0, work__job=0.8,
-    ),
-    "colleague": _roles(
-        0.65,
-        (
-            "drink.coffee", "drink.tea", "drink.milk_tea", "food_no.allergy",
-            "food_no.dislike", "birthday", "work.job", "work.schedule", "work.commute",
-            "hobby.sport", "trip", "contact.colleague", "tv", "partner", "hometown",
-            "language", "holiday", "food_fav.taste", "reading",
-        ),
-        work__job=1.0, contact__colleague=1.0,
-    ),
-    "kidfriend": _roles(
-        0.55,
-        (
-            "food_no.allergy", "food_no.dislike", "birthday", "hobby.kid",
-            "contact.kidfriend", "gift.kid", "colour", "fear.kid", "toy", "tv.kid",
-        ),
-        contact__kidfriend=1.0,
-    ),
-    "helper": _roles(
-        0.5,
-        ("drink.tea", "drink.other", "food_no.allergy", "food_no.dislike", "birthday", "hometown", "language", "partner"),
-    ),
-    "acquaintance": _roles(
-        0.5,
-        ("contact.acquaintance", "work.job", "partner", "pet", "hometown", "birthday", "skill", "food_no.allergy"),
-        contact__acquaintance=1.0,
-    ),
-}  # fmt: skip
+def ordinal(day: int) -> str:
+    """Return 1st, 2nd, 3rd, 4th ..."""
+    if 10 <= day % 100 <= 20:
+        return f"{day}th"
+    return f"{day}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(day % 10, 'th') }"
 
 
-# --------------------------------------------------------------------------------------
-# Things in the house, devices, loans and events (slots shared by both languages)
-# --------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Thing:
-    """An object kept somewhere; either name may be empty (that language never says it)."""
-
-    key: str
-    en: str
-    zh: str
-    plural: bool = False
-    kind: str = "small"  # which places suit it: a key of EN_PLACES and ZH_PLACES
-
-
-THINGS: Final = (
-    Thing("car keys", "car keys", "车钥匙", plural=True, kind="small"),
-    Thing("torch", "big torch", "手电筒", kind="small"),
-    Thing("batteries", "spare batteries", "电池", plural=True, kind="small"),
-    Thing("fuse box", "fuse box", "电闸", kind="fixture"),
-    Thing("wrapping paper", "wrapping paper", "包装纸", kind="big"),
-    Thing(
-        "birthday candles", "birthday candles", "生日蜡烛", plural=True, kind="kitchen"
-    ),
-    Thing("sellotape", "sellotape", "透明胶", kind="small"),
-    Thing("scissors", "good scissors", "剪刀", plural=True, kind="small"),
-    Thing("screwdrivers", "screwdrivers", "螺丝刀", plural=True, kind="tools"),
-    Thing("drill", "cordless drill", "电钻", kind="tools"),
-    Thing("spirit level", "spirit level", "水平仪", kind="tools"),
-    Thing("extension leads", "extension leads", "插线板", plural=True, kind="small"),
-    Thing(
-        "phone chargers",
-        "spare phone chargers",
-        "手机充电器",
-        plural=True,
-        kind="small",
-    ),
-    Thing("laptop charger", "spare laptop charger", "笔记本电脑充电器", kind="small"),
-    Thing("vacuum", "vacuum cleaner", "吸尘器", kind="big"),
-    Thing("ironing board", "ironing board", "熨衣板", kind="big"),
-    Thing("iron", "iron", "熨斗", kind="big"),
-    Thing("sewing kit", "sewing kit", "针线包", kind="small"),
-    Thing("umbrellas", "umbrellas", "雨伞", plural=True, kind="small"),
-    Thing("wellies", "wellies", "雨靴", plural=True, kind="big"),
-    Thing("sun cream", "sun cream", "防晒霜", kind="small"),
-    Thing("plasters", "plasters", "创可贴", plural=True, kind="small"),
-    Thing(
-        "birth certificates", "birth certificates", "出生证明", plural=True, kind="docs"
-    ),
-    Thing("warranty cards", "warranty cards", "保修卡", plural=True, kind="docs"),
-    Thing("toolbox", "toolbox", "工具箱", kind="big"),
-    Thing("bike pump", "bike pump", "打气筒", kind="garden"),
-    Thing("picnic blanket", "picnic blanket", "野餐垫", kind="big"),
-    Thing("folding chairs", "folding chairs", "折叠椅", plural=True, kind="big"),
-    Thing("suitcases", "suitcases", "行李箱", plural=True, kind="big"),
-    Thing("travel adapters", "travel adapters", "转换插头", plural=True, kind="small"),
-    Thing("board games", "board games", "桌游", plural=True, kind="big"),
-    Thing("jigsaws", "jigsaw puzzles", "拼图", plural=True, kind="big"),
-    Thing("paintbrushes", "paintbrushes", "画笔", plural=True, kind="small"),
-    Thing("spare uniform", "spare school uniform", "备用校服", kind="big"),
-    Thing("swimming bags", "swimming bags", "游泳包", plural=True, kind="small"),
-    Thing("football boots", "football boots", "足球鞋", plural=True, kind="big"),
-    Thing("dog lead", "spare dog lead", "狗绳", kind="small"),
-    Thing("dog food", "dog food", "狗粮", kind="kitchen"),
-    Thing("cat food", "cat food", "", kind="kitchen"),
-    Thing("cat carrier", "cat carrier", "猫包", kind="big"),
-    Thing("bird seed", "bird seed", "鸟食", kind="garden"),
-    Thing("plant food", "plant food", "花肥", kind="garden"),
-    Thing("watering can", "watering can", "喷壶", kind="garden"),
-    Thing("hose", "hose", "", kind="garden"),
-    Thing("barbecue", "barbecue", "烧烤架", kind="garden"),
-    Thing("charcoal", "charcoal", "木炭", kind="garden"),
-    Thing("candles", "candles", "蜡烛", plural=True, kind="small"),
-    Thing("matches", "matches", "火柴", plural=True, kind="kitchen"),
-    Thing("spare duvet", "spare duvet", "备用被子", kind="big"),
-    Thing("guest towels", "guest towels", "客用毛巾", plural=True, kind="big"),
-    Thing("spare pillows", "spare pillows", "备用枕头", plural=True, kind="big"),
-    Thing("tablecloth", "good tablecloth", "桌布", kind="kitchen"),
-    Thing("wine glasses", "wine glasses", "红酒杯", plural=True, kind="kitchen"),
-    Thing("big saucepan", "big saucepan", "大汤锅", kind="kitchen"),
-    Thing("slow cooker", "slow cooker", "慢炖锅", kind="kitchen"),
-    Thing("blender", "blender", "破壁机", kind="kitchen"),
-    Thing("bread maker", "bread maker", "", kind="kitchen"),
-    Thing("cake tins", "cake tins", "蛋糕模具", plural=True, kind="kitchen"),
-    Thing("recipe books", "recipe books", "菜谱", plural=True, kind="kitchen"),
-    Thing("takeaway menus", "takeaway menus", "", plural=True, kind="small"),
-    Thing("coffee beans", "coffee beans", "咖啡豆", plural=True, kind="kitchen"),
-    Thing("tea", "loose tea", "茶叶", kind="kitchen"),
-    Thing("biscuits", "biscuits", "饼干", plural=True, kind="kitchen"),
-    Thing("toothbrushes", "spare toothbrushes", "备用牙刷", plural=True, kind="small"),
-    Thing("toilet rolls", "toilet rolls", "卫生纸", plural=True, kind="big"),
-    Thing("bin bags", "bin bags", "垃圾袋", plural=True, kind="kitchen"),
-    Thing("shoe polish", "shoe polish", "鞋油", kind="small"),
-    Thing("lint roller", "lint roller", "粘毛器", kind="small"),
-    Thing("tv remote", "TV remote", "电视遥控器", kind="small"),
-    Thing("printer paper", "printer paper", "打印纸", kind="docs"),
-    Thing("ink", "spare ink cartridges", "墨盒", plural=True, kind="small"),
-    Thing("stamps", "stamps", "邮票", plural=True, kind="small"),
-    Thing("envelopes", "envelopes", "信封", plural=True, kind="docs"),
-    Thing("fishing rods", "fishing rods", "鱼竿", plural=True, kind="garden"),
-    Thing("tennis rackets", "tennis rackets", "网球拍", plural=True, kind="big"),
-    Thing("yoga mats", "yoga mats", "瑜伽垫", plural=True, kind="big"),
-    Thing("dumbbells", "dumbbells", "哑铃", plural=True, kind="big"),
-    Thing("sledge", "sledge", "", kind="garden"),
-    Thing("photo albums", "photo albums", "相册", plural=True, kind="big"),
-    Thing("step ladder", "step ladder", "梯子", kind="big"),
-    Thing("paint", "leftover paint", "油漆", kind="garden"),
-    Thing("fuses", "spare fuses", "保险丝", plural=True, kind="tools"),
-    Thing("parking permit", "parking permit", "停车证", kind="small"),
-    Thing("library cards", "library cards", "借书卡", plural=True, kind="small"),
-    Thing("hot water bottles", "hot water bottles", "热水袋", plural=True, kind="big"),
-    Thing("hand warmers", "hand warmers", "暖宝宝", plural=True, kind="small"),
-    Thing("insect repellent", "insect repellent", "驱蚊液", kind="small"),
-    Thing("fly swatter", "fly swatter", "电蚊拍", kind="small"),
-    Thing("felt tips", "felt tips", "彩笔", plural=True, kind="small"),
-    Thing("hair clippers", "hair clippers", "理发推子", plural=True, kind="small"),
-    Thing("gloves", "winter gloves and hats", "手套和帽子", plural=True, kind="small"),
-    Thing("medical records", "", "病历本", kind="docs"),
-    Thing("fire extinguisher", "fire extinguisher", "灭火器", kind="kitchen"),
-    Thing("fire blanket", "fire blanket", "灭火毯", kind="kitchen"),
-    Thing("old phones", "old phones", "旧手机", plural=True, kind="small"),
-    Thing("power bank", "power bank", "充电宝", kind="small"),
-    Thing("chopsticks", "", "备用筷子", kind="kitchen"),
-    Thing("tea set", "", "茶具", kind="kitchen"),
-    Thing("mahjong", "", "麻将", kind="big"),
-    Thing("couplets", "", "春联", kind="big"),
-    Thing("lanterns", "", "灯笼", kind="big"),
-    Thing("calligraphy brushes", "", "毛笔", kind="small"),
-    Thing("rice", "", "大米", kind="kitchen"),
-    Thing("dried mushrooms", "", "干香菇", kind="kitchen"),
-    Thing("thermos", "", "保温壶", kind="kitchen"),
-    Thing("bike helmets", "bike helmets", "头盔", plural=True, kind="garden"),
-    Thing("padlocks", "padlocks", "挂锁", plural=True, kind="tools"),
-    Thing("glue gun", "glue gun", "热熔胶枪", kind="tools"),
-    Thing("cool bags", "cool bags", "保温袋", plural=True, kind="kitchen"),
-    Thing("vases", "vases", "花瓶", plural=True, kind="big"),
-    Thing("rugby ball", "rugby ball", "", kind="garden"),
-    Thing("swimming goggles", "swimming goggles", "泳镜", plural=True, kind="small"),
-)
-
-EN_PLACES: Final[dict[str, tuple[str, ...]]] = {
-    "small": (
-        "in the top drawer of the desk in the study",
-        "in the kitchen drawer next to the cooker",
-        "in the bottom drawer of the dresser",
-        "in the basket by the front door",
-        "on the hook behind the kitchen door",
-        "in the bathroom cabinet",
-        "in the drawer under the TV",
-        "in the hall table drawer",
-        "in a shoebox on top of our wardrobe",
-        "on the bookshelf on the landing",
-        "in Tom's bedside drawer",
-        "in the sideboard in the dining room",
-    ),
-    "big": (
-        "in the cupboard under the stairs",
-        "in the garage on the metal shelves",
-        "in the loft, just left of the hatch",
-        "in the clear plastic box in the loft",
-        "in the utility room cupboard",
-        "in the porch cupboard",
-        "in the wardrobe in the spare room",
-        "under the bed in the spare room",
-        "in the old trunk in the attic",
-        "in the conservatory cupboard",
-    ),
-    "kitchen": (
-        "in the cupboard above the fridge",
-        "in the kitchen drawer next to the cooker",
-        "on the left in the pantry",
-        "in the sideboard in the dining room",
-        "on the shelf above the washing machine",
-        "in the corner cupboard by the back door",
-    ),
-    "garden": (
-        "in the shed behind the bikes",
-        "in the garage on the metal shelves",
-        "on the top shelf in the shed",
-        "under the bench by the back door",
-        "in the garden storage box",
-    ),
-    "docs": (
-        "in the filing cabinet, second drawer down",
-        "in the top drawer of the desk in the study",
-        "in a shoebox on top of our wardrobe",
-        "in the box file on the landing",
-    ),
-    "tools": (
-        "in the red toolbox in the garage",
-        "in the garage on the metal shelves",
-        "in the cupboard under the stairs",
-        "in the utility room cupboard",
-    ),
-    "fixture": (
-        "in the cupboard under the stairs",
-        "in the porch cupboard",
-        "behind the coats in the hall",
-    ),
-}
-ZH_PLACES: Final[dict[str, tuple[str, ...]]] = {
-    "small": (
-        "书房书桌最上面的抽屉里",
-        "电视柜左边的抽屉里",
-        "玄关的鞋柜里",
-        "卫生间镜柜的第二层",
-        "客厅茶几下面",
-        "门口的挂钩上",
-        "小明书桌的抽屉里",
-        "奶奶房间的五斗柜里",
-        "餐边柜里",
-        "客厅书架的最下层",
-    ),
-    "big": (
-        "楼梯下面的储物柜里",
-        "阳台的柜子里",
-        "主卧衣柜顶上的箱子里",
-        "次卧的床底下",
-        "储藏室的蓝色收纳箱里",
-        "阁楼上",
-        "储物间最里面的架子上",
-        "飘窗下面的柜子里",
-        "鞋柜旁边的纸箱里",
-    ),
-    "kitchen": (
-        "厨房水槽下面的柜子里",
-        "冰箱上面的柜子里",
-        "餐边柜里",
-        "厨房最左边的吊柜里",
-        "洗衣机旁边的架子上",
-    ),
-    "garden": (
-        "阳台的柜子里",
-        "车库的铁架子上",
-        "储藏室的蓝色收纳箱里",
-        "阳台角落的收纳箱里",
-    ),
-    "docs": ("书房书桌最上面的抽屉里", "主卧衣柜顶上的箱子里", "书房的文件柜里"),
-    "tools": (
-        "杂物间的工具箱里",
-        "车库的铁架子上",
-        "楼梯下面的储物柜里",
-        "阳台的柜子里",
-    ),
-    "fixture": ("玄关的墙上", "门口鞋柜上方的墙里", "储物间门后"),
-}
-EN_THING_PATTERNS: Final = (
-    "The {obj} {is} {place}.",
-    "We keep the {obj} {place}.",
-    "You'll find the {obj} {place}.",
-    "The {obj} {is} now {place}.",
-    "The {obj} {go} back {place} after use.",
-)
-ZH_THING_PATTERNS: Final = (
-    "{obj}放在{place}。",
-    "{obj}在{place}。",
-    "{obj}一般收在{place}。",
-    "{obj}我放到{place}了。",
-    "{obj}都收在{place}，用完记得放回去。",
-    "{place}放着{obj}。",
-)
-
-
-@dataclass(frozen=True, slots=True)
-class Device:
-    """An appliance and what the household noted about it."""
-
-    key: str
-    en: str
-    zh: str
-    en_brands: tuple[str, ...]
-    zh_brands: tuple[str, ...]
-    facts: tuple[str, ...]  # any of: brand, manual, warranty, filter, service
-
-
-DEVICES: Final = (
-    Device("boiler", "boiler", "壁挂炉", ("Worcester Bosch", "Vaillant", "Baxi"), ("威能", "菲斯曼", "林内"), ("brand", "manual", "warranty")),
-    Device("dishwasher", "dishwasher", "洗碗机", ("Bosch", "Miele", "Beko"), ("西门子", "美的", "方太"), ("brand", "filter", "manual", "warranty")),
-    Device("washing machine", "washing machine", "洗衣机", ("Samsung", "Hotpoint", "LG"), ("小天鹅", "海尔", "西门子"), ("brand", "filter", "manual", "warranty")),
-    Device("tumble dryer", "tumble dryer", "烘干机", ("Beko", "Bosch"), ("海尔", "美的"), ("brand", "filter", "manual")),
-    Device("fridge", "fridge", "冰箱", ("Samsung", "Smeg", "Hisense"), ("海尔", "美的", "容声"), ("brand", "manual", "warranty")),
-    Device("oven", "oven", "烤箱", ("Neff", "Bosch", "AEG"), ("方太", "老板", "美的"), ("brand", "manual", "warranty")),
-    Device("microwave", "microwave", "微波炉", ("Panasonic", "Sharp"), ("格兰仕", "美的"), ("brand", "manual")),
-    Device("thermostat", "smart thermostat", "温控器", ("Hive", "Nest", "tado"), ("霍尼韦尔", "小米"), ("brand", "manual")),
-    Device("robot vacuum", "robot vacuum", "扫地机器人", ("Roomba", "Roborock", "Eufy"), ("石头", "科沃斯", "追觅"), ("brand", "filter", "manual")),
-    Device("air conditioner", "air conditioner", "空调", ("Mitsubishi", "Daikin"), ("格力", "美的", "大金"), ("brand", "filter", "service", "warranty")),
-    Device("dehumidifier", "dehumidifier", "除湿机", ("Meaco", "De'Longhi"), ("德业", "美的"), ("brand", "filter")),
-    Device("air purifier", "air purifier", "空气净化器", ("Dyson", "Levoit", "Philips"), ("小米", "飞利浦"), ("brand", "filter", "manual")),
-    Device("tv", "TV", "电视", ("LG", "Sony", "Samsung"), ("索尼", "海信", "小米"), ("brand", "manual", "warranty")),
-    Device("printer", "printer", "打印机", ("HP", "Brother", "Canon"), ("惠普", "兄弟", "佳能"), ("brand", "manual")),
-    Device("doorbell", "video doorbell", "可视门铃", ("Ring", "Eufy"), ("小米", "萤石"), ("brand", "manual")),
-    Device("water heater", "hot water cylinder", "热水器", ("Ariston", "Megaflo"), ("万和", "史密斯", "海尔"), ("brand", "warranty")),
-    Device("extractor", "cooker hood", "油烟机", ("Neff", "Elica"), ("方太", "老板"), ("brand", "filter", "service")),
-    Device("coffee machine", "coffee machine", "咖啡机", ("De'Longhi", "Sage", "Nespresso"), ("德龙", "飞利浦", "雀巢"), ("brand", "filter", "manual")),
-    Device("chest freezer", "chest freezer", "冰柜", ("Beko", "Hotpoint"), ("海尔", "美的"), ("brand",)),
-    Device("water filter", "water filter jug", "净水器", ("Brita", "Waterdrop"), ("沁园", "小米"), ("brand", "filter")),
-    Device("solar", "solar panels", "", ("SunPower", "Solarwatt"), (), ("brand", "warranty")),
-    Device("sewing machine", "sewing machine", "缝纫机", ("Singer", "Janome"), ("蝴蝶", "胜家"), ("brand", "manual")),
-)  # fmt: skip
-
-EN_DEVICE_PATTERNS: Final[dict[str, tuple[str, ...]]] = {
-    "brand": ("The {dev} is a {brand}, bought in {year}.", "Our {dev} is a {brand}."),
-    "manual": (
-        "The manual for the {dev} is {manual_place}.",
-        "The {dev} manual lives {manual_place}.",
-    ),
-    "warranty": (
-        "The {dev} is under warranty until {until}.",
-        "The {dev} warranty runs out in {until}.",
-    ),
-    "filter": (
-        "The {dev} filter needs cleaning every {weeks} weeks.",
-        "Clean the filter on the {dev} once a month.",
-    ),
-    "service": (
-        "The {dev} gets serviced every {month}.",
-        "The {dev} is due a service in {month}.",
-    ),
-}
-ZH_DEVICE_PATTERNS: Final[dict[str, tuple[str, ...]]] = {
-    "brand": ("{dev}是{brand}的，{year}年买的。", "家里的{dev}是{brand}牌子的。"),
-    "manual": ("{dev}的说明书在{manual_place}。", "{dev}的说明书收在{manual_place}。"),
-    "warranty": ("{dev}保修到{until}年。", "{dev}的保修{until}年到期。"),
-    "filter": ("{dev}的滤网每{weeks}周要洗一次。", "{dev}的滤芯半年换一次。"),
-    "service": ("{dev}每年{month}保养一次。", "{dev}该在{month}做保养了。"),
-}
-EN_DEVICE_SLOTS: Final[dict[str, tuple[str, ...]]] = {
-    "year": ("2018", "2019", "2020", "2021", "2022", "2023", "2024"),
-    "until": ("2026", "2027", "2028", "2029"),
-    "manual_place": (
-        "in the kitchen drawer with the other manuals", "in the blue folder in the study",
-        "in the filing cabinet", "in the box file on the landing",
-    ),
-    "weeks": ("two", "three", "four", "six"),
-    "month": _MONTHS,
-}  # fmt: skip
-ZH_DEVICE_SLOTS: Final[dict[str, tuple[str, ...]]] = {
-    "year": ("2018", "2019", "2020", "2021", "2022", "2023", "2024"),
-    "until": ("2026", "2027", "2028", "2029"),
-    "manual_place": ("书房的蓝色文件夹里", "电视柜的抽屉里", "储物间的纸箱里", "餐边柜的第二个抽屉里"),
-    "weeks": ("两", "三", "四", "六"),
-    "month": tuple(f"{cn_number(n)}月" for n in range(1, 13)),
-}  # fmt: skip
-
-EN_LOANS: Final = (
-    "hedge trimmer", "pressure washer", "cake stand", "carpet cleaner", "wheelbarrow",
-    "folding table", "projector", "leaf blower", "tile cutter", "paddling pool",
-    "fondue set", "sander",
-)  # fmt: skip
-ZH_LOANS: Final = (
-    "高压洗车机", "投影仪", "蒸笼", "麻将桌", "电动打蛋器", "婴儿推车", "登山杖",
-    "折叠桌", "电饼铛", "缝纫机线", "大号保温箱",
-)  # fmt: skip
-EN_DEBTS: Final = (
-    "the concert tickets", "the pizza last Friday", "the raffle tickets",
-    "petrol to the airport", "the theatre tickets", "the group present",
-    "the Indian takeaway", "the parking at the zoo",
-)  # fmt: skip
-ZH_DEBTS: Final = (
-    "上次的电影票",
-    "拼车的油费",
-    "团购的水果",
-    "聚餐的饭钱",
-    "代买的月饼",
-    "演唱会的票",
-)
-EN_EVENTS: Final = (
-    "housewarming", "wedding anniversary party", "retirement do", "christening",
-    "engagement party", "graduation", "garden party",
-)  # fmt: skip
-ZH_EVENTS: Final = (
-    "乔迁宴",
-    "退休聚餐",
-    "孩子满月酒",
-    "结婚纪念日聚会",
-    "升学宴",
-    "开业酒",
-)
+def dates(data: LanguageData) -> list[str]:
+    """Every day of the year up to the 28th, in each of the language's date formats."""
+    return [
+        form.format(
+            day=day,
+            ordinal=ordinal(day),
+            month=month,
+            month_name=data["month_names"][month - 1],
+            cn_day=cn_number(day),
+            cn_month=cn_number(month),
+        )
+        for month in range(1, 13)
+        for day in range(1, 29)
+        for form in data["date_formats"]
+    ]
 
 
 # --------------------------------------------------------------------------------------
@@ -2015,7 +422,7 @@ _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 def fill(
     pattern: str,
     fields: dict[str, str],
-    slots: dict[str, tuple[str, ...]],
+    slots: dict[str, list[str]],
     rng: random.Random,
 ) -> str:
     """Replace {name} by a field or a random slot value, repeatedly (values nest)."""
@@ -2027,28 +434,6 @@ def fill(
             lambda match: fields.get(match[1]) or rng.choice(slots[match[1]]), text
         )
     return text[0].upper() + text[1:]
-
-
-def en_fields(person: Person) -> dict[str, str]:
-    """Return the English fields of a person: name, possessive and pronouns."""
-    male = person.gender == "m"
-    return {
-        "P": person.name,
-        "Ps": f"{person.name}'s",
-        "he": "he" if male else "she",
-        "his": "his" if male else "her",
-        "him": "him" if male else "her",
-    }
-
-
-def zh_fields(person: Person) -> dict[str, str]:
-    """Return the Chinese fields of a person: name and third-person pronoun."""
-    male = person.gender == "m"
-    return {
-        "P": person.name,
-        "ta": "我" if person.name == "我" else "他" if male else "她",
-        "spouse": "老婆" if male else "老公",
-    }
 
 
 def language(text: str) -> str:
@@ -2091,6 +476,7 @@ class Builder:
     rng: random.Random
     guards: list[Guard]
     claims: frozenset[str]
+    languages: dict[str, Language]
     corpus: Corpus = field(default_factory=Corpus)
 
     def offer(self, memory: Mem, slot: str) -> bool:
@@ -2102,1902 +488,91 @@ class Builder:
             return False
         return self.corpus.add(memory, slot)
 
-    def people(
-        self,
-        people: Iterable[Person],
-        topics: dict[str, Group],
-        roles: dict[str, dict[str, float]],
-        slots: dict[str, tuple[str, ...]],
-        english: bool,
-    ) -> None:
+    def people(self, lang: Language) -> None:
         """Fill the person topics: at most one memory per person and topic."""
-        for person in people:
-            fields = en_fields(person) if english else zh_fields(person)
-            for name, share in roles[person.role].items():
+        for person in lang.data["people"]:
+            fields = lang.fields(person)
+            for name, share in lang.roles[person["role"]].items():
                 if self.rng.random() >= share:
                     continue
-                group = topics[name]
-                slot = f"{person.slot}:{name}"
-                for _ in range(6):
+                group = lang.data["topics"][name]
+                slot = f"{slot_of(person)}:{name}"
+                for _ in range(TRIES):
                     text = fill(
-                        self.rng.choice(group.patterns), fields, slots, self.rng
+                        self.rng.choice(group["patterns"]), fields, lang.slots, self.rng
                     )
-                    if self.offer(Mem(group.category, text, group.tags), slot):
+                    memory = Mem(group["category"], text, tuple(group["tags"]))
+                    if self.offer(memory, slot):
                         break
 
-    def things(self) -> None:
+    def things(self, things: list[ThingData]) -> None:
         """Say where things are kept, each thing once, in one of the languages."""
-        for thing in THINGS:
-            names = [
-                lang for lang, name in (("en", thing.en), ("zh", thing.zh)) if name
-            ]
-            for _ in range(6):
-                if self.rng.choice(names) == "en":
-                    fields = {
-                        "obj": thing.en,
-                        "is": "are" if thing.plural else "is",
-                        "go": "go" if thing.plural else "goes",
-                        "place": self.rng.choice(EN_PLACES[thing.kind]),
-                    }
-                    patterns: tuple[str, ...] = (
-                        EN_THING_PATTERNS[:1]
-                        if thing.kind == "fixture"
-                        else EN_THING_PATTERNS
-                    )
-                    text = fill(self.rng.choice(patterns), fields, {}, self.rng)
-                    memory = Mem(FACT, text, ("home",))
-                else:
-                    fields = {
-                        "obj": thing.zh,
-                        "place": self.rng.choice(ZH_PLACES[thing.kind]),
-                    }
-                    patterns = (
-                        ZH_THING_PATTERNS[1:2]
-                        if thing.kind == "fixture"
-                        else ZH_THING_PATTERNS
-                    )
-                    text = fill(self.rng.choice(patterns), fields, {}, self.rng)
-                    memory = Mem(FACT, text, ("家居",))
-                if self.offer(memory, f"obj:{thing.key}"):
+        for thing in things:
+            names = [lang for lang in LANGUAGES if lang in thing["names"]]
+            for _ in range(TRIES):
+                lang = self.rng.choice(names)
+                said = self.languages[lang].data["things"]
+                plural = thing.get("plural", False)
+                fields = {"obj": thing["names"][lang]} | {
+                    word: forms[plural] for word, forms in said["number_words"].items()
+                }
+                fields["place"] = self.rng.choice(said["places"][thing["kind"]])
+                patterns = said[
+                    "fixture_patterns" if thing["kind"] == "fixture" else "patterns"
+                ]
+                text = fill(self.rng.choice(patterns), fields, {}, self.rng)
+                if self.offer(
+                    Mem(FACT, text, tuple(said["tags"])), f"obj:{thing['key']}"
+                ):
                     break
 
-    def devices(self) -> None:
+    def devices(self, devices: list[DeviceData]) -> None:
         """Note brands, manuals, warranties, filters and services of appliances."""
-        for device in DEVICES:
-            for fact in device.facts:
-                names = [
-                    lang
-                    for lang, name in (("en", device.en), ("zh", device.zh))
-                    if name
-                ]
-                for _ in range(6):
-                    if self.rng.choice(names) == "en":
-                        fields = {
-                            "dev": device.en,
-                            "brand": self.rng.choice(device.en_brands),
-                        }
-                        pattern = self.rng.choice(EN_DEVICE_PATTERNS[fact])
-                        text = fill(pattern, fields, EN_DEVICE_SLOTS, self.rng)
-                        memory = Mem(FACT, text, ("appliance",))
-                    else:
-                        fields = {
-                            "dev": device.zh,
-                            "brand": self.rng.choice(device.zh_brands),
-                        }
-                        pattern = self.rng.choice(ZH_DEVICE_PATTERNS[fact])
-                        text = fill(pattern, fields, ZH_DEVICE_SLOTS, self.rng)
-                        memory = Mem(FACT, text, ("家电",))
-                    if self.offer(memory, f"dev:{device.key}:{fact}"):
+        for device in devices:
+            for fact in device["facts"]:
+                names = [lang for lang in LANGUAGES if lang in device["names"]]
+                for _ in range(TRIES):
+                    lang = self.rng.choice(names)
+                    noted = self.languages[lang]
+                    fields = {
+                        "dev": device["names"][lang],
+                        "brand": self.rng.choice(device["brands"][lang]),
+                    }
+                    pattern = self.rng.choice(noted.data["devices"]["patterns"][fact])
+                    text = fill(pattern, fields, noted.device_slots, self.rng)
+                    memory = Mem(FACT, text, tuple(noted.data["devices"]["tags"]))
+                    if self.offer(memory, f"dev:{device['key']}:{fact}"):
                         break
 
     def loans_debts_events(self) -> None:
         """Who borrowed what, small debts and other people's events."""
-        en_loans, zh_loans = list(EN_LOANS), list(ZH_LOANS)
-        self.rng.shuffle(en_loans)
-        self.rng.shuffle(zh_loans)
-        for person in EN_PEOPLE:
-            if person.role in {"kid", "kidfriend"}:
-                continue
-            fields = en_fields(person)
-            if en_loans and self.rng.random() < 0.25:
-                text = fill(
-                    "{P} still has our {loan}.",
-                    fields | {"loan": en_loans.pop()},
-                    {},
-                    self.rng,
-                )
-                self.offer(Mem(NOTE, text, ("loan",)), f"{person.slot}:loan")
-            if self.rng.random() < 0.18:
-                pattern = self.rng.choice(
-                    (
-                        "We owe {P} £{money} for {debt}.",
-                        "{P} paid £{money} for {debt}; we still owe {him}.",
-                    )
-                )
-                slots = {
-                    "money": ("10", "12", "15", "20", "25", "40"),
-                    "debt": EN_DEBTS,
-                }
-                self.offer(
-                    Mem(NOTE, fill(pattern, fields, slots, self.rng)),
-                    f"{person.slot}:debt",
-                )
-            if self.rng.random() < 0.18:
-                pattern = self.rng.choice(
-                    (
-                        "{Ps} {event} is on {date}.",
-                        "We're invited to {Ps} {event} on {date}.",
-                    )
-                )
-                slots = {"event": EN_EVENTS, "date": EN_DATES}
-                self.offer(
-                    Mem(EVENT, fill(pattern, fields, slots, self.rng), ("event",)),
-                    f"{person.slot}:event",
-                )
-        for person in ZH_PEOPLE:
-            if person.role in {"kid", "kidfriend"} or person.name == "我":
-                continue
-            fields = zh_fields(person)
-            if zh_loans and self.rng.random() < 0.25:
-                text = fill(
-                    "{P}借了我们家的{loan}，还没还。",
-                    fields | {"loan": zh_loans.pop()},
-                    {},
-                    self.rng,
-                )
-                self.offer(Mem(NOTE, text, ("借还",)), f"{person.slot}:loan")
-            if self.rng.random() < 0.18:
-                pattern = self.rng.choice(
-                    (
-                        "还欠{P}{money}块钱，是{debt}。",
-                        "{P}帮我们垫了{money}块{debt}，记得还。",
-                    )
-                )
-                slots = {"money": ("50", "80", "100", "120", "200"), "debt": ZH_DEBTS}
-                self.offer(
-                    Mem(NOTE, fill(pattern, fields, slots, self.rng)),
-                    f"{person.slot}:debt",
-                )
-            if self.rng.random() < 0.18:
-                pattern = self.rng.choice(
-                    ("{P}家的{event}定在{date}。", "{P}请我们{date}去吃{event}。")
-                )
-                slots = {"event": ZH_EVENTS, "date": ZH_DATES}
-                self.offer(
-                    Mem(EVENT, fill(pattern, fields, slots, self.rng), ("活动",)),
-                    f"{person.slot}:event",
-                )
-
-
-# --------------------------------------------------------------------------------------
-# Anchor cases: hand-written answers, their queries, guards and claimed slots
-# --------------------------------------------------------------------------------------
-
-EN_CASES: Final = (
-    case(
-        m(PREF, "Anna takes her coffee black, no sugar.", "coffee"),
-        q("How does Anna take her coffee?", KEYWORD),
-        q("Does Anna want milk or sugar in her coffee?", PARAPHRASE),
-        q("how do i make Anna's morning brew", NO_OVERLAP),
-        guard="Anna+coffee|Anna+tea|Anna+milk|Anna+sugar|Anna+drink|Anna+latte|Anna+espresso"
-        "|Anna+cappuccino|Anna+flat white|Anna+brew|Anna+mug|Anna+cup|Anna+decaf",
-        claim="anna:drink",
-        neg=[m(NOTE, "Anna buys our coffee beans from the roastery on Mill Street.")],
-    ),
-    case(
-        m(
-            FACT,
-            "The spare front door key is hidden in the blue flowerpot by the back step.",
-            "home",
-        ),
-        q("Where's the spare key?", KEYWORD),
-        q("I'm locked out!! How can I get inside?", NO_OVERLAP),
-        q("“备用钥匙”藏在哪里？", CROSS),
-        guard="spare+key|key+door|key+flowerpot|locked out|备用钥匙|钥匙+门|key safe|keys+house"
-        "|house key|copy+keys|spare keys",
-        claim="obj:spare key",
-        neg=[m(FACT, "The shed key hangs on the hook in the utility room.")],
-    ),
-    case(
-        m(PATTERN, "Tom runs 10k along the canal every Sunday morning.", "exercise"),
-        q("Who goes running on Sundays?", INFLECTION),
-        guard="run+Sunday|jog+Sunday|跑+周日|跑+星期天|跑+星期日|跑+周末|parkrun|run+weekend",
-        claim="tom:hobby",
-    ),
-    case(
-        m(
-            FACT,
-            "Ben is allergic to peanuts and carries an EpiPen in his school bag.",
-            "health",
-        ),
-        m(FACT, "我对花生过敏，吃一点就会喘不上气。", "健康"),
-        q("Is Ben allergic to anything?", KEYWORD, 0),
-        q("Which snacks are off-limits for Ben?", NO_OVERLAP, 0),
-        q("Who in the family has a peanut allergy?", INFLECTION, 0, 1),
-        q("谁对花生过敏？", CHINESE, 0, 1),
-        q("我对什么过敏来着？", CHINESE, 1),
-        q("什么零嘴我不能碰？", NO_OVERLAP, 1),
-        guard="peanut|花生|Ben+allerg|Ben+nut|Ben+eat|Ben+food|Ben+snack|Ben+vegetarian"
-        "|Ben+intoleran|EpiPen|我+过敏|我+不吃|我+忌口|I'm allergic|I am allergic",
-        claim="ben:food_no|me:food_no",
-    ),
-    case(
-        m(
-            FACT,
-            "Lucy's birthday is on the 14th of March and she wants a roller-skating party.",
-            "birthday",
-        ),
-        q("When is Lucy's birthday?", KEYWORD),
-        q("What kind of party does Lucy want?", KEYWORD),
-        guard="Lucy+birthday|Lucy+born|Lucy+party|Lucy+turns|roller",
-        claim="lucy:birthday",
-    ),
-    case(
-        m(ROUTINE, "Biscuit gets walked at 7am and again at 6pm."),
-        q("What time does Biscuit get his evening walk?", KEYWORD),
-        guard="Biscuit+walk|Biscuit+lead|dog+walk",
-    ),
-    case(
-        m(
-            FACT,
-            "The card with the guest wifi details is pinned to the corkboard in the kitchen.",
-        ),
-        q("Where is the guest wifi card kept?", KEYWORD),
-        q("Visitors want to go online - where do I point them?", NO_OVERLAP),
-        guard="guest+wifi|wifi+card|wifi+detail|访客+网|客人+网络|客人+Wi|visitor+wifi",
-        claim="obj:guest wifi card",
-    ),
-    case(
-        m(ROUTINE, "The boiler gets its annual service every October.", "boiler"),
-        m(
-            FACT,
-            "Nortons look after the boiler on our cover plan; ring them first if it breaks down.",
-        ),
-        q("When does the boiler get serviced?", INFLECTION, 0),
-        q("Who do we call if the heating packs up?", NO_OVERLAP, 1),
-        q("锅炉一般几月份保养？", CROSS, 0),
-        guard="boiler+service|boiler+engineer|boiler+break|boiler+warranty|boiler+cover"
-        "|boiler+call|boiler+ring|壁挂炉+保养|壁挂炉+保修|壁挂炉+维修|锅炉|heating+break"
-        "|暖气+坏|heating+engineer|Nortons",
-        claim="dev:boiler:service|dev:boiler:installer",
-    ),
-    case(
-        m(
-            ROUTINE,
-            "Recycling is collected every other Wednesday; the blue bin goes to the kerb the night before.",
-            "bins",
-        ),
-        q("Which day is the recycling collected?", KEYWORD),
-        q("回收垃圾哪天收？", CROSS),
-        guard="recycl|blue bin|可回收|回收垃圾|回收+桶",
-        claim="routine:recycling",
-    ),
-    case(
-        m(EVENT, "Tom has a dentist appointment on Thursday at 8:40.", "appointment"),
-        q("When is Tom's dentist appointment?", KEYWORD),
-        guard="Tom+dentist|Tom+appointment|Tom+teeth",
-        claim="tom:appt",
-    ),
-    case(
-        m(
-            PERSON,
-            "Mrs Patel lives at number 12, the house with the yellow door.",
-            "neighbour",
-        ),
-        q("What number does Mrs Patel live at?", KEYWORD),
-        q("Which house is Mrs Patel's?", PARAPHRASE),
-        guard="Patel+number|Patel+live|Patel+house|Patel+door|number 12|yellow door",
-        claim="mrs patel:contact",
-    ),
-    case(
-        m(
-            PREF,
-            "Uncle Mike supports Everton and will talk about them for hours.",
-            "football",
-        ),
-        q("What football team does Uncle Mike support?", KEYWORD),
-        guard="Mike+support|Mike+football|Mike+team|Mike+season ticket|Mike+fan|Everton",
-        claim="uncle mike:team|uncle mike:hobby",
-    ),
-    case(
-        m(FACT, "Lucy is a size 2 in kids' shoes now.", "clothes"),
-        q("What shoe size is Lucy now? 👟", KEYWORD),
-        guard="Lucy+size|Lucy+shoe|Lucy+clothes",
-        claim="lucy:size",
-    ),
-    case(
-        m(
-            FACT,
-            "All the passports are in the fireproof box at the bottom of the wardrobe in our room.",
-        ),
-        q("Where are the passports?", KEYWORD),
-        q("Where do we keep the travel documents?", NO_OVERLAP),
-        q("护照放在哪儿了？", CROSS),
-        guard="passport|护照|visa|签证|travel+document|fireproof",
-        claim="obj:passports",
-        neg=[m(NOTE, "Ben's passport photo needs redoing before the summer.")],
-    ),
-    case(
-        m(
-            ROUTINE,
-            "Grandpa Joe takes his blood pressure tablets at 8 every morning with breakfast.",
-            "health",
-        ),
-        q("When does Grandpa Joe take his blood pressure tablets?", KEYWORD),
-        q("Is Grandpa Joe on any regular meds?", NO_OVERLAP),
-        guard="Joe+tablet|Joe+pill|Joe+medic|Joe+meds|Joe+prescription|Joe+blood pressure"
-        "|Joe+insulin|Joe+drops",
-        claim="grandpa joe:meds",
-    ),
-    case(
-        m(PERSON, "Ms Carter is Lucy's class teacher this year.", "school"),
-        q("Who is Lucy's teacher at school this year?", KEYWORD),
-        guard="Lucy+teacher|Lucy+class|Carter|Lucy+Year|Lucy+school",
-        claim="lucy:school|ms carter:contact",
-    ),
-    case(
-        m(ROUTINE, "Rosa comes to clean every Thursday morning.", "cleaner"),
-        q("What day does Rosa come to clean?", KEYWORD),
-        guard="Rosa+clean|Rosa+Thursday|Rosa+come|cleaner+Thursday|打扫+周四",
-        claim="rosa:contact",
-    ),
-    case(
-        m(
-            ROUTINE,
-            "Ben's bedtime is 7:30 on school nights and 8:30 on Fridays.",
-            "sleep",
-        ),
-        m(PREF, "Ben drifts off listening to whale sounds on the bedroom speaker."),
-        q("What time does Ben go to bed?", KEYWORD, 0),
-        q("How late can Ben stay up on a Friday?", PARAPHRASE, 0),
-        q("What does Ben listen to at bedtime?", PARAPHRASE, 1),
-        guard="Ben+bed|Ben+sleep|Ben+asleep|Ben+night|Ben+listen|Ben+music|Ben+sound|Ben+song"
-        "|Ben+story|Ben+audiobook|Ben+speaker|Ben+obsessed",
-        claim="ben:sleep|ben:music|ben:light",
-    ),
-    case(
-        m(
-            FACT,
-            "The Christmas decorations are in the loft, in the three red crates by the hatch.",
-            "christmas",
-        ),
-        q("Where do we keep the Christmas decorations?", KEYWORD),
-        q("Where are the tree ornaments and tinsel stored?", NO_OVERLAP),
-        q("圣诞节的装饰放哪了？", CROSS),
-        guard="Christmas|圣诞|tinsel|bauble|ornament",
-        claim="obj:christmas decorations",
-    ),
-    case(
-        m(PREF, "Nana Rose has Radio 2 on all day in her kitchen.", "music"),
-        q("Which radio station does Nana Rose listen to?", KEYWORD),
-        guard="Rose+radio|Rose+music|Rose+listen|Rose+station|Rose+song",
-        claim="nana rose:music",
-    ),
-    case(
-        m(
-            FACT,
-            "Hazel the rabbit is four years old and lives in the hutch by the shed.",
-            "pets",
-        ),
-        q("How old is Hazel the rabbit?", KEYWORD),
-        guard="Hazel+old|Hazel+age|Hazel+born|Hazel+hutch|rabbit+hutch|兔子+岁",
-    ),
-    case(
-        m(FACT, "The first aid kit is in the kitchen cupboard above the kettle."),
-        q("Where's the first aid kit?", KEYWORD),
-        q("急救箱在哪？", CROSS),
-        guard="first aid|急救|medicine box|药箱",
-        claim="obj:first aid kit",
-    ),
-    case(
-        m(
-            PERSON,
-            "Linda across the road keeps an eye on the place and feeds Luna whenever we're away.",
-            "neighbour",
-        ),
-        q("Who feeds Luna when we go on holiday?", PARAPHRASE),
-        q("Who minds our house while we travel?", NO_OVERLAP),
-        guard="Luna+feed|Luna+away|Luna+holiday|away+eye|keep+eye|house-sit|house sit"
-        "|holiday+house|away+house|away+place|看家|出门+照看|外出+照看",
-        claim="linda:contact",
-    ),
-    case(
-        m(ROUTINE, "Friday is takeaway night, usually pizza from Gino's.", "food"),
-        m(ROUTINE, "周五晚上是我们家的 movie night，一般看迪士尼。"),
-        q("Which night do we get a takeaway?", KEYWORD, 0),
-        q("family movie night 是哪天？", KEYWORD, 1),
-        q("周五晚上一家人一般干嘛？", PARAPHRASE, 0, 1),
-        guard="takeaway+night|takeaway+Friday|Gino|外卖+周五|pizza+Friday|movie night"
-        "|电影+周五|周五晚上|Friday night|Friday evening",
-        claim="routine:takeaway|routine:movie night",
-    ),
-    case(
-        m(PERSON, "Lucy's best friend is Mia from two doors down.", "kids"),
-        q("Who is Lucy's best friend?", KEYWORD),
-        guard="Lucy+best friend|Lucy+friend|best friend+Mia",
-        claim="mia:contact|lucy:friend",
-    ),
-    case(
-        m(
-            ROUTINE,
-            "The window cleaner comes on the first Monday of every month.",
-            "home",
-        ),
-        q("When does the window cleaner come?", KEYWORD),
-        guard="window+clean|擦玻璃|擦窗",
-        claim="routine:window cleaner",
-    ),
-    case(
-        m(
-            PREF,
-            "Anna likes the bedroom at 18 degrees; any warmer and she can't sleep.",
-            "heating",
-        ),
-        q("What temperature does Anna like the bedroom at?", KEYWORD),
-        guard="Anna+degree|Anna+temperature|Anna+warm|Anna+heating|Anna+cold|Anna+bedroom"
-        "|Anna+blanket|Anna+window|Anna+fan|Anna+air con",
-        claim="anna:comfort",
-    ),
-    case(
-        m(
-            FACT,
-            "Marcus works as an electrician and did the wiring in our kitchen extension.",
-            "work",
-        ),
-        q("What does Marcus work as?", KEYWORD),
-        q("Who rewired the kitchen?", PARAPHRASE),
-        guard="Marcus+work|Marcus+job|Marcus+electric|wiring|rewir|kitchen+extension|电工",
-        claim="marcus:work",
-    ),
-    case(
-        m(FACT, "The Halloween costumes are in the big plastic box under Lucy's bed."),
-        q("ok so where did we put the Halloween costumes 🎃", KEYWORD),
-        q("Where's the fancy dress stuff?", NO_OVERLAP),
-        guard="Halloween|costume|fancy dress|dressing-up|万圣节|装扮",
-        claim="obj:halloween costumes",
-    ),
-    case(
-        m(FACT, "Tom drives the grey Honda Jazz and Anna has the red Mini.", "car"),
-        m(FACT, "The Mini's MOT is due at the end of September.", "car"),
-        q("What car does Tom drive?", KEYWORD, 0),
-        q("Which car is Anna's?", KEYWORD, 0),
-        q("WHEN IS THE MINI'S MOT DUE", KEYWORD, 1),
-        q("When does the Mini need its annual check?", PARAPHRASE, 1),
-        guard="Tom+car|Tom+drive|Anna+car|Anna+drive|Honda|Mini|MOT|年检",
-        claim="tom:car|anna:car",
-    ),
-    case(
-        m(EVENT, "Sven's leaving drinks are on Friday the 28th at the Crown.", "work"),
-        q("When is Sven's leaving do?", KEYWORD),
-        guard="Sven+leav|Sven+party|Sven+farewell|Crown",
-        claim="sven:event",
-    ),
-    case(
-        m(
-            ROUTINE,
-            "Ben has swimming lessons at the leisure centre on Wednesdays after school.",
-            "kids",
-        ),
-        q("When are Ben's swimming lessons?", KEYWORD),
-        q("What day does Ben swim?", INFLECTION),
-        guard="Ben+swim|Ben+pool|Ben+lesson",
-        claim="ben:hobby",
-    ),
-    case(
-        m(FACT, "The water stopcock is under the kitchen sink, behind the bleach."),
-        q("Where is the stopcock?", KEYWORD),
-        q("A pipe's leaking – where can I turn off the supply?", NO_OVERLAP),
-        guard="stopcock|water+valve|water+supply|leak|pipe|总水阀|水阀|漏水|水管",
-        claim="obj:stopcock",
-    ),
-    case(
-        m(
-            FACT,
-            "Spare light bulbs, both bayonet and screw-in, are in the drawer under the microwave.",
-        ),
-        q("Where are the spare light bulbs?", KEYWORD),
-        guard="bulb|灯泡",
-        claim="obj:light bulbs",
-    ),
-    case(
-        m(PERSON, "Kate's daughter Isla is in Ben's class.", "kids"),
-        q("What is Kate's daughter called?", KEYWORD),
-        guard="Kate+daughter|Isla+mum|Kate+Isla|Isla+class",
-        claim="isla:contact|kate:contact",
-    ),
-    case(
-        m(PATTERN, "Grandpa Joe bakes a sourdough loaf every Saturday.", "baking"),
-        q("Who does the baking on Saturdays?", INFLECTION),
-        guard="bak+Saturday|sourdough|bread+Saturday|loaf|面包|烤+周六|baking",
-        claim="grandpa joe:hobby",
-    ),
-    case(
-        m(PATTERN, "Anna cycles to the office whenever it's not raining.", "commute"),
-        m(ROUTINE, "Anna works from home on Mondays and Fridays.", "work"),
-        q("Who goes cycling to work?", INFLECTION, 0),
-        q("Is Anna working from home on Monday?", INFLECTION, 1),
-        guard="cycl+work|cycl+office|bike+work|bike+office|骑车+上班|cycling|Anna+office"
-        "|Anna+remote|Anna+work",
-        claim="anna:work",
-    ),
-    case(
-        m(ROUTINE, "Lucy has piano lessons with Mrs Dunn on Monday evenings.", "music"),
-        q("When is Lucy's piano lesson?", INFLECTION),
-        guard="Lucy+piano|Dunn|Lucy+lesson",
-        claim="lucy:hobby",
-    ),
-    case(
-        m(FACT, "Tom snores, so there are earplugs in the bedside drawer.", "sleep"),
-        q("Who's the snorer in the house?", INFLECTION),
-        guard="snor|earplug|打呼|打鼾|呼噜",
-        claim="tom:snore",
-    ),
-    case(
-        m(
-            ROUTINE,
-            "Ben trains with the under-8s football team on Saturday mornings.",
-            "football",
-        ),
-        q("What time is Ben's football training?", INFLECTION),
-        guard="Ben+football|Ben+train|under-8",
-        claim="ben:football",
-    ),
-    case(
-        m(
-            FACT,
-            "Aunt Clare has a bad allergy to cats, so Luna stays upstairs when she visits.",
-            "health",
-        ),
-        m(
-            FACT,
-            "Aunt Clare teaches chemistry at the secondary school in Harrogate.",
-            "work",
-        ),
-        q("Which visitor is allergic to cats?", INFLECTION, 0),
-        q("Who's a chemistry teacher?", INFLECTION, 1),
-        guard="allerg+cat|cat+sneez|猫毛|猫+过敏|Clare+allerg|chemistry|化学",
-        claim="aunt clare:food_no|aunt clare:work",
-    ),
-    case(
-        m(EVENT, "Priya flies to Lisbon on 3 May for a conference.", "travel"),
-        q("Which colleague is flying to Lisbon?", INFLECTION),
-        guard="Lisbon|里斯本",
-        claim="priya:trip",
-    ),
-    case(
-        m(PATTERN, "Nana Rose knits all the grandchildren's scarves.", "hobby"),
-        q("Who knitted the kids' scarves?", INFLECTION),
-        guard="knit|织毛衣|织围巾|scarves|scarf",
-        claim="nana rose:hobby",
-    ),
-    case(
-        m(
-            ROUTINE,
-            "Pete mows the lawn every other Friday from April to October.",
-            "garden",
-        ),
-        q("Who does the mowing?", INFLECTION),
-        guard="mow|lawn|割草|草坪|grass",
-        claim="pete:contact",
-    ),
-    case(
-        m(PATTERN, "Mr Okafor plays chess with Ben on Saturday afternoons.", "hobby"),
-        q("Who's been playing chess with Ben?", INFLECTION),
-        guard="chess|Ben+象棋",
-        claim="mr okafor:hobby",
-    ),
-    case(
-        m(
-            FACT,
-            "We keep the tent and the camping stove in the loft above the garage.",
-            "camping",
-        ),
-        q("Where are the tents stored?", INFLECTION),
-        guard="tent|camping|帐篷|露营",
-        claim="obj:tent",
-    ),
-    case(
-        m(ROUTINE, "Hannah picks the kids up from school on Wednesdays.", "kids"),
-        q("Who is picking up the kids on Wednesday?", INFLECTION),
-        guard="pick+Wednesday|pick+kids|pick+school|collect+school|collect+kids|接+放学"
-        "|接+孩子|school run",
-        claim="hannah:contact",
-    ),
-    case(
-        m(
-            ROUTINE,
-            "Ben feeds Nemo a pinch of flakes every morning before school.",
-            "pets",
-        ),
-        q("Who's feeding Nemo?", INFLECTION),
-        guard="Nemo+feed|Nemo+flake|Nemo+food|goldfish+feed|fish+flake",
-    ),
-    case(
-        m(PERSON, "Oscar is Anna's new manager; he started in January.", "work"),
-        q("Who manages Anna at work?", INFLECTION),
-        guard="Anna+manager|Anna+boss|Oscar+manag",
-        claim="oscar:contact",
-    ),
-    case(
-        m(
-            FACT,
-            "Ella is vegan, so no dairy or eggs in anything we cook for her.",
-            "food",
-        ),
-        q("What should I cook when Ella comes over?", PARAPHRASE),
-        q("Can Ella have a cheese sandwich?", NO_OVERLAP),
-        guard="Ella+eat|Ella+cook|Ella+food|Ella+dinner|Ella+love|Ella+vegan|Ella+vegetarian"
-        "|Ella+allerg|Ella+favourite",
-        claim="ella:food_no|ella:food_fav",
-    ),
-    case(
-        m(
-            ROUTINE,
-            "Biscuit gets one scoop of the salmon kibble at breakfast and another at teatime.",
-        ),
-        q("How many scoops of food does Biscuit get?", PARAPHRASE),
-        guard="Biscuit+kibble|Biscuit+food|Biscuit+feed|Biscuit+eat|Biscuit+scoop|Biscuit+treat"
-        "|Biscuit+chew",
-    ),
-    case(
-        m(
-            FACT,
-            "The chocolate stash is on the top shelf of the pantry, behind the flour.",
-        ),
-        q("Where do we hide the chocolate from the kids?", PARAPHRASE),
-        guard="chocolate|巧克力",
-        claim="obj:chocolate",
-    ),
-    case(
-        m(
-            FACT,
-            "The dishwasher only starts if you push the door shut until it clicks.",
-            "appliance",
-        ),
-        q("The dishwasher won't come on – what's the trick?", PARAPHRASE),
-        guard="dishwasher+door|dishwasher+start|dishwasher+click|dishwasher+reset"
-        "|dishwasher+button|洗碗机+门|洗碗机+启动|洗碗机+按",
-        claim="dev:dishwasher:quirk",
-    ),
-    case(
-        m(
-            PERSON,
-            "Mr Okafor at number 9 is happy to take in deliveries for us.",
-            "neighbour",
-        ),
-        q("Who can take in our parcels while we're out?", PARAPHRASE),
-        guard="parcel|take in+deliver|收快递|代收|package",
-        claim="mr okafor:contact",
-    ),
-    case(
-        m(PREF, "Tom likes his steak medium rare, still pink in the middle.", "food"),
-        q("How long should I cook Tom's steak?", PARAPHRASE),
-        guard="Tom+steak|Tom+beef|Tom+meat|Tom+eat|Tom+food|Tom+dinner|Tom+love|Tom+favourite",
-        claim="tom:food_fav|tom:food_no",
-    ),
-    case(
-        m(
-            PATTERN,
-            "Luna naps on the radiator shelf in the hallway most afternoons.",
-            "cat",
-        ),
-        q("Where does Luna like to doze in the afternoon?", PARAPHRASE),
-        guard="Luna+nap|Luna+sleep|Luna+doze|Luna+bed|Luna+radiator|Luna+curl",
-    ),
-    case(
-        m(
-            PREF,
-            "Nana Rose feels the cold, so turn the heating up to 23 when she's here.",
-            "heating",
-        ),
-        q("What should the heating be on when Nana Rose visits?", PARAPHRASE),
-        q("How warm does Nana Rose like the house?", NO_OVERLAP),
-        guard="Rose+cold|Rose+heating|Rose+warm|Rose+degree|Rose+blanket|Rose+temperature",
-        claim="nana rose:comfort",
-    ),
-    case(
-        m(NOTE, "Kate would love a pasta machine; she keeps mentioning it."),
-        q("What present could we get Kate?", NO_OVERLAP),
-        guard="Kate+love|Kate+gift|Kate+present|Kate+want|Kate+hint|pasta machine|Kate+wish",
-        claim="kate:gift",
-    ),
-    case(
-        m(PREF, "Jess is trying to cut out caffeine, so offer her decaf.", "drink"),
-        q("Should I offer Jess a normal coffee?", PARAPHRASE),
-        guard="Jess+coffee|Jess+decaf|Jess+caffeine|Jess+tea|Jess+drink",
-        claim="jess:drink",
-    ),
-    case(
-        m(
-            FACT,
-            "Leo works nights at the hospital, so don't ring him before 2pm.",
-            "work",
-        ),
-        q("When is it OK to phone Leo?", NO_OVERLAP),
-        guard="Leo+night|Leo+ring|Leo+call|Leo+phone|Leo+sleep|Leo+shift",
-        claim="leo:work|leo:contact",
-    ),
-    case(
-        m(
-            FACT,
-            "Raj is fasting for Ramadan this month, so plan any dinner for after sunset.",
-            "food",
-        ),
-        q("When can Raj eat during Ramadan?", PARAPHRASE),
-        guard="Raj+eat|Raj+fast|Ramadan|Raj+food|Raj+dinner",
-        claim="raj:food_no|raj:food_fav",
-    ),
-    case(
-        m(EVENT, "Zoe is pregnant and due in August."),
-        q("When is Zoe expecting?", NO_OVERLAP),
-        guard="Zoe+baby|Zoe+pregnan|Zoe+due|Zoe+expect",
-        claim="zoe:event",
-    ),
-    case(
-        m(FACT, "Greg's spaniel Milo barks at the postman every morning.", "dog"),
-        q("Whose dog keeps barking at the post?", PARAPHRASE),
-        guard="bark|Milo|postman",
-    ),
-    case(
-        m(
-            FACT,
-            "Rocket the hamster is nocturnal, so his cage lives in the utility room rather than in with Ben.",
-            "pets",
-        ),
-        q("Why isn't the hamster in Ben's room?", PARAPHRASE),
-        guard="Rocket|hamster+room|hamster+cage",
-    ),
-    case(
-        m(EVENT, "Chloe's wedding is in Cornwall on 6 September.", "wedding"),
-        q("When is Chloe getting married?", NO_OVERLAP),
-        guard="Chloe+wedding|Chloe+marr|Chloe+engage|Chloe+hen",
-        claim="chloe:event|chloe:trip",
-    ),
-    case(
-        m(PERSON, "Maya is Lucy's godmother.", "family"),
-        q("Who is Lucy's godmother?", KEYWORD),
-        guard="godmother|godparent|godfather",
-        claim="maya:contact",
-    ),
-    case(
-        m(PATTERN, "Noah is training for the Manchester marathon in April.", "running"),
-        q("Which friend is doing a marathon?", KEYWORD),
-        guard="marathon+train|marathon+April|Noah+marathon|Noah+run",
-        claim="noah:hobby",
-    ),
-    case(
-        m(
-            PREF,
-            "Sam really can't stand mushrooms, so leave them out of his portion.",
-            "food",
-        ),
-        q("Which vegetable does Sam refuse to touch?", NO_OVERLAP),
-        q("What should I leave off Sam's plate?", PARAPHRASE),
-        guard="Sam+mushroom|Sam+eat|Sam+food|Sam+hate|Sam+can't stand|Sam+allerg"
-        "|Sam+vegetarian|Sam+vegan|Sam+love|Sam+favourite",
-        claim="sam:food_no|sam:food_fav",
-    ),
-    case(
-        m(FACT, "Fiona is on maternity leave until March."),
-        q("When is Fiona back at work?", NO_OVERLAP),
-        guard="Fiona+leave|Fiona+maternity|Fiona+baby|Fiona+back",
-        claim="fiona:work",
-    ),
-    case(
-        m(PREF, "Lucy refuses to wear anything with buttons.", "clothes"),
-        q("Why won't Lucy wear her new cardigan?", PARAPHRASE),
-        guard="Lucy+wear|Lucy+button|Lucy+cardigan",
-        claim="lucy:clothes_pref",
-    ),
-    case(
-        m(
-            PATTERN,
-            "Anna's book club meets at Chloe's on the last Thursday of the month.",
-        ),
-        q("When does Anna's reading group get together?", NO_OVERLAP),
-        guard="Anna+book|book club|Anna+Thursday|meets+Chloe",
-        claim="anna:hobby",
-    ),
-    case(
-        m(FACT, "Tom gets migraines if he skips lunch.", "health"),
-        q("Why does Tom get headaches?", NO_OVERLAP),
-        guard="Tom+migraine|Tom+headache|Tom+lunch",
-        claim="tom:health",
-    ),
-    case(
-        m(PERSON, "Greg next door has a ladder we can borrow.", "neighbour"),
-        q("Who can lend us a ladder?", PARAPHRASE),
-        guard="ladder|梯子",
-        claim="greg:contact|obj:step ladder",
-    ),
-    case(
-        m(
-            FACT,
-            "The smoke alarm in the hallway goes off whenever someone makes toast.",
-            "home",
-        ),
-        q("Why does the alarm keep beeping in the morning?", PARAPHRASE),
-        guard="smoke alarm|alarm+toast|烟雾报警|alarm+beep",
-        claim="dev:smoke alarm",
-    ),
-    case(
-        m(
-            FACT,
-            "Loud bangs terrify Biscuit, so put his anxiety vest on and close the curtains.",
-        ),
-        q("How do we settle the dog on bonfire night?", NO_OVERLAP),
-        guard="bang|firework|bonfire|烟花|鞭炮|Biscuit+scared|Biscuit+vest|thunder",
-    ),
-    case(
-        m(EVENT, "School breaks up on 23 July."),
-        q("When do the kids finish for the summer?", NO_OVERLAP),
-        guard="break+up|breaks up|term+end|放暑假|school+July|end of term",
-        claim="event:school holidays",
-    ),
-)
-
-ZH_CASES: Final = (
-    case(
-        m(ROUTINE, "奶奶每天早上八点吃降压药。", "健康"),
-        q("奶奶几点吃降压药？", CHINESE),
-        q("奶奶的药早上吃还是晚上吃", CHINESE),
-        q("When does Grandma take her blood pressure pills?", CROSS),
-        guard="降压药|奶奶+药|奶奶+血压|Grandma+blood pressure|Grandma+pill|Nana+pill"
-        "|Rose+pill|Rose+tablet|Rose+blood pressure|外婆+降压|blood pressure+pill",
-        claim="奶奶:meds|外婆:meds|赵奶奶:meds|nana rose:meds",
-    ),
-    case(
-        m(PERSON, "小明的班主任是张老师，教数学。", "学校"),
-        q("小明的班主任是谁？", CHINESE),
-        q("小明的数学是谁教的", CHINESE),
-        guard="小明+班主任|小明+老师|张老师",
-        claim="小明:school|张老师:contact",
-    ),
-    case(
-        m(PREF, "咪咪只吃三文鱼味的猫粮。", "宠物"),
-        q("咪咪吃什么猫粮？🐱", CHINESE),
-        q("给咪咪买什么口味的吃的", PARAPHRASE),
-        q("咪咪挑嘴吗？平时喂点啥", NO_OVERLAP),
-        guard="咪咪+吃|咪咪+粮|咪咪+喂|猫粮|咪咪+挑|咪咪+零食",
-    ),
-    case(
-        m(FACT, "外婆的生日是农历八月十五，正好是中秋节。", "生日"),
-        q("外婆的生日是哪天？", CHINESE),
-        q("中秋节那天是谁过生日？", CHINESE),
-        guard="外婆+生日|外婆+出生|中秋节|八月十五|外婆+寿",
-        claim="外婆:birthday",
-    ),
-    case(
-        m(ROUTINE, "奶奶每周日来家里吃午饭。", "家人"),
-        q("奶奶哪天来吃午饭？", CHINESE),
-        q("什么时候要多准备一副碗筷给老人", NO_OVERLAP),
-        guard="来+吃饭|来+吃午饭|来+吃晚饭|Sunday lunch|Sunday+lunch|奶奶+来|碗筷",
-        claim="奶奶:visit",
-    ),
-    case(
-        m(ROUTINE, "热水器每两年请人清洗一次水垢。", "家电"),
-        q("热水器多久清洗一次？", CHINESE),
-        guard="热水器+清洗|热水器+水垢|热水器+保养|hot water+descal|cylinder+service",
-        claim="dev:water heater:service",
-    ),
-    case(
-        m(FACT, "小区的快递柜在3号楼东边的门口。", "小区"),
-        q("快递柜在哪儿？", CHINESE),
-        guard="快递柜|parcel locker",
-        claim="place:parcel lockers",
-    ),
-    case(
-        m(FACT, "爸爸的车停在地下二层的128号车位。", "车"),
-        q("爸爸的车停在哪个车位？", CHINESE),
-        guard="爸爸+车位|爸爸+停车|车位|parking space",
-        claim="爸爸:car",
-    ),
-    case(
-        m(ROUTINE, "朵朵每周六上午上舞蹈课。", "兴趣班"),
-        q("朵朵的舞蹈课是星期几？", CHINESE),
-        q("朵朵周几去学跳舞？", PARAPHRASE),
-        guard="朵朵+课|舞蹈|朵朵+跳舞|朵朵+周六",
-        claim="朵朵:hobby",
-    ),
-    case(
-        m(FACT, "全家人的身份证都放在主卧衣柜里的小保险箱。", "证件"),
-        q("身份证放在哪？", CHINESE),
-        guard="身份证|ID card|identity card",
-        claim="obj:id cards",
-    ),
-    case(
-        m(FACT, "户口本和房产证一起放在书房的文件柜里。", "证件"),
-        q("户口本在哪里？", CHINESE),
-        q("房产证收在哪儿了", CHINESE),
-        guard="户口本|房产证|house deed|deeds",
-        claim="obj:hukou|obj:house deed",
-    ),
-    case(
-        m(PREF, "外公每天下午都要听一会儿京剧。", "音乐"),
-        q("外公喜欢听什么？", CHINESE),
-        q("外公平时爱哪种戏曲？", NO_OVERLAP),
-        guard="外公+听|外公+京剧|外公+戏|外公+音乐|外公+歌",
-        claim="外公:music",
-    ),
-    case(
-        m(PREF, "妈妈只喝明前龙井，别的茶都不爱喝。", "饮品"),
-        q("妈妈喝什么茶？", CHINESE),
-        q("给妈妈泡杯什么好？", NO_OVERLAP),
-        guard="妈妈+茶|妈妈+喝|妈妈+咖啡|龙井",
-        claim="妈妈:drink",
-    ),
-    case(
-        m(ROUTINE, "小明周一到周四四点十分放学，周五三点就放了。", "学校"),
-        q("小明几点放学？", CHINESE),
-        guard="小明+放学|小明+下课|小明+接",
-        claim="小明:pickup",
-    ),
-    case(
-        m(ROUTINE, "厨余垃圾要在早上七点到九点之间扔到楼下的桶里。", "垃圾分类"),
-        q("厨余垃圾几点扔？", CHINESE),
-        q("剩饭剩菜什么时候拿出去丢？", NO_OVERLAP),
-        q("剩菜剩饭几点拿去楼下扔？", PARAPHRASE),
-        guard="厨余|food waste|food caddy|剩饭|剩菜|湿垃圾",
-        claim="routine:food waste",
-    ),
-    case(
-        m(PERSON, "王阿姨住在我们楼上，1202。", "邻居"),
-        q("王阿姨住几楼？", CHINESE),
-        q("王阿姨家门牌号是多少？", NO_OVERLAP),
-        guard="王阿姨+住|王阿姨+楼|王阿姨+门牌",
-        claim="王阿姨:contact",
-    ),
-    case(
-        m(ROUTINE, "客厅的灯每天晚上十一点自动关。", "灯光"),
-        q("客厅的灯几点自动关？", CHINESE),
-        guard="客厅+灯+关|客厅+灯+自动|living room+lights+off",
-        claim="auto:living room lights",
-    ),
-    case(
-        m(FACT, "小明的生日是6月1号，儿童节那天。", "生日"),
-        q("小明的生日是几月几号？", CHINESE),
-        q("儿童节是谁的生日？", CHINESE),
-        guard="小明+生日|小明+出生|儿童节",
-        claim="小明:birthday",
-    ),
-    case(
-        m(FACT, "电费每个月从妈妈的银行卡自动扣。", "账单"),
-        q("电费怎么交的？", CHINESE),
-        guard="电费|electricity bill|electric bill",
-        claim="bill:electricity",
-    ),
-    case(
-        m(FACT, "客厅空调的遥控器放在茶几下面的篮子里。", "家电"),
-        q("空调遥控器在哪儿？", CHINESE),
-        guard="空调+遥控|air con+remote|aircon+remote",
-        claim="obj:ac remote",
-    ),
-    case(
-        m(FACT, "朵朵现在穿32码的鞋。", "尺码"),
-        q("朵朵穿多大的鞋？", CHINESE),
-        q("朵朵的脚多大？", NO_OVERLAP),
-        guard="朵朵+码|朵朵+鞋|朵朵+尺|朵朵+脚",
-        claim="朵朵:size",
-    ),
-    case(
-        m(FACT, "舅舅在市第一人民医院当麻醉师。", "工作"),
-        q("舅舅在哪家医院工作？", CHINESE),
-        q("舅舅是干什么的？", NO_OVERLAP),
-        q("舅舅在医院是做什么的？", PARAPHRASE),
-        guard="舅舅+医院|舅舅+上班|舅舅+工作|舅舅+医生|舅舅+麻醉|舅舅+单位",
-        claim="舅舅:work",
-    ),
-    case(
-        m(FACT, "团子是朵朵的仓鼠，住在她房间的窗台上。", "宠物"),
-        q("团子是谁养的？", NO_OVERLAP),
-        q("朵朵的仓鼠住在哪？", CHINESE),
-        guard="团子|仓鼠",
-    ),
-    case(
-        m(ROUTINE, "豆包每天早晚各遛一次，每次半小时。", "宠物"),
-        q("豆包每天遛几次？", CHINESE),
-        guard="豆包+遛|豆包+散步|遛狗",
-    ),
-    case(
-        m(EVENT, "爷爷下周三上午九点去医院复查心脏。", "预约"),
-        q("爷爷什么时候去复查？", CHINESE),
-        guard="爷爷+复查|爷爷+医院|爷爷+心脏|爷爷+体检|Grandpa+check-up",
-        claim="爷爷:appt|grandpa joe:appt",
-    ),
-    case(
-        m(EVENT, "姑姑国庆节要去三亚玩一周。", "出行"),
-        q("姑姑什么时候去三亚？", CHINESE),
-        q("姑姑十一长假有什么安排？", NO_OVERLAP),
-        guard="三亚|Sanya|姑姑+去|姑姑+旅游|姑姑+国庆|姑姑+假",
-        claim="姑姑:trip",
-    ),
-    case(
-        m(PERSON, "乐乐的妈妈叫刘芳，在药店上班。", "孩子"),
-        q("乐乐的妈妈叫什么名字？", CHINESE),
-        guard="乐乐+妈妈|刘芳",
-        claim="乐乐:contact",
-    ),
-    case(
-        m(FACT, "我的体检报告夹在书房的蓝色文件夹里。", "健康"),
-        q("我的体检报告放哪了？", CHINESE),
-        q("我上次体检的结果放哪儿了？", PARAPHRASE),
-        guard="体检报告|体检+结果|medical report|check-up results",
-        claim="obj:体检报告",
-    ),
-    case(
-        m(ROUTINE, "冰柜每半年要除一次霜。", "家电"),
-        q("冰柜多久除一次霜？", CHINESE),
-        q("冰柜结冰了多久处理一次？", PARAPHRASE),
-        guard="除霜|defrost|冰柜+冰",
-        claim="dev:chest freezer:defrost",
-    ),
-    case(
-        m(PERSON, "大伟是做IT的，电脑出问题就找他。", "朋友"),
-        q("电脑坏了找谁？", CHINESE),
-        q("笔记本开不了机该联系哪位？", NO_OVERLAP),
-        guard="电脑+找|电脑+修|computer+fix|laptop+fix|IT support|大伟+IT|tech support|笔记本+坏",
-        claim="大伟:work|大伟:contact",
-    ),
-    case(
-        m(PREF, "妈妈最喜欢白色的栀子花。", "花"),
-        q("妈妈喜欢什么花？", CHINESE),
-        q("母亲节给妈妈挑束什么？", NO_OVERLAP),
-        guard="妈妈+花|栀子|母亲节",
-        claim="妈妈:flowers|妈妈:gift",
-    ),
-    case(
-        m(FACT, "奶奶的老花镜一般放在沙发扶手上的眼镜盒里。", "眼镜"),
-        q("奶奶的老花镜在哪？", CHINESE),
-        q("奶奶看报纸要戴的东西放哪了", PARAPHRASE),
-        guard="老花镜|reading glasses|奶奶+眼镜",
-        claim="obj:奶奶老花镜",
-    ),
-    case(
-        m(ROUTINE, "爸爸每天早上五点半起床去公园打太极。", "作息"),
-        q("爸爸几点起床？", CHINESE),
-        q("爸爸一大早出门干嘛去了？", PARAPHRASE),
-        q("爸爸清晨锻炼练什么？", NO_OVERLAP),
-        guard="爸爸+起床|爸爸+太极|爸爸+公园|爸爸+早上|爸爸+锻炼",
-        claim="爸爸:sleep|爸爸:hobby",
-    ),
-    case(
-        m(ROUTINE, "小明每周三晚上上 Python 编程课。", "兴趣班"),
-        q("小明周三晚上上什么课？", CHINESE),
-        q("小明的 coding 课是周几？", PARAPHRASE),
-        q("小明的 Python 课是星期几？", KEYWORD),
-        guard="小明+编程|Python+课|coding+class|小明+兴趣班|小明+周三",
-        claim="小明:hobby",
-    ),
-    case(
-        m(FACT, "外婆血糖有点高，甜食要少给她吃。", "健康"),
-        q("外婆血糖怎么样？", CHINESE),
-        q("外婆可以来块蛋糕吗？", NO_OVERLAP),
-        guard="外婆+糖|外婆+甜|外婆+吃|外婆+忌口|外婆+过敏",
-        claim="外婆:food_no|外婆:food_fav",
-    ),
-    case(
-        m(PERSON, "晓雯是妈妈的大学室友，现在在深圳工作。", "朋友"),
-        q("晓雯现在在哪工作？", CHINESE),
-        q("妈妈的大学室友叫什么？", CHINESE),
-        guard="晓雯|大学室友",
-        claim="晓雯:contact|晓雯:work",
-    ),
-    case(
-        m(ROUTINE, "周末我们一般去东门菜市场买菜，周六早上的最新鲜。", "买菜"),
-        q("周末去哪买菜？", CHINESE),
-        guard="菜市场|买菜|grocer|farmers' market|Saturday market",
-        claim="routine:买菜",
-    ),
-    case(
-        m(EVENT, "爸爸前年跑了一次全程马拉松，用了四个半小时。", "运动"),
-        q("爸爸以前跑过马拉松吗？", INFLECTION),
-        guard="爸爸+马拉松|爸爸+跑",
-    ),
-    case(
-        m(ROUTINE, "外公每天午饭后要睡一个小时午觉。", "作息"),
-        q("外公午睡一般睡多久？", INFLECTION),
-        guard="外公+午觉|外公+午睡|外公+睡",
-        claim="外公:sleep",
-    ),
-    case(
-        m(EVENT, "小林下个月结婚，婚礼在杭州办。", "活动"),
-        q("小林结婚了吗？", INFLECTION),
-        guard="小林+婚|小林+喜酒",
-        claim="小林:event|小林:trip",
-    ),
-    case(
-        m(FACT, "老刘去年就戒了烟，现在改嚼口香糖。", "朋友"),
-        q("老刘戒烟了没？", INFLECTION),
-        guard="老刘+烟|老刘+抽",
-        claim="老刘:smoking",
-    ),
-    case(
-        m(PATTERN, "爷爷每个周末都去水库钓一天鱼。", "爱好"),
-        q("爷爷一般去哪钓鱼？", INFLECTION),
-        guard="爷爷+钓|爷爷+水库|爷爷+周末",
-        claim="爷爷:hobby",
-    ),
-    case(
-        m(ROUTINE, "朵朵晚上八点洗个澡就上床。", "作息"),
-        q("朵朵每天几点洗澡？", INFLECTION),
-        guard="朵朵+澡|朵朵+睡|朵朵+上床",
-        claim="朵朵:sleep",
-    ),
-    case(
-        m(EVENT, "爸爸的车上个月刚做完保养。", "车"),
-        q("爸爸的车保养了吗？", INFLECTION),
-        guard="爸爸+车+保养|爸爸+车+修",
-        claim="car:爸爸:service",
-    ),
-    case(
-        m(EVENT, "小姨上个月搬了家，新家在滨江。", "家人"),
-        q("小姨搬家了吗？", INFLECTION),
-        q("小姨现在住哪？", NO_OVERLAP),
-        guard="小姨+搬|小姨+住|小姨+新家",
-        claim="小姨:contact",
-    ),
-    case(
-        m(EVENT, "外婆周三出了院，现在在舅舅家休养。", "健康"),
-        q("外婆出院了吗？", INFLECTION),
-        guard="外婆+院|外婆+休养|外婆+医院",
-        claim="外婆:hospital",
-    ),
-    case(
-        m(EVENT, "豆包三月份打了狂犬疫苗。", "宠物"),
-        q("豆包打过疫苗没有？", INFLECTION),
-        guard="豆包+疫苗|豆包+打针|豆包+兽医",
-    ),
-    case(
-        m(EVENT, "朵朵上周学会了骑自行车，不用辅助轮了。", "孩子"),
-        q("朵朵会骑车了吗？", INFLECTION),
-        guard="朵朵+骑|朵朵+自行车|朵朵+单车",
-        claim="朵朵:skill",
-    ),
-    case(
-        m(FACT, "布洛芬和体温计都在电视柜右边的抽屉里。", "健康"),
-        q("家里的退烧药放哪儿了", NO_OVERLAP),
-        guard="布洛芬|退烧|体温计|thermometer|Calpol|paracetamol|ibuprofen|退热",
-        claim="obj:thermometer|obj:fever medicine",
-    ),
-    case(
-        m(FACT, "小明的 AirPods 现在放在书包前面的小口袋里。"),
-        q("小明的蓝牙耳机放哪了？", PARAPHRASE),
-        q("小明的 AirPods 放哪了？", KEYWORD),
-        guard="AirPods|小明+耳机|小明+书包",
-        claim="obj:airpods",
-    ),
-    case(
-        m(FACT, "朵朵的 Lego 都收在她床底下的两个大箱子里。"),
-        q("朵朵的乐高收在哪了？", PARAPHRASE),
-        guard="Lego|乐高|朵朵+积木",
-        claim="obj:lego",
-    ),
-    case(
-        m(ROUTINE, "Netflix 会员每个月15号自动续费。"),
-        q("Netflix 什么时候扣钱？", PARAPHRASE),
-        guard="Netflix|续费+会员|subscription+renew",
-    ),
-    case(
-        m(FACT, "妈妈对芒果过敏，吃了嘴巴会肿。", "健康"),
-        q("妈妈对什么过敏？", CHINESE),
-        q("妈妈能不能吃芒果味的冰淇淋？", PARAPHRASE),
-        q("Who is allergic to mango?", CROSS),
-        guard="芒果|mango|妈妈+过敏|妈妈+不吃|妈妈+忌口",
-        claim="妈妈:food_no",
-    ),
-    case(
-        m(FACT, "小区的健身房早上六点开门，晚上十点关。", "小区"),
-        q("小区健身房几点开门？", CHINESE),
-        q("小区里举铁的地方早上几点开？", PARAPHRASE),
-        guard="健身房|gym",
-        claim="place:gym",
-    ),
-    case(
-        m(ROUTINE, "物业费每年一月份一次性交清。", "账单"),
-        q("物业费什么时候交？", CHINESE),
-        q("小区管理费每年几月付？", PARAPHRASE),
-        q("When do we pay the property management fee?", CROSS),
-        guard="物业费|管理费|service charge|property management",
-        claim="bill:property",
-    ),
-    case(
-        m(PERSON, "阿强开了一家修车店，车子有问题可以找他。", "朋友"),
-        q("汽车坏了找谁修？", PARAPHRASE),
-        guard="修车|mechanic|车+找+修|阿强+车",
-        claim="阿强:work|阿强:car",
-    ),
-    case(
-        m(PERSON, "陈医生是我们的家庭医生，在社区医院坐诊，周二周四上午在。", "健康"),
-        q("想找陈医生看病该哪天去？", NO_OVERLAP),
-        guard="陈医生|家庭医生|坐诊|出诊|GP surgery|our GP",
-        claim="陈医生:contact|陈医生:work",
-    ),
-    case(
-        m(NOTE, "垃圾袋用完了，下次记得买加厚的。", "购物"),
-        q("家里还有没有装垃圾的袋子？", PARAPHRASE),
-        guard="垃圾袋|bin bag",
-        claim="obj:bin bags",
-    ),
-    case(
-        m(FACT, "楼下超市晚上十一点关门。", "小区"),
-        q("附近的小超市开到几点？", PARAPHRASE),
-        guard="超市+关门|超市+开|supermarket+close|shop+close|open late",
-        claim="place:超市",
-    ),
-    case(
-        m(NOTE, "朵朵换牙了，最近别给她吃太硬的东西。", "健康"),
-        q("朵朵掉牙期间饮食要注意什么？", PARAPHRASE),
-        guard="朵朵+牙|朵朵+硬",
-        claim="朵朵:teeth",
-    ),
-    case(
-        m(FACT, "小明近视三百度，上课要戴眼镜。", "健康"),
-        q("小明眼睛度数多少？", PARAPHRASE),
-        q("小明看黑板清楚吗？", NO_OVERLAP),
-        guard="小明+近视|小明+眼镜|小明+度|小明+视力",
-        claim="小明:eyes",
-    ),
-    case(
-        m(FACT, "爷爷耳朵背，跟他说话要大声点。", "健康"),
-        q("爷爷听力不好吗？", NO_OVERLAP),
-        guard="爷爷+耳|爷爷+听|助听器|hearing aid",
-        claim="爷爷:hearing",
-    ),
-    case(
-        m(NOTE, "胡姐的儿子今年高考，六月别约她出去。", "同事"),
-        q("胡姐家孩子哪年考大学？", PARAPHRASE),
-        guard="胡姐+儿子|胡姐+高考|胡姐+孩子",
-        claim="胡姐:family",
-    ),
-    case(
-        m(PERSON, "阿杰在新加坡读研究生，明年毕业。", "家人"),
-        q("表哥阿杰在国外念书吗？", NO_OVERLAP),
-        guard="阿杰+读|阿杰+学|阿杰+新加坡|阿杰+毕业",
-        claim="阿杰:work|阿杰:contact|阿杰:trip",
-    ),
-    case(
-        m(PERSON, "小周在银行上班，理财的事可以问他。", "邻居"),
-        q("理财方面可以请教谁？", PARAPHRASE),
-        guard="理财|financial advice",
-        claim="小周:work|小周:contact",
-    ),
-    case(
-        m(PREF, "丽丽是素食者，聚餐要订有素菜的馆子。", "朋友"),
-        q("约丽丽吃饭要注意什么？", NO_OVERLAP),
-        guard="丽丽+素|丽丽+吃|丽丽+过敏|丽丽+不吃|丽丽+忌",
-        claim="丽丽:food_no|丽丽:food_fav",
-    ),
-    case(
-        m(EVENT, "思思下个月生二胎，预产期是十五号。", "朋友"),
-        q("思思的孩子什么时候出生？", PARAPHRASE),
-        guard="思思+生|思思+预产|思思+孩子|思思+怀孕",
-        claim="思思:event|思思:birthday",
-    ),
-    case(
-        m(FACT, "赵奶奶腿脚不好，下楼需要人扶。", "邻居"),
-        q("赵奶奶走路方便吗？", NO_OVERLAP),
-        guard="赵奶奶+腿|赵奶奶+走|赵奶奶+扶|赵奶奶+拐杖",
-        claim="赵奶奶:health",
-    ),
-    case(
-        m(NOTE, "甜甜怕狗，她来的时候把豆包关在阳台。", "孩子"),
-        q("甜甜来玩的时候豆包要怎么安排？", PARAPHRASE),
-        guard="甜甜+狗|甜甜+豆包|甜甜+怕",
-        claim="甜甜:fear",
-    ),
-    case(
-        m(PERSON, "陈经理是爸爸的顶头上司，平时很严肃。", "同事"),
-        q("爸爸的领导是谁？", NO_OVERLAP),
-        guard="爸爸+领导|爸爸+上司|陈经理",
-        claim="陈经理:contact|陈经理:work",
-    ),
-    case(
-        m(ROUTINE, "客厅那盆发财树一周浇一次水就够了。", "植物"),
-        q("发财树多久浇水？", CHINESE),
-        q("客厅的绿植要多久浇一次？", PARAPHRASE),
-        guard="发财树|绿植+浇|浇水|浇花|water+plant|houseplant",
-        claim="plants:发财树",
-    ),
-    case(
-        m(FACT, "路由器在书房书架的最上面一层。"),
-        q("Where is the router?", CROSS),
-        guard="router|路由器|modem|光猫",
-        claim="obj:router",
-    ),
-    case(
-        m(FACT, "红包袋放在电视柜右边的抽屉里。"),
-        q("Where are the red envelopes for Chinese New Year?", CROSS),
-        guard="红包|red envelope|red packet|hongbao",
-        claim="obj:red envelopes",
-    ),
-    case(
-        m(FACT, "月饼模具收在厨房最上面的吊柜里。"),
-        q("Where do we keep the mooncake moulds?", CROSS),
-        guard="月饼|mooncake",
-        claim="obj:mooncake moulds",
-    ),
-    case(
-        m(PERSON, "阿嬤住在台中，每年過年我們都回去看她。", "家人"),
-        q("阿嬤住在哪裡？", CHINESE),
-        guard="阿嬤|台中",
-        claim="奶奶:contact|外婆:contact",
-    ),
-    case(
-        m(EVENT, "表姐的婚禮在十月十二號，在香港辦。", "家人"),
-        q("表姐什麼時候結婚？", CHINESE),
-        guard="表姐+婚|表姐+婚禮",
-    ),
-    case(
-        m(PREF, "阿公喜歡喝烏龍茶，不加糖。", "飲品"),
-        q("阿公喜欢喝什么茶？", CHINESE),
-        guard="阿公+茶|阿公+喝|阿公+烏龍",
-    ),
-)
-
-MIXED_CASES: Final = (
-    case(
-        m(FACT, "Switch 的手柄放在电视柜左边的抽屉里。"),
-        q("Switch 手柄在哪？", KEYWORD),
-        q("Nintendo 的游戏手柄收哪了？", PARAPHRASE),
-        guard="Switch+手柄|Switch+controller|Nintendo",
-        claim="obj:switch controllers",
-    ),
-    case(
-        m(FACT, "Tom 的 Kindle 充电线在床头柜的抽屉里。"),
-        q("Tom 的 Kindle 线放哪了？", KEYWORD),
-        guard="Kindle",
-        claim="obj:kindle cable",
-    ),
-    case(
-        m(ROUTINE, "妈妈的 Apple Watch 每天晚上放在厨房充电。"),
-        q("Apple Watch 晚上在哪充电？", KEYWORD),
-        q("妈妈那块智能手表夜里搁哪儿？", NO_OVERLAP),
-        guard="Apple Watch|手表+充电|watch+charg|智能手表",
-        claim="obj:apple watch",
-    ),
-    case(
-        m(FACT, "Costco 的会员卡在爸爸的钱包里。"),
-        q("Costco 卡在哪？", KEYWORD),
-        q("去 Costco 要带的卡在谁那？", PARAPHRASE),
-        guard="Costco|会员卡",
-        claim="obj:costco card",
-    ),
-    case(
-        m(ROUTINE, "每周一早上九点 Zoom 开周会，这时候别吸尘。"),
-        q("周一早上 Zoom 会议几点开？", KEYWORD),
-        q("什么时候不能用吸尘器？", PARAPHRASE),
-        guard="Zoom|周会|吸尘+别|别+吸尘|vacuum+meeting",
-    ),
-    case(
-        m(ROUTINE, "每天晚上七点跟外婆 WeChat 视频。"),
-        q("几点给外婆打视频？", CHINESE),
-        q("外婆 video call 一般几点？", PARAPHRASE),
-        guard="外婆+视频|外婆+电话|外婆+WeChat|外婆+微信",
-        claim="外婆:contact",
-    ),
-    case(
-        m(FACT, "客厅的音箱是 HomePod，卧室那个是小爱音箱。"),
-        q("客厅的 speaker 是哪个牌子？", PARAPHRASE),
-        guard="HomePod|音箱|speaker+living room|Alexa",
-    ),
-    case(
-        m(PATTERN, "PM2.5 超过 100 就要开空气净化器。"),
-        q("AQI 爆表怎么办？", NO_OVERLAP),
-        q("空气净化器什么时候开？", CHINESE),
-        guard="空气净化器+开|air purifier+on|PM2.5|雾霾|AQI|air quality",
-        claim="dev:air purifier:usage",
-    ),
-    case(
-        m(PATTERN, "我每天用 Python 写脚本处理工作报表。"),
-        q("我用 Python 干什么？", KEYWORD),
-        q("工作报表是怎么处理的？", CHINESE),
-        guard="Python+脚本|Python+报表|我+Python|报表",
-        claim="me:work",
-    ),
-    case(
-        m(PREF, "朵朵最喜欢的 Spotify 歌单叫「周末派对」。"),
-        q("朵朵的 Spotify 歌单叫什么？", KEYWORD),
-        guard="朵朵+歌单|Spotify",
-        claim="朵朵:music",
-    ),
-    case(
-        m(ROUTINE, "小明周末每天只能玩一个小时 iPad。"),
-        q("小明周末能玩多久 iPad？", KEYWORD),
-        q("screen time 小明有限制吗", NO_OVERLAP),
-        guard="小明+iPad|小明+屏幕|screen time|小明+玩+小时",
-        claim="小明:screen",
-    ),
-    case(
-        m(FACT, "家里的 NAS 在书房的柜子里，照片都备份在上面。"),
-        q("NAS 放在哪？", KEYWORD),
-        q("全家的照片备份在哪里？", CHINESE),
-        guard="NAS|照片+备份|photo+backup|backup|backed up",
-        claim="obj:nas|obj:photo albums",
-    ),
-    case(
-        m(EVENT, "Anna 下周五去上海出差。"),
-        q("Anna 什么时候去上海？", KEYWORD),
-        guard="Anna+上海|Anna+Shanghai|Anna+trip|Anna+business trip|Anna+出差",
-        claim="anna:trip",
-    ),
-    case(
-        m(PREF, "Tom 不吃香菜，点越南粉记得备注。"),
-        q("Tom 吃香菜吗？", KEYWORD),
-        q("给 Tom 点 pho 要注意什么？", PARAPHRASE),
-        guard="Tom+香菜|Tom+coriander|Tom+cilantro",
-    ),
-    case(
-        m(FACT, "Lucy 的 recorder 放在钢琴凳里。"),
-        q("Lucy 的竖笛放哪了？", PARAPHRASE),
-        guard="recorder|竖笛|Lucy+钢琴凳",
-    ),
-    case(
-        m(FACT, "Ben 的 inhaler 一直放在书包侧袋。"),
-        q("Ben 哮喘喷雾平时带着吗", NO_OVERLAP),
-        guard="inhaler|哮喘|喷雾|Ben+asthma",
-        claim="ben:asthma",
-    ),
-    case(
-        m(NOTE, "周六的 BBQ 改到周日了，因为要下雨。"),
-        q("barbecue 哪天办？", NO_OVERLAP),
-        guard="BBQ|barbecue|烧烤",
-        claim="obj:barbecue",
-    ),
-    case(
-        m(FACT, "Wi-Fi 信号在阁楼很差，要用 mesh 扩展器。"),
-        q("loft 上网特别卡咋办？", NO_OVERLAP),
-        guard="mesh|信号+阁楼|wifi+loft|Wi-Fi+阁楼|signal+loft",
-    ),
-)
-
-CASES: Final = EN_CASES + ZH_CASES + MIXED_CASES
-
-
-# --------------------------------------------------------------------------------------
-# Hand-written one-off memories (no query targets them; they add realistic variety)
-# --------------------------------------------------------------------------------------
-
-ONE_OFFS: Final = (
-    # English: pets
-    m(FACT, "Luna is a grey tabby and she turns nine this year.", "cat"),
-    m(ROUTINE, "Luna's flea treatment is due on the first of every month.", "cat"),
-    m(FACT, "Luna is microchipped; the vet has the details.", "cat"),
-    m(
-        NOTE,
-        "Luna's favourite toy is the feather wand in the basket by the sofa.",
-        "cat",
-    ),
-    m(ROUTINE, "The cat flap is locked at night so Luna stays in.", "cat"),
-    m(FACT, "Biscuit is a beagle cross we got from the rescue centre in 2021.", "dog"),
-    m(NOTE, "Biscuit isn't allowed on the sofa, whatever he tells you.", "dog"),
-    m(FACT, "Biscuit's vet is Riverside Veterinary on Station Road.", "dog"),
-    m(NOTE, "Biscuit steals socks from the laundry basket."),
-    m(FACT, "Biscuit's pet insurance renews in March.", "dog"),
-    m(ROUTINE, "Hazel gets let out into the garden run on sunny afternoons.", "pets"),
-    m(NOTE, "Hazel hates being held, so let her come to you.", "pets"),
-    m(ROUTINE, "Nemo's tank gets a partial water change every other weekend.", "pets"),
-    m(FACT, "Nemo was won at the school fair three years ago.", "pets"),
-    # English: the house
-    m(FACT, "Our house was built in 1936.", "home"),
-    m(FACT, "The loft is only boarded on the left-hand side.", "home"),
-    m(ROUTINE, "The downstairs radiators need bleeding every autumn.", "home"),
-    m(
-        FACT,
-        "The back gate sticks in wet weather, so lift it slightly as you open it.",
-        "home",
-    ),
-    m(FACT, "The downstairs loo needs the handle held down for a second to flush."),
-    m(FACT, "The hot tap in the bathroom takes a minute to run hot."),
-    m(FACT, "The oven runs about ten degrees hot, so turn it down a notch.", "cooking"),
-    m(FACT, "The garden lights come on at dusk and go off at midnight.", "lights"),
-    m(FACT, "The porch light comes on when it senses movement.", "lights"),
-    m(FACT, "The broadband is with Zen and the contract ends in November.", "bills"),
-    m(FACT, "The house insurance renews on 1 April with Aviva.", "bills"),
-    m(
-        ROUTINE,
-        "Council tax goes out by direct debit on the 1st of the month.",
-        "bills",
-    ),
-    m(FACT, "The TV licence renews every June.", "bills"),
-    m(ROUTINE, "The gutters get cleared every autumn by a man called Phil.", "home"),
-    m(ROUTINE, "The chimney gets swept every September.", "home"),
-    m(
-        FACT,
-        "The bathroom extractor fan keeps running for ten minutes after the light goes off.",
-    ),
-    m(FACT, "The kitchen tap drips unless you push the handle right down."),
-    m(FACT, "The electricity meter is in the white box by the front door.", "home"),
-    m(FACT, "The doorbell chime is plugged in on the landing."),
-    m(NOTE, "The shed roof needs re-felting before winter.", "garden"),
-    m(FACT, "The apple tree at the bottom of the garden is a Bramley.", "garden"),
-    m(
-        NOTE,
-        "The fence panel by the compost bin blew down and needs replacing.",
-        "garden",
-    ),
-    m(
-        FACT,
-        "The heating timer is set for 6 to 8 in the morning and 5 to 10 at night.",
-        "heating",
-    ),
-    m(FACT, "The bikes live in the side return, under the cover."),
-    m(NOTE, "We're out of dishwasher tablets.", "shopping"),
-    m(ROUTINE, "The black bin goes out on Sunday night for Monday collection.", "bins"),
-    m(
-        ROUTINE,
-        "Garden waste is collected every second Friday from March to November.",
-        "bins",
-    ),
-    m(
-        ROUTINE,
-        "The milkman comes on Tuesdays and Saturdays; leave the empties on the step.",
-    ),
-    m(
-        ROUTINE,
-        "The Tesco order comes on Thursday evenings between 6 and 7.",
-        "shopping",
-    ),
-    m(
-        FACT,
-        "The study window doesn't lock properly because the catch is broken.",
-        "home",
-    ),
-    m(FACT, "The loft hatch pole is behind the door of the spare room."),
-    m(
-        NOTE,
-        "The man who fixed the washing machine was from Apex Repairs; they were good.",
-    ),
-    m(ROUTINE, "The kettle gets descaled with citric acid every few weeks."),
-    m(FACT, "The spare bedroom is now Tom's office."),
-    # English: family rules and routines
-    m(
-        ROUTINE,
-        "Pocket money goes out on Saturday mornings: £3 for Lucy and £2 for Ben.",
-        "kids",
-    ),
-    m(ROUTINE, "We change the bedsheets every other Sunday.", "chores"),
-    m(ROUTINE, "Lucy reads to us for ten minutes every evening before tea.", "kids"),
-    m(
-        ROUTINE,
-        "Ben has to tidy his room before he can play on the console on Saturdays.",
-        "kids",
-    ),
-    m(NOTE, "No phones or tablets at the dinner table, adults included.", "rules"),
-    m(NOTE, "The kids aren't allowed fizzy drinks on school nights.", "rules"),
-    m(ROUTINE, "Bath night for the kids is Monday, Wednesday and Friday."),
-    m(ROUTINE, "Homework gets done at the kitchen table before any telly.", "kids"),
-    m(ROUTINE, "Sunday dinner is usually at about 5."),
-    m(ROUTINE, "We video-call Nana Rose every Sunday afternoon.", "family"),
-    m(PREF, "We only buy free-range eggs.", "shopping"),
-    m(
-        FACT,
-        "We get our meat from Hendersons, the butcher on the high street.",
-        "shopping",
-    ),
-    m(PREF, "Nobody in this house likes brown sauce."),
-    m(PREF, "We use the non-bio washing powder because of the kids' skin."),
-    m(PREF, "The kids like their toast cut into triangles."),
-    m(
-        NOTE,
-        "The kids' school shoes come from the shop on Bridge Street; they measure feet properly.",
-    ),
-    # English: people
-    m(
-        PERSON,
-        "Grandpa Joe uses a walking stick now, so keep the hallway clear.",
-        "family",
-    ),
-    m(PERSON, "Nana Rose doesn't like being called Granny.", "family"),
-    m(
-        NOTE,
-        "Grandpa Joe gets confused with the TV remote; the input button is the red one.",
-    ),
-    m(PERSON, "Uncle Mike is Tom's older brother and lives in Liverpool.", "family"),
-    m(PERSON, "Aunt Clare is Anna's younger sister.", "family"),
-    m(
-        PERSON,
-        "Ella is Aunt Clare's daughter and she's at university in Leeds.",
-        "family",
-    ),
-    m(PERSON, "Mrs Patel's grandson Arjun sometimes trims our hedge.", "neighbour"),
-    m(PERSON, "Mr Okafor is a retired maths teacher.", "neighbour"),
-    m(
-        PERSON,
-        "Greg next door works nights, so keep the noise down in the mornings.",
-        "neighbour",
-    ),
-    m(NOTE, "Greg's kids are called Mason and Ivy."),
-    m(PERSON, "Linda used to be a midwife at the city hospital.", "neighbour"),
-    m(PERSON, "Jess and her husband Rob live in Bristol.", "friend"),
-    m(PERSON, "Kate's husband is called Rob too, which confuses everyone."),
-    m(PERSON, "Dan plays bass in a covers band with Tom.", "friend"),
-    m(EVENT, "Dan's band is playing at the Red Lion on the 21st."),
-    m(PERSON, "Leo's partner Marco is a chef.", "friend"),
-    m(PERSON, "Maya has twin boys, Finn and Alfie.", "friend"),
-    m(FACT, "Noah doesn't eat meat but he's fine with fish.", "food"),
-    m(PERSON, "Zoe's husband Will is a firefighter.", "friend"),
-    m(PERSON, "Chloe makes amazing brownies and always brings a batch.", "friend"),
-    m(PERSON, "Raj is Tom's cousin on his mum's side.", "family"),
-    m(PERSON, "Priya has two cats, Salt and Pepper.", "colleague"),
-    m(EVENT, "Sven is moving back to Stockholm in the spring.", "work"),
-    m(PERSON, "Fiona's little girl is called Iris."),
-    m(PERSON, "Oscar organises the five-a-side league at work."),
-    m(PERSON, "Oliver's mum is Laura; she's a nurse.", "kids"),
-    m(
-        NOTE,
-        "Oliver's party is on Sunday at the trampoline park and we still need a present.",
-        "kids",
-    ),
-    m(
-        FACT,
-        "Freddie is allergic to dogs, so shut Biscuit in the kitchen when he comes round.",
-        "kids",
-    ),
-    m(
-        FACT,
-        "Mia's family are vegetarian, so check before offering her ham sandwiches.",
-        "kids",
-    ),
-    m(PERSON, "Theo's dad is a paramedic.", "kids"),
-    m(PERSON, "Hannah is studying nursing at the university.", "babysitter"),
-    m(
-        NOTE,
-        "Hannah can babysit most Saturday nights if we ask by Tuesday.",
-        "babysitter",
-    ),
-    m(PERSON, "Rosa is from Porto and speaks Portuguese with the kids."),
-    m(PERSON, "Pete the gardener also trims the hedges in spring.", "garden"),
-    m(
-        PERSON,
-        "Dave fixed the garden fence last year and was very reasonable.",
-        "garden",
-    ),
-    m(PERSON, "Callum and Tom have been friends since primary school.", "friend"),
-    m(PERSON, "Hugo is Ella's boyfriend; they met at university."),
-    m(PERSON, "Megan runs the Brownies pack on Thursdays."),
-    m(PERSON, "Nadia is a GP at the practice on Elm Road."),
-    m(
-        PERSON,
-        "Sue at number 4 walks her spaniel past our house every morning.",
-        "neighbour",
-    ),
-    m(PERSON, "Barry organises the street party every June.", "neighbour"),
-    m(NOTE, "Tariq lent us his gazebo for the garden party; it's in the garage."),
-    m(PERSON, "Owen is a vet at Riverside Veterinary."),
-    m(PERSON, "Beth is training to be a midwife."),
-    # English: me
-    m(PREF, "I prefer an aisle seat on long flights.", "travel"),
-    m(NOTE, "I need to renew my driving licence before June."),
-    m(PREF, "I like the bedroom completely dark when I sleep.", "sleep"),
-    m(NOTE, "I parked on level 3 of the station car park."),
-    m(PREF, "I'm trying to cut down on sugar in my tea."),
-    m(NOTE, "I promised to make a cake for the school fair."),
-    # English: events and notes
-    m(EVENT, "Parents' evening is on 14 November at 5:20.", "school"),
-    m(EVENT, "The nativity play is on 12 December and Lucy is a sheep.", "school"),
-    m(EVENT, "We're hosting Easter lunch this year for twelve people.", "family"),
-    m(
-        EVENT,
-        "Ben's class trip to the science museum is on 9 June; he needs a packed lunch.",
-        "school",
-    ),
-    m(NOTE, "The school photos need ordering by Friday.", "school"),
-    m(EVENT, "The carpet cleaners are coming on the 8th."),
-    m(NOTE, "Remember to cancel the Disney+ trial before the 20th."),
-    m(NOTE, "Return the library books by Saturday."),
-    m(
-        NOTE,
-        "The neighbours are having their drive redone next week, so park on the road.",
-    ),
-    m(
-        EVENT,
-        "The holiday cottage in Pembrokeshire is booked for the first week of August.",
-        "travel",
-    ),
-    m(EVENT, "The street party is on the second Saturday in June."),
-    m(NOTE, "We still need to post the thank-you cards from Ben's party."),
-    m(NOTE, "Lucy lost a tooth today; the tooth fairy owes her a pound.", "kids"),
-    m(FACT, "Lucy had her ears pierced in the summer."),
-    m(FACT, "Ben wears glasses for reading but keeps losing them."),
-    m(NOTE, "Ben is saving up for a skateboard."),
-    m(FACT, "Lucy and Ben both had chickenpox in 2022.", "health"),
-    m(FACT, "Ben's red book from the health visitor is in the filing cabinet."),
-    m(NOTE, "The blue Tupperware belongs to Mrs Patel, so give it back."),
-    m(NOTE, "The green folder in the study has all the school letters."),
-    m(NOTE, "Anna's mum's Yorkshire pudding recipe is in the recipe tin."),
-    m(FACT, "The good scissors are Anna's sewing ones; don't use them on paper."),
-    m(PREF, "Tom likes the radio on in the kitchen while he cooks on Sundays."),
-    m(PREF, "Anna likes the house tidy before guests arrive, especially the hallway."),
-    # Chinese: pets
-    m(FACT, "咪咪是一只三岁的英短蓝猫。", "宠物"),
-    m(ROUTINE, "咪咪每年十月打一次疫苗。", "宠物"),
-    m(NOTE, "咪咪不喜欢被抱，别硬抱她。", "宠物"),
-    m(NOTE, "咪咪一到晚上就在客厅跑酷。"),
-    m(ROUTINE, "猫砂每两天换一次。", "宠物"),
-    m(FACT, "豆包是一只四岁的柯基，特别贪吃。", "宠物"),
-    m(ROUTINE, "豆包一个月洗一次澡，去小区门口的宠物店。", "宠物"),
-    m(NOTE, "豆包不能吃葡萄和洋葱。", "宠物"),
-    m(FACT, "小白是一只垂耳兔，住在阳台的笼子里。", "宠物"),
-    m(FACT, "慢慢是小明养的乌龟，已经八岁了。", "宠物"),
-    m(FACT, "金金是一条红色的金鱼，鱼缸在客厅。", "宠物"),
-    # Chinese: routines
-    m(ROUTINE, "每周六上午大扫除，全家一起干。", "家务"),
-    m(ROUTINE, "刘阿姨每周一三五下午来做晚饭。"),
-    m(ROUTINE, "每个月最后一个周日给奶奶家送米和油。"),
-    m(ROUTINE, "床单被套两周换一次。", "家务"),
-    m(ROUTINE, "每天晚饭后全家出去散步半小时。"),
-    m(ROUTINE, "周三晚上是朵朵练琴的时间。"),
-    m(ROUTINE, "每月十号还房贷。", "账单"),
-    m(ROUTINE, "燃气费在支付宝上交，两个月交一次。", "账单"),
-    m(ROUTINE, "每年清明节回老家扫墓。"),
-    m(ROUTINE, "周日晚上把下周的药盒分好。", "健康"),
-    m(NOTE, "阳台的衣服下雨前记得收。"),
-    m(ROUTINE, "每天早上七点半出门送小明上学。"),
-    m(ROUTINE, "每周四晚上全家视频给舅舅。"),
-    m(ROUTINE, "冰箱每个月清理一次过期的东西。"),
-    m(ROUTINE, "每天晚上十点以后不要用洗衣机，楼下会投诉。"),
-    m(ROUTINE, "每天早上六点半小区里有人打太极。"),
-    # Chinese: the home and the neighbourhood
-    m(FACT, "小区的停车场晚上十点以后外来车不能进。", "小区"),
-    m(NOTE, "楼上在装修，工作日早上八点开始有噪音。", "小区"),
-    m(FACT, "小区东门晚上十一点关，之后要走北门。", "小区"),
-    m(FACT, "客厅的窗帘是电动的，遥控在沙发扶手的口袋里。", "家居"),
-    m(FACT, "卫生间排风扇的开关在门外面。", "家居"),
-    m(FACT, "阳台的晾衣架是电动的，按墙上的按钮就能升降。", "家居"),
-    m(FACT, "地暖每年十一月十五号开始供暖。", "家居"),
-    m(FACT, "家里的宽带是电信的，合约明年五月到期。"),
-    m(FACT, "燃气表在厨房门后面。", "家居"),
-    m(FACT, "楼道里的灯是声控的，跺一下脚就亮。", "小区"),
-    m(NOTE, "主卧的空调制冷不太好，要找人来加氟。"),
-    m(FACT, "小区物业的办公室在2号楼一楼。", "小区"),
-    m(FACT, "小区的垃圾分类桶在每栋楼的西侧。", "小区"),
-    m(FACT, "楼下的自行车棚要刷门禁卡才能进。", "小区"),
-    m(FACT, "我们家的门牌号是3栋2单元1102。"),
-    m(FACT, "厨房的抽油烟机按钮要按两下才开大档。"),
-    m(ROUTINE, "洗衣机的排水口容易堵，每月清一次。"),
-    m(FACT, "酱油和醋放在灶台左边的柜子里。", "厨房"),
-    m(FACT, "附近的地铁站是二号线的东湖站。"),
-    m(FACT, "小区南门对面有一家药店，晚上十点关门。"),
-    m(FACT, "家附近的公园早上五点就开门了。"),
-    m(FACT, "最近的三甲医院是市第一人民医院，开车二十分钟。"),
-    # Chinese: people
-    m(PERSON, "王阿姨的孙子在读幼儿园，有时候来我们家玩。", "邻居"),
-    m(PERSON, "李叔叔是退休的中学老师。", "邻居"),
-    m(PERSON, "赵奶奶一个人住，有空多去看看她。", "邻居"),
-    m(PERSON, "小周养了一只边牧。", "邻居"),
-    m(PERSON, "老刘是爸爸的钓友，周末常约着去水库。", "朋友"),
-    m(PERSON, "阿强的老婆叫小美，在医院上班。", "朋友"),
-    m(PERSON, "丽丽和妈妈是跳舞认识的。", "朋友"),
-    m(EVENT, "大伟下个月去深圳出差。"),
-    m(PERSON, "思思的老公是消防员。"),
-    m(PERSON, "小林是妈妈部门新来的同事。", "同事"),
-    m(PATTERN, "老孙每天中午在单位楼下打乒乓球。"),
-    m(PERSON, "胡姐是妈妈的老同事，人特别热心。", "同事"),
-    m(PERSON, "豆豆是朵朵最好的朋友。", "孩子"),
-    m(PERSON, "浩浩的爸爸是小明的足球教练。", "孩子"),
-    m(PERSON, "舅舅的女儿今年上初一。", "家人"),
-    m(PERSON, "姑姑在杭州开了一家花店。", "家人"),
-    m(PERSON, "小姨是大学老师，教英语。", "家人"),
-    m(PERSON, "外公以前是铁路工人，退休二十年了。", "家人"),
-    m(PERSON, "爷爷年轻时当过兵。", "家人"),
-    m(FACT, "奶奶信佛，初一十五吃素。", "家人"),
-    m(PREF, "外婆最爱看越剧，电视常年开着戏曲频道。"),
-    m(PERSON, "刘阿姨是安徽人，做的菜偏辣。"),
-    m(PERSON, "阿杰的女朋友是台湾人。"),
-    m(PERSON, "小雪是我的大学同学，现在在上海。", "朋友"),
-    m(PERSON, "老黄是小区的保安队长。"),
-    m(PERSON, "婷婷是舅舅家的表妹，在读高二。", "家人"),
-    m(PATTERN, "钱大爷每天早上在楼下遛鸟。"),
-    m(PERSON, "孙阿姨是小区的网格员，有事可以找她。", "小区"),
-    m(PERSON, "佳佳是朵朵幼儿园时候的好朋友。"),
-    m(PERSON, "阿辉在开网约车。"),
-    m(PERSON, "老郑是做装修的，家里装修可以问他。"),
-    m(PERSON, "燕子在幼儿园当老师。"),
-    m(PERSON, "小杨刚从北京调过来。", "同事"),
-    m(PERSON, "刘总是妈妈公司的老板。", "同事"),
-    m(PERSON, "马奶奶家的孙女在国外留学。"),
-    m(PERSON, "郑叔叔是小区门口修鞋的师傅。"),
-    m(FACT, "爸爸是属虎的，妈妈是属兔的。"),
-    m(PREF, "爸爸喜欢看足球，尤其是英超。"),
-    m(PREF, "朵朵最喜欢粉色的东西。"),
-    m(FACT, "小明跳绳一分钟能跳一百八十个。"),
-    m(NOTE, "小明最近迷上了魔方。"),
-    m(PREF, "爷爷喝茶喜欢用紫砂壶。"),
-    m(PREF, "外公每天晚上要喝二两白酒。"),
-    # Chinese: me
-    m(PATTERN, "我每周二、四晚上去游泳。", "运动"),
-    m(EVENT, "我下个月十号要去北京出差。", "出行"),
-    m(PREF, "我不喝冰的东西，胃不好。", "饮品"),
-    m(PREF, "我吃东西喜欢辣一点的。"),
-    m(ROUTINE, "我周末不设闹钟。", "作息"),
-    m(FACT, "我穿42码的鞋。", "尺码"),
-    m(NOTE, "我的医保卡在钱包里。"),
-    # Chinese: events and notes
-    m(EVENT, "下周六是小区的亲子运动会。", "活动"),
-    m(EVENT, "五月二十号是我们结婚十周年纪念日。", "纪念日"),
-    m(EVENT, "下周三下午开家长会，妈妈去。", "学校"),
-    m(EVENT, "五一全家去青岛自驾游。", "出行"),
-    m(EVENT, "小明下周四春游，要带午饭。", "学校"),
-    m(EVENT, "年夜饭今年订在酒楼吃。"),
-    m(EVENT, "下个月三号师傅来换厨房的水龙头。"),
-    m(EVENT, "十月中旬单位组织体检。"),
-    m(EVENT, "舅舅家的表弟下个月满月。"),
-    m(NOTE, "洗衣液快用完了，记得买。", "购物"),
-    m(NOTE, "快递放在门口的鞋柜上了。"),
-    m(NOTE, "小明要去同学家参加派对，礼物预算一百块。"),
-    m(NOTE, "车险下个月到期，记得续。", "车"),
-    m(NOTE, "冰箱里的饺子是奶奶包的，别一下子全吃了。"),
-    m(NOTE, "周末要去给外婆买一个新的保温杯。"),
-    m(NOTE, "家里的大米快吃完了。"),
-    m(NOTE, "别忘了给朵朵的班主任回短信。"),
-    m(PREF, "全家都爱吃妈妈包的韭菜饺子。"),
-    m(PREF, "过年一定要吃鱼，图个年年有余。"),
-    m(FACT, "老家的房子在县城东边，院子里有棵枣树。"),
-    m(NOTE, "小明的校服周五要带回家洗。"),
-    # Chinese, traditional characters
-    m(ROUTINE, "阿公每天早上去公園散步。", "家人"),
-    m(PERSON, "表哥在台北當工程師。", "家人"),
-    m(PREF, "舅媽做的蘿蔔糕最好吃。"),
-    m(NOTE, "過年要準備紅包和年貨。"),
-    # Mixed Chinese and English
-    m(FACT, "爸爸的 iPhone 充电器是 Type-C 的。"),
-    m(PREF, "小明最近迷上了 Minecraft。"),
-    m(NOTE, "Tom 的生日礼物想送他一个 Garmin 手表。"),
-    m(FACT, "Anna 对 pollen 过敏，春天要备 antihistamine。"),
-    m(FACT, "家里的 Nest 摄像头装在大门口。"),
-    m(ROUTINE, "爸爸每天都看 BBC 新闻。"),
-    m(PATTERN, "我用 Notion 记家里的账。"),
-    m(NOTE, "周末去 IKEA 买书架。"),
-    m(PREF, "爷爷用 iPad 看新闻，字要调大。"),
-    m(FACT, "奶奶的 WeChat 名字叫「开心每一天」。"),
-    m(FACT, "姑姑的 Airbnb 民宿在西湖边。"),
-    m(EVENT, "Lucy 去动物园的 trip 是下周三。"),
-    m(FACT, "朵朵的芭蕾 tutu 在衣柜最下层。"),
-    m(FACT, "小明的 Python 入门书在书架第二层。"),
-    m(ROUTINE, "家里的 Roomba 每天上午十点自动扫地。"),
-    m(FACT, "厨房的 smart plug 控制咖啡机。"),
-    m(FACT, "小明的 Nike 球鞋是 38 码。"),
-    m(PREF, "朵朵最爱的动画片是 Peppa Pig。"),
-    m(FACT, "奶奶不会用 QQ，只用微信。"),
-    m(FACT, "楼下的 Starbucks 早上七点开门。"),
-    m(NOTE, "Ben 的 school trip 要交 5 镑。"),
-    m(PREF, "Tom 看 F1 的时候别打扰他。"),
-    m(NOTE, "记得给 Nana Rose 寄 birthday card。"),
-    m(FACT, "老孙推荐的 app 叫「下厨房」，菜谱很多。"),
-    m(PATTERN, "妈妈最近在练 yoga，每周两次。"),
-    m(FACT, "Hannah 会说一点中文。"),
-    m(NOTE, "Rosa 下周 on holiday，不来了。"),
-    m(NOTE, "下周一 Tom 要 WFH。"),
-    m(FACT, "朵朵的 iPad 只用来看绘本。"),
-    m(PREF, "爸爸开车喜欢听 podcast。"),
-    m(FACT, "家里的灯都接进了 HomeKit。"),
-    m(FACT, "小林的 WeChat 头像是她家的猫。"),
-    m(NOTE, "Megan 推荐的 dentist 在 Bridge Street。"),
-    m(NOTE, "冰箱上贴着 Lucy 画的 rainbow。"),
-)
-# Person slots the one-offs already speak about, so templates do not contradict them.
-ONE_OFF_CLAIMS: Final = frozenset(
-    (
-        "uncle mike:contact", "aunt clare:contact", "ella:contact", "mr okafor:work",
-        "greg:work", "linda:work", "jess:contact", "jess:partner", "dan:hobby", "leo:partner",
-        "noah:food_no", "zoe:partner", "raj:contact", "priya:pet", "sven:trip", "oscar:hobby",
-        "oliver:contact", "oliver:birthday", "freddie:food_no", "theo:contact", "hannah:work",
-        "hannah:language", "rosa:hometown", "rosa:language", "dave:contact", "ella:partner", "ella:work", "阿杰:car", "callum:contact",
-        "hugo:contact", "megan:hobby", "nadia:work", "sue:pet", "barry:contact", "me:light",
-        "me:drink", "nana rose:contact", "kate:partner", "mia:food_no", "owen:work",
-        "beth:work", "tom:gift", "tom:tv", "anna:food_no", "ben:gift", "刘阿姨:contact",
-        "李叔叔:work", "赵奶奶:contact", "小周:pet", "老刘:contact", "老刘:hobby",
-        "阿强:partner", "丽丽:contact", "大伟:trip", "思思:partner", "小林:contact",
-        "老孙:hobby", "胡姐:contact", "豆豆:contact", "浩浩:contact", "姑姑:work", "小姨:work",
-        "外公:work", "奶奶:food_no", "外婆:music", "外婆:tv", "刘阿姨:hometown",
-        "刘阿姨:food_fav", "阿杰:partner", "小雪:contact", "老黄:work", "婷婷:contact",
-        "婷婷:work", "钱大爷:hobby", "孙阿姨:contact", "佳佳:contact", "me:hobby", "me:trip",
-        "me:food_fav", "me:sleep", "me:size", "爸爸:tv", "爸爸:music", "朵朵:colour",
-        "爷爷:drink", "外公:drink", "阿辉:work", "老郑:work", "燕子:work", "小杨:contact",
-        "刘总:contact", "马奶奶:family", "郑叔叔:work", "舅舅:contact", "小明:game",
-        "小明:size", "朵朵:tv", "妈妈:hobby", "dev:robot vacuum:brand",
-    )
-)  # fmt: skip
+        loans = {}
+        for name in LANGUAGES:
+            loans[name] = list(self.languages[name].data["loan"]["values"])
+            self.rng.shuffle(loans[name])
+        for name in LANGUAGES:
+            lang = self.languages[name]
+            loan = lang.data["loan"]
+            for person in lang.data["people"]:
+                if person["role"] in {"kid", "kidfriend"} or slot_of(person) == "me":
+                    continue
+                fields = lang.fields(person)
+                slot = slot_of(person)
+                if loans[name] and self.rng.random() < loan["share"]:
+                    lent = fields | {"loan": loans[name].pop()}
+                    text = fill(loan["pattern"], lent, {}, self.rng)
+                    self.offer(Mem(NOTE, text, tuple(loan["tags"])), f"{slot}:loan")
+                for extra, said in (
+                    ("debt", lang.data["debt"]),
+                    ("event", lang.data["event"]),
+                ):
+                    if self.rng.random() < said["share"]:
+                        pattern = self.rng.choice(said["patterns"])
+                        text = fill(
+                            pattern, fields, lang.slots | said["slots"], self.rng
+                        )
+                        memory = Mem(said["category"], text, tuple(said["tags"]))
+                        self.offer(memory, f"{slot}:{extra}")
 
 
 # --------------------------------------------------------------------------------------
@@ -4009,62 +584,73 @@ class GenerationError(Exception):
     """The generated set breaks one of its rules."""
 
 
+def cases() -> list[Case]:
+    """The anchor cases: English, Chinese, then mixed."""
+    groups: dict[str, list[CaseData]] = read("anchors")
+    return [Case.read(data) for group in groups.values() for data in group]
+
+
 def build() -> Dataset:
     """Assemble memories and queries; raise GenerationError on a guard conflict."""
     rng = random.Random(SEED)
+    anchors = cases()
+    one_offs: OneOffsData = read("one_offs")
+    household: HouseholdData = read("household")
+    languages = {name: Language.read(name) for name in LANGUAGES}
     guards = [
         compile_guard(index, terms)
-        for index, item in enumerate(CASES)
+        for index, item in enumerate(anchors)
         for terms in item.guards
     ]
-    claims = frozenset().union(*(item.claims for item in CASES)) | ONE_OFF_CLAIMS
+    claims = frozenset().union(*(item.claims for item in anchors))
+    claims |= frozenset(one_offs["claims"])
     fixed = [
         (memory, index)
-        for index, item in enumerate(CASES)
+        for index, item in enumerate(anchors)
         for memory in (*item.memories, *item.negatives)
     ]
-    fixed += [(memory, -1) for memory in ONE_OFFS]
+    fixed += [
+        (memory(row), -1) for group in one_offs["memories"].values() for row in group
+    ]
 
     problems = [
-        f"guard {'+'.join(guard.terms)!r} (case {guard.owner}) matches {memory.content!r}"
-        for memory, owner in fixed
+        f"guard {'+'.join(guard.terms)!r} (case {guard.owner}) matches {mem.content!r}"
+        for mem, owner in fixed
         for guard in guards
-        if guard.owner != owner and guard.matches(memory.content)
+        if guard.owner != owner and guard.matches(mem.content)
     ]
-    builder = Builder(rng, guards, claims)
+    builder = Builder(rng, guards, claims, languages)
     problems += [
-        f"duplicate memory {memory.content!r}"
-        for memory, _ in fixed
-        if not builder.corpus.add(memory)
+        f"duplicate memory {mem.content!r}"
+        for mem, _ in fixed
+        if not builder.corpus.add(mem)
     ]
     if problems:
         raise GenerationError("\n".join(problems))
 
-    builder.people(EN_PEOPLE, EN_TOPICS, EN_ROLES, EN_SLOTS, english=True)
-    builder.people(ZH_PEOPLE, ZH_TOPICS, ZH_ROLES, ZH_SLOTS, english=False)
-    builder.things()
-    builder.devices()
+    for lang in languages.values():
+        builder.people(lang)
+    builder.things(household["things"])
+    builder.devices(household["devices"])
     builder.loans_debts_events()
 
     memories = list(builder.corpus.memories)
     rng.shuffle(memories)
-    ids = {
-        memory.content: f"m{number:04d}" for number, memory in enumerate(memories, 1)
-    }
-    asks = [(ask, item) for item in CASES for ask in item.asks]
+    ids = {mem.content: f"m{number:04d}" for number, mem in enumerate(memories, 1)}
+    asks = [(ask, item) for item in anchors for ask in item.asks]
     rng.shuffle(asks)
     return {
         "description": DESCRIPTION,
         "version": 1,
         "memories": [
             {
-                "id": ids[memory.content],
-                "content": memory.content,
-                "category": memory.category,
-                "lang": language(memory.content),
-                "tags": list(memory.tags),
+                "id": ids[mem.content],
+                "content": mem.content,
+                "category": mem.category,
+                "lang": language(mem.content),
+                "tags": list(mem.tags),
             }
-            for memory in memories
+            for mem in memories
         ],
         "queries": [
             {
@@ -4085,41 +671,79 @@ def build() -> Dataset:
 # Self-check
 # --------------------------------------------------------------------------------------
 
-EN_STOP: Final = frozenset(
-    """a an the and or but if so of to in on at by for from with about into over after
-    before off out up down is are was were be been being am do does did done have has had
-    having get gets got can could will would should shall may might must i me my mine we
-    us our ours you your yours he him his she her hers it its they them their theirs this
-    that these those there here what which who whom whose when where why how any some all
-    each every no not nor than then too very just also ok okay please tell remember""".split()
-)
-ZH_STOP: Final = frozenset(
-    "的了是在我你他她它们吗呢吧啊呀么什哪谁怎几个有和也都要会把被给让这那就还又一不人家里儿啥得着过没嘛"
-)
 _WORD: Final = re.compile(r"[A-Za-z]+|\d+")
 
 
-def _names() -> tuple[frozenset[str], tuple[str, ...]]:
-    """Return the English name words and the Chinese names (longest first)."""
-    en = {word for person in EN_PEOPLE for word in person.name.split()}
-    en |= {"Biscuit", "Luna", "Nemo", "Hazel", "Rocket", "Milo"}
-    zh = {person.name for person in ZH_PEOPLE if person.name != "我"}
-    zh |= {
-        "咪咪",
-        "豆包",
-        "团子",
-        "小白",
-        "慢慢",
-        "金金",
-        "阿嬤",
-        "阿公",
-        "表姐",
-        "表哥",
-    }
-    return frozenset(en), tuple(sorted(zh, key=len, reverse=True))
+@dataclass(frozen=True, slots=True)
+class Lexicon:
+    """Names and stop words, to tell what a query shares with a memory."""
 
+    en_names: frozenset[str]
+    en_stop: frozenset[str]
+    zh_names: tuple[str, ...]  # longest first
+    zh_stop: frozenset[str]
 
-EN_NAMES, ZH_NAMES = _names()
+    @classmethod
+    def read(cls) -> Lexicon:
+        """The names of both languages' people and others, and their stop words."""
+        en: LanguageData = read("en")
+        zh: LanguageData = read("zh")
+        en_names = {word for person in en["people"] for word in person["name"].split()}
+        zh_names = {
+            person["name"] for person in zh["people"] if slot_of(person) != "me"
+        }
+        return cls(
+            frozenset(en_names | set(en["other_names"])),
+            frozenset(en["stop_words"]),
+            tuple(
+                sorted(sorted(zh_names | set(zh["other_names"])), key=len, reverse=True)
+            ),
+            frozenset(zh["stop_words"]),
+        )
+
+    def content_words(self, text: str) -> list[str]:
+        """The lowercase content words of a query: no names, stop words or 1-2 letters."""
+        return [
+            word.lower()
+            for word in _WORD.findall(text)
+            if word not in self.en_names
+            and word.lower() not in self.en_stop
+            and (word.isdigit() or len(word) > 2)
+        ]
+
+    def without_names(self, text: str) -> str:
+        """The text with every Chinese name blanked out."""
+        for name in self.zh_names:
+            text = text.replace(name, " ")
+        return text
+
+    def shared_terms(self, query: str, text: str) -> set[str]:
+        """Return what a query shares with a memory text.
+
+        English: content words related by stem or containment. Chinese (names
+        removed): character bigrams of the query found in the text, and single
+        characters outside a list of function characters.
+        """
+        words = [word.lower() for word in _WORD.findall(text)]
+        shared = {
+            word
+            for word in self.content_words(query)
+            if any(related(word, other) for other in words)
+        }
+        plain_query, plain_text = self.without_names(query), self.without_names(text)
+        shared |= {
+            plain_query[i : i + 2]
+            for i in range(len(plain_query) - 1)
+            if _CJK.match(plain_query[i])
+            and _CJK.match(plain_query[i + 1])
+            and plain_query[i : i + 2] in plain_text
+        }
+        shared |= {
+            char
+            for char in plain_query
+            if _CJK.match(char) and char not in self.zh_stop and char in plain_text
+        }
+        return shared
 
 
 def stem(word: str) -> str:
@@ -4140,59 +764,13 @@ def related(left: str, right: str) -> bool:
     return a == b or (min(len(a), len(b)) >= 4 and (a in b or b in a))
 
 
-def content_words(text: str) -> list[str]:
-    """Return the lowercase content words of a query: no names, stop words or 1-2 letters."""
-    return [
-        word.lower()
-        for word in _WORD.findall(text)
-        if word not in EN_NAMES
-        and word.lower() not in EN_STOP
-        and (word.isdigit() or len(word) > 2)
-    ]
-
-
-def _without_names(text: str) -> str:
-    for name in ZH_NAMES:
-        text = text.replace(name, " ")
-    return text
-
-
-def shared_terms(query: str, text: str) -> set[str]:
-    """Return what a query shares with a memory text.
-
-    English: content words related by stem or containment. Chinese (names removed):
-    character bigrams of the query found in the text, and single characters outside a
-    list of function characters.
-    """
-    words = [word.lower() for word in _WORD.findall(text)]
-    shared = {
-        word
-        for word in content_words(query)
-        if any(related(word, other) for other in words)
-    }
-    plain_query, plain_text = _without_names(query), _without_names(text)
-    shared |= {
-        plain_query[i : i + 2]
-        for i in range(len(plain_query) - 1)
-        if _CJK.match(plain_query[i])
-        and _CJK.match(plain_query[i + 1])
-        and plain_query[i : i + 2] in plain_text
-    }
-    shared |= {
-        char
-        for char in plain_query
-        if _CJK.match(char) and char not in ZH_STOP and char in plain_text
-    }
-    return shared
-
-
 def check(data: Dataset) -> list[str]:
     """Return every broken rule of the generated set (an empty list when all is well).
 
     Besides ids, references and counts, the query kinds are checked against the text:
-    a no_overlap query shares no term (see shared_terms) with the content and tags of
-    any of its answers; keyword, paraphrase and chinese queries share at least one; a
-    chinese query is Chinese, and a cross query pairs English with Chinese.
+    a no_overlap query shares no term (see Lexicon.shared_terms) with the content and
+    tags of any of its answers; keyword, paraphrase and chinese queries share at least
+    one; a chinese query is Chinese, and a cross query pairs English with Chinese.
     """
     memories, queries = data["memories"], data["queries"]
     problems: list[str] = []
@@ -4231,12 +809,15 @@ def check(data: Dataset) -> list[str]:
         for lang, (low, high) in LANG_SHARES.items()
         if not low <= langs[lang] / len(queries) <= high
     ]
+    lexicon = Lexicon.read()
     for query in queries:
-        problems += check_query(query, by_id)
+        problems += check_query(query, by_id, lexicon)
     return problems
 
 
-def check_query(query: QueryRecord, by_id: dict[str, MemoryRecord]) -> list[str]:
+def check_query(
+    query: QueryRecord, by_id: dict[str, MemoryRecord], lexicon: Lexicon
+) -> list[str]:
     """Return the broken rules of one query."""
     qid, text, kind, relevant = (
         query["id"],
@@ -4253,7 +834,7 @@ def check_query(query: QueryRecord, by_id: dict[str, MemoryRecord]) -> list[str]
         return [*problems, f"{qid}: unknown relevant ids {missing}"]
     answers = [by_id[rid] for rid in relevant]
     shared = [
-        shared_terms(text, f"{answer['content']} {' '.join(answer['tags'])}")
+        lexicon.shared_terms(text, f"{answer['content']} {' '.join(answer['tags'])}")
         for answer in answers
     ]
     if kind == NO_OVERLAP and any(shared):
@@ -4278,7 +859,7 @@ def check_query(query: QueryRecord, by_id: dict[str, MemoryRecord]) -> list[str]
 # --------------------------------------------------------------------------------------
 
 
-def render(data: Dataset) -> str:
+def render(data: object) -> str:
     """Return the JSON text exactly as it is written to disk."""
     return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
 
@@ -4291,41 +872,53 @@ def summary(data: Dataset) -> Iterator[str]:
     yield f"kinds: {dict(Counter(q['kind'] for q in queries))}"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Write the set, or with --check compare it with the file on disk."""
-    parser = argparse.ArgumentParser(
-        description=__doc__.splitlines()[0] if __doc__ else None
-    )
+type Generated = tuple[str, list[str], list[str]]  # text, broken rules, summary lines
+
+
+def generate(
+    argv: Sequence[str] | None, script: str, output: Path, make: Callable[[], Generated]
+) -> int:
+    """Write a generated set, or with --check compare it with the file on disk.
+
+    `make` builds the set (raising GenerationError) and checks it; exit 2 when either
+    fails, 1 when --check finds the file stale.
+    """
+    parser = argparse.ArgumentParser(description=f"Generate {output.name}.")
     parser.add_argument(
         "--check", action="store_true", help="exit 1 if the file is stale"
     )
     args = parser.parse_args(argv)
     try:
-        data = build()
+        text, problems, lines = make()
     except GenerationError as error:
         print(f"Generation failed:\n{error}", file=sys.stderr)
         return 2
-    problems = check(data)
     if problems:
         print("Self-check failed:", *problems, sep="\n  ", file=sys.stderr)
         return 2
-    text = render(data)
     if args.check:
-        current = OUTPUT.read_text(encoding="utf-8") if OUTPUT.exists() else ""
+        current = output.read_text(encoding="utf-8") if output.exists() else ""
         if current != text:
-            print(
-                f"{OUTPUT} is stale; run {Path(__file__).name} to regenerate",
-                file=sys.stderr,
-            )
+            print(f"{output} is stale; run {script} to regenerate", file=sys.stderr)
             return 1
-        print(f"{OUTPUT} is up to date")
+        print(f"{output} is up to date")
         return 0
-    OUTPUT.parent.mkdir(parents=True, exist_ok=True)
-    OUTPUT.write_text(text, encoding="utf-8")
-    print(f"wrote {OUTPUT} ({len(text.encode('utf-8'))} bytes)")
-    for line in summary(data):
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(text, encoding="utf-8")
+    print(f"wrote {output} ({len(text.encode('utf-8'))} bytes)")
+    for line in lines:
         print(line)
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Write the set, or with --check compare it with the file on disk."""
+
+    def make() -> Generated:
+        data = build()
+        return render(data), check(data), list(summary(data))
+
+    return generate(argv, Path(__file__).name, OUTPUT, make)
 
 
 if __name__ == "__main__":

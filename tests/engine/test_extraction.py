@@ -68,7 +68,10 @@ ENGLISH: list[tuple[str, Expected]] = [
         "My dog is called Max.",
         [("fact", "user_dog_name", "The user's dog is called Max")],
     ),
-    ("My car is a blue Tesla.", [("fact", None, "The user's car is a blue Tesla")]),
+    (
+        "My car is a blue Tesla.",
+        [("fact", "user_car", "The user's car is a blue Tesla")],
+    ),
     (
         "Our wifi network is called HomeNet.",
         [
@@ -150,7 +153,7 @@ ENGLISH: list[tuple[str, Expected]] = [
     ),
     (
         "Remember that the spare key is under the mat.",
-        [("fact", None, "The spare key is under the mat")],
+        [("fact", "spare_key_location", "The spare key is under the mat")],
     ),
     (
         "Please remember my wife's name is Anna.",
@@ -370,14 +373,14 @@ CHINESE: list[tuple[str, Expected]] = [
         "我们家的wifi名字叫HomeNet。",
         [("fact", "household_wifi_name", "用户家的wifi名字叫HomeNet")],
     ),
-    ("我的車是特斯拉。", [("fact", "user_car", "用户的車是特斯拉")]),
+    ("我的車是特斯拉。", [("fact", "user_car", "用戶的車是特斯拉")]),
     ("安娜是我老婆。", [("person", "user_wife", "安娜是用户的老婆")]),
     ("我喜欢燕麦奶。", [("preference", "user_燕麦奶", "用户喜欢燕麦奶")]),
     ("我很喜欢喝咖啡。", [("preference", "user_喝咖啡", "用户很喜欢喝咖啡")]),
     ("我爱吃饺子。", [("preference", "user_吃饺子", "用户爱吃饺子")]),
     ("我最喜欢吃火锅。", [("preference", "user_吃火锅", "用户最喜欢吃火锅")]),
     ("其实我更喜欢喝茶。", [("preference", "user_喝茶", "用户更喜欢喝茶")]),
-    ("我喜歡貓。", [("preference", "user_cat", "用户喜歡貓")]),
+    ("我喜歡貓。", [("preference", "user_cat", "用戶喜歡貓")]),
     ("我不喜欢香菜。", [("preference", "user_香菜", "用户不喜欢香菜")]),
     ("我讨厌下雨天。", [("preference", "user_下雨天", "用户讨厌下雨天")]),
     ("我不太喜欢吃辣。", [("preference", "user_吃辣", "用户不太喜欢吃辣")]),
@@ -391,10 +394,13 @@ CHINESE: list[tuple[str, Expected]] = [
     ("我对海鲜不过敏。", [("fact", "user_allergy_海鲜", "用户对海鲜不过敏")]),
     (
         "我女儿对牛奶过敏。",
-        [("fact", "user_daughter_allergy_牛奶", "用户女儿对牛奶过敏")],
+        [("fact", "user_daughter_allergy_牛奶", "用户的女儿对牛奶过敏")],
     ),
     ("对了，我对青霉素过敏。", [("fact", "user_allergy_青霉素", "用户对青霉素过敏")]),
-    ("记住，备用钥匙在门垫下面。", [("fact", None, "备用钥匙在门垫下面")]),
+    (
+        "记住，备用钥匙在门垫下面。",
+        [("fact", "备用钥匙_location", "备用钥匙在门垫下面")],
+    ),
     ("请记住我叫小明。", [("person", "user_name", "用户叫小明")]),
     (
         "请记住我老婆的生日是六月五号。",
@@ -402,7 +408,7 @@ CHINESE: list[tuple[str, Expected]] = [
     ),
     ("帮我记一下，明天下午三点开会。", [("event", None, "明天下午三点开会")]),
     ("别忘了买牛奶。", [("note", None, "用户要记得买牛奶")]),
-    ("记住我的车停在B2层。", [("fact", None, "用户的车停在B2层")]),
+    ("记住我的车停在B2层。", [("fact", "car_location", "用户的车停在B2层")]),
     ("我每天早上跑步。", [("routine", None, "用户每天早上跑步")]),
     ("我通常十一点睡觉。", [("routine", None, "用户通常十一点睡觉")]),
     ("我总是忘记带钥匙。", [("pattern", None, "用户总是忘记带钥匙")]),

@@ -73,7 +73,7 @@ def test_total_is_the_weighted_sum() -> None:
         keyword=0.8, category=1.0, recency=0.5, frequency=0.25, confidence=0.9
     )
 
-    expected = 0.4 * 0.8 + 0.2 * 1.0 + 0.15 * 0.5 + 0.1 * 0.25 + 0.15 * 0.9
+    expected = 0.8 * 0.8 + 0.06 * 1.0 + 0.06 * 0.5 + 0.03 * 0.25 + 0.05 * 0.9
     assert parts.total() == pytest.approx(expected)
     boosted = ScoreParts(
         keyword=0.8,
@@ -191,7 +191,7 @@ def test_scores_follow_the_formula(engine: MemoryEngine, retriever: Retriever) -
     assert parts.keyword == pytest.approx(1.0)  # the best BM25 match, every keyword
     assert parts.topic_boost == 1.0
     assert result.score == pytest.approx(
-        0.4 * 1.0 + 0.2 / 1.5 + 0.15 * 0.5 + 0.1 * parts.frequency + 0.15 * 0.8
+        0.8 * 1.0 + 0.06 / 1.5 + 0.06 * 0.5 + 0.03 * parts.frequency + 0.05 * 0.8
     )
 
 
@@ -259,7 +259,7 @@ def test_higher_confidence_ranks_higher(
     results = retriever.retrieve("coffee")
 
     assert [r.memory.id for r in results] == ["sure", "unsure"]
-    assert results[0].score - results[1].score == pytest.approx(0.15 * 0.45)
+    assert results[0].score - results[1].score == pytest.approx(0.05 * 0.45)
 
 
 @pytest.mark.parametrize(
@@ -285,7 +285,7 @@ def test_preference_outranks_an_identical_fact_when_asked(
     assert results["pref"].parts.category == 1.0
     assert results["fact"].parts.category == pytest.approx(1 / 1.5)
     assert results["pref"].score - results["fact"].score == pytest.approx(
-        0.2 * (1 - 1 / 1.5)
+        0.06 * (1 - 1 / 1.5)
     )
     assert retriever.retrieve(message)[0].memory.id == "pref"
 
@@ -567,3 +567,30 @@ async def test_build_prompt_with_a_query_records_access(store_path: Path) -> Non
         assert "Green tea" not in scoped
     finally:
         await backend.close()
+
+
+def test_the_words_outweigh_recency_use_confidence_and_category(
+    engine: MemoryEngine, retriever: Retriever
+) -> None:
+    """A memory saying all the question's words beats a fresh, used, sure one saying one."""
+    load(
+        engine,
+        record(
+            "words",
+            "The piano tuner comes in spring",
+            updated_at=ago(120),
+            confidence=0.6,
+        ),
+        record(
+            "signals",
+            "The user prefers the spring water brand",
+            category="preference",
+            updated_at=ago(0),
+            access_count=100,
+            confidence=1.0,
+        ),
+    )
+
+    results = retriever.retrieve("when does the piano tuner come in spring")
+
+    assert [r.memory.id for r in results] == ["words", "signals"]

@@ -17,6 +17,14 @@ from assist_memory_engine.secrets_filter import (
 
 # (text, what redact leaves)
 SECRETS: list[tuple[str, str]] = [
+    # A number said to be a card's is a secret even when its check digit is wrong.
+    (
+        "My debit card number is 5100 2233 4455 6678",
+        "My debit card number is [secret withheld]",
+    ),
+    ("我的信用卡号是6222 0212 3456 7891", "我的信用卡号是[secret withheld]"),
+    ("我的信用卡號碼是4311 2233 4455 6678", "我的信用卡號碼是[secret withheld]"),
+    ("the safe combination is 12-34-56", "the safe combination is [secret withheld]"),
     ("my password is hunter2", "my password is [secret withheld]"),
     ("The wifi password is Sunshine2024", "The wifi password is [secret withheld]"),
     (
@@ -89,6 +97,8 @@ SECRETS: list[tuple[str, str]] = [
 ]
 
 NOT_SECRETS: list[str] = [
+    "My library card number is on the fridge",
+    "The combination of pasta and pesto is great",
     "I was born in 1985",
     "Wake me up at 6:30 tomorrow",
     "I have 2 cats",

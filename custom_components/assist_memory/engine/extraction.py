@@ -57,6 +57,7 @@ from .keywords import (
 )
 from .models import CATEGORIES, SOURCES, Memory, is_storable_text, validate_key
 from .secrets_filter import mentions_secret, redact
+from .speech import in_speakers_script, spoken_clean
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -417,7 +418,11 @@ def _zh_third_person(clause: str) -> str:
     match = _ZH_LEAD.match(clause)
     if match is None:
         return _zh_rest(clause, other=True)
-    return _ZH_LEAD_MAP[match.group()] + _zh_rest(clause[match.end() :])
+    rest = clause[match.end() :]
+    relation = _ZH_PERSON_SUBJECT.match(rest)
+    if match.group() == "我" and relation and rest[relation.end() :][:1] != "的":
+        return "用户的" + _zh_rest(rest)  # "我女儿..." -> "用户的女儿..."
+    return _ZH_LEAD_MAP[match.group()] + _zh_rest(rest)
 
 
 # -- keys ------------------------------------------------------------------------
@@ -668,7 +673,7 @@ _PREFERENCE_WORDS: Final = re.compile(
 
 
 def _cue_category(text: str) -> str:
-    if _ROUTINE_CUES.search(text):
+    if _ROUTINE_CUES.search(text) or _EN_NAMED_WEEKDAYS.search(text):
         return "routine"
     if _EVENT_CUES.search(text):
         return "event"
@@ -805,6 +810,9 @@ _EN_HABIT: Final = re.compile(
 )
 _EN_EVERY_FIRST: Final = re.compile(
     rf"^(?P<when>(?:every|each)\s+(?:[\w-]+\s+){{0,2}}?(?:{_PERIODS})s?"
+    rf"|on\s+(?:the\s+(?:first|second|third|last)\s+)?(?:{_WEEKDAYS})"
+    rf"(?:\s+(?:and|or)\s+(?:{_WEEKDAYS}))*\s+(?:mornings|evenings|afternoons|nights"
+    rf"|of\s+(?:every|each|the)\s+month)"
     rf"|on\s+(?:(?:{_WEEKDAYS})s|weekends|weekdays)|(?:in\s+the\s+)?(?:mornings|evenings)"
     r"|weekdays|weekends)\s*,?\s+(?P<clause>(?:i|we)\s+.+)$",
     re.IGNORECASE,
@@ -857,6 +865,121 @@ _EN_WH_START: Final = re.compile(
     r"^(?:what|who|whom|whose|which|why|how|where|when|if|whether)\b", re.IGNORECASE
 )
 
+_PLACE_PREPOSITION: Final = (
+    r"(?P<prep>in|inside|under|underneath|beneath|behind|next\s+to|beside|by|above|below"
+    r"|on\s+top\s+of|on|at\s+the\s+back\s+of|in\s+front\s+of)"
+)
+_PLACE: Final = (
+    _PLACE_PREPOSITION
+    + r"\s+(?P<y>(?:the|a|an|our|my|their|his|her)\s+.+|[A-Z][\w-]*'s\s+.+)$"
+)
+_EN_LOCATION: Final = re.compile(
+    r"^(?P<owner>(?:the|our|my)\s+)?(?P<x>(?:[\w'-]+\s+){0,5}?[\w'-]+)\s+(?:is|are"
+    r"|lives?|hangs?|sits?|stays?|goes)\s+(?:(?:always|usually|kept|stored|hidden"
+    r"|hanging|tucked|stuck|pinned|taped|up|down|out|back|all)\s+)*" + _PLACE,
+    re.IGNORECASE,
+)
+_EN_KEEP_IN: Final = re.compile(
+    r"^(?P<subj>i|we)\s+(?:(?:always|usually|normally)\s+)?(?:keep|store|hide|put)\s+"
+    r"(?P<x>(?:the|our|my|a|an)\s+(?:[\w'-]+\s+){0,4}?[\w'-]+)\s+" + _PLACE,
+    re.IGNORECASE,
+)
+_NOT_PLACES: Final = re.compile(
+    r"^(?:a|an|the)\s+(?:bad|good|foul|great)\s+mood\b|^(?:a|the)\s+(?:way|mess|hurry)\b",
+    re.IGNORECASE,
+)
+_PEOPLE_AND_PETS: Final = (
+    _EN_RELATIONS
+    + r"|twins|family|everyone|everybody|people|guests|dog|cat|puppy|kitten|rabbit|bunny"
+    r"|hamster|parrot|bird|tortoise|horse|pet|pets|he|she|they|it|we|you"
+)
+_EN_PERSON_HEAD: Final = re.compile(rf"^(?:{_PEOPLE_AND_PETS})$", re.IGNORECASE)
+_EN_PETS: Final = (
+    r"dog|cat|puppy|kitten|rabbit|bunny|hamster|guinea\s+pig|parrot|budgie|bird|fish"
+    r"|tortoise|turtle|horse|pony|chickens?|goldfish|lizard|snake"
+)
+_EN_MEMBER: Final = re.compile(
+    r"^(?P<owner>(?i:my|our))\s+(?P<rel>(?i:(?:step|grand|great-)?(?:"
+    + _EN_RELATIONS
+    + r"|"
+    + _EN_PETS
+    + r"|nan|nana|granny|gran|grandad|granddad|twins|in-laws)(?:-in-law)?))"
+    r"(?:\s+(?P<name>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?),?)?\s+(?P<rest>[a-z].*)$"
+)
+_EN_NAMED: Final = re.compile(
+    r"^(?P<name>[A-Z][a-z][\w'-]*(?:\s+[A-Z][a-z][\w'-]*)?)\s+(?P<rest>(?P<verb>is|has"
+    r"|was|can't|cannot|doesn't|isn't|won't|[a-z]+s)\b.*)$"
+)
+# Capitalised words that start sentences without naming anyone.
+_NOT_NAMED: Final = frozenset(
+    """
+    on in at for with from by to of after before during since until
+    this that it there he she they what who everything nothing something everyone
+    everybody nobody somebody someone today tomorrow yesterday tonight dinner lunch
+    breakfast weather traffic work life time music news dogs cats kids children people
+    the a an my our your his her their its these those some all
+    january february march april may june july august september october november
+    december monday tuesday wednesday thursday friday saturday sunday christmas easter
+    """.split()
+)
+_EN_NOT_STATED: Final = frozenset(
+    """
+    says said say tells told tell texted asks asked ask wants wanted want thinks thought
+    think wonders wonder hopes hope guesses guess reckons reckon believes believe feels
+    feel knows know just always never will would might could should must maybe
+    """.split()
+)
+_EN_PET_NAME: Final = re.compile(
+    r"^the\s+(?P<pet>" + _EN_PETS + r")'s\s+name\s+is\s+(?P<name>[A-Z][\w'-]*)$",
+    re.IGNORECASE,
+)
+_EN_RATHER: Final = re.compile(
+    r"^i(?:'d|\s+would)\s+(?:much\s+|really\s+)?(?P<verb>rather|prefer)\s+(?P<x>.+)$",
+    re.IGNORECASE,
+)
+_EN_TAKE_WITH: Final = re.compile(
+    r"^(?P<subj>i|we)\s+(?:(?:always|usually|normally|only)\s+)?(?:take|have|drink"
+    r"|eat)\s+(?:my|our)\s+(?P<x>[\w-]+(?:\s+[\w-]+)?)\s+(?P<how>(?:with|without|black"
+    r"|white|strong|weak|plain|no)\b.*)$",
+    re.IGNORECASE,
+)
+_EN_ABOUT_ME: Final = re.compile(
+    r"^i\s+(?:(?:also|still|now|currently)\s+)?(?P<verb>grew|was\s+born|speak|drive|ride"
+    r"|play|teach|taught|studied|study|work|worked|moved|support|own|volunteer|sing|collect"
+    r"|knit|run|cycle|swim|go|wear|use|cook|bake|need|take|have|'ve\s+got|got)\b\s*"
+    r"(?P<rest>.+)$"
+    r"|^i(?:'m|\s+am)\s+(?:(?:a|an)\s+(?P<what>[\w'-]+(?:\s+[\w'-]+)*)"
+    r"|(?P<trait>left-handed|right-handed|left\s+handed|right\s+handed|colou?r-?blind"
+    r"|short-sighted|long-sighted|deaf|hard\s+of\s+hearing|pregnant|retired"
+    r"|self-employed|diabetic|asthmatic))\b.*$",
+    re.IGNORECASE,
+)
+# After "I need"/"I have": what makes it a passing wish or a chore, not a fact.
+_EN_NOT_ABOUT_ME: Final = re.compile(
+    r"^(?:to|a\s+(?:coffee|tea|drink|break|nap|rest|minute|moment|second|shower|hand"
+    r"|word)|an?\s+(?:idea|question)|no\s+idea|got\s+to|been|fun|some\s+time)\b"
+    r"|\b(?:today|tonight|right\s+now|tomorrow|this\s+(?:morning|afternoon|evening))\b",
+    re.IGNORECASE,
+)
+_EN_NOT_WHAT: Final = frozenset("bit little lot huge big fan bit".split())
+_EN_SCHEDULED_THING: Final = re.compile(
+    r"^(?:the|my|our)\s+(?P<x>(?:[\w'-]+\s+){0,3}?[\w'-]+)\s+(?:is|are|comes?|goes"
+    r"|go|renews?|starts?|ends?|runs?|opens?|closes?|happens?)\b",
+    re.IGNORECASE,
+)
+_EN_NOT_SCHEDULED: Final = re.compile(
+    r"^(?:weather|forecast|traffic|sky|rain|sun|news|tv|television|radio|music|kids"
+    r"|children)\b",
+    re.IGNORECASE,
+)
+_EN_NAMED_WEEKDAYS: Final = re.compile(
+    rf"\bon\s+(?:the\s+first\s+|the\s+last\s+)?(?:{_WEEKDAYS})(?:\s*(?:,|and|or|&)\s*"
+    rf"(?:{_WEEKDAYS}))*\s+(?:mornings|evenings|afternoons|nights)\b"
+    rf"|\bevery\s+(?:other|second|third)\s+(?:{_WEEKDAYS}|week|month)\b"
+    rf"|\bon\s+(?:workdays|school\s+days|schooldays)\b",
+    re.IGNORECASE,
+)
+
 # -- Chinese patterns -------------------------------------------------------------
 
 _ZH_NAME: Final = r"(?P<name>[^\s，,。！？!?：:、]{1,12}?)"
@@ -868,9 +991,9 @@ _ZH_CALL_ME: Final = re.compile(
     + r"(?:就(?:行|好|可以)了?|就行|好了|吧)?$"
 )
 _ZH_ALLERGY: Final = re.compile(
-    r"^(?P<who>我(?:的)?(?:"
+    r"^(?P<who>我(?:的)?(?:(?:"
     + _ZH_REL
-    + r")?)(?P<neg>不)?[对對](?P<x>[^，,]{1,20}?)(?:不)?[过過]敏$"
+    + rf")[{_HAN}]{{0,3}}?)?)(?P<neg>不)?[对對](?P<x>[^，,]{{1,20}}?)(?:不)?[过過]敏$"
 )
 _ZH_ALLERGY_BARE: Final = re.compile(
     r"^(?P<who>我(?:的)?(?:"
@@ -936,6 +1059,51 @@ _ZH_REMEMBER: Final = re.compile(
     r"|記得|牢记|牢記|千万别忘了|千萬別忘了|别忘了|別忘了|别忘记|別忘記|不要忘了|不要忘记"
     r"|不要忘記|别忘|別忘)(?:一下)?(?:这个|這個|这件事|這件事)?[，,：:\s]*(?P<x>.+)$"
 )
+_ZH_PLACE_END: Final = (
+    "里", "裡", "里面", "裡面", "下面", "下边", "下邊", "上面", "上边", "上邊", "旁边",
+    "旁邊", "后面", "後面", "前面", "底下", "抽屉", "抽屜", "柜", "櫃", "箱", "盒", "上", "下",
+)  # fmt: skip
+_ZH_LOCATION: Final = re.compile(
+    r"^(?P<owner>我的|我们家的?|我們家的?|我家的?)?(?P<x>[^我你您他她它这這那谁誰哪，,是在"
+    r"\d]{1,12}?)(?:都|也|一直|一般|通常|平时|平時)?(?P<verb>放|藏|收|存|挂|掛|摆|擺|锁|鎖"
+    r"|停|插)?在(?P<y>[^，,]{2,24})$"
+)
+_ZH_MEMBER: Final = re.compile(
+    r"^(?P<owner>我们家的?|我們家的?|我家的?|我们的|我們的|我的|我)(?P<rel>"
+    + "|".join((*_ZH_RELATIONS, *_ZH_PETS))
+    + r")(?P<rest>[^，,]{2,}.*)$"
+)
+# What follows a household member that is not a fact about them.
+_ZH_MEMBER_NOT: Final = re.compile(
+    r"^(?:的|是|叫|说|說|刚|剛|想|要|觉得|覺得|问|問|告诉|告訴)|[“”「」\"':：]"
+)
+_ZH_NAME_THEN: Final = re.compile(
+    rf"^(?P<name>[{_HAN}]{{1,3}}?)(?=对|對|有|不|每|在|住|是|很|喜|爱|愛|怕|会|會)"
+)
+_ZH_ABOUT_ME: Final = re.compile(
+    r"^我(?:也|还|還)?(?:是(?!说|說|不是)(?!.*(?:的话|的話))"
+    r"|在[^，,]{1,10}?(?:长大|長大|出生|读书|讀書|上学|上學|读过|讀過)"
+    r"|会说|會說|会讲|會講|会弹|會彈|讲|講|开(?=一|辆|輛|台)|開(?=一|辆|輛|台)"
+    r"|有(?!点|點|事|空|时间|時間|一点|一點|没有|沒有)|养|養|骑|騎)"
+    r"[^，,]*$"
+)
+# Commands start with what to do: "把空调……", "帮我……", "打开……".
+_ZH_COMMAND_START: Final = (
+    "把", "帮", "幫", "请", "請", "给", "給", "打开", "打開", "关", "關", "播放", "放",
+    "定", "设", "設", "叫", "提醒", "调", "調", "开", "開",
+)  # fmt: skip
+_ZH_THING_ROUTINE: Final = re.compile(r"^(?!我)[^，,]{1,12}?(?:每|通常|总是|總是)")
+_ZH_THING_EVENT: Final = re.compile(
+    r"^(?![我你您他她它这這那])[^，,]{1,8}?(?:今天|明天|后天|後天|下周|下週|下个|下個"
+    r"|周[一二三四五六日天]|星期[一二三四五六日天]|礼拜[一二三四五六日天]|禮拜[一二三四五六日天]"
+    r"|在?[\d一二三四五六七八九十]+[号號]|[\d一二三四五六七八九十]+月)"
+)
+_ZH_LIKE_LATER: Final = re.compile(
+    r"^(?P<before>[^，,]{0,10}?)(?P<subj>我们家|我們家|我)(?P<middle>[^，,]{0,8}?)"
+    + _ZH_PRE
+    + r"(?P<verb>喜欢|喜歡|爱|愛|偏爱|偏愛)(?P<x>[^，,].*)$"
+)
+_ZH_SARCASM: Final = re.compile("可太|简直|簡直|爱死|愛死|太好了|真棒|又")
 _ZH_STATEMENT_MARK: Final = re.compile("是|在|有|叫|会|會|要|的|了|过|過|用户")
 _ZH_NOT_OBJECT_START: Final = "你您他她它这這那"
 _ZH_CONTRAST: Final = re.compile("[，,]?(?:但是|但|可是|不过|不過)")
@@ -983,10 +1151,10 @@ class RuleBasedExtractor:
         seen: set[tuple[str | None, str]] = set()
         for sentence in split_sentences(text):
             question = sentence.rstrip().endswith(("?", "？"))
-            for clause in _split_clauses(sentence):
+            for clause in _split_clauses(spoken_clean(sentence)):
                 for content, category, key, explicit in self._clause(clause, question):
                     fact = Fact(
-                        content=content,
+                        content=in_speakers_script(sentence, content),
                         category=category,
                         key=key,
                         confidence=self.explicit_confidence
@@ -1006,7 +1174,7 @@ class RuleBasedExtractor:
     def _clause(
         self, clause: str, question: bool
     ) -> list[tuple[str, str, str | None, bool]]:
-        text = _strip_fillers(_clean(clause))
+        text = spoken_clean(_strip_fillers(_clean(clause)))
         if not text:
             return []
         remember = _EN_REMEMBER.match(text) or _ZH_REMEMBER.match(text)
@@ -1015,7 +1183,9 @@ class RuleBasedExtractor:
             if question and not polite:
                 return []
             return [(*draft, True) for draft in self._remembered(remember.group("x"))]
-        if question or _is_question(text) or _is_hedged(text):
+        rather = _EN_RATHER.match(text)
+        hedged = _is_hedged(rather.group("x") if rather else text)
+        if question or _is_question(text) or hedged:
             return []
         return [(*draft, False) for draft in self._statement(text, explicit=False)]
 
@@ -1077,13 +1247,121 @@ def _english(text: str, *, explicit: bool) -> list[_Draft]:
         return [
             (_en_third_person(text), "fact", _join_key("user_allergy", _topic_key(x)))
         ]
+    if drafts := _en_location(text):
+        return drafts
     if drafts := _en_possessive(text, explicit=explicit):
+        return drafts
+    if drafts := _en_preference(text):
         return drafts
     if match := _EN_LIKE.match(text):
         return _en_like(match)
     if drafts := _en_other(text):
         return drafts
-    return _en_facts(text)
+    return _en_facts(text) or _en_member(text) or _en_scheduled(text)
+
+
+def _en_scheduled(text: str) -> list[_Draft]:
+    """When things happen: "The cleaner comes every other Friday", "... is at 2"."""
+    match = _EN_SCHEDULED_THING.match(text)
+    if match is None or _EN_NOT_SCHEDULED.match(match.group("x")):
+        return []
+    if _ROUTINE_CUES.search(text) or _EN_NAMED_WEEKDAYS.search(text):
+        category = "routine"
+    elif _EVENT_CUES.search(text) or re.search(r"\bat\s+\d", text):
+        category = "event"
+    else:
+        return []
+    return [(_capitalize(_en_pronouns(text, _OTHER_REST)), category, None)]
+
+
+def _en_location(text: str) -> list[_Draft]:
+    """Where things are kept: "The torch is in the top drawer", "I keep X in Y"."""
+    if match := _EN_PET_NAME.match(text):
+        pet = match.group("pet").lower()
+        content = f"The household's {pet}'s name is {match.group('name')}"
+        return [(content, "fact", _join_key("household", pet, "name"))]
+    if match := _EN_KEEP_IN.match(text):
+        content = _en_third_person(text)
+    elif match := _EN_LOCATION.match(text):
+        owner = (match.group("owner") or "the ").strip().lower()
+        label = {"the": "The", "my": "The user's", "our": "The household's"}[owner]
+        said = text[match.start("x") :]
+        content = f"{label} {_en_pronouns(said, _OTHER_REST)}"
+    else:
+        return []
+    x, y = match.group("x"), match.group("y")
+    head = x.split()[-1].replace("'s", "")
+    if _EN_PERSON_HEAD.match(head) or _NOT_PLACES.match(y):
+        return []  # "The kids are in the garden": where someone is now
+    if _EN_EVENT_SUBJECT.search(x) or _EVENT_CUES.search(y):
+        return []  # "my birthday is on the 2nd of July": a date, not a place
+    return [(content, "fact", _join_key(_topic_key(x, limit=3), "location"))]
+
+
+def _en_preference(text: str) -> list[_Draft]:
+    """Preferences said another way: "I'd rather ...", "I take my coffee with ..."."""
+    if match := _EN_RATHER.match(text):
+        x = _cut_en(match.group("x"))
+        if not _meaningful(x):
+            return []
+        verb = match.group("verb").lower()
+        content = f"The user would {verb} {_en_pronouns(x, _SELF_REST)}"
+        return [(content, "preference", _join_key("user", _topic_key(x)))]
+    if match := _EN_TAKE_WITH.match(text):
+        owner = "user" if match.group("subj").lower() == "i" else "household"
+        if _TIME_CUES.search(match.group("how")):
+            return [(_en_third_person(text), "routine", None)]
+        key = _join_key(owner, _topic_key(match.group("x")))
+        return [(_en_third_person(text), "preference", key)]
+    return []
+
+
+def _en_member(text: str) -> list[_Draft]:
+    """Others in the household: "My son Leo plays football", "Emma is afraid of ..."."""
+    if match := _EN_MEMBER.match(text):
+        owner = match.group("owner").lower()
+        label = "The user's" if owner == "my" else "The household's"
+        who = text[match.start("rel") : match.start("rest")].strip()
+        who_key = _join_key(
+            "user" if owner == "my" else "household",
+            _subject_key(match.group("rel")),
+        )
+        who_text = f"{label} {who}"
+    elif match := _EN_NAMED.match(text):
+        who_text = match.group("name")
+        if (
+            who_text.split()[0].lower() in _NOT_NAMED
+            or "'" in text[match.end("name") :]
+        ):
+            return []
+        who_key = _subject_key(who_text)
+    else:
+        return []
+    rest = match.group("rest")
+    words = rest.lower().split()
+    if (
+        words[0] in _EN_NOT_STATED
+        or _EN_NOT_OBJECT.match(" ".join(words[1:]))
+        or (
+            words[0] in ("is", "are", "was", "'s")
+            and len(words) > 1
+            and (
+                words[1] in _TRANSIENT
+                or (words[1].endswith("ing") and words[1] != "coming")
+            )
+        )
+    ):
+        return []
+    if re.search(r"[\"“”‘]|:", rest):
+        return []  # a quote
+    content = f"{who_text} {_en_pronouns(rest, _OTHER_REST)}"
+    category = _cue_category(rest)
+    if category == "fact":
+        category = "person"
+    key = None
+    if re.match(r"^lives\s+(?:in|at|near)\b", rest):
+        key = _join_key(who_key or "", "residence")
+    return [(content, category, key)]
 
 
 def _name_ok(name: str) -> bool:
@@ -1092,6 +1370,13 @@ def _name_ok(name: str) -> bool:
 
 
 def _en_possessive(text: str, *, explicit: bool) -> list[_Draft]:
+    # "my sister's called Rachel": "is called".
+    text = re.sub(
+        r"^((?:my|our)\s+[\w-]+)'s\s+(called|named)\b",
+        r"\1 is \2",
+        text,
+        flags=re.IGNORECASE,
+    )
     if match := _EN_POSSESSIVE.match(text):
         owner = match.group("owner").lower()
         prefix, label = (
@@ -1120,6 +1405,10 @@ def _en_possessive(text: str, *, explicit: bool) -> list[_Draft]:
     if x.lower().endswith("'s") or any(word in _X_STOP for word in x_words):
         return []  # "my wife's is ramen" says nothing on its own
     category = _subject_category(subject_text)
+    if category == "fact" and _ROUTINE_CUES.search(y):
+        category = "routine"  # "Leo's football is on Sundays"
+    elif category == "fact" and _EVENT_CUES.search(y):
+        category = "event"  # "my piano lesson is on Friday"
     y_first = y.split()[0].lower()
     if (
         not explicit
@@ -1128,12 +1417,11 @@ def _en_possessive(text: str, *, explicit: bool) -> list[_Draft]:
     ):
         # "my phone is dead", "my head is killing me": a state, not a fact.
         return []
+    # "my car is a blue Golf" and later "my car is a red Tesla": the same subject, so
+    # the newer description replaces the older one.
     key = _join_key(who_key, _subject_key(subject_text))
     if re.match(r"^(?:called|named)\b", y, re.IGNORECASE):
         key = _join_key(key or "", "name")
-    elif category == "fact" and re.match(r"^(?:a|an)\b", y, re.IGNORECASE):
-        # "my car is a Tesla": a description, not the identity of the thing.
-        key = None
     return [(content, category, key)]
 
 
@@ -1252,9 +1540,27 @@ def _en_facts(text: str) -> list[_Draft]:
     if match := _EN_HABIT.match(text):
         category = "routine" if _TIME_CUES.search(match.group("rest")) else "pattern"
         return [(_en_third_person(text), category, None)]
-    if _EN_EVERY_LATER.match(text):
+    if _EN_EVERY_LATER.match(text) or (
+        _EN_SUBJECT.match(text) and _EN_NAMED_WEEKDAYS.search(text)
+    ):
         return [(_en_third_person(text), "routine", None)]
-    return []
+    return _en_about_me(text)
+
+
+def _en_about_me(text: str) -> list[_Draft]:
+    """Plain statements about oneself: "I grew up in Leeds", "I'm a nurse"."""
+    match = _EN_ABOUT_ME.match(text)
+    if match is None:
+        return []
+    rest = match.group("rest") or ""
+    what = (match.group("what") or "").lower().split()
+    if _EN_NOT_ABOUT_ME.search(rest) or (what and what[0] in _EN_NOT_WHAT):
+        return []
+    if what and (what[0] in _TRANSIENT or what[-1] in _TRANSIENT):
+        return []
+    if rest and not _meaningful(rest):
+        return []
+    return [(_en_third_person(text), _cue_category(text), None)]
 
 
 def _chinese(text: str, *, explicit: bool) -> list[_Draft]:
@@ -1277,6 +1583,8 @@ def _chinese(text: str, *, explicit: bool) -> list[_Draft]:
     if match := _ZH_FAVORITE.match(text):
         key = _join_key("user_favorite", *_zh_key_words(match.group("x")))
         return [(_zh_third_person(text), "preference", key)]
+    if drafts := _zh_location(text):
+        return drafts
     if match := _ZH_POSSESSIVE.match(text):
         return _zh_possessive(text, match, explicit=explicit)
     if match := _ZH_RELATION.match(text):
@@ -1326,7 +1634,56 @@ def _chinese(text: str, *, explicit: bool) -> list[_Draft]:
             return []
         content = f"用户{match.group('adv')}{match.group('verb')}{_zh_rest(x)}"
         return [(content, "preference", _join_key("user", _topic_key(x)))]
-    return _zh_facts(text)
+    return _zh_member(text) or _zh_facts(text)
+
+
+def _zh_location(text: str) -> list[_Draft]:
+    """Where things are kept: "雨伞放在门口的鞋柜里", "护照在书房的抽屉里"."""
+    match = _ZH_LOCATION.match(text)
+    if match is None:
+        return []
+    x, y = match.group("x"), match.group("y")
+    if not match.group("verb") and not y.endswith(_ZH_PLACE_END):
+        return []  # "我在成都长大": not where something is kept
+    if _ZH_PERSON_SUBJECT.search(x) or x.startswith(_ZH_PETS) or _EVENT_CUES.search(x):
+        return []  # "妈妈在厨房里": where someone is now
+    content = (
+        _zh_third_person(text) if match.group("owner") else _zh_rest(text, other=True)
+    )
+    return [(content, "fact", _join_key(_subject_key(x), "location"))]
+
+
+def _zh_member(text: str) -> list[_Draft]:
+    """Others in the household: "我爸爸有高血压", "我儿子小宝每周六踢球"."""
+    match = _ZH_MEMBER.match(text)
+    if match is None or _ZH_MEMBER_NOT.search(match.group("rest")):
+        return []
+    rel, rest = match.group("rel"), match.group("rest")
+    owner = "用户的" if match.group("owner") in ("我", "我的") else "用户家的"
+    content = f"{owner}{rel}{_zh_rest(rest, other=True)}"
+    if _ROUTINE_CUES.search(rest):
+        category = "routine"
+    else:
+        category = "fact" if rel in _ZH_PETS else "person"
+    key = None
+    if re.match("^(?:[^，,]{0,3}?)住在", rest):
+        key = _join_key(_zh_who_key(match.group("owner") + rel), "residence")
+    return [(content, category, key)]
+
+
+def _zh_like_later(text: str) -> list[_Draft]:
+    """A like-verb after a time or a topic: "周末我喜欢……", "我喝茶喜欢加柠檬"."""
+    match = _ZH_LIKE_LATER.match(text)
+    if match is None:
+        return []
+    x = _cut_zh(match.group("x"))
+    if not _meaningful(x):
+        return []
+    owner = "user" if match.group("subj") == "我" else "household"
+    content = _zh_rest(text, other=True)
+    for household in ("我们家", "我們家"):
+        content = content.replace(household, "用户家")
+    return [(content, "preference", _join_key(owner, _topic_key(x)))]
 
 
 def _zh_name(name: str, template: str) -> list[_Draft]:
@@ -1336,6 +1693,8 @@ def _zh_name(name: str, template: str) -> list[_Draft]:
 
 
 def _zh_who_key(who: str) -> str:
+    if relation := re.match(rf"^(我(?:的)?(?:{_ZH_REL}))", who):
+        who = relation.group(1)  # "我儿子小宝": the son, whatever his name
     if match := re.match(r"^(?:我们家|我們家|我们|我們|我家)(?:的)?(.*)$", who):
         return _join_key("household", *_zh_key_words(match.group(1))) or "household"
     if match := re.match(r"^我(?:的)?(.*)$", who):
@@ -1378,6 +1737,10 @@ def _zh_facts(text: str) -> list[_Draft]:
                 _join_key(owner, *_zh_key_words(match.group("x"))),
             )
         ]
+    if text.startswith(_ZH_COMMAND_START) or _ZH_SARCASM.search(text):
+        return []
+    if drafts := _zh_like_later(text):
+        return drafts
     if match := _ZH_EVERY_FIRST.match(text):
         subject = _ZH_LEAD_MAP[match.group("subj")]
         return [
@@ -1394,6 +1757,12 @@ def _zh_facts(text: str) -> list[_Draft]:
             or _TIME_CUES.search(match.group("rest"))
         )
         return [(_zh_third_person(text), "routine" if timed else "pattern", None)]
+    if _ZH_ABOUT_ME.match(text):
+        return [(_zh_third_person(text), _cue_category(text), None)]
+    if _ZH_THING_ROUTINE.match(text):
+        return [(_zh_rest(text, other=True), "routine", None)]
+    if _ZH_THING_EVENT.match(text):
+        return [(_zh_rest(text, other=True), "event", None)]
     return []
 
 

@@ -10,13 +10,15 @@ Recognised, in English and Chinese:
 
 - passwords and Wi-Fi keys said with a value: "my password is hunter2", "the wifi
   password is Tulip-42", "密码是abc123", "银行卡密码为123456";
-- PINs and codes with digits: "my pin is 1234", "PIN 码 8866", "the alarm code is 4821",
+- PINs, codes and combinations with digits: "my pin is 1234", "the safe combination is
+  12-34-56", "PIN 码 8866", "the alarm code is 4821",
   "the door code is 7788#", "the code is 482913", "验证码：482913", "门禁密码是1234";
 - API keys and tokens: `sk-...`, AWS `AKIA...`, GitHub `ghp_...`, Slack `xox?-...`,
   Google `AIza...`, JWTs, "Bearer ...", private key blocks, "the api key is ...",
   "API密钥是...", and any other run of 24 or more letters and digits (hex, base64)
   that mixes both;
-- card numbers: 13 to 19 digits, plain or in groups, that pass the Luhn check;
+- card numbers: 13 to 19 digits, plain or in groups, that pass the Luhn check, and any
+  number said to be a card's or an account's ("my card number is ...", "卡号是...");
 - IBANs that pass their mod-97 check.
 
 Precision matters as much as recall: a memory store that refuses "I have 2 cats" is
@@ -81,12 +83,14 @@ _EN_CODE: Final = re.compile(
     r"|(?:(?:garage|front|back)\s+door|alarm|door|gate|garage|lock|safe|keypad|entry"
     r"|access|unlock|security|verification|one[\s-]time|otp|2fa|two[\s-]factor|auth"
     r"|authentication|login|sms|wi-?fi|master|admin|pass|disarm)\s+code"
+    r"|(?:safe|lock|padlock|locker|vault)\s+combination"
+    r"|(?:credit|debit|bank|payment)?\s*card\s+number|account\s+number"
     r"|(?:the|my|our|your|this|that)\s+code)\b"
     + _EN_COMPLEMENT
     + r"(?:"
     + _EN_CONNECTOR
     + r"|\s+)"
-    + r"(?P<value>[#*]?\d(?:[\s-]?\d){2,11}[#*]?(?![\w-])|[A-Za-z0-9#*-]{3,20})",
+    + r"(?P<value>[#*]?\d(?:[\s-]?\d){2,18}[#*]?(?![\w-])|[A-Za-z0-9#*-]{3,20})",
     re.IGNORECASE,
 )
 
@@ -107,7 +111,8 @@ _ZH_PASSWORD: Final = re.compile(
 )
 _ZH_CODE: Final = re.compile(
     r"(?P<kw>验证码|驗證碼|校验码|校驗碼|动态码|動態碼|pin\s*码|pin\s*碼|门禁码|門禁碼"
-    r"|开锁码|開鎖碼|取件码|取件碼|安全码|安全碼|授权码|授權碼|身份证号码?|身份證號碼?)"
+    r"|开锁码|開鎖碼|取件码|取件碼|安全码|安全碼|授权码|授權碼|身份证号码?|身份證號碼?"
+    r"|卡号码?|卡號碼?|账号|賬號|帳號)"
     + _ZH_CONNECTOR
     + r"(?P<value>[#*]?\d(?:[\s-]?\d){2,19}[#*]?|[零〇一二三四五六七八九幺两]{4,})",
     re.IGNORECASE,

@@ -1,0 +1,99 @@
+"""Retrieval quality: Recall@5, Recall@10 and reciprocal rank, and the labelled set.
+
+The labelled set is tests/data/retrieval_set.json (written by
+script/make_retrieval_set.py): a household's memories and queries labelled with the
+memories that answer them. `labelled_engine()` loads its memories into our engine (no
+embeddings) as `script/bench` and the quality guard test both measure it; `score()`
+and `means()` serve every retrieval section of the bench.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+import json
+from pathlib import Path
+import statistics
+import tempfile
+from typing import Any
+
+from assist_memory_engine.memory import MemoryEngine
+from assist_memory_engine.settings import StoreSettings
+
+ROOT = Path(__file__).resolve().parent.parent
+RETRIEVAL_SET = ROOT / "tests" / "data" / "retrieval_set.json"
+# How many results every system returns: Recall@10 needs ten.
+DEPTH = 10
+
+type Search = Callable[[str], list[str]]
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """How well one ranking found one query's answers."""
+
+    recall_at_5: float
+    recall_at_10: float
+    reciprocal_rank: float
+
+
+def score(ranked: Sequence[str], relevant: Iterable[str]) -> Score:
+    """The share of the answers in the top 5 and top 10, and 1 / rank of the first."""
+    answers = set(relevant)
+    rank = next((n for n, found in enumerate(ranked, 1) if found in answers), None)
+    return Score(
+        len(answers & set(ranked[:5])) / len(answers),
+        len(answers & set(ranked[:10])) / len(answers),
+        1 / rank if rank else 0.0,
+    )
+
+
+def means(scores: Sequence[Score]) -> tuple[float, float, float]:
+    """Recall@5, Recall@10 and MRR over many queries."""
+    return (
+        statistics.fmean(s.recall_at_5 for s in scores),
+        statistics.fmean(s.recall_at_10 for s in scores),
+        statistics.fmean(s.reciprocal_rank for s in scores),
+    )
+
+
+def labelled_set() -> dict[str, Any]:
+    """The labelled set: description, memories and queries."""
+    data: dict[str, Any] = json.loads(RETRIEVAL_SET.read_text(encoding="utf-8"))
+    return data
+
+
+def engine_search(engine: MemoryEngine) -> Search:
+    """Our search: the ids of the best `DEPTH` memories for a text."""
+
+    def search(text: str) -> list[str]:
+        return [result.memory.id for result in engine.search(text, limit=DEPTH)]
+
+    return search
+
+
+# What a labelled memory brings to the store; the store fills in the rest.
+IMPORTED = ("id", "content", "category", "tags", "created_at")
+
+
+def import_memories(engine: MemoryEngine, memories: Sequence[dict[str, Any]]) -> None:
+    """Put labelled memories in the store with their ids (and times, when given)."""
+    engine.store.import_(
+        [{key: m[key] for key in IMPORTED if key in m} for m in memories]
+    )
+
+
+@contextmanager
+def labelled_engine(memories: Sequence[dict[str, Any]]) -> Iterator[MemoryEngine]:
+    """Our engine over labelled memories, in a temporary folder, without embeddings."""
+    with tempfile.TemporaryDirectory() as folder:
+        engine = MemoryEngine(
+            Path(folder) / "memories.json", StoreSettings(max_items=0)
+        )
+        engine.init()
+        try:
+            import_memories(engine, memories)
+            yield engine
+        finally:
+            engine.close()

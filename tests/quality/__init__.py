@@ -1,0 +1,1 @@
+"""Tests of the labelled evaluation sets and the retrieval quality guard."""

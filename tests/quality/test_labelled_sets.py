@@ -1,0 +1,74 @@
+"""The labelled sets of learning and long conversations load and pass their self-checks.
+
+They are measured by `script/bench --sets` only: no test tunes anything on them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+import subprocess
+import sys
+
+from assist_memory_engine.extraction import Fact
+from script.extraction_quality import Item, items, matches, problems
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_extraction_set_passes_its_self_checks() -> None:
+    found = items()
+
+    assert problems(found) == []
+    assert len(found) >= 400
+
+
+def test_extraction_self_check_finds_a_label_the_utterance_does_not_say() -> None:
+    item: Item = {
+        "id": "en-me-01",
+        "lang": "en",
+        "kind": "me",
+        "say": "I grew up in Leeds",
+        "expect": [{"category": ["fact"], "require": ["user", "York"], "forbid": []}],
+    }
+
+    assert problems([item]) != []
+
+
+def test_matching_rule_reads_words_as_its_header_says() -> None:
+    label = {
+        "category": ["routine"],
+        "require": ["user", "Saturday", "swim|pool"],
+        "forbid": ["um"],
+    }
+
+    def fact(text: str, category: str = "routine") -> Fact:
+        return Fact(text, category)
+
+    assert matches(fact("The user swims on Saturdays"), label)
+    assert matches(
+        fact("Umbrella in hand, the user goes to the pool on Saturday"), label
+    )
+    assert not matches(fact("Um, the user swims on Saturdays"), label)
+    assert not matches(fact("The user swims on Saturdays", "fact"), label)
+    assert not matches(fact("The user swims at weekends"), label)
+    assert not matches(fact("The user downswims on Saturdays"), label)
+    assert matches(
+        fact("用戶每週六游泳"),
+        {"category": ["routine"], "require": ["用戶", "游泳"], "forbid": ["用户"]},
+    )
+    assert not matches(
+        fact("用户每週六游泳"),
+        {"category": ["routine"], "require": ["游泳"], "forbid": ["用户"]},
+    )
+
+
+def test_conversation_set_is_what_its_data_files_make() -> None:
+    """The generator's self-checks pass and the file is up to date."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "script" / "make_conversation_set.py"), "--check"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stderr
