@@ -69,7 +69,7 @@ from .const import (
     STORAGE_EMBEDDED,
     STORAGE_REMOTE,
 )
-from .engine.config import FIELDS_BY_KEY
+from .engine.config import SETTINGS_BY_KEY
 from .engine.embeddings import EmbeddingClient, EmbeddingError
 from .options import DEFAULT_OPTIONS, embedding_config, store_path
 from .pipeline import is_memory_agent, pipelines_loaded
@@ -83,7 +83,7 @@ def _remote_data(url: str, token: str) -> dict[str, str]:
 
 def _number(key: str) -> NumberSelector:
     """A whole-number box with the range of the engine's settings table."""
-    field = FIELDS_BY_KEY[key]
+    field = SETTINGS_BY_KEY[key]
     return NumberSelector(
         NumberSelectorConfig(
             min=field.minimum or 0,

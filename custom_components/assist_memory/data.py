@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from homeassistant.config_entries import ConfigEntry
 
@@ -23,6 +25,10 @@ class AssistMemoryData:
     load_report: LoadReport
     # Conversations the memory agent handles (not learned twice from chat logs).
     own_conversations: set[str] = field(default_factory=set)
+    # The options the running memory has (`options.async_apply_options`).
+    applied_options: dict[str, Any] = field(default_factory=dict)
+    # Stops following other agents' conversations; None while not following.
+    stop_following: Callable[[], None] | None = None
 
 
 type AssistMemoryConfigEntry = ConfigEntry[AssistMemoryData]

@@ -18,7 +18,7 @@ import pytest
 import voluptuous as vol
 import yaml
 
-from assist_memory_engine.config import FIELDS_BY_KEY
+from assist_memory_engine.config import SETTINGS_BY_KEY
 from assist_memory_engine.discovery import SERVICE
 from assist_memory_engine.serve_cli import LOG_LEVELS, SERVER_KEYS
 from assist_memory_engine.server import DEFAULT_PORT
@@ -195,9 +195,9 @@ def test_every_option_has_a_type_and_every_required_type_a_default(
 def test_every_option_is_one_the_server_reads(config: dict[str, Any]) -> None:
     schema = config["schema"]
 
-    assert set(schema) <= set(FIELDS_BY_KEY) | set(SERVER_KEYS)
+    assert set(schema) <= set(SETTINGS_BY_KEY) | set(SERVER_KEYS)
     assert schema["log_level"] == f"list({'|'.join(LOG_LEVELS)})"
-    max_items = FIELDS_BY_KEY["max_items"]
+    max_items = SETTINGS_BY_KEY["max_items"]
     assert schema["max_items"] == f"int({max_items.minimum},{max_items.maximum})"
     assert config["options"]["max_items"] == max_items.default
     assert schema["compaction_enabled"] == "bool"
