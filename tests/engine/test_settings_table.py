@@ -38,12 +38,15 @@ from .test_compaction import FakeLlm
 
 def other_value(setting: AnySetting) -> bool | int | str:
     """An allowed value that is not the default."""
-    if isinstance(setting.default, bool):
-        return not setting.default
-    if isinstance(setting.default, int):
-        assert setting.maximum is not None
-        return setting.maximum
-    return next(choice for choice in setting.choices if choice != setting.default)
+    default: bool | int | str = setting.default
+    maximum: int | None = setting.maximum
+    if isinstance(default, bool):
+        return not default
+    if isinstance(default, int):
+        assert maximum is not None
+        return maximum
+    choices: tuple[str, ...] = setting.choices
+    return next(choice for choice in choices if choice != default)
 
 
 CHANGED = {setting.key: other_value(setting) for setting in SETTINGS}
@@ -73,12 +76,6 @@ def test_the_settings_objects_take_their_defaults_from_the_table() -> None:
         RetentionSettings.from_options({}),
     ):
         assert built == type(built).from_options(DEFAULT_CONFIG)
-    assert StoreSettings() == StoreSettings(
-        max_items=DEFAULT_CONFIG["max_items"],  # type: ignore[arg-type]
-        max_content_length=DEFAULT_CONFIG["max_content_length"],  # type: ignore[arg-type]
-        eviction_threshold=DEFAULT_CONFIG["eviction_threshold"],  # type: ignore[arg-type]
-        retrieval_limit=DEFAULT_CONFIG["rag_top_n"],  # type: ignore[arg-type]
-    )
     assert DEFAULT_CONFIG["memory_budget"] == DEFAULT_BUDGET
     assert DEFAULT_CONFIG["compaction_threshold"] == DEFAULT_THRESHOLD
     assert DEFAULT_CONFIG["max_content_length"] == DEFAULT_MAX_CONTENT_LENGTH
