@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,8 @@ class AssistMemoryData:
     own_conversations: set[str] = field(default_factory=set)
     # The options the running memory has (`options.async_apply_options`).
     applied_options: dict[str, Any] = field(default_factory=dict)
+    # One change applied at a time, each with the options current when it starts.
+    applying: asyncio.Lock = field(default_factory=asyncio.Lock)
     # Stops following other agents' conversations; None while not following.
     stop_following: Callable[[], None] | None = None
 

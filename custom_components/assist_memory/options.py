@@ -64,22 +64,24 @@ async def async_apply_options(
     """Apply the entry's options to its running memory, or reload when they need it.
 
     Applying options already applied does nothing (the options flow's update and the
-    REST API's both end here).
+    REST API's both end here). Changes are applied one at a time, each with the
+    options current when it starts, so an older change never lands after a newer one.
     """
     data = entry.runtime_data
-    options = dict(entry.options)
-    if options == data.applied_options:
-        return
-    if any(data.applied_options.get(key) != options.get(key) for key in RELOAD_OPTIONS):
-        hass.config_entries.async_schedule_reload(entry.entry_id)
-        return
-    data.applied_options = options
-    async_follow_if_asked(hass, entry)
-    if isinstance(data.backend, LocalBackend):
-        # A memory server has its own limits and LLM (the add-on's options).
-        await apply_settings(
-            data.backend, options, compaction_llm=compaction_llm(hass, options)
-        )
+    async with data.applying:
+        options = dict(entry.options)
+        if options == data.applied_options:
+            return
+        if any(data.applied_options.get(k) != options.get(k) for k in RELOAD_OPTIONS):
+            hass.config_entries.async_schedule_reload(entry.entry_id)
+            return
+        async_follow_if_asked(hass, entry)
+        if isinstance(data.backend, LocalBackend):
+            # A memory server has its own limits and LLM (the add-on's options).
+            await apply_settings(
+                data.backend, options, compaction_llm=compaction_llm(hass, options)
+            )
+        data.applied_options = options
 
 
 def embedding_config(options: Mapping[str, Any]) -> EmbeddingConfig | None:
