@@ -85,7 +85,7 @@ async def test_only_one_instance(
     assert result["reason"] == "single_instance_allowed"
 
 
-async def test_options_flow_changes_limits_and_reloads(
+async def test_options_flow_changes_limits_at_once(
     hass: HomeAssistant, loaded_entry: MockConfigEntry
 ) -> None:
     result = await configure_options(
@@ -101,7 +101,7 @@ async def test_options_flow_changes_limits_and_reloads(
     assert result["type"] is FlowResultType.CREATE_ENTRY
     stats = await loaded_entry.runtime_data.backend.stats()
     assert (stats.max_items, stats.retrieval_limit) == (1, 3)
-    # The reloaded store enforces the new limits.
+    # The running store enforces the new limits.
     await hass.services.async_call(DOMAIN, "add", {"content": "short"}, blocking=True)
     with pytest.raises(HomeAssistantError, match="full"):
         await hass.services.async_call(
