@@ -8,14 +8,15 @@ from homeassistant.exceptions import ConfigEntryNotReady
 from homeassistant.helpers import config_validation as cv, llm
 from homeassistant.helpers.typing import ConfigType
 
-from .const import CONF_LEARN_FROM_OTHER_AGENTS, CONF_STORAGE, DOMAIN, STORAGE_REMOTE
+from .const import CONF_STORAGE, DOMAIN, STORAGE_REMOTE
 from .data import AssistMemoryConfigEntry, AssistMemoryData
 from .engine import LoadReport, LocalBackend, MemoryEngineError
-from .engine.config import store_settings
-from .follow import async_follow_other_agents
+from .engine.configure import apply_settings
+from .engine.settings import StoreSettings
+from .follow import async_follow_if_asked, async_stop_following
 from .http import async_register_views
 from .llm_api import AssistMemoryAPI
-from .options import async_apply_options, embedding_config, store_path
+from .options import async_apply_options, compaction_llm, embedding_config, store_path
 from .panel import async_register_panel, async_register_static
 from .pipeline import async_set_pipeline_agent_if_asked
 from .remote_entry import async_open_remote
@@ -45,6 +46,7 @@ async def async_setup_entry(
         entry.runtime_data = AssistMemoryData(remote, None, LoadReport())
     else:
         entry.runtime_data = await _async_open_embedded(hass, entry)
+    entry.runtime_data.applied_options = dict(entry.options)
     backend = entry.runtime_data.backend
 
     async def _close_on_stop(_event: Event) -> None:
@@ -56,8 +58,10 @@ async def async_setup_entry(
         hass.bus.async_listen(EVENT_HOMEASSISTANT_STOP, _close_on_stop)
     )
     entry.async_on_unload(llm.async_register_api(hass, AssistMemoryAPI(hass, entry)))
-    if entry.options.get(CONF_LEARN_FROM_OTHER_AGENTS):
-        entry.async_on_unload(async_follow_other_agents(hass, entry))
+    async_follow_if_asked(hass, entry)
+    entry.async_on_unload(lambda: async_stop_following(entry))
+    # Saved options apply to the running memory (no reload, see options.py).
+    entry.async_on_unload(entry.add_update_listener(async_apply_options))
     await async_register_panel(hass, entry)
     await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
     # After the platforms: the memory agent's entity exists now.
@@ -73,7 +77,7 @@ async def _async_open_embedded(
     try:
         backend, report = await LocalBackend.open(
             path,
-            store_settings(entry.options),
+            StoreSettings.from_options(entry.options),
             embeddings=embedding_config(entry.options),
             create_task=lambda coro, name: entry.async_create_background_task(
                 hass, coro, name
@@ -85,7 +89,9 @@ async def _async_open_embedded(
             translation_key="store_unavailable",
             translation_placeholders={"path": str(path), "error": err.message},
         ) from err
-    await async_apply_options(hass, backend, entry.options)
+    await apply_settings(
+        backend, entry.options, compaction_llm=compaction_llm(hass, entry.options)
+    )
     async_report_set_aside_files(hass, path, report)
     entry.async_on_unload(
         backend.add_rejected_edit_listener(

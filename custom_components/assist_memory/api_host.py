@@ -6,13 +6,10 @@ from typing import Any
 
 from homeassistant.core import HomeAssistant
 
-from .const import CONF_LEARN_FROM_OTHER_AGENTS, DOMAIN
+from .const import DOMAIN
 from .data import AssistMemoryConfigEntry
 from .engine import MemoryBackend
 from .options import DEFAULT_OPTIONS, async_apply_options
-
-# Options read only when the entry is set up: changing one reloads the entry.
-RELOAD_OPTIONS = frozenset({CONF_LEARN_FROM_OTHER_AGENTS})
 
 
 def loaded_entry(hass: HomeAssistant) -> AssistMemoryConfigEntry | None:
@@ -24,7 +21,7 @@ def loaded_entry(hass: HomeAssistant) -> AssistMemoryConfigEntry | None:
 
 
 class EntryApiHost:
-    """Settings are the entry's options; most apply on the next turn."""
+    """Settings are the entry's options, applied as the options flow applies them."""
 
     def __init__(self, hass: HomeAssistant, entry: AssistMemoryConfigEntry) -> None:
         self.hass = hass
@@ -41,10 +38,6 @@ class EntryApiHost:
 
     async def write_options(self, changes: dict[str, Any]) -> None:
         """Save the changes in the entry's options and apply them."""
-        before = await self.read_options()
         options = {**self.entry.options, **changes}
         self.hass.config_entries.async_update_entry(self.entry, options=options)
-        if any(before[key] != {**before, **changes}[key] for key in RELOAD_OPTIONS):
-            self.hass.config_entries.async_schedule_reload(self.entry.entry_id)
-            return
-        await async_apply_options(self.hass, self.backend, options)
+        await async_apply_options(self.hass, self.entry)

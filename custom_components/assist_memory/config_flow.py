@@ -5,12 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from homeassistant.config_entries import (
-    ConfigEntry,
-    ConfigFlow,
-    ConfigFlowResult,
-    OptionsFlowWithReload,
-)
+from homeassistant.config_entries import ConfigFlow, ConfigFlowResult, OptionsFlow
 from homeassistant.const import CONF_TOKEN, CONF_URL
 from homeassistant.core import callback
 from homeassistant.helpers.selector import (
@@ -64,12 +59,11 @@ from .const import (
     CONF_STORAGE,
     DOMAIN,
     LOGGER,
-    PROMPT_MODE_PREFIX,
-    PROMPT_MODE_SYSTEM,
     STORAGE_EMBEDDED,
     STORAGE_REMOTE,
 )
-from .engine.config import FIELDS_BY_KEY
+from .data import AssistMemoryConfigEntry
+from .engine.config import SETTINGS_BY_KEY, AnySetting
 from .engine.embeddings import EmbeddingClient, EmbeddingError
 from .options import DEFAULT_OPTIONS, embedding_config, store_path
 from .pipeline import is_memory_agent, pipelines_loaded
@@ -81,75 +75,87 @@ def _remote_data(url: str, token: str) -> dict[str, str]:
     return {CONF_STORAGE: STORAGE_REMOTE, CONF_URL: url, CONF_TOKEN: token}
 
 
-def _number(key: str) -> NumberSelector:
-    """A whole-number box with the range of the engine's settings table."""
-    field = FIELDS_BY_KEY[key]
-    return NumberSelector(
-        NumberSelectorConfig(
-            min=field.minimum or 0,
-            max=field.maximum or 1_000_000,
+def setting_selector(setting: AnySetting) -> Any:
+    """The form field of a memory setting, from the engine's settings table.
+
+    A number's unit is translated (`selector.<unit>.unit_of_measurement` in
+    strings.json).
+    """
+    if isinstance(setting.default, bool):
+        return BooleanSelector()
+    if isinstance(setting.default, int):
+        config = NumberSelectorConfig(
+            min=setting.minimum or 0,
+            max=setting.maximum or 0,
             step=1,
             mode=NumberSelectorMode.BOX,
         )
+        if setting.unit:
+            config["unit_of_measurement"] = setting.unit
+            config["translation_key"] = setting.unit
+        return NumberSelector(config)
+    return SelectSelector(
+        SelectSelectorConfig(options=list(setting.choices), translation_key=setting.key)
     )
 
 
-# The options, one menu step each: (key, selector). Numbers are stored as int.
-OPTION_STEPS: dict[str, list[tuple[str, Any]]] = {
-    "memory": [
-        (CONF_MAX_ITEMS, _number(CONF_MAX_ITEMS)),
-        (CONF_MAX_CONTENT_LENGTH, _number(CONF_MAX_CONTENT_LENGTH)),
-        (CONF_EVICTION_THRESHOLD, _number(CONF_EVICTION_THRESHOLD)),
-    ],
+# The options that are Home Assistant's own (not in the engine's settings table).
+HA_SELECTORS: dict[str, Any] = {
+    CONF_AGENT_ID: ConversationAgentSelector(ConversationAgentSelectorConfig()),
+    CONF_EXTRACTOR_ENTITY: EntitySelector(
+        EntitySelectorConfig(domain=["ai_task", "conversation"])
+    ),
+    CONF_EMBEDDING_URL: TextSelector(TextSelectorConfig(type=TextSelectorType.URL)),
+    CONF_EMBEDDING_MODEL: TextSelector(),
+    CONF_EMBEDDING_API_KEY: TextSelector(
+        TextSelectorConfig(type=TextSelectorType.PASSWORD)
+    ),
+}
+# The options, one menu step each, in the order shown.
+OPTION_KEYS: dict[str, list[str]] = {
+    "memory": [CONF_MAX_ITEMS, CONF_MAX_CONTENT_LENGTH, CONF_EVICTION_THRESHOLD],
     "agent": [
-        (CONF_MEMORY_ENABLED, BooleanSelector()),
-        (CONF_AGENT_ID, ConversationAgentSelector(ConversationAgentSelectorConfig())),
-        (
-            CONF_PROMPT_MODE,
-            SelectSelector(
-                SelectSelectorConfig(
-                    options=[PROMPT_MODE_SYSTEM, PROMPT_MODE_PREFIX],
-                    translation_key=CONF_PROMPT_MODE,
-                )
-            ),
-        ),
-        (CONF_MEMORY_BUDGET, _number(CONF_MEMORY_BUDGET)),
-        (CONF_ENABLE_USER_PROFILE, BooleanSelector()),
-        (CONF_SESSION_SUMMARY_LIMIT, _number(CONF_SESSION_SUMMARY_LIMIT)),
-        (CONF_ENABLE_AGENTIC_SEARCH, BooleanSelector()),
+        CONF_MEMORY_ENABLED,
+        CONF_AGENT_ID,
+        CONF_PROMPT_MODE,
+        CONF_MEMORY_BUDGET,
+        CONF_ENABLE_USER_PROFILE,
+        CONF_SESSION_SUMMARY_LIMIT,
+        CONF_ENABLE_AGENTIC_SEARCH,
     ],
     "learning": [
-        (CONF_AUTO_EXTRACT, BooleanSelector()),
-        (
-            CONF_EXTRACTOR_ENTITY,
-            EntitySelector(EntitySelectorConfig(domain=["ai_task", "conversation"])),
-        ),
-        (CONF_EXTRACT_MIN_INTERVAL, _number(CONF_EXTRACT_MIN_INTERVAL)),
-        (CONF_EXTRACT_MIN_MESSAGES, _number(CONF_EXTRACT_MIN_MESSAGES)),
-        (CONF_ATOMIC_CONTENT_MAX_LENGTH, _number(CONF_ATOMIC_CONTENT_MAX_LENGTH)),
-        (CONF_CONTEXT_SIZE, _number(CONF_CONTEXT_SIZE)),
-        (CONF_FLUSH_THRESHOLD, _number(CONF_FLUSH_THRESHOLD)),
-        (CONF_CONTEXT_LIMIT, _number(CONF_CONTEXT_LIMIT)),
-        (CONF_LEARN_FROM_OTHER_AGENTS, BooleanSelector()),
-        (CONF_COMPACTION_ENABLED, BooleanSelector()),
-        (CONF_COMPACTION_THRESHOLD, _number(CONF_COMPACTION_THRESHOLD)),
+        CONF_AUTO_EXTRACT,
+        CONF_EXTRACTOR_ENTITY,
+        CONF_EXTRACT_MIN_INTERVAL,
+        CONF_EXTRACT_MIN_MESSAGES,
+        CONF_ATOMIC_CONTENT_MAX_LENGTH,
+        CONF_CONTEXT_SIZE,
+        CONF_FLUSH_THRESHOLD,
+        CONF_CONTEXT_LIMIT,
+        CONF_LEARN_FROM_OTHER_AGENTS,
+        CONF_COMPACTION_ENABLED,
+        CONF_COMPACTION_THRESHOLD,
     ],
     "search": [
-        (CONF_RAG_TOP_N, _number(CONF_RAG_TOP_N)),
-        (
-            CONF_EMBEDDING_URL,
-            TextSelector(TextSelectorConfig(type=TextSelectorType.URL)),
-        ),
-        (CONF_EMBEDDING_MODEL, TextSelector()),
-        (
-            CONF_EMBEDDING_API_KEY,
-            TextSelector(TextSelectorConfig(type=TextSelectorType.PASSWORD)),
-        ),
+        CONF_RAG_TOP_N,
+        CONF_EMBEDDING_URL,
+        CONF_EMBEDDING_MODEL,
+        CONF_EMBEDDING_API_KEY,
     ],
-    "privacy": [
-        (CONF_CONVERSATION_RETENTION_DAYS, _number(CONF_CONVERSATION_RETENTION_DAYS)),
-        (CONF_DAILY_LOG_RETENTION_DAYS, _number(CONF_DAILY_LOG_RETENTION_DAYS)),
-    ],
+    "privacy": [CONF_CONVERSATION_RETENTION_DAYS, CONF_DAILY_LOG_RETENTION_DAYS],
+}
+# Each step's (key, selector); numbers are stored as int.
+OPTION_STEPS: dict[str, list[tuple[str, Any]]] = {
+    step: [
+        (
+            key,
+            setting_selector(SETTINGS_BY_KEY[key])
+            if key in SETTINGS_BY_KEY
+            else HA_SELECTORS[key],
+        )
+        for key in keys
+    ]
+    for step, keys in OPTION_KEYS.items()
 }
 # Options that may be empty: a cleared field removes them.
 OPTIONAL_OPTIONS = {
@@ -395,13 +401,19 @@ class AssistMemoryConfigFlow(ConfigFlow, domain=DOMAIN):
 
     @staticmethod
     @callback
-    def async_get_options_flow(config_entry: ConfigEntry) -> AssistMemoryOptionsFlow:
-        """The options: limits of the store."""
+    def async_get_options_flow(
+        config_entry: AssistMemoryConfigEntry,
+    ) -> AssistMemoryOptionsFlow:
+        """The options: what the memory keeps, gives and learns."""
         return AssistMemoryOptionsFlow()
 
 
-class AssistMemoryOptionsFlow(OptionsFlowWithReload):
-    """The options, in five parts; saving a part reloads the entry."""
+class AssistMemoryOptionsFlow(OptionsFlow):
+    """The options, in five parts; saving a part applies it to the running memory.
+
+    `options.async_apply_options` (the entry's update listener) applies them, or
+    reloads the entry for the few the store is opened with.
+    """
 
     async def async_step_init(
         self, user_input: dict[str, Any] | None = None

@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 from typing import Final
 
+from .engine import config
+
 DOMAIN: Final = "assist_memory"
 LOGGER: Final = logging.getLogger(__package__)
 
@@ -14,45 +16,45 @@ STORAGE_EMBEDDED: Final = "embedded"
 # server's URL (CONF_URL) and token (CONF_TOKEN).
 STORAGE_REMOTE: Final = "remote"
 
-CONF_MAX_ITEMS: Final = "max_items"
-CONF_MAX_CONTENT_LENGTH: Final = "max_content_length"
-# Seed 003's name for how many memories a retrieval returns (MEMORY_RETRIEVAL_LIMIT).
-CONF_RAG_TOP_N: Final = "rag_top_n"
-CONF_EVICTION_THRESHOLD: Final = "eviction_threshold"
+# Options of Home Assistant only (not memory settings of the engine's table).
 # An OpenAI-compatible /v1/embeddings endpoint for hybrid search (optional).
 CONF_EMBEDDING_URL: Final = "embedding_url"
 CONF_EMBEDDING_MODEL: Final = "embedding_model"
 CONF_EMBEDDING_API_KEY: Final = "embedding_api_key"
+# The agent the memory agent wraps, and the LLM entity that learns and compacts.
+CONF_AGENT_ID: Final = "agent_id"
+CONF_EXTRACTOR_ENTITY: Final = "extractor_entity"
 
 # Where the embedded store keeps its files, under Home Assistant's config folder.
 DATA_FOLDER: Final = "data"
 
-# The memory agent (conversation issue).
-CONF_AGENT_ID: Final = "agent_id"
-CONF_PROMPT_MODE: Final = "prompt_mode"
-PROMPT_MODE_SYSTEM: Final = "system"
-PROMPT_MODE_PREFIX: Final = "prefix"
-CONF_MEMORY_BUDGET: Final = "memory_budget"
-CONF_ENABLE_USER_PROFILE: Final = "enable_user_profile"
-CONF_SESSION_SUMMARY_LIMIT: Final = "session_summary_limit"
-CONF_ENABLE_AGENTIC_SEARCH: Final = "enable_agentic_search"
-CONF_AUTO_EXTRACT: Final = "auto_extract"
-CONF_EXTRACTOR_ENTITY: Final = "extractor_entity"
-CONF_EXTRACT_MIN_INTERVAL: Final = "extract_min_interval"
-CONF_EXTRACT_MIN_MESSAGES: Final = "extract_min_messages"
-CONF_ATOMIC_CONTENT_MAX_LENGTH: Final = "atomic_content_max_length"
-CONF_CONTEXT_SIZE: Final = "context_size"
-CONF_FLUSH_THRESHOLD: Final = "flush_threshold"
-CONF_CONTEXT_LIMIT: Final = "context_limit"
-CONF_LEARN_FROM_OTHER_AGENTS: Final = "learn_from_other_agents"
-# Seed 000's "enabled": off, the memory agent passes turns through untouched.
-CONF_MEMORY_ENABLED: Final = "memory_enabled"
-# Compaction (seed 001) by the LLM chosen as extractor.
-CONF_COMPACTION_ENABLED: Final = "compaction_enabled"
-CONF_COMPACTION_THRESHOLD: Final = "compaction_threshold"
-# How long the conversation log and the daily logs are kept, in days.
-CONF_CONVERSATION_RETENTION_DAYS: Final = "conversation_retention_days"
-CONF_DAILY_LOG_RETENTION_DAYS: Final = "daily_log_retention_days"
+# The memory settings, by their key in the engine's settings table (`config.py`
+# defines each one: type, default, bounds, unit, meaning).
+CONF_MAX_ITEMS: Final = config.MAX_ITEMS.key
+CONF_MAX_CONTENT_LENGTH: Final = config.MAX_CONTENT_LENGTH.key
+CONF_RAG_TOP_N: Final = config.RAG_TOP_N.key
+CONF_EVICTION_THRESHOLD: Final = config.EVICTION_THRESHOLD.key
+CONF_PROMPT_MODE: Final = config.PROMPT_MODE.key
+PROMPT_MODE_SYSTEM: Final = config.PROMPT_MODE_SYSTEM
+PROMPT_MODE_PREFIX: Final = config.PROMPT_MODE_PREFIX
+CONF_MEMORY_BUDGET: Final = config.MEMORY_BUDGET.key
+CONF_ENABLE_USER_PROFILE: Final = config.ENABLE_USER_PROFILE.key
+CONF_SESSION_SUMMARY_LIMIT: Final = config.SESSION_SUMMARY_LIMIT.key
+CONF_ENABLE_AGENTIC_SEARCH: Final = config.ENABLE_AGENTIC_SEARCH.key
+CONF_AUTO_EXTRACT: Final = config.AUTO_EXTRACT.key
+CONF_EXTRACT_MIN_INTERVAL: Final = config.EXTRACT_MIN_INTERVAL.key
+CONF_EXTRACT_MIN_MESSAGES: Final = config.EXTRACT_MIN_MESSAGES.key
+CONF_ATOMIC_CONTENT_MAX_LENGTH: Final = config.ATOMIC_CONTENT_MAX_LENGTH.key
+CONF_CONTEXT_SIZE: Final = config.CONTEXT_SIZE.key
+CONF_FLUSH_THRESHOLD: Final = config.FLUSH_THRESHOLD.key
+CONF_CONTEXT_LIMIT: Final = config.CONTEXT_LIMIT.key
+CONF_LEARN_FROM_OTHER_AGENTS: Final = config.LEARN_FROM_OTHER_AGENTS.key
+# Off, the memory agent passes turns through untouched.
+CONF_MEMORY_ENABLED: Final = config.MEMORY_ENABLED.key
+CONF_COMPACTION_ENABLED: Final = config.COMPACTION_ENABLED.key
+CONF_COMPACTION_THRESHOLD: Final = config.COMPACTION_THRESHOLD.key
+CONF_CONVERSATION_RETENTION_DAYS: Final = config.CONVERSATION_RETENTION_DAYS.key
+CONF_DAILY_LOG_RETENTION_DAYS: Final = config.DAILY_LOG_RETENTION_DAYS.key
 
 # The config flow's choice to make the memory agent the conversation agent of the
 # preferred Assist pipeline; kept in the entry data until the first setup does it.

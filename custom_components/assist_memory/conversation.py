@@ -33,9 +33,10 @@ from .engine.answers import answer_command
 from .engine.commands import MemoryCommand, parse_command, reply_language
 from .engine.compose import merge_prompts
 from .engine.throttle import estimate_tokens
+from .engine.turns import TurnSettings
 from .entity import service_device
 from .extraction import async_schedule_extraction
-from .options import turn_settings, wrapped_agent_id
+from .options import wrapped_agent_id
 
 PARALLEL_UPDATES = 0
 
@@ -94,7 +95,7 @@ class AssistMemoryAgent(conversation.ConversationEntity):
         if command and (not uses_llm or command.action == "pause"):
             return await self._async_answer_command(command, user_input, chat_log)
         user_id = user_input.context.user_id
-        settings = turn_settings(self.entry.options)
+        settings = TurnSettings.from_options(self.entry.options)
         text, extra_prompt = user_input.text, user_input.extra_system_prompt
         context = None
         if memory_on:

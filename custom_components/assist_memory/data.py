@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from homeassistant.config_entries import ConfigEntry
 
@@ -23,6 +26,12 @@ class AssistMemoryData:
     load_report: LoadReport
     # Conversations the memory agent handles (not learned twice from chat logs).
     own_conversations: set[str] = field(default_factory=set)
+    # The options the running memory has (`options.async_apply_options`).
+    applied_options: dict[str, Any] = field(default_factory=dict)
+    # One change applied at a time, each with the options current when it starts.
+    applying: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # Stops following other agents' conversations; None while not following.
+    stop_following: Callable[[], None] | None = None
 
 
 type AssistMemoryConfigEntry = ConfigEntry[AssistMemoryData]

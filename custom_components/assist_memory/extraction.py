@@ -14,9 +14,8 @@ from .const import CONF_AUTO_EXTRACT, CONF_EXTRACTOR_ENTITY, LOGGER
 from .data import AssistMemoryConfigEntry
 from .engine import HOUSEHOLD_SCOPE, MemoryEngineError
 from .engine.extraction import LLM_EXTRACTION_INSTRUCTIONS, Fact, parse_llm_facts
-from .engine.turns import ExtractionBatch
+from .engine.turns import ExtractionBatch, LearnSettings
 from .ha_llm import FACTS_STRUCTURE, async_ask
-from .options import learn_settings
 
 TASK_NAME = "Assist Memory: learn from a conversation"
 
@@ -64,7 +63,7 @@ async def async_extract(
 ) -> None:
     """Extract facts from the session's new messages and write them back."""
     backend = entry.runtime_data.backend
-    settings = learn_settings(entry.options)
+    settings = LearnSettings.from_options(entry.options)
     try:
         batch = await backend.extraction_batch(
             session_id, settings, used_tokens=used_tokens

@@ -22,14 +22,32 @@ from homeassistant.components.conversation.chat_log import async_subscribe_chat_
 from homeassistant.components.conversation.const import ChatLogEventType
 from homeassistant.core import HomeAssistant, callback
 
-from .const import LOGGER
+from .const import CONF_LEARN_FROM_OTHER_AGENTS, LOGGER
 from .data import AssistMemoryConfigEntry
 from .engine import MemoryEngineError
 from .extraction import async_schedule_extraction
 
 
 @callback
-def async_follow_other_agents(
+def async_follow_if_asked(hass: HomeAssistant, entry: AssistMemoryConfigEntry) -> None:
+    """Start or stop following other agents' conversations, as the options say."""
+    data = entry.runtime_data
+    if not entry.options.get(CONF_LEARN_FROM_OTHER_AGENTS):
+        async_stop_following(entry)
+    elif data.stop_following is None:
+        data.stop_following = _async_follow_other_agents(hass, entry)
+
+
+@callback
+def async_stop_following(entry: AssistMemoryConfigEntry) -> None:
+    """Stop following other agents' conversations (nothing when not following)."""
+    if (stop := entry.runtime_data.stop_following) is not None:
+        stop()
+        entry.runtime_data.stop_following = None
+
+
+@callback
+def _async_follow_other_agents(
     hass: HomeAssistant, entry: AssistMemoryConfigEntry
 ) -> Callable[[], None]:
     """Follow every chat log; returns the function that stops following.

@@ -29,8 +29,7 @@ from .engine import CATEGORIES, Memory, MemoryBackend, MemoryEngineError, redact
 from .engine.commands import scopes_about
 from .engine.markdown import render_markdown
 from .engine.models import utc_time
-from .engine.turns import scopes_for
-from .options import turn_settings
+from .engine.turns import TurnSettings, scopes_for
 
 API_PROMPT = (
     "You have a long-term memory for this household (tools: read_memory, search_memory, "
@@ -275,7 +274,7 @@ class AssistMemoryAPI(llm.API):
         try:
             block = await self.entry.runtime_data.backend.memory_overview(
                 user_id=_speaker(llm_context),
-                settings=turn_settings(self.entry.options),
+                settings=TurnSettings.from_options(self.entry.options),
             )
         except MemoryEngineError:
             block = ""

@@ -1,9 +1,14 @@
-"""The options of an entry, turned into engine settings."""
+"""The options of an entry, applied to its running memory.
+
+Saving the options flow or changing the REST config applies the options at once
+(`async_apply_options`): conversations in progress keep their working memory and
+the extraction throttle its state. Only the embedding endpoint, which the store is
+opened with, reloads the entry.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -12,39 +17,34 @@ from homeassistant.core import HomeAssistant
 
 from .const import (
     CONF_AGENT_ID,
-    CONF_ATOMIC_CONTENT_MAX_LENGTH,
     CONF_COMPACTION_ENABLED,
-    CONF_COMPACTION_THRESHOLD,
-    CONF_CONTEXT_LIMIT,
-    CONF_CONTEXT_SIZE,
     CONF_EMBEDDING_API_KEY,
     CONF_EMBEDDING_MODEL,
     CONF_EMBEDDING_URL,
-    CONF_ENABLE_USER_PROFILE,
-    CONF_EXTRACT_MIN_INTERVAL,
-    CONF_EXTRACT_MIN_MESSAGES,
     CONF_EXTRACTOR_ENTITY,
-    CONF_FLUSH_THRESHOLD,
-    CONF_MEMORY_BUDGET,
-    CONF_RAG_TOP_N,
-    CONF_SESSION_SUMMARY_LIMIT,
     DATA_FOLDER,
 )
-from .engine import LocalBackend, MemoryBackend
-from .engine.config import DEFAULT_CONFIG, retention_settings, store_settings
+from .data import AssistMemoryConfigEntry
+from .engine import LocalBackend
+from .engine.config import DEFAULT_CONFIG
+from .engine.configure import apply_settings
 from .engine.embeddings import EmbeddingConfig
 from .engine.paths import STORE_FILE_NAME
-from .engine.turns import LearnSettings, TurnSettings
+from .follow import async_follow_if_asked
 from .ha_llm import HassLlmCaller
 
 COMPACTION_TASK_NAME = "Assist Memory: compact the memories"
 
 # The settings of the engine's table (the same as the REST API's).
 DEFAULT_OPTIONS: dict[str, Any] = dict(DEFAULT_CONFIG)
+# Options the store is opened with: changing one reloads the entry.
+RELOAD_OPTIONS = frozenset(
+    {CONF_EMBEDDING_URL, CONF_EMBEDDING_MODEL, CONF_EMBEDDING_API_KEY}
+)
 
 
 def store_path(hass: HomeAssistant) -> Path:
-    """The embedded store file: `<config>/data/memories.json` (seed 004's layout)."""
+    """The embedded store file: `<config>/data/memories.json`."""
     return Path(hass.config.path(DATA_FOLDER, STORE_FILE_NAME))
 
 
@@ -59,19 +59,29 @@ def compaction_llm(
 
 
 async def async_apply_options(
-    hass: HomeAssistant, backend: MemoryBackend, options: Mapping[str, Any]
+    hass: HomeAssistant, entry: AssistMemoryConfigEntry
 ) -> None:
-    """Give the backend the limits, retention and compaction LLM of the options."""
-    if not isinstance(backend, LocalBackend):
-        # A memory server has its own limits and LLM (the add-on's options).
-        return
-    merged = {**DEFAULT_OPTIONS, **options}
-    await backend.set_settings(store_settings(merged))
-    await backend.set_retention(retention_settings(merged))
-    backend.set_compaction(
-        compaction_llm(hass, merged),
-        threshold=int(merged[CONF_COMPACTION_THRESHOLD]),
-    )
+    """Apply the entry's options to its running memory, or reload when they need it.
+
+    Applying options already applied does nothing (the options flow's update and the
+    REST API's both end here). Changes are applied one at a time, each with the
+    options current when it starts, so an older change never lands after a newer one.
+    """
+    data = entry.runtime_data
+    async with data.applying:
+        options = dict(entry.options)
+        if options == data.applied_options:
+            return
+        if any(data.applied_options.get(k) != options.get(k) for k in RELOAD_OPTIONS):
+            hass.config_entries.async_schedule_reload(entry.entry_id)
+            return
+        async_follow_if_asked(hass, entry)
+        if isinstance(data.backend, LocalBackend):
+            # A memory server has its own limits and LLM (the add-on's options).
+            await apply_settings(
+                data.backend, options, compaction_llm=compaction_llm(hass, options)
+            )
+        data.applied_options = options
 
 
 def embedding_config(options: Mapping[str, Any]) -> EmbeddingConfig | None:
@@ -88,27 +98,3 @@ def embedding_config(options: Mapping[str, Any]) -> EmbeddingConfig | None:
 def wrapped_agent_id(options: Mapping[str, Any]) -> str:
     """The agent the memory agent passes turns to (Home Assistant's own by default)."""
     return str(options.get(CONF_AGENT_ID) or HOME_ASSISTANT_AGENT)
-
-
-def turn_settings(options: Mapping[str, Any]) -> TurnSettings:
-    """What the memory agent does each turn (seed 003's options)."""
-    merged = {**DEFAULT_OPTIONS, **options}
-    return TurnSettings(
-        enable_user_profile=bool(merged[CONF_ENABLE_USER_PROFILE]),
-        session_summary_limit=int(merged[CONF_SESSION_SUMMARY_LIMIT]),
-        memory_budget=int(merged[CONF_MEMORY_BUDGET]),
-        rag_top_n=int(merged[CONF_RAG_TOP_N]),
-        context_limit=int(merged[CONF_CONTEXT_LIMIT]),
-    )
-
-
-def learn_settings(options: Mapping[str, Any]) -> LearnSettings:
-    """When and how the memory agent learns from conversations."""
-    merged = {**DEFAULT_OPTIONS, **options}
-    return LearnSettings(
-        min_interval=timedelta(seconds=int(merged[CONF_EXTRACT_MIN_INTERVAL])),
-        min_messages=int(merged[CONF_EXTRACT_MIN_MESSAGES]),
-        atomic_content_max_length=int(merged[CONF_ATOMIC_CONTENT_MAX_LENGTH]),
-        context_size=int(merged[CONF_CONTEXT_SIZE]),
-        flush_threshold=int(merged[CONF_FLUSH_THRESHOLD]) / 100,
-    )

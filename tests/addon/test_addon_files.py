@@ -18,7 +18,7 @@ import pytest
 import voluptuous as vol
 import yaml
 
-from assist_memory_engine.config import FIELDS_BY_KEY
+from assist_memory_engine.config import SETTINGS_BY_KEY, AnySetting
 from assist_memory_engine.discovery import SERVICE
 from assist_memory_engine.serve_cli import LOG_LEVELS, SERVER_KEYS
 from assist_memory_engine.server import DEFAULT_PORT
@@ -192,15 +192,31 @@ def test_every_option_has_a_type_and_every_required_type_a_default(
         assert value_fits(schema[key], value), (key, value)
 
 
+def addon_type(setting: AnySetting) -> str:
+    """A memory setting's type in the add-on's schema, from the settings table."""
+    if isinstance(setting.default, bool):
+        return "bool"
+    if isinstance(setting.default, int):
+        return f"int({setting.minimum},{setting.maximum})"
+    return f"list({'|'.join(setting.choices)})"
+
+
 def test_every_option_is_one_the_server_reads(config: dict[str, Any]) -> None:
     schema = config["schema"]
 
-    assert set(schema) <= set(FIELDS_BY_KEY) | set(SERVER_KEYS)
+    assert set(schema) <= set(SETTINGS_BY_KEY) | set(SERVER_KEYS)
     assert schema["log_level"] == f"list({'|'.join(LOG_LEVELS)})"
-    max_items = FIELDS_BY_KEY["max_items"]
-    assert schema["max_items"] == f"int({max_items.minimum},{max_items.maximum})"
-    assert config["options"]["max_items"] == max_items.default
-    assert schema["compaction_enabled"] == "bool"
+
+
+def test_the_memory_settings_agree_with_the_settings_table(
+    config: dict[str, Any],
+) -> None:
+    memory_settings = [key for key in config["schema"] if key in SETTINGS_BY_KEY]
+    assert memory_settings  # the add-on offers some
+    for key in memory_settings:
+        setting = SETTINGS_BY_KEY[key]
+        assert config["schema"][key] == addon_type(setting), key
+        assert config["options"][key] == setting.default, key
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@ from assist_memory_engine import (
     MemoryStore,
     StoreSettings,
 )
+from assist_memory_engine.config import InvalidConfigError
 from assist_memory_engine.memory import MemoryEngine
 
 from .conftest import SteppingClock, read_snapshot
@@ -262,10 +263,10 @@ def test_eviction_threshold_from_the_environment(
 
 @pytest.mark.parametrize("raw", ["-1", "ten", "1.5", "1e3"])
 def test_bad_eviction_threshold_is_rejected(raw: str) -> None:
-    with pytest.raises(InvalidMemoryError) as caught:
+    with pytest.raises(InvalidConfigError) as caught:
         StoreSettings.from_env({"MEMORY_EVICTION_THRESHOLD": raw})
 
-    assert caught.value.code == "invalid_setting"
+    assert caught.value.placeholders["name"] == "MEMORY_EVICTION_THRESHOLD"
 
 
 def test_negative_threshold_is_rejected() -> None:

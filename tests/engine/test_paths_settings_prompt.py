@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 
 from assist_memory_engine import (
-    InvalidMemoryError,
     Memory,
     MemoryStore,
     StoreSettings,
     build_prompt_with_memory,
     resolve_store_path,
 )
+from assist_memory_engine.config import InvalidConfigError
 from assist_memory_engine.paths import ADDON_OPTIONS_FILE, running_as_addon
 from assist_memory_engine.prompt import sanitize_memory_text
 
@@ -117,22 +117,22 @@ def test_settings_zero_items_means_no_cap() -> None:
     [
         ({"MEMORY_MAX_ITEMS": "lots"}, "MEMORY_MAX_ITEMS"),
         ({"MEMORY_MAX_ITEMS": "1.5"}, "MEMORY_MAX_ITEMS"),
-        ({"MEMORY_MAX_ITEMS": "-1"}, "max_items"),
+        ({"MEMORY_MAX_ITEMS": "-1"}, "MEMORY_MAX_ITEMS"),
         ({"MEMORY_MAX_CONTENT_LENGTH": "big"}, "MEMORY_MAX_CONTENT_LENGTH"),
-        ({"MEMORY_MAX_CONTENT_LENGTH": "0"}, "max_content_length"),
+        ({"MEMORY_MAX_CONTENT_LENGTH": "0"}, "MEMORY_MAX_CONTENT_LENGTH"),
     ],
 )
 def test_settings_bad_values_are_rejected(env: dict[str, str], setting: str) -> None:
-    with pytest.raises(InvalidMemoryError) as err:
+    with pytest.raises(InvalidConfigError) as err:
         StoreSettings.from_env(env)
 
-    assert err.value.code == "invalid_setting"
-    assert err.value.placeholders["setting"] == setting
+    assert err.value.code == "invalid_config"
+    assert err.value.placeholders["name"] == setting
 
 
 def test_settings_bad_value_message_names_the_variable() -> None:
     with pytest.raises(
-        InvalidMemoryError, match="MEMORY_MAX_ITEMS must be a whole number"
+        InvalidConfigError, match="MEMORY_MAX_ITEMS: maxItems must be a whole number"
     ):
         StoreSettings.from_env({"MEMORY_MAX_ITEMS": "lots"})
 

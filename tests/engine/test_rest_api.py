@@ -16,11 +16,12 @@ import pytest
 from assist_memory_engine.api import ROUTES, dispatch, find_route
 from assist_memory_engine.backend import LocalBackend
 from assist_memory_engine.config import (
-    CONFIG_FIELDS,
     DEFAULT_CONFIG,
+    SETTINGS,
     InvalidConfigError,
     config_changes,
 )
+from assist_memory_engine.configure import apply_settings
 from assist_memory_engine.errors import StorageError
 from assist_memory_engine.openapi import openapi_document
 from assist_memory_engine.rest import NOT_ENABLED, NOTHING_TO_UNDO, SKIPPED
@@ -50,11 +51,9 @@ class DictHost:
     async def write_options(self, changes: dict[str, Any]) -> None:
         self.writes += 1
         self.options.update(changes)
-        self.backend.set_compaction(
-            self.llm if self.options["compaction_enabled"] else None,
-            threshold=self.options["compaction_threshold"],
-            cooldown=timedelta(0),
-        )
+        await apply_settings(self.backend, self.options, compaction_llm=self.llm)
+        # No cooldown between two compactions in these tests.
+        self.backend.compactor.cooldown = timedelta(0)
 
 
 @pytest.fixture
@@ -278,7 +277,7 @@ async def test_config(host: DictHost) -> None:
     assert current.body["enabled"] is True
     assert current.body["autoExtract"] is True
     assert current.body["flushThreshold"] == 75
-    assert set(current.body) == {field.name for field in CONFIG_FIELDS}
+    assert set(current.body) == {field.name for field in SETTINGS}
     changed = await call(
         host,
         "PUT",

@@ -9,11 +9,7 @@ import pytest
 
 from assist_memory_engine import InvalidMemoryError
 from assist_memory_engine.backend import LocalBackend
-from assist_memory_engine.config import (
-    InvalidConfigError,
-    config_changes,
-    retention_settings,
-)
+from assist_memory_engine.config import InvalidConfigError, config_changes
 from assist_memory_engine.conversations import ConversationLog
 from assist_memory_engine.daily_log import DailyLog
 from assist_memory_engine.retention import (
@@ -64,11 +60,11 @@ def test_retention_settings_are_checked(days: object) -> None:
 
 
 def test_retention_settings_from_the_settings_table() -> None:
-    assert retention_settings({}) == RetentionSettings(30, 90)
+    assert RetentionSettings.from_options({}) == RetentionSettings(30, 90)
     changes = config_changes(
         {"conversationRetentionDays": 7, "dailyLogRetentionDays": 1}
     )
-    assert retention_settings(changes) == RetentionSettings(7, 1)
+    assert RetentionSettings.from_options(changes) == RetentionSettings(7, 1)
     with pytest.raises(InvalidConfigError):
         config_changes({"conversationRetentionDays": 0})
 

@@ -10,12 +10,8 @@ from typing import Any
 
 import pytest
 
-from assist_memory_engine import (
-    InvalidMemoryError,
-    LocalBackend,
-    MemoryStore,
-    StoreSettings,
-)
+from assist_memory_engine import LocalBackend, MemoryStore, StoreSettings
+from assist_memory_engine.config import InvalidConfigError
 from assist_memory_engine.memory import MemoryEngine
 from assist_memory_engine.models import Memory
 from assist_memory_engine.retrieval import DEFAULT_LIMIT, Retriever
@@ -417,7 +413,7 @@ def test_retrieval_limit_from_the_environment(store_path: Path) -> None:
 
 @pytest.mark.parametrize("raw", ["0", "-2", "five", "2.5"])
 def test_bad_retrieval_limit_is_rejected(raw: str) -> None:
-    with pytest.raises(InvalidMemoryError):
+    with pytest.raises(InvalidConfigError, match="MEMORY_RETRIEVAL_LIMIT"):
         StoreSettings.from_env({"MEMORY_RETRIEVAL_LIMIT": raw})
 
 

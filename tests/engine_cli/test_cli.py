@@ -194,7 +194,9 @@ def test_bad_setting_in_the_environment(
     run: Run, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("MEMORY_MAX_ITEMS", "lots")
-    assert_one_error(run("list"), 1, "MEMORY_MAX_ITEMS must be a whole number")
+    assert_one_error(
+        run("list"), 1, "MEMORY_MAX_ITEMS: maxItems must be a whole number"
+    )
 
 
 # -- list ----------------------------------------------------------------------

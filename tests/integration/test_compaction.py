@@ -6,8 +6,10 @@ extraction with structured facts and the compaction with Markdown.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
+from freezegun.api import FrozenDateTimeFactory
 from homeassistant.components import ai_task
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
@@ -151,7 +153,10 @@ async def test_options_flow_needs_an_llm_for_compaction(
     ],
 )
 async def test_compaction_options_through_the_flow(
-    hass: HomeAssistant, llm: LlmEntities, loaded_entry: MockConfigEntry
+    hass: HomeAssistant,
+    llm: LlmEntities,
+    loaded_entry: MockConfigEntry,
+    freezer: FrozenDateTimeFactory,
 ) -> None:
     await add(hass, "Anna takes her coffee black", category="preference")
     await add(hass, "Anna drinks black coffee", category="preference")
@@ -177,7 +182,10 @@ async def test_compaction_options_through_the_flow(
     await configure_options(
         hass, loaded_entry, "learning", {**learning, CONF_COMPACTION_THRESHOLD: 2}
     )
-    backend = loaded_entry.runtime_data.backend
+    # Applied to the running memory: the cooldown after the compaction by hand holds.
+    assert loaded_entry.runtime_data.backend is backend
+    assert await backend.maybe_compact() is None
+    freezer.tick(timedelta(minutes=6))
     result_now = await backend.maybe_compact()
     assert result_now is not None
     assert result_now.compacted_count == 1

@@ -183,7 +183,7 @@ async def test_config_is_the_entry_options(
     assert loaded_entry.options[CONF_MAX_ITEMS] == 1
 
 
-async def test_changing_a_setup_option_reloads(
+async def test_following_other_agents_starts_without_a_reload(
     hass: HomeAssistant,
     hass_client: ClientSessionGenerator,
     loaded_entry: MockConfigEntry,
@@ -195,7 +195,8 @@ async def test_changing_a_setup_option_reloads(
     )
     assert response.status == 200
     await hass.async_block_till_done()
-    assert loaded_entry.runtime_data.backend is not backend
+    assert loaded_entry.runtime_data.backend is backend
+    assert loaded_entry.runtime_data.stop_following is not None
 
 
 async def test_compaction_over_http(

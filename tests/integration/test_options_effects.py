@@ -1,7 +1,7 @@
 """Every option, changed through the options flow, changes what happens next.
 
 Each test does something, changes one option as a person would (the options flow,
-which reloads the entry), does the same again and shows the difference. Some options
+which applies it to the running memory), does the same again and shows the difference. Some options
 are shown elsewhere (`max_items` in test_config_flow.py, the embedding endpoint in
 test_retrieval.py, `memory_enabled` in test_memory_switch.py); `EFFECT_TESTS` lists
 where each one is.
@@ -69,7 +69,7 @@ from .conversing import (
 
 # Where the effect of each option in the options flow is shown.
 EFFECT_TESTS: dict[str, str] = {
-    CONF_MAX_ITEMS: "test_config_flow.py::test_options_flow_changes_limits_and_reloads",
+    CONF_MAX_ITEMS: "test_config_flow.py::test_options_flow_changes_limits_at_once",
     CONF_MAX_CONTENT_LENGTH: "test_options_effects.py::test_max_content_length",
     CONF_EVICTION_THRESHOLD: "test_options_effects.py::test_eviction_threshold",
     CONF_MEMORY_ENABLED: "test_memory_switch.py::test_switching_memory_on_again",

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from assist_memory_engine.cli import build_parser, main
-from assist_memory_engine.config import InvalidConfigError
+from assist_memory_engine.config import FLUSH_THRESHOLD, SETTINGS, InvalidConfigError
 from assist_memory_engine.discovery import Supervisor
 from assist_memory_engine.embeddings import EmbeddingConfig
 from assist_memory_engine.paths import ADDON_DATA_DIR
@@ -94,6 +94,54 @@ def test_flags_win_over_the_environment(tmp_path: Path) -> None:
     assert options.llm == LlmEndpoint("http://a:1", "m2")
     assert (options.host, options.port, options.data_dir) == ("::1", 0, tmp_path / "d")
     assert result.log_level == "debug"
+
+
+def test_every_memory_setting_has_a_flag() -> None:
+    # The flags come from the settings table; --max-items is the CLI's own.
+    changed = {"--max-items": "7"}
+    expected: dict[str, object] = {"max_items": 7}
+    for setting in SETTINGS:
+        if setting.key == "max_items":
+            continue
+        default: bool | int | str = setting.default
+        value: bool | int | str
+        if isinstance(default, bool):
+            value = not default
+        elif isinstance(default, int):
+            value = setting.minimum if setting.minimum is not None else 0
+        else:
+            value = setting.choices[-1]
+        changed[setting.flag] = str(value).lower()
+        expected[setting.key] = value
+    env = {setting.env_name: str(setting.default).lower() for setting in SETTINGS}
+
+    result = setup(*(part for item in changed.items() for part in item), env=env)
+
+    assert result.options.initial_config == expected
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--memory-budget", "9"], "--memory-budget: memoryBudget must be from 200"),
+        (["--auto-extract", "maybe"], "--auto-extract: autoExtract must be true or"),
+        (["--prompt-mode", "loud"], "--prompt-mode: promptMode must be one of"),
+    ],
+)
+def test_a_bad_flag_is_named(argv: list[str], message: str) -> None:
+    with pytest.raises(InvalidConfigError) as caught:
+        setup(*argv)
+    assert message in caught.value.message
+
+
+def test_the_flags_help_comes_from_the_table(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["serve", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "--flush-threshold N" in help_text
+    assert f"{FLUSH_THRESHOLD.description} (percent, 10-100, default 75)" in help_text
 
 
 def test_data_dir_before_the_command_counts_too(tmp_path: Path) -> None:

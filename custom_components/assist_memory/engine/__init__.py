@@ -8,7 +8,7 @@ import logging
 
 from .backend import LocalBackend, MemoryBackend, MemoryFields, StoreStats
 from .compaction import CompactionResult, MemoryCompactor
-from .config import CONFIG_FIELDS, DEFAULT_CONFIG, InvalidConfigError
+from .config import DEFAULT_CONFIG, SETTINGS, InvalidConfigError
 from .errors import (
     InvalidMemoryError,
     MemoryEngineError,
@@ -29,10 +29,10 @@ logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 __all__ = [
     "CATEGORIES",
-    "CONFIG_FIELDS",
     "DEFAULT_CONFIG",
     "HOUSEHOLD_SCOPE",
     "REDACTED",
+    "SETTINGS",
     "SOURCES",
     "CompactionResult",
     "ImportResult",

@@ -47,6 +47,7 @@ from pathlib import Path
 import re
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
+from .config import COMPACTION_THRESHOLD
 from .durable import (
     fsync_directory,
     make_private_folder,
@@ -72,7 +73,7 @@ if TYPE_CHECKING:  # the HTTP client behind LLM calls is not loaded at start
 
 _LOGGER = logging.getLogger(__name__)
 
-DEFAULT_THRESHOLD: Final = 30
+DEFAULT_THRESHOLD: Final = COMPACTION_THRESHOLD.default
 DEFAULT_COOLDOWN: Final = timedelta(minutes=5)
 DEFAULT_KEEP: Final = 5
 # The runaway guard: an answer keeping fewer than this share of the facts is rejected.

@@ -23,11 +23,12 @@ import re
 from typing import Final
 import unicodedata
 
+from .config import MEMORY_BUDGET
 from .models import Memory
 
 BLOCK_START: Final = "<assist_memory>"
 BLOCK_END: Final = "</assist_memory>"
-DEFAULT_BUDGET: Final = 2500
+DEFAULT_BUDGET: Final = MEMORY_BUDGET.default
 MAX_ITEM_CHARS: Final = 400
 PREAMBLE: Final = (
     "Remembered information about the people in this home, kept by Assist Memory. "

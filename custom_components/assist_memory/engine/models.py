@@ -12,6 +12,7 @@ import secrets
 from types import MappingProxyType
 from typing import Any, Final
 
+from .config import MAX_CONTENT_LENGTH
 from .errors import InvalidMemoryError
 from .jsonfast import nesting_depth
 
@@ -29,7 +30,7 @@ SOURCES: Final = ("user_stated", "inferred", "system")
 DEFAULT_SOURCE: Final = "user_stated"
 HOUSEHOLD_SCOPE: Final = "household"
 
-DEFAULT_MAX_CONTENT_LENGTH: Final = 2000
+DEFAULT_MAX_CONTENT_LENGTH: Final = MAX_CONTENT_LENGTH.default
 MAX_KEY_LENGTH: Final = 200
 MAX_SCOPE_LENGTH: Final = 200
 MAX_TAG_LENGTH: Final = 50

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from .api import ROUTES
-from .config import CONFIG_FIELDS
+from .config import SETTINGS
 from .conversations import MAX_MESSAGE_LENGTH, ROLES
 from .daily_log import MAX_ENTRY_LENGTH
 from .models import (
@@ -204,7 +204,7 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
     limit = _nullable(_LIMIT)
     return {
         "Markdown": _open({"content": _TEXT}, ["content"]),
-        "Config": _closed({field.name: field.json_schema() for field in CONFIG_FIELDS}),
+        "Config": _closed({field.name: field.json_schema() for field in SETTINGS}),
         "NewMemory": _closed({"content": content, **fields}, ["content"]),
         "MemoryChanges": _closed(
             {

@@ -8,17 +8,20 @@ settings change and every hour, in Home Assistant and in the memory server alike
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Final
+from typing import Any, Final
 
+from .config import (
+    CONVERSATION_RETENTION_DAYS,
+    DAILY_LOG_RETENTION_DAYS,
+    DEFAULT_CONFIG,
+)
 from .conversations import ConversationLog
 from .daily_log import DailyLog
 from .errors import InvalidMemoryError
 
-DEFAULT_CONVERSATION_DAYS: Final = 30
-DEFAULT_DAILY_LOG_DAYS: Final = 90
-MAX_DAYS: Final = 3650
 RETENTION_INTERVAL: Final = timedelta(hours=1)
 
 
@@ -26,22 +29,35 @@ RETENTION_INTERVAL: Final = timedelta(hours=1)
 class RetentionSettings:
     """Days to keep conversations and daily logs (at least one, at most ten years)."""
 
-    conversation_days: int = DEFAULT_CONVERSATION_DAYS
-    daily_log_days: int = DEFAULT_DAILY_LOG_DAYS
+    conversation_days: int = CONVERSATION_RETENTION_DAYS.default
+    daily_log_days: int = DAILY_LOG_RETENTION_DAYS.default
 
     def __post_init__(self) -> None:
-        for name in ("conversation_days", "daily_log_days"):
+        for name, setting in (
+            ("conversation_days", CONVERSATION_RETENTION_DAYS),
+            ("daily_log_days", DAILY_LOG_RETENTION_DAYS),
+        ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
                 raise InvalidMemoryError(
                     "invalid_setting", f"{name} must be a whole number", setting=name
                 )
-            if not 1 <= value <= MAX_DAYS:
+            low, high = setting.minimum, setting.maximum
+            if low is not None and high is not None and not low <= value <= high:
                 raise InvalidMemoryError(
                     "invalid_setting",
-                    f"{name} must be from 1 to {MAX_DAYS}",
+                    f"{name} must be from {low} to {high}",
                     setting=name,
                 )
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> RetentionSettings:
+        """The days of stored settings (the table's defaults for missing ones)."""
+        merged = {**DEFAULT_CONFIG, **options}
+        return cls(
+            conversation_days=int(merged[CONVERSATION_RETENTION_DAYS.key]),
+            daily_log_days=int(merged[DAILY_LOG_RETENTION_DAYS.key]),
+        )
 
 
 @dataclass(frozen=True, slots=True)

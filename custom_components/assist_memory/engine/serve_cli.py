@@ -2,13 +2,14 @@
 
 Settings come in layers, a later one winning over an earlier one:
 
-1. the environment: `MEMORY_<SETTING>` for every memory setting of `config.py`
-   (`MEMORY_MAX_ITEMS`, `MEMORY_COMPACTION_ENABLED`, ...; `MEMORY_RETRIEVAL_LIMIT` is
-   also read for `rag_top_n`), and `LOG_LEVEL`, `LLM_URL`, `LLM_MODEL`, `LLM_API_KEY`,
-   `EMBEDDING_URL`, `EMBEDDING_MODEL`, `EMBEDDING_API_KEY`;
+1. the environment: `MEMORY_<SETTING>` for every memory setting of the settings
+   table (`config.py`: `MEMORY_MAX_ITEMS`, `MEMORY_COMPACTION_ENABLED`, ...;
+   `MEMORY_RETRIEVAL_LIMIT` is also read for `rag_top_n`), and `LOG_LEVEL`,
+   `LLM_URL`, `LLM_MODEL`, `LLM_API_KEY`, `EMBEDDING_URL`, `EMBEDDING_MODEL`,
+   `EMBEDDING_API_KEY`;
 2. in the add-on, its options file (`/data/options.json`): the same names in lower
    case, without `MEMORY_` (`max_items`, `compaction_enabled`, `llm_url`, ...);
-3. the flags.
+3. the flags: one per memory setting (`--compaction-enabled true`, ...).
 
 Memory settings given so win, at each start, over the ones saved through the API.
 In the add-on (`--addon`, or detected: `SUPERVISOR_TOKEN` is set or
@@ -32,7 +33,14 @@ import sys
 from typing import Final
 from urllib.parse import urlsplit
 
-from .config import CONFIG_FIELDS, FIELDS_BY_KEY, ConfigField, InvalidConfigError
+from .config import (
+    MAX_ITEMS,
+    SETTINGS,
+    SETTINGS_BY_KEY,
+    AnySetting,
+    InvalidConfigError,
+    config_from_env,
+)
 from .discovery import (
     DEFAULT_SUPERVISOR_URL,
     ENV_SUPERVISOR_TOKEN,
@@ -48,7 +56,6 @@ from .paths import (
     running_as_addon,
 )
 from .server import DEFAULT_PORT, LlmEndpoint, ServerOptions, serve
-from .settings import ENV_RETRIEVAL_LIMIT
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -71,10 +78,8 @@ SERVER_KEYS: Final = (
     "embedding_model",
     "embedding_api_key",
 )
-# Older names of memory settings (settings.py reads them too).
-_ENV_ALIASES: Final = {"rag_top_n": ENV_RETRIEVAL_LIMIT}
-_TRUE: Final = frozenset({"1", "true", "yes", "on"})
-_FALSE: Final = frozenset({"0", "false", "no", "off"})
+# Every memory setting has a flag of `serve` but `--max-items`, the CLI's own.
+FLAG_SETTINGS: Final = tuple(s for s in SETTINGS if s is not MAX_ITEMS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +121,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
             f"--{prefix}-model", metavar="NAME", help=f"its model ({upper}_MODEL)"
         )
+    settings = parser.add_argument_group(
+        "memory settings", "each also read from its MEMORY_<SETTING> variable"
+    )
+    for setting in FLAG_SETTINGS:
+        settings.add_argument(
+            setting.flag,
+            dest=setting.key,
+            metavar=_metavar(setting),
+            help=_help(setting),
+        )
     parser.add_argument(
         "--print-link",
         action="store_true",
@@ -134,6 +149,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help=f"the add-on's options (default {ADDON_OPTIONS_FILE})",
     )
+
+
+def _metavar(setting: AnySetting) -> str:
+    if isinstance(setting.default, bool):
+        return "{true,false}"
+    if isinstance(setting.default, int):
+        return "N"
+    return "{" + ",".join(setting.choices) + "}"
+
+
+def _help(setting: AnySetting) -> str:
+    """The description, unit, range and default (argparse's help is %-formatted)."""
+    default = str(setting.default).lower()
+    parts = [setting.unit] if setting.unit else []
+    if setting.minimum is not None and setting.maximum is not None:
+        parts.append(f"{setting.minimum}-{setting.maximum}")
+    parts.append(f"default {default}")
+    return f"{setting.description} ({', '.join(parts)})".replace("%", "%%")
 
 
 def _port(raw: str) -> int:
@@ -171,7 +204,7 @@ def serve_setup(args: argparse.Namespace, env: Mapping[str, str]) -> ServeSetup:
         ingress=addon,
         llm=LlmEndpoint(*llm) if llm else None,
         embeddings=EmbeddingConfig(*embedding) if embedding else None,
-        initial_config={k: v for k, v in values.items() if k in FIELDS_BY_KEY},
+        initial_config={k: v for k, v in values.items() if k in SETTINGS_BY_KEY},
         print_link=bool(args.print_link),
     )
     supervisor = None
@@ -186,37 +219,8 @@ def _env_values(env: Mapping[str, str]) -> dict[str, object]:
     for key in SERVER_KEYS:
         if raw := env.get(key.upper(), "").strip():
             values[key] = raw
-    for field in CONFIG_FIELDS:
-        names = [f"MEMORY_{field.key.upper()}"]
-        if alias := _ENV_ALIASES.get(field.key):
-            names.insert(0, alias)
-        for name in names:
-            if raw := env.get(name, "").strip():
-                values[field.key] = _checked(field, _from_text(field, raw), name)
+    values.update(config_from_env(env))
     return values
-
-
-def _from_text(field: ConfigField, raw: str) -> object:
-    """An environment variable's text as the setting's type (check() says what is wrong)."""
-    if isinstance(field.default, bool):
-        if raw.lower() in _TRUE:
-            return True
-        if raw.lower() in _FALSE:
-            return False
-        return raw
-    if isinstance(field.default, int):
-        try:
-            return int(raw)
-        except ValueError:
-            return raw
-    return raw
-
-
-def _checked(field: ConfigField, value: object, source: str) -> object:
-    try:
-        return field.check(value)
-    except InvalidConfigError as err:
-        raise InvalidConfigError(f"{source}: {err.message}") from None
 
 
 def _file_values(path: Path) -> dict[str, object]:
@@ -231,8 +235,8 @@ def _file_values(path: Path) -> dict[str, object]:
         raise InvalidConfigError(f"{path} must hold a JSON object")
     values: dict[str, object] = {}
     for key, value in document.items():
-        if field := FIELDS_BY_KEY.get(key):
-            values[key] = _checked(field, value, key)
+        if setting := SETTINGS_BY_KEY.get(key):
+            values[key] = setting.check(value, key)
         elif key in SERVER_KEYS and value not in (None, ""):
             values[key] = str(value)
     return values
@@ -245,9 +249,10 @@ def _flag_values(args: argparse.Namespace) -> dict[str, object]:
         if getattr(args, key, None) is not None
     }
     if args.max_items is not None:
-        values["max_items"] = _checked(
-            FIELDS_BY_KEY["max_items"], args.max_items, "--max-items"
-        )
+        values[MAX_ITEMS.key] = MAX_ITEMS.check(args.max_items, MAX_ITEMS.flag)
+    for setting in FLAG_SETTINGS:
+        if (raw := getattr(args, setting.key, None)) is not None:
+            values[setting.key] = setting.parse(raw, setting.flag)
     return values
 
 

@@ -15,7 +15,6 @@ import asyncio
 from collections.abc import Awaitable, Callable, Coroutine
 import contextlib
 from dataclasses import dataclass, field
-from datetime import timedelta
 import hmac
 from http import HTTPStatus
 import json
@@ -32,19 +31,15 @@ from aiohttp.abc import AbstractAccessLogger
 
 from .api import ROUTES
 from .backend import LocalBackend
-from .config import (
-    DEFAULT_CONFIG,
-    FIELDS_BY_KEY,
-    InvalidConfigError,
-    retention_settings,
-    store_settings,
-)
+from .config import DEFAULT_CONFIG, SETTINGS_BY_KEY, InvalidConfigError
+from .configure import apply_settings
 from .durable import keep_private, make_private_folder, write_atomically
 from .embeddings import EmbeddingConfig
 from .llm import LlmCaller, OpenAiChatCaller
 from .openapi import openapi_document
 from .rest_aiohttp import answer_route, json_response
 from .rest_base import ApiResponse, Route, error_body
+from .settings import StoreSettings
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -143,14 +138,7 @@ class ServerApiHost:
 
     async def apply(self) -> None:
         """Give the backend the limits, retention and compaction LLM of the settings."""
-        options = self.options
-        await self._backend.set_settings(store_settings(options))
-        await self._backend.set_retention(retention_settings(options))
-        self._backend.set_compaction(
-            self.llm if options["compaction_enabled"] else None,
-            threshold=int(options["compaction_threshold"]),
-            cooldown=timedelta(minutes=5),
-        )
+        await apply_settings(self._backend, self.options, compaction_llm=self.llm)
 
 
 def load_config(path: Path, initial: dict[str, Any]) -> dict[str, Any]:
@@ -164,10 +152,10 @@ def load_config(path: Path, initial: dict[str, Any]) -> dict[str, Any]:
         _LOGGER.warning("%s is not JSON; using the defaults", path)
         saved = {}
     for key, value in {**saved, **initial}.items():
-        if (config_field := FIELDS_BY_KEY.get(key)) is None:
+        if (setting := SETTINGS_BY_KEY.get(key)) is None:
             continue
         try:
-            options[key] = config_field.check(value)
+            options[key] = setting.check(value)
         except InvalidConfigError as err:
             _LOGGER.warning("Ignoring the setting %s: %s", key, err.message)
     return options
@@ -326,7 +314,7 @@ async def serve(
     )
     backend, _report = await LocalBackend.open(
         options.data_dir / "memories.json",
-        store_settings(config),
+        StoreSettings.from_options(config),
         embeddings=options.embeddings,
     )
     try:

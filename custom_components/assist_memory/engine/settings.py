@@ -1,35 +1,35 @@
-"""Store settings, read from options or the environment."""
+"""The store's limits, built from the settings table (options or the environment)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Any
 
+from .config import (
+    DEFAULT_CONFIG,
+    EVICTION_THRESHOLD,
+    MAX_CONTENT_LENGTH,
+    MAX_ITEMS,
+    RAG_TOP_N,
+    config_from_env,
+)
 from .errors import InvalidMemoryError
-from .models import DEFAULT_MAX_CONTENT_LENGTH
-
-DEFAULT_MAX_ITEMS: Final = 100
-ENV_MAX_ITEMS: Final = "MEMORY_MAX_ITEMS"
-ENV_MAX_CONTENT_LENGTH: Final = "MEMORY_MAX_CONTENT_LENGTH"
-ENV_EVICTION_THRESHOLD: Final = "MEMORY_EVICTION_THRESHOLD"
-ENV_RETRIEVAL_LIMIT: Final = "MEMORY_RETRIEVAL_LIMIT"
-DEFAULT_RETRIEVAL_LIMIT: Final = 5
 
 
 @dataclass(frozen=True, slots=True)
 class StoreSettings:
     """Limits the store enforces, and how many memories a retrieval returns.
 
-    `max_items` 0 means no cap (seed 002's policy); the default 100 is seed 004's.
-    `eviction_threshold` (seed 002, off by default): instead of refusing new memories,
-    keep at most this many by evicting the least confident, least recently used.
+    `max_items` 0 means no cap. `eviction_threshold` (off by default): instead of
+    refusing new memories, keep at most this many by evicting the least confident,
+    least recently used.
     """
 
-    max_items: int = DEFAULT_MAX_ITEMS
-    max_content_length: int = DEFAULT_MAX_CONTENT_LENGTH
-    eviction_threshold: int = 0
-    retrieval_limit: int = DEFAULT_RETRIEVAL_LIMIT
+    max_items: int = MAX_ITEMS.default
+    max_content_length: int = MAX_CONTENT_LENGTH.default
+    eviction_threshold: int = EVICTION_THRESHOLD.default
+    retrieval_limit: int = RAG_TOP_N.default
 
     def __post_init__(self) -> None:
         if self.max_items < 0:
@@ -56,29 +56,17 @@ class StoreSettings:
             )
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> StoreSettings:
-        """Read `MEMORY_MAX_ITEMS` and `MEMORY_MAX_CONTENT_LENGTH` (defaults otherwise)."""
+    def from_options(cls, options: Mapping[str, Any]) -> StoreSettings:
+        """The limits of stored settings (the table's defaults for missing ones)."""
+        merged = {**DEFAULT_CONFIG, **options}
         return cls(
-            max_items=_int_from_env(env, ENV_MAX_ITEMS, DEFAULT_MAX_ITEMS),
-            max_content_length=_int_from_env(
-                env, ENV_MAX_CONTENT_LENGTH, DEFAULT_MAX_CONTENT_LENGTH
-            ),
-            eviction_threshold=_int_from_env(env, ENV_EVICTION_THRESHOLD, 0),
-            retrieval_limit=_int_from_env(
-                env, ENV_RETRIEVAL_LIMIT, DEFAULT_RETRIEVAL_LIMIT
-            ),
+            max_items=int(merged[MAX_ITEMS.key]),
+            max_content_length=int(merged[MAX_CONTENT_LENGTH.key]),
+            eviction_threshold=int(merged[EVICTION_THRESHOLD.key]),
+            retrieval_limit=int(merged[RAG_TOP_N.key]),
         )
 
-
-def _int_from_env(env: Mapping[str, str], name: str, default: int) -> int:
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise InvalidMemoryError(
-            "invalid_setting",
-            f"{name} must be a whole number, not {raw!r}",
-            setting=name,
-        ) from None
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> StoreSettings:
+        """The limits set in the environment (`MEMORY_MAX_ITEMS`, ...), defaults else."""
+        return cls.from_options(config_from_env(env))

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 import sys
 from typing import Any, Final, cast
 
-from .config import FIELDS_BY_KEY
+from .config import SETTINGS_BY_KEY
 from .conversations import (
     MAX_MESSAGE_LENGTH,
     Conversation,
@@ -193,7 +193,7 @@ class JsonObject:
 
 def option_range(key: str) -> dict[str, int]:
     """The range the option `key` allows (the settings table), as keyword arguments."""
-    field = FIELDS_BY_KEY[key]
+    field = SETTINGS_BY_KEY[key]
     return {
         "minimum": field.minimum or 0,
         "maximum": MAX_WHOLE_NUMBER if field.maximum is None else field.maximum,
