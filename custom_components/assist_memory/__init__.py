@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from homeassistant.const import EVENT_HOMEASSISTANT_STOP, Platform
 from homeassistant.core import Event, HomeAssistant
 from homeassistant.exceptions import ConfigEntryNotReady
@@ -9,8 +11,9 @@ from homeassistant.helpers import config_validation as cv, llm
 from homeassistant.helpers.typing import ConfigType
 
 from .const import CONF_LEARN_FROM_OTHER_AGENTS, CONF_STORAGE, DOMAIN, STORAGE_REMOTE
+from .coordinator import MemoryCoordinator
 from .data import AssistMemoryConfigEntry, AssistMemoryData
-from .engine import LoadReport, LocalBackend, MemoryEngineError
+from .engine import LoadReport, LocalBackend, MemoryBackend, MemoryEngineError
 from .engine.config import store_settings
 from .follow import async_follow_other_agents
 from .http import async_register_views
@@ -41,11 +44,18 @@ async def async_setup_entry(
 ) -> bool:
     """Open the memory store (embedded, or a memory server) and set up the sensor."""
     if entry.data.get(CONF_STORAGE) == STORAGE_REMOTE:
-        remote = await async_open_remote(hass, entry)
-        entry.runtime_data = AssistMemoryData(remote, None, LoadReport())
+        backend: MemoryBackend = await async_open_remote(hass, entry)
+        store: Path | None = None
+        report = LoadReport()
     else:
-        entry.runtime_data = await _async_open_embedded(hass, entry)
-    backend = entry.runtime_data.backend
+        backend, store, report = await _async_open_embedded(hass, entry)
+    coordinator = MemoryCoordinator(hass, entry, backend)
+    entry.runtime_data = AssistMemoryData(backend, store, report, coordinator)
+    try:
+        await coordinator.async_config_entry_first_refresh()
+    except Exception:
+        await backend.close()
+        raise
 
     async def _close_on_stop(_event: Event) -> None:
         await backend.close()
@@ -67,7 +77,7 @@ async def async_setup_entry(
 
 async def _async_open_embedded(
     hass: HomeAssistant, entry: AssistMemoryConfigEntry
-) -> AssistMemoryData:
+) -> tuple[LocalBackend, Path, LoadReport]:
     """The store in Home Assistant's config folder."""
     path = store_path(hass)
     try:
@@ -87,7 +97,7 @@ async def _async_open_embedded(
         ) from err
     await async_apply_options(hass, backend, entry.options)
     async_report_set_aside_files(hass, path, report)
-    return AssistMemoryData(backend, path, report)
+    return backend, path, report
 
 
 async def async_unload_entry(

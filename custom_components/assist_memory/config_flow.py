@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from homeassistant.config_entries import (
-    ConfigEntry,
     ConfigFlow,
     ConfigFlowResult,
     OptionsFlowWithReload,
@@ -69,6 +68,7 @@ from .const import (
     STORAGE_EMBEDDED,
     STORAGE_REMOTE,
 )
+from .data import AssistMemoryConfigEntry
 from .engine.config import FIELDS_BY_KEY
 from .engine.embeddings import EmbeddingClient, EmbeddingError
 from .options import DEFAULT_OPTIONS, embedding_config, store_path
@@ -395,7 +395,9 @@ class AssistMemoryConfigFlow(ConfigFlow, domain=DOMAIN):
 
     @staticmethod
     @callback
-    def async_get_options_flow(config_entry: ConfigEntry) -> AssistMemoryOptionsFlow:
+    def async_get_options_flow(
+        config_entry: AssistMemoryConfigEntry,
+    ) -> AssistMemoryOptionsFlow:
         """The options: limits of the store."""
         return AssistMemoryOptionsFlow()
 

@@ -33,7 +33,7 @@ from .engine.answers import answer_command
 from .engine.commands import MemoryCommand, parse_command, reply_language
 from .engine.compose import merge_prompts
 from .engine.throttle import estimate_tokens
-from .entity import service_device
+from .entity import AssistMemoryEntity
 from .extraction import async_schedule_extraction
 from .options import turn_settings, wrapped_agent_id
 
@@ -49,16 +49,14 @@ async def async_setup_entry(
     async_add_entities([AssistMemoryAgent(entry)])
 
 
-class AssistMemoryAgent(conversation.ConversationEntity):
+class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
     """Remembers, then lets the wrapped agent answer."""
 
-    _attr_has_entity_name = True
     _attr_translation_key = "memory_agent"
 
     def __init__(self, entry: AssistMemoryConfigEntry) -> None:
         self.entry = entry
-        self._attr_unique_id = f"{entry.entry_id}_agent"
-        self._attr_device_info = service_device(entry)
+        super().__init__(entry, "agent")
 
     @property
     def supported_languages(self) -> list[str] | Literal["*"]:

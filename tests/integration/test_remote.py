@@ -39,6 +39,10 @@ from custom_components.assist_memory.const import (
     STORAGE_EMBEDDED,
     STORAGE_REMOTE,
 )
+from custom_components.assist_memory.coordinator import (
+    CONNECTED_INTERVAL,
+    RECONNECT_INTERVAL,
+)
 from custom_components.assist_memory.options import DEFAULT_OPTIONS
 from tests.support.memory_server import MemoryServer, free_port
 
@@ -50,7 +54,7 @@ pytestmark = pytest.mark.usefixtures("socket_enabled")
 
 SENSOR = "sensor.assist_memory_memories"
 SLUG = ADDON_SLUG
-REMOTE_LOGGER = "custom_components.assist_memory.engine.remote"
+INTEGRATION_LOGGER = "custom_components.assist_memory"
 
 
 @pytest.fixture
@@ -515,12 +519,14 @@ async def test_server_going_away_and_coming_back(
     memory_server: MemoryServer,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
+    coordinator = loaded_entry.runtime_data.coordinator
+    assert coordinator.update_interval == CONNECTED_INTERVAL
     await hass.services.async_call(
         DOMAIN, "add", {"content": "Anna takes her coffee black"}, blocking=True
     )
     await hass.async_add_executor_job(memory_server.stop)
     caplog.clear()
-    caplog.set_level(logging.INFO, logger=REMOTE_LOGGER)
+    caplog.set_level(logging.INFO, logger=INTEGRATION_LOGGER)
 
     with pytest.raises(HomeAssistantError) as caught:
         await hass.services.async_call(
@@ -528,14 +534,20 @@ async def test_server_going_away_and_coming_back(
         )
     assert caught.value.translation_key == "server_unavailable"
     assert memory_server.url in str(caught.value)
+    await hass.async_block_till_done()
+    # The failed call is enough: unavailable now, and checked more often until back.
+    state = hass.states.get(SENSOR)
+    assert state is not None
+    assert state.state == STATE_UNAVAILABLE
+    assert coordinator.update_interval == RECONNECT_INTERVAL
     for seconds in (31, 62):
         await tick(hass, seconds)
     state = hass.states.get(SENSOR)
     assert state is not None
     assert state.state == STATE_UNAVAILABLE
-    gone = [r for r in caplog.records if r.name == REMOTE_LOGGER]
-    assert [r.levelno for r in gone] == [logging.WARNING]
-    assert "is unavailable" in gone[0].getMessage()
+    gone = our_log_lines(caplog)
+    assert [r.levelno for r in gone] == [logging.ERROR]
+    assert memory_server.url in gone[0].getMessage()
 
     caplog.clear()
     await hass.async_add_executor_job(memory_server.start)
@@ -544,6 +556,35 @@ async def test_server_going_away_and_coming_back(
     state = hass.states.get(SENSOR)
     assert state is not None
     assert state.state == "1"
-    back = [r for r in caplog.records if r.name == REMOTE_LOGGER]
+    back = our_log_lines(caplog)
     assert [r.levelno for r in back] == [logging.INFO]
-    assert "available again" in back[0].getMessage()
+    assert "recovered" in back[0].getMessage()
+    assert coordinator.update_interval == CONNECTED_INTERVAL
+
+
+async def test_a_token_refused_while_polling_asks_for_a_new_one(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry, memory_server: MemoryServer
+) -> None:
+    await restart_with_new_token(hass, memory_server)
+    await tick(hass, 31)
+    state = hass.states.get(SENSOR)
+    assert state is not None
+    assert state.state == STATE_UNAVAILABLE
+    (flow,) = loaded_entry.async_get_active_flows(hass, {"reauth"})
+    result = await hass.config_entries.flow.async_configure(
+        flow["flow_id"], {CONF_TOKEN: memory_server.token}
+    )
+    await hass.async_block_till_done()
+    assert result["reason"] == "reauth_successful"
+    state = hass.states.get(SENSOR)
+    assert state is not None
+    assert state.state == "0"
+
+
+def our_log_lines(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    """What the integration and its engine logged."""
+    return [
+        r
+        for r in caplog.records
+        if r.name.startswith(INTEGRATION_LOGGER) or r.name.startswith("assist_memory")
+    ]
