@@ -8,6 +8,7 @@ from homeassistant.const import EVENT_HOMEASSISTANT_STOP, Platform
 from homeassistant.core import Event, HomeAssistant
 from homeassistant.exceptions import ConfigEntryNotReady
 from homeassistant.helpers import config_validation as cv, llm
+from homeassistant.helpers.aiohttp_client import async_get_clientsession
 from homeassistant.helpers.typing import ConfigType
 
 from .const import CONF_LEARN_FROM_OTHER_AGENTS, CONF_STORAGE, DOMAIN, STORAGE_REMOTE
@@ -88,6 +89,7 @@ async def _async_open_embedded(
             create_task=lambda coro, name: entry.async_create_background_task(
                 hass, coro, name
             ),
+            session=async_get_clientsession(hass),
         )
     except MemoryEngineError as err:
         raise ConfigEntryNotReady(
