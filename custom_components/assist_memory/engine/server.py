@@ -27,6 +27,7 @@ import sys
 from typing import Any, Final
 from urllib.parse import quote
 
+import aiohttp
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
 
@@ -308,13 +309,17 @@ async def serve(
     if created:
         # Shown once, at first start; it stays readable in the data folder.
         _print(f"Assist Memory API token (keep it secret): {token}")
-    backend, _report = await LocalBackend.open(
-        options.data_dir / "memories.json", embeddings=options.embeddings
-    )
-    try:
-        await _run(options, backend, token, on_ready)
-    finally:
-        await backend.close()
+    # One session for the server's own calls (embeddings, the LLM).
+    async with aiohttp.ClientSession() as session:
+        backend, _report = await LocalBackend.open(
+            options.data_dir / "memories.json",
+            embeddings=options.embeddings,
+            session=session,
+        )
+        try:
+            await _run(options, backend, token, on_ready, session)
+        finally:
+            await backend.close()
 
 
 async def _run(
@@ -322,9 +327,15 @@ async def _run(
     backend: LocalBackend,
     token: str,
     on_ready: ReadyCallback | None,
+    session: aiohttp.ClientSession,
 ) -> None:
     llm = (
-        OpenAiChatCaller(options.llm.url, options.llm.model, options.llm.api_key)
+        OpenAiChatCaller(
+            options.llm.url,
+            options.llm.model,
+            options.llm.api_key,
+            session=session,
+        )
         if options.llm
         else None
     )
