@@ -32,6 +32,7 @@ from .engine import MemoryEngineError
 from .engine.answers import answer_command
 from .engine.commands import MemoryCommand, parse_command, reply_language
 from .engine.compose import merge_prompts
+from .engine.errors import BackendUnavailableError
 from .engine.throttle import estimate_tokens
 from .entity import AssistMemoryEntity
 from .extraction import async_schedule_extraction
@@ -104,8 +105,11 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
                     settings=settings,
                     live_since=_live_since(chat_log),
                 )
+            except BackendUnavailableError as err:
+                # Memory must never stop the household from talking to Assist. A
+                # memory server away is logged once, by the coordinator.
+                LOGGER.debug("Answering without memory: %s", err.message)
             except MemoryEngineError as err:
-                # Memory must never stop the household from talking to Assist.
                 LOGGER.warning("Assist Memory is unavailable: %s", err.message)
         prepare_history(
             chat_log, others_spoke=context is not None and context.others_in_history

@@ -588,3 +588,23 @@ def our_log_lines(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
         for r in caplog.records
         if r.name.startswith(INTEGRATION_LOGGER) or r.name.startswith("assist_memory")
     ]
+
+
+@pytest.mark.parametrize("entry_options", [options(**{CONF_AGENT_ID: AGENT_ENTITY_ID})])
+async def test_talking_while_the_server_is_away_logs_it_once(
+    hass: HomeAssistant,
+    llm: LlmEntities,
+    loaded_entry: MockConfigEntry,
+    memory_server: MemoryServer,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    await hass.async_add_executor_job(memory_server.stop)
+    caplog.clear()
+    for question in ("How does Anna like her coffee?", "And Tom?"):
+        await say(hass, question)
+    await hass.async_block_till_done()
+    # The wrapped agent answered both, without memory.
+    assert len(llm.agent.turns) == 2
+    logged = [r for r in our_log_lines(caplog) if r.levelno >= logging.WARNING]
+    assert len(logged) == 1
+    assert memory_server.url in logged[0].getMessage()
