@@ -41,21 +41,21 @@ class MemoryCoordinator(DataUpdateCoordinator[StoreStats]):
         backend: MemoryBackend,
     ) -> None:
         self.backend = backend
-        polled = isinstance(backend, RemoteBackend)
+        remote = backend if isinstance(backend, RemoteBackend) else None
         super().__init__(
             hass,
             LOGGER,
             config_entry=entry,
             name=entry.title,
-            update_interval=CONNECTED_INTERVAL if polled else None,
+            update_interval=None if remote is None else CONNECTED_INTERVAL,
             request_refresh_debouncer=Debouncer(
                 hass, LOGGER, cooldown=REFRESH_COOLDOWN, immediate=True
             ),
             always_update=False,
         )
-        if isinstance(backend, RemoteBackend):
+        if remote is not None:
             # A service call that finds the server away tells us at once.
-            backend.on_unavailable = self.mark_connection_error
+            remote.on_unavailable = self.mark_connection_error
         entry.async_on_unload(backend.add_listener(self._async_store_changed))
 
     async def _async_update_data(self) -> StoreStats:
@@ -72,7 +72,7 @@ class MemoryCoordinator(DataUpdateCoordinator[StoreStats]):
             raise UpdateFailed(
                 translation_domain=DOMAIN,
                 translation_key=err.code,
-                translation_placeholders=err.placeholders,
+                translation_placeholders={"error": err.message, **err.placeholders},
             ) from err
         self._set_polling(CONNECTED_INTERVAL)
         return stats

@@ -582,11 +582,14 @@ async def test_a_token_refused_while_polling_asks_for_a_new_one(
 
 
 def our_log_lines(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
-    """What the integration and its engine logged."""
+    """What the integration and its engine logged (debug lines aside)."""
     return [
         r
         for r in caplog.records
-        if r.name.startswith(INTEGRATION_LOGGER) or r.name.startswith("assist_memory")
+        if r.levelno >= logging.INFO
+        and (
+            r.name.startswith(INTEGRATION_LOGGER) or r.name.startswith("assist_memory")
+        )
     ]
 
 
@@ -608,3 +611,23 @@ async def test_talking_while_the_server_is_away_logs_it_once(
     logged = [r for r in our_log_lines(caplog) if r.levelno >= logging.WARNING]
     assert len(logged) == 1
     assert memory_server.url in logged[0].getMessage()
+
+
+async def test_a_poll_finds_the_server_away(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    memory_server: MemoryServer,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    await hass.async_add_executor_job(memory_server.stop)
+    caplog.clear()
+    await tick(hass, 31)
+    state = hass.states.get(SENSOR)
+    assert state is not None
+    assert state.state == STATE_UNAVAILABLE
+    (gone,) = our_log_lines(caplog)
+    assert gone.levelno == logging.ERROR
+    assert (
+        f"the memory server at {memory_server.url} is unavailable" in gone.getMessage()
+    )
+    assert loaded_entry.runtime_data.coordinator.update_interval == RECONNECT_INTERVAL
