@@ -421,9 +421,26 @@ async def test_diagnostics_hide_the_token(
     # The server's address says where the person's memories live: left out too.
     assert diagnostics["entry"]["data"][CONF_URL] == "**REDACTED**"
     assert diagnostics["store"]["count"] == 0
+    assert diagnostics["coordinator"] == {
+        "last_update_success": True,
+        "update_interval": CONNECTED_INTERVAL.total_seconds(),
+    }
     text = json.dumps(diagnostics)
     assert memory_server.token not in text
     assert memory_server.url not in text
+
+    # Away: diagnostics still download, with the last counts the coordinator read.
+    await hass.async_add_executor_job(memory_server.stop)
+    await tick(hass, 31)
+    diagnostics = await get_diagnostics_for_config_entry(
+        hass, hass_client, loaded_entry
+    )
+    assert diagnostics["store"]["count"] == 0
+    assert diagnostics["coordinator"] == {
+        "last_update_success": False,
+        "update_interval": RECONNECT_INTERVAL.total_seconds(),
+    }
+    assert memory_server.url not in json.dumps(diagnostics)
 
 
 async def test_settings_through_home_assistant_leave_the_server_alone(
