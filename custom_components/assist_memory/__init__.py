@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from homeassistant.const import EVENT_HOMEASSISTANT_STOP, Platform
 from homeassistant.core import Event, HomeAssistant
 from homeassistant.exceptions import ConfigEntryNotReady
 from homeassistant.helpers import config_validation as cv, llm
+from homeassistant.helpers.aiohttp_client import async_get_clientsession
 from homeassistant.helpers.typing import ConfigType
 
 from .const import CONF_STORAGE, DOMAIN, STORAGE_REMOTE
+from .coordinator import MemoryCoordinator
 from .data import AssistMemoryConfigEntry, AssistMemoryData
-from .engine import LoadReport, LocalBackend, MemoryEngineError
+from .engine import LoadReport, LocalBackend, MemoryBackend, MemoryEngineError
 from .engine.configure import apply_settings
 from .engine.settings import StoreSettings
 from .follow import async_follow_if_asked, async_stop_following
@@ -42,12 +46,19 @@ async def async_setup_entry(
 ) -> bool:
     """Open the memory store (embedded, or a memory server) and set up the sensor."""
     if entry.data.get(CONF_STORAGE) == STORAGE_REMOTE:
-        remote = await async_open_remote(hass, entry)
-        entry.runtime_data = AssistMemoryData(remote, None, LoadReport())
+        backend: MemoryBackend = await async_open_remote(hass, entry)
+        store: Path | None = None
+        report = LoadReport()
     else:
-        entry.runtime_data = await _async_open_embedded(hass, entry)
+        backend, store, report = await _async_open_embedded(hass, entry)
+    coordinator = MemoryCoordinator(hass, entry, backend)
+    entry.runtime_data = AssistMemoryData(backend, store, report, coordinator)
     entry.runtime_data.applied_options = dict(entry.options)
-    backend = entry.runtime_data.backend
+    try:
+        await coordinator.async_config_entry_first_refresh()
+    except Exception:
+        await backend.close()
+        raise
 
     async def _close_on_stop(_event: Event) -> None:
         await backend.close()
@@ -71,7 +82,7 @@ async def async_setup_entry(
 
 async def _async_open_embedded(
     hass: HomeAssistant, entry: AssistMemoryConfigEntry
-) -> AssistMemoryData:
+) -> tuple[LocalBackend, Path, LoadReport]:
     """The store in Home Assistant's config folder."""
     path = store_path(hass)
     try:
@@ -82,6 +93,7 @@ async def _async_open_embedded(
             create_task=lambda coro, name: entry.async_create_background_task(
                 hass, coro, name
             ),
+            session=async_get_clientsession(hass),
         )
     except MemoryEngineError as err:
         raise ConfigEntryNotReady(
@@ -98,7 +110,7 @@ async def _async_open_embedded(
             lambda kept_as: async_report_rejected_edit(hass, kept_as)
         )
     )
-    return AssistMemoryData(backend, path, report)
+    return backend, path, report
 
 
 async def async_unload_entry(

@@ -8,6 +8,7 @@ from typing import Any
 from homeassistant.config_entries import ConfigFlow, ConfigFlowResult, OptionsFlow
 from homeassistant.const import CONF_TOKEN, CONF_URL
 from homeassistant.core import callback
+from homeassistant.helpers.aiohttp_client import async_get_clientsession
 from homeassistant.helpers.selector import (
     BooleanSelector,
     ConversationAgentSelector,
@@ -521,9 +522,8 @@ class AssistMemoryOptionsFlow(OptionsFlow):
         if config is None:
             return "embedding_incomplete"
         try:
-            await self.hass.async_add_executor_job(
-                EmbeddingClient(config).embed, ["Assist Memory connection test"]
-            )
+            client = EmbeddingClient(config, session=async_get_clientsession(self.hass))
+            await client.async_embed(["Assist Memory connection test"])
         except EmbeddingError as err:
             LOGGER.warning("The embedding endpoint did not work: %s", err.message)
             return "embedding_failed"

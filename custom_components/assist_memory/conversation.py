@@ -32,9 +32,10 @@ from .engine import MemoryEngineError
 from .engine.answers import answer_command
 from .engine.commands import MemoryCommand, parse_command, reply_language
 from .engine.compose import merge_prompts
+from .engine.errors import BackendUnavailableError
 from .engine.throttle import estimate_tokens
 from .engine.turns import TurnSettings
-from .entity import service_device
+from .entity import AssistMemoryEntity
 from .extraction import async_schedule_extraction
 from .options import wrapped_agent_id
 
@@ -50,16 +51,14 @@ async def async_setup_entry(
     async_add_entities([AssistMemoryAgent(entry)])
 
 
-class AssistMemoryAgent(conversation.ConversationEntity):
+class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
     """Remembers, then lets the wrapped agent answer."""
 
-    _attr_has_entity_name = True
     _attr_translation_key = "memory_agent"
 
     def __init__(self, entry: AssistMemoryConfigEntry) -> None:
         self.entry = entry
-        self._attr_unique_id = f"{entry.entry_id}_agent"
-        self._attr_device_info = service_device(entry)
+        super().__init__(entry, "agent")
 
     @property
     def supported_languages(self) -> list[str] | Literal["*"]:
@@ -107,8 +106,11 @@ class AssistMemoryAgent(conversation.ConversationEntity):
                     settings=settings,
                     live_since=_live_since(chat_log),
                 )
+            except BackendUnavailableError as err:
+                # Memory must never stop the household from talking to Assist. A
+                # memory server away is logged once, by the coordinator.
+                LOGGER.debug("Answering without memory: %s", err.message)
             except MemoryEngineError as err:
-                # Memory must never stop the household from talking to Assist.
                 LOGGER.warning("Assist Memory is unavailable: %s", err.message)
         prepare_history(
             chat_log, others_spoke=context is not None and context.others_in_history

@@ -6,16 +6,19 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from homeassistant.config_entries import ConfigEntry
 
 from .engine import LoadReport, MemoryBackend
 
+if TYPE_CHECKING:
+    from .coordinator import MemoryCoordinator
+
 
 @dataclass(slots=True)
 class AssistMemoryData:
-    """The memory backend of a loaded entry.
+    """The memory backend of a loaded entry, and the coordinator of its counts.
 
     An embedded store has its file and what loading it found; a memory server
     (`RemoteBackend`) has neither here (`store_path` None, an empty report).
@@ -24,6 +27,7 @@ class AssistMemoryData:
     backend: MemoryBackend
     store_path: Path | None
     load_report: LoadReport
+    coordinator: MemoryCoordinator
     # Conversations the memory agent handles (not learned twice from chat logs).
     own_conversations: set[str] = field(default_factory=set)
     # The options the running memory has (`options.async_apply_options`).

@@ -10,7 +10,9 @@ from homeassistant.const import CONF_TOKEN, CONF_URL
 from homeassistant.core import HomeAssistant
 
 from .const import CONF_EMBEDDING_API_KEY, CONF_EMBEDDING_URL
+from .coordinator import MemoryCoordinator
 from .data import AssistMemoryConfigEntry
+from .engine import MemoryEngineError, StoreStats
 
 # Keys, and the addresses of the memory server and the embedding endpoint (they
 # tell where a person's memories live and may carry credentials).
@@ -23,12 +25,21 @@ async def async_get_config_entry_diagnostics(
     """Describe the store without revealing what it remembers."""
     data = entry.runtime_data
     report = data.load_report
+    coordinator = data.coordinator
     return {
         "entry": {
             "data": async_redact_data(dict(entry.data), TO_REDACT),
             "options": async_redact_data(dict(entry.options), TO_REDACT),
         },
-        "store": asdict(await data.backend.stats()),
+        "store": asdict(await _stats(coordinator)),
+        "coordinator": {
+            "last_update_success": coordinator.last_update_success,
+            "update_interval": (
+                None
+                if coordinator.update_interval is None
+                else coordinator.update_interval.total_seconds()
+            ),
+        },
         "load_report": {
             "count": report.count,
             "set_aside_files": len(report.set_aside),
@@ -37,3 +48,11 @@ async def async_get_config_entry_diagnostics(
             "dropped_torn_write": report.dropped_torn_write,
         },
     }
+
+
+async def _stats(coordinator: MemoryCoordinator) -> StoreStats:
+    """The counts now; the last ones read while a memory server is away."""
+    try:
+        return await coordinator.backend.stats()
+    except MemoryEngineError:
+        return coordinator.data

@@ -2,27 +2,22 @@
 
 Setup raises ConfigEntryNotReady while the server is down (Home Assistant retries) and
 ConfigEntryAuthFailed when it refuses the token (reauthentication). Later, any call
-answered 401 starts reauthentication. Every `POLL_INTERVAL` the backend polls the
-server: the sensor hears of changes made there (the web UI, the CLI), and the server
-going away or coming back is noticed even when nobody calls; the backend logs that
-once each way and the sensor, which reads the stats, goes unavailable and back.
+answered 401 starts reauthentication; the coordinator polls the server for the
+sensor and tracks whether it answers.
 """
 
 from __future__ import annotations
-
-from datetime import datetime
 
 from homeassistant.const import CONF_TOKEN, CONF_URL
 from homeassistant.core import HomeAssistant
 from homeassistant.exceptions import ConfigEntryAuthFailed, ConfigEntryNotReady
 from homeassistant.helpers.aiohttp_client import async_get_clientsession
-from homeassistant.helpers.event import async_track_time_interval
 
 from .const import DOMAIN, LOGGER
 from .data import AssistMemoryConfigEntry
 from .engine import MemoryEngineError
 from .engine.errors import AuthenticationError
-from .engine.remote import POLL_INTERVAL, RemoteBackend
+from .engine.remote import RemoteBackend
 
 
 def remote_backend(hass: HomeAssistant, url: str, token: str) -> RemoteBackend:
@@ -45,7 +40,7 @@ async def async_check_server(hass: HomeAssistant, url: str, token: str) -> str |
 async def async_open_remote(
     hass: HomeAssistant, entry: AssistMemoryConfigEntry
 ) -> RemoteBackend:
-    """Connect to the entry's server and poll it while the entry is loaded."""
+    """Connect to the entry's server."""
     url = entry.data[CONF_URL]
     backend = RemoteBackend(
         async_get_clientsession(hass),
@@ -67,13 +62,4 @@ async def async_open_remote(
             translation_key="server_unavailable",
             translation_placeholders={"url": url, "error": err.message},
         ) from err
-
-    async def _poll(_now: datetime) -> None:
-        await backend.poll()
-
-    entry.async_on_unload(
-        async_track_time_interval(
-            hass, _poll, POLL_INTERVAL, name="Assist Memory server poll"
-        )
-    )
     return backend

@@ -1,23 +1,30 @@
-"""A sensor with the number of stored memories."""
+"""A sensor with the number of stored memories, read by the entry's coordinator."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from homeassistant.components.sensor import SensorEntity, SensorStateClass
+from homeassistant.components.sensor import (
+    SensorEntity,
+    SensorEntityDescription,
+    SensorStateClass,
+)
 from homeassistant.core import HomeAssistant
-from homeassistant.helpers.debounce import Debouncer
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
+from homeassistant.helpers.update_coordinator import CoordinatorEntity
 
-from .const import LOGGER
+from .coordinator import MemoryCoordinator
 from .data import AssistMemoryConfigEntry
-from .engine import MemoryEngineError, StoreStats
-from .entity import service_device
+from .entity import AssistMemoryEntity
 
+# The coordinator reads the counts; entities only show them.
 PARALLEL_UPDATES = 0
-# A burst of changes (an import, many service calls) reads the counts at its start and
-# once more after this many seconds, not once per change.
-REFRESH_COOLDOWN = 1.0
+
+MEMORIES = SensorEntityDescription(
+    key="memories",
+    translation_key="memories",
+    state_class=SensorStateClass.MEASUREMENT,
+)
 
 
 async def async_setup_entry(
@@ -26,59 +33,28 @@ async def async_setup_entry(
     async_add_entities: AddConfigEntryEntitiesCallback,
 ) -> None:
     """Add the memory count sensor."""
-    async_add_entities([MemoryCountSensor(entry)], update_before_add=True)
+    async_add_entities([MemoryCountSensor(entry, MEMORIES)])
 
 
-class MemoryCountSensor(SensorEntity):
-    """How many memories are stored; refreshed after the changes it hears of."""
+class MemoryCountSensor(
+    AssistMemoryEntity, CoordinatorEntity[MemoryCoordinator], SensorEntity
+):
+    """How many memories are stored; unavailable while a memory server is away."""
 
-    _attr_has_entity_name = True
-    _attr_translation_key = "memories"
-    _attr_state_class = SensorStateClass.MEASUREMENT
-    _attr_should_poll = False
-
-    def __init__(self, entry: AssistMemoryConfigEntry) -> None:
-        self._backend = entry.runtime_data.backend
-        self._stats: StoreStats | None = None
-        self._attr_unique_id = f"{entry.entry_id}_memories"
-        self._attr_device_info = service_device(entry)
-
-    async def async_added_to_hass(self) -> None:
-        """Follow the store's changes."""
-        refresher = Debouncer(
-            self.hass,
-            LOGGER,
-            cooldown=REFRESH_COOLDOWN,
-            immediate=True,
-            function=self._async_refresh,
-        )
-        self.async_on_remove(refresher.async_shutdown)
-        self.async_on_remove(self._backend.add_listener(refresher.async_schedule_call))
-
-    async def _async_refresh(self) -> None:
-        await self.async_update_ha_state(force_refresh=True)
-
-    async def async_update(self) -> None:
-        """Read the counts from the store; unavailable while a memory server is away."""
-        try:
-            self._stats = await self._backend.stats()
-        except MemoryEngineError:
-            # The backend logs the server going away once, and tells us when it is back.
-            self._attr_available = False
-        else:
-            self._attr_available = True
+    def __init__(
+        self, entry: AssistMemoryConfigEntry, description: SensorEntityDescription
+    ) -> None:
+        AssistMemoryEntity.__init__(self, entry, description.key)
+        CoordinatorEntity.__init__(self, entry.runtime_data.coordinator)
+        self.entity_description = description
 
     @property
-    def native_value(self) -> int | None:
+    def native_value(self) -> int:
         """The number of memories."""
-        return None if self._stats is None else self._stats.count
+        return self.coordinator.data.count
 
     @property
     def extra_state_attributes(self) -> dict[str, Any]:
         """The limit and the time of the last change."""
-        if self._stats is None:
-            return {}
-        return {
-            "max_items": self._stats.max_items,
-            "last_changed": self._stats.last_changed,
-        }
+        stats = self.coordinator.data
+        return {"max_items": stats.max_items, "last_changed": stats.last_changed}

@@ -16,7 +16,7 @@ from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
 from .const import CONF_AUTO_EXTRACT
 from .data import AssistMemoryConfigEntry
-from .entity import service_device
+from .entity import AssistMemoryEntity
 
 PARALLEL_UPDATES = 0
 
@@ -30,18 +30,16 @@ async def async_setup_entry(
     async_add_entities([LearningSwitch(entry)])
 
 
-class LearningSwitch(SwitchEntity):
+class LearningSwitch(AssistMemoryEntity, SwitchEntity):
     """On: facts are learned from conversations after each answer."""
 
-    _attr_has_entity_name = True
     _attr_translation_key = "learning"
     _attr_entity_category = EntityCategory.CONFIG
     _attr_should_poll = False
 
     def __init__(self, entry: AssistMemoryConfigEntry) -> None:
         self._entry = entry
-        self._attr_unique_id = f"{entry.entry_id}_learning"
-        self._attr_device_info = service_device(entry)
+        super().__init__(entry, "learning")
 
     @property
     def is_on(self) -> bool:

@@ -1,4 +1,4 @@
-"""What only the remote backend does: authentication, availability, polling, bad answers.
+"""What only the remote backend does: authentication, availability, bad answers.
 
 Against the real server process; a few odd answers (HTML, a wrong shape, no answer in
 time) come from small aiohttp servers on 127.0.0.1 written for that purpose.
@@ -77,7 +77,6 @@ async def test_wrong_token(
     with pytest.raises(AuthenticationError):
         await remote.stats()
     assert failures == ["401"]
-    assert remote.available  # the server answered
 
 
 async def test_server_going_away_and_coming_back(
@@ -85,13 +84,13 @@ async def test_server_going_away_and_coming_back(
     session: aiohttp.ClientSession,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    remote = RemoteBackend(session, server.url + "/", server.token)
+    away: list[BackendUnavailableError] = []
+    remote = RemoteBackend(
+        session, server.url + "/", server.token, on_unavailable=away.append
+    )
     await remote.connect()
     assert remote.url == server.url
-    told: list[bool] = []
-    remote.add_listener(lambda: told.append(remote.available))
     await remote.add("Anna takes her coffee black")
-    told.clear()
 
     await asyncio.to_thread(server.stop)
     caplog.clear()
@@ -101,40 +100,15 @@ async def test_server_going_away_and_coming_back(
         assert caught.value.code == "server_unavailable"
         assert caught.value.placeholders == {"url": server.url}
         assert isinstance(caught.value, MemoryEngineError)
-        await remote.poll()
         assert await remote.maybe_compact() is None
         with pytest.raises(BackendUnavailableError):
             await remote.stats()
-        assert not remote.available
-        assert told == [False]
-        warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
-        assert len([r for r in warnings if "is unavailable" in r.message]) == 1
-
-        caplog.clear()
+        # Every failing call reports to the host, which logs the change once.
+        assert away[0] is caught.value
+        assert len(away) == 3
         await asyncio.to_thread(server.start)
-        await remote.poll()
-        await remote.poll()
-    assert remote.available
-    assert told == [False, True]
-    infos = [r.message for r in caplog.records if "available again" in r.message]
-    assert len(infos) == 1
-    assert (await remote.stats()).count == 1
-
-
-async def test_poll_tells_listeners_about_changes_made_elsewhere(
-    server: MemoryServer, session: aiohttp.ClientSession
-) -> None:
-    remote = RemoteBackend(session, server.url, server.token)
-    other = RemoteBackend(session, server.url, server.token)
-    calls: list[str] = []
-    remote.add_listener(lambda: calls.append("changed"))
-    await remote.poll()  # the first poll only notes where the server is
-    assert calls == []
-    await other.add("Anna takes her coffee black")
-    await remote.poll()
-    assert calls == ["changed"]
-    await remote.poll()
-    assert calls == ["changed"]
+        assert (await remote.stats()).count == 1
+    assert not [r for r in caplog.records if r.name == REMOTE_LOGGER]
 
 
 async def test_failing_listener_is_logged(
@@ -290,11 +264,9 @@ async def test_a_failing_connect_is_left_to_the_caller_to_report(
     session: aiohttp.ClientSession, caplog: pytest.LogCaptureFixture
 ) -> None:
     remote = RemoteBackend(session, f"http://127.0.0.1:{free_port()}", "t")
-    assert remote.available
     with caplog.at_level(logging.INFO, logger=REMOTE_LOGGER):
         with pytest.raises(BackendUnavailableError, match="Cannot connect"):
             await remote.connect()
-        assert not remote.available
         with pytest.raises(BackendUnavailableError):
             await remote.stats()
     assert not [r for r in caplog.records if r.name == REMOTE_LOGGER]

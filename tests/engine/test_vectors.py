@@ -5,10 +5,12 @@ A real HTTP server on 127.0.0.1 speaks the OpenAI embeddings protocol.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 import logging
 from pathlib import Path
 
+import aiohttp
 import pytest
 
 from assist_memory_engine.embeddings import (
@@ -263,3 +265,27 @@ def test_many_texts_are_sent_in_batches(server: EmbeddingServer) -> None:
     vectors = client.embed([f"text {n}" for n in range(70)])
     assert len(vectors) == 70
     assert [len(body["input"]) for body in server.requests] == [32, 32, 6]  # type: ignore[arg-type]
+
+
+async def test_the_hosts_session_carries_every_request(server: EmbeddingServer) -> None:
+    async with aiohttp.ClientSession(headers={"User-Agent": "the host"}) as session:
+        client = EmbeddingClient(
+            EmbeddingConfig(server.base_url, "m"),
+            session=session,
+            loop=asyncio.get_running_loop(),
+        )
+        assert len(await client.async_embed(["from the loop"])) == 1
+        # The engine's worker threads wait while the request runs on the host's loop.
+        assert len(await asyncio.to_thread(client.embed, ["from a thread"])) == 1
+        with pytest.raises(RuntimeError, match="await async_embed"):
+            client.embed(["blocking the loop"])
+    assert server.texts_embedded() == ["from the loop", "from a thread"]
+    assert [headers["User-Agent"] for headers in server.headers] == ["the host"] * 2
+
+
+def test_a_closed_host_loop_is_an_embedding_error(server: EmbeddingServer) -> None:
+    loop = asyncio.new_event_loop()
+    loop.close()
+    client = EmbeddingClient(EmbeddingConfig(server.base_url, "m"), loop=loop)
+    with pytest.raises(EmbeddingError, match="closed"):
+        client.embed(["too late"])

@@ -39,6 +39,10 @@ from custom_components.assist_memory.const import (
     STORAGE_EMBEDDED,
     STORAGE_REMOTE,
 )
+from custom_components.assist_memory.coordinator import (
+    CONNECTED_INTERVAL,
+    RECONNECT_INTERVAL,
+)
 from custom_components.assist_memory.options import DEFAULT_OPTIONS
 from tests.support.memory_server import MemoryServer, free_port
 
@@ -50,7 +54,7 @@ pytestmark = pytest.mark.usefixtures("socket_enabled")
 
 SENSOR = "sensor.assist_memory_memories"
 SLUG = ADDON_SLUG
-REMOTE_LOGGER = "custom_components.assist_memory.engine.remote"
+INTEGRATION_LOGGER = "custom_components.assist_memory"
 
 
 @pytest.fixture
@@ -417,9 +421,26 @@ async def test_diagnostics_hide_the_token(
     # The server's address says where the person's memories live: left out too.
     assert diagnostics["entry"]["data"][CONF_URL] == "**REDACTED**"
     assert diagnostics["store"]["count"] == 0
+    assert diagnostics["coordinator"] == {
+        "last_update_success": True,
+        "update_interval": CONNECTED_INTERVAL.total_seconds(),
+    }
     text = json.dumps(diagnostics)
     assert memory_server.token not in text
     assert memory_server.url not in text
+
+    # Away: diagnostics still download, with the last counts the coordinator read.
+    await hass.async_add_executor_job(memory_server.stop)
+    await tick(hass, 31)
+    diagnostics = await get_diagnostics_for_config_entry(
+        hass, hass_client, loaded_entry
+    )
+    assert diagnostics["store"]["count"] == 0
+    assert diagnostics["coordinator"] == {
+        "last_update_success": False,
+        "update_interval": RECONNECT_INTERVAL.total_seconds(),
+    }
+    assert memory_server.url not in json.dumps(diagnostics)
 
 
 async def test_settings_through_home_assistant_leave_the_server_alone(
@@ -515,12 +536,14 @@ async def test_server_going_away_and_coming_back(
     memory_server: MemoryServer,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
+    coordinator = loaded_entry.runtime_data.coordinator
+    assert coordinator.update_interval == CONNECTED_INTERVAL
     await hass.services.async_call(
         DOMAIN, "add", {"content": "Anna takes her coffee black"}, blocking=True
     )
     await hass.async_add_executor_job(memory_server.stop)
     caplog.clear()
-    caplog.set_level(logging.INFO, logger=REMOTE_LOGGER)
+    caplog.set_level(logging.INFO, logger=INTEGRATION_LOGGER)
 
     with pytest.raises(HomeAssistantError) as caught:
         await hass.services.async_call(
@@ -528,14 +551,20 @@ async def test_server_going_away_and_coming_back(
         )
     assert caught.value.translation_key == "server_unavailable"
     assert memory_server.url in str(caught.value)
+    await hass.async_block_till_done()
+    # The failed call is enough: unavailable now, and checked more often until back.
+    state = hass.states.get(SENSOR)
+    assert state is not None
+    assert state.state == STATE_UNAVAILABLE
+    assert coordinator.update_interval == RECONNECT_INTERVAL
     for seconds in (31, 62):
         await tick(hass, seconds)
     state = hass.states.get(SENSOR)
     assert state is not None
     assert state.state == STATE_UNAVAILABLE
-    gone = [r for r in caplog.records if r.name == REMOTE_LOGGER]
-    assert [r.levelno for r in gone] == [logging.WARNING]
-    assert "is unavailable" in gone[0].getMessage()
+    gone = our_log_lines(caplog)
+    assert [r.levelno for r in gone] == [logging.ERROR]
+    assert memory_server.url in gone[0].getMessage()
 
     caplog.clear()
     await hass.async_add_executor_job(memory_server.start)
@@ -544,6 +573,78 @@ async def test_server_going_away_and_coming_back(
     state = hass.states.get(SENSOR)
     assert state is not None
     assert state.state == "1"
-    back = [r for r in caplog.records if r.name == REMOTE_LOGGER]
+    back = our_log_lines(caplog)
     assert [r.levelno for r in back] == [logging.INFO]
-    assert "available again" in back[0].getMessage()
+    assert "recovered" in back[0].getMessage()
+    assert coordinator.update_interval == CONNECTED_INTERVAL
+
+
+async def test_a_token_refused_while_polling_asks_for_a_new_one(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry, memory_server: MemoryServer
+) -> None:
+    await restart_with_new_token(hass, memory_server)
+    await tick(hass, 31)
+    state = hass.states.get(SENSOR)
+    assert state is not None
+    assert state.state == STATE_UNAVAILABLE
+    (flow,) = loaded_entry.async_get_active_flows(hass, {"reauth"})
+    result = await hass.config_entries.flow.async_configure(
+        flow["flow_id"], {CONF_TOKEN: memory_server.token}
+    )
+    await hass.async_block_till_done()
+    assert result["reason"] == "reauth_successful"
+    state = hass.states.get(SENSOR)
+    assert state is not None
+    assert state.state == "0"
+
+
+def our_log_lines(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    """What the integration and its engine logged (debug lines aside)."""
+    return [
+        r
+        for r in caplog.records
+        if r.levelno >= logging.INFO
+        and (
+            r.name.startswith(INTEGRATION_LOGGER) or r.name.startswith("assist_memory")
+        )
+    ]
+
+
+@pytest.mark.parametrize("entry_options", [options(**{CONF_AGENT_ID: AGENT_ENTITY_ID})])
+async def test_talking_while_the_server_is_away_logs_it_once(
+    hass: HomeAssistant,
+    llm: LlmEntities,
+    loaded_entry: MockConfigEntry,
+    memory_server: MemoryServer,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    await hass.async_add_executor_job(memory_server.stop)
+    caplog.clear()
+    for question in ("How does Anna like her coffee?", "And Tom?"):
+        await say(hass, question)
+    await hass.async_block_till_done()
+    # The wrapped agent answered both, without memory.
+    assert len(llm.agent.turns) == 2
+    logged = [r for r in our_log_lines(caplog) if r.levelno >= logging.WARNING]
+    assert len(logged) == 1
+    assert memory_server.url in logged[0].getMessage()
+
+
+async def test_a_poll_finds_the_server_away(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    memory_server: MemoryServer,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    await hass.async_add_executor_job(memory_server.stop)
+    caplog.clear()
+    await tick(hass, 31)
+    state = hass.states.get(SENSOR)
+    assert state is not None
+    assert state.state == STATE_UNAVAILABLE
+    (gone,) = our_log_lines(caplog)
+    assert gone.levelno == logging.ERROR
+    assert (
+        f"the memory server at {memory_server.url} is unavailable" in gone.getMessage()
+    )
+    assert loaded_entry.runtime_data.coordinator.update_interval == RECONNECT_INTERVAL

@@ -8,6 +8,7 @@ from typing import Any
 
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
+from homeassistant.helpers.aiohttp_client import SERVER_SOFTWARE
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 from pytest_homeassistant_custom_component.components.diagnostics import (
@@ -172,6 +173,10 @@ async def test_options_flow_sets_up_embeddings(
     assert diagnostics["store"]["vector_degraded_reason"] is None
     assert diagnostics["entry"]["options"][CONF_EMBEDDING_API_KEY] == "**REDACTED**"
     assert "sk-secret" not in json.dumps(diagnostics)
+    # Every request (the flow's test, memories, the query) went through Home
+    # Assistant's shared aiohttp session.
+    agents = {headers.get("User-Agent", "") for headers in server.headers}
+    assert agents == {SERVER_SOFTWARE}
 
 
 @pytest.mark.usefixtures("socket_enabled")

@@ -14,7 +14,7 @@ from pytest_homeassistant_custom_component.common import (
 )
 
 from custom_components.assist_memory.const import DOMAIN
-from custom_components.assist_memory.sensor import REFRESH_COOLDOWN
+from custom_components.assist_memory.coordinator import REFRESH_COOLDOWN
 
 pytestmark = pytest.mark.usefixtures("loaded_entry")
 ENTITY_ID = "sensor.assist_memory_memories"
@@ -97,3 +97,21 @@ async def test_a_burst_of_changes_reads_the_counts_twice(
     assert state.state == "20"
     # At the burst's start, and once after it: not once per change.
     assert reads == 2
+
+
+async def test_embedded_counts_are_pushed_not_polled(
+    hass: HomeAssistant,
+    config_entry: MockConfigEntry,
+    entity_registry: er.EntityRegistry,
+) -> None:
+    coordinator = config_entry.runtime_data.coordinator
+    assert coordinator.update_interval is None
+    # A change that bypasses the services (the memory manager, the engine itself).
+    await config_entry.runtime_data.backend.add("Anna likes tulips")
+    await hass.async_block_till_done()
+    state = hass.states.get(ENTITY_ID)
+    assert state is not None
+    assert state.state == "1"
+    entity = entity_registry.async_get(ENTITY_ID)
+    assert entity is not None
+    assert entity.unique_id == f"{config_entry.entry_id}_memories"

@@ -11,6 +11,7 @@ import aiohttp
 import pytest
 
 from tests.support.chat_server import ChatServer
+from tests.support.embedding_server import EmbeddingServer
 from tests.support.ha_process import ROOT
 from tests.support.server_process import ServerProcess, serve_command
 
@@ -231,6 +232,37 @@ async def test_compaction_with_a_local_openai_compatible_llm(data_dir: Path) -> 
 
     assert chat.requests[0]["model"] == "llama3.2"
     assert chat.headers[0]["Authorization"] == "Bearer sk-local"
+
+
+async def test_hybrid_search_with_a_local_embedding_endpoint(data_dir: Path) -> None:
+    with EmbeddingServer() as embeddings:
+        command = serve_command(
+            data_dir,
+            "--embedding-url",
+            embeddings.base_url,
+            "--embedding-model",
+            "nomic-embed-text",
+        )
+        async with ServerProcess(command) as server:
+            async with aiohttp.ClientSession(
+                server.base_url, headers=server.headers
+            ) as http:
+                for text in ("Anna takes her coffee black", "The boiler is serviced"):
+                    body = {"content": text}
+                    async with http.post("/memory/long-term", json=body) as response:
+                        assert response.status in (200, 201)
+                # Memories are embedded in the background: search until they are.
+                for _attempt in range(200):
+                    query = {"q": "hot beverage"}
+                    async with http.get("/api/memory/search", params=query) as found:
+                        results = (await found.json())["results"]
+                    if results and results[0]["score_parts"]["vector"]:
+                        break
+                    await asyncio.sleep(0.05)
+            assert results[0]["content"] == "Anna takes her coffee black"
+            assert results[0]["score_parts"]["vector"] > 0
+            assert await server.stop() == 0
+    assert "hot beverage" in embeddings.texts_embedded()
 
 
 async def test_compaction_is_refused_without_an_llm(data_dir: Path) -> None:

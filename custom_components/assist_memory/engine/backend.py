@@ -42,7 +42,7 @@ from .conversations import (
 )
 from .daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
 from .durable import keep_private
-from .embeddings import EmbeddingConfig
+from .embeddings import EmbeddingConfig, HttpContext
 from .extraction import Fact
 from .forgetting import forget, forget_all
 from .memory import MemoryEngine
@@ -78,6 +78,8 @@ from .watch import ChangeWatcher, TaskFactory, default_task_factory
 from .working import WorkingMemory, WorkingMemoryManager
 
 if TYPE_CHECKING:  # the HTTP client behind LLM calls is not loaded at start
+    import aiohttp
+
     from .llm import LlmCaller
 
 _LOGGER = logging.getLogger(__name__)
@@ -361,6 +363,7 @@ class LocalBackend:
         watch: bool = True,
         embeddings: EmbeddingConfig | None = None,
         create_task: TaskFactory | None = None,
+        session: aiohttp.ClientSession | None = None,
     ) -> tuple[LocalBackend, LoadReport]:
         """Create the backend, load the store and its index off the event loop.
 
@@ -368,9 +371,12 @@ class LocalBackend:
         MEMORY.md, are picked up (after 1.5 s of quiet) and reported to the
         listeners. With `embeddings`, search is hybrid (vectors computed in the
         background). `create_task` makes the background tasks (watchers, the
-        idle-session sweep), so a host can track them.
+        idle-session sweep), so a host can track them. `session` is the host's
+        aiohttp session for the embedding calls (else one is made for each call);
+        they run on this event loop.
         """
-        backend = cls(MemoryEngine(path, settings, embeddings=embeddings))
+        http = HttpContext(asyncio.get_running_loop(), session)
+        backend = cls(MemoryEngine(path, settings, embeddings=embeddings, http=http))
         try:
             report = await backend._run(backend._init)
         except BaseException:

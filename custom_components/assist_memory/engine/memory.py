@@ -19,7 +19,7 @@ from pathlib import Path
 import threading
 
 from .daily_log import DEFAULT_SEARCH_LIMIT, DailyLog, LogEntry
-from .embeddings import EmbeddingClient, EmbeddingConfig
+from .embeddings import EmbeddingClient, EmbeddingConfig, HttpContext
 from .errors import InvalidMemoryError
 from .index import SearchIndex
 from .mirror import MarkdownMirror
@@ -47,8 +47,12 @@ class MemoryEngine:
         use_fts: bool = True,
         embeddings: EmbeddingConfig | None = None,
         use_sqlite_vec: bool = True,
+        http: HttpContext | None = None,
     ) -> None:
-        """`embeddings` turns on hybrid search (0.7 vector + 0.3 BM25, seed 000)."""
+        """`embeddings` turns on hybrid search (0.7 vector + 0.3 BM25, seed 000).
+
+        `http` is the host's aiohttp session and event loop, for the embedding calls.
+        """
         self.store = MemoryStore(path, settings)
         self.index = SearchIndex(index_path_for(self.store.path), use_fts=use_fts)
         self.vectors = (
@@ -56,7 +60,11 @@ class MemoryEngine:
             if embeddings is None
             else VectorIndex(
                 self.index,
-                EmbeddingClient(embeddings),
+                EmbeddingClient(
+                    embeddings,
+                    session=None if http is None else http.session,
+                    loop=None if http is None else http.loop,
+                ),
                 self.store.get_many,
                 use_sqlite_vec=use_sqlite_vec,
             )

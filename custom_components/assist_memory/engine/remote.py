@@ -10,23 +10,19 @@ the caller's (Home Assistant's shared one). Answers map back to the protocol:
 - no connection, a timeout, a 5xx or an answer that is not JSON is a
   BackendUnavailableError.
 
-Availability: the backend remembers whether the server answered its last call. A
-change is logged once each way (a warning when it goes, an info line when it comes
-back) and the listeners are told, so a sensor can read `stats` and go unavailable.
-The first call only sets the state: a failing `connect` is reported by its caller
-(Home Assistant's setup retries, the config flow's error).
+Availability is the host's to track: a call that finds the server away calls
+`on_unavailable` with the error (Home Assistant's coordinator marks the sensor
+unavailable and logs it once, then polls `stats` until the server is back).
 
-Listeners: the server's changes are invisible here. They are told after this
-backend's own writes, and `poll` (which a host calls every `POLL_INTERVAL`; Home
-Assistant does) reads `/memory/stats` and tells them when `lastChanged` moved; the same
-call notices the server going away or coming back.
+Listeners are told after this backend's own writes; changes made on the server are
+invisible here (a host polls `stats` to see them).
 """
 
 from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, Mapping, Sequence
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 import logging
 from typing import Any, Final, Unpack, cast
 from urllib.parse import quote
@@ -76,8 +72,6 @@ _LOGGER = logging.getLogger(__name__)
 DEFAULT_TIMEOUT: Final = 10.0
 # Compaction asks the server's LLM, which may take a minute (its own timeout is 60 s).
 COMPACTION_TIMEOUT: Final = 180.0
-POLL_INTERVAL: Final = timedelta(seconds=30)
-_NOT_POLLED: Final = object()
 
 
 class RemoteBackend:
@@ -91,17 +85,16 @@ class RemoteBackend:
         *,
         timeout: float = DEFAULT_TIMEOUT,
         on_auth_failed: Callable[[], None] | None = None,
+        on_unavailable: Callable[[BackendUnavailableError], None] | None = None,
     ) -> None:
         self.url = url.rstrip("/")
-        # None until the server answered or failed once (nothing to report before).
-        self._available: bool | None = None
+        self.on_unavailable = on_unavailable
         self._session = session
         self._headers = {"Authorization": f"Bearer {token}"}
         self._timeout = timeout
         self._on_auth_failed = on_auth_failed
         self._listeners: builtins.list[Callable[[], None]] = []
         self._compaction_enabled = False
-        self._last_changed: object = _NOT_POLLED
 
     # -- HTTP -------------------------------------------------------------------------
 
@@ -136,13 +129,11 @@ class RemoteBackend:
         except aiohttp.ClientError as err:
             raise self._unavailable(str(err) or type(err).__name__) from err
         if status == 401:
-            self._set_available(True)
             if self._on_auth_failed is not None:
                 self._on_auth_failed()
             raise AuthenticationError(self.url)
         if status >= 500 or (status < 300 and answer is None):
             raise self._unavailable(_message(answer, f"HTTP {status}"))
-        self._set_available(True)
         if status == 404 and missing_ok:
             return None
         if status >= 400:
@@ -171,29 +162,12 @@ class RemoteBackend:
             ) from err
 
     def _unavailable(self, reason: str) -> BackendUnavailableError:
-        self._set_available(False, reason)
-        return BackendUnavailableError(
+        error = BackendUnavailableError(
             f"the memory server at {self.url} is unavailable: {reason}", self.url
         )
-
-    @property
-    def available(self) -> bool:
-        """False once a call found the server away, until one finds it back."""
-        return self._available is not False
-
-    def _set_available(self, available: bool, reason: str = "") -> None:
-        """Log the change once each way and tell the listeners."""
-        before, self._available = self._available, available
-        # The first answer is no change: a failing connect is its caller's to report.
-        if before is None or before == available:
-            return
-        if available:
-            _LOGGER.info("The memory server at %s is available again", self.url)
-        else:
-            _LOGGER.warning(
-                "The memory server at %s is unavailable: %s", self.url, reason
-            )
-        self._notify()
+        if self.on_unavailable is not None:
+            self.on_unavailable(error)
+        return error
 
     # -- connection, listeners --------------------------------------------------------
 
@@ -212,18 +186,6 @@ class RemoteBackend:
         finally:
             self._on_auth_failed = on_auth_failed
 
-    async def poll(self) -> None:
-        """Check the server; tell the listeners about changes made there."""
-        try:
-            stats = await self.stats()
-        except MemoryEngineError:
-            return  # logged once by the availability tracking, or reauth started
-        if self._last_changed is not _NOT_POLLED and (
-            stats.last_changed != self._last_changed
-        ):
-            self._notify()
-        self._last_changed = stats.last_changed
-
     def _notify(self) -> None:
         for listener in list(self._listeners):
             try:
@@ -232,7 +194,7 @@ class RemoteBackend:
                 _LOGGER.exception("A memory change listener failed")
 
     def add_listener(self, listener: Callable[[], None]) -> Callable[[], None]:
-        """Call `listener` after this backend's writes and changes `poll` sees."""
+        """Call `listener` after this backend's writes."""
         self._listeners.append(listener)
 
         def remove() -> None:

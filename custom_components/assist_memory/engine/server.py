@@ -26,6 +26,7 @@ import sys
 from typing import Any, Final
 from urllib.parse import quote
 
+import aiohttp
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
 
@@ -312,15 +313,20 @@ async def serve(
     config = await asyncio.to_thread(
         load_config, options.data_dir / CONFIG_FILE, options.initial_config
     )
-    backend, _report = await LocalBackend.open(
-        options.data_dir / "memories.json",
-        StoreSettings.from_options(config),
-        embeddings=options.embeddings,
-    )
-    try:
-        await _run(options, backend, token, on_ready, config)
-    finally:
-        await backend.close()
+    # One session for the server's own calls (embeddings, the LLM).
+    async with aiohttp.ClientSession() as session:
+        backend, _report = await LocalBackend.open(
+            options.data_dir / "memories.json",
+            StoreSettings.from_options(config),
+            embeddings=options.embeddings,
+            session=session,
+        )
+        try:
+            await _run(
+                options, backend, token, on_ready, config=config, session=session
+            )
+        finally:
+            await backend.close()
 
 
 async def _run(
@@ -328,10 +334,17 @@ async def _run(
     backend: LocalBackend,
     token: str,
     on_ready: ReadyCallback | None,
+    *,
     config: dict[str, Any],
+    session: aiohttp.ClientSession,
 ) -> None:
     llm = (
-        OpenAiChatCaller(options.llm.url, options.llm.model, options.llm.api_key)
+        OpenAiChatCaller(
+            options.llm.url,
+            options.llm.model,
+            options.llm.api_key,
+            session=session,
+        )
         if options.llm
         else None
     )
