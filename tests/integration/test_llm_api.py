@@ -160,12 +160,12 @@ async def test_tools_keep_no_secret(
         instance, "append_memory", fact="The guest wifi password is Tulip-4242"
     )
     logged = await call(
-        instance, "append_daily_log", entry="Gave the plumber the door code 7788"
+        instance, "append_daily_log", entry="Gave the plumber the door code 778841"
     )
 
     assert stored.data["stored"] == "The guest wifi password is [secret withheld]"
     assert logged.data["logged"] == "Gave the plumber the door code [secret withheld]"
-    found = await data_files_containing(hass, loaded_entry, ["Tulip-4242", "7788"])
+    found = await data_files_containing(hass, loaded_entry, ["Tulip-4242", "778841"])
     assert found == {}
 
 

@@ -36,14 +36,15 @@ async def memories(hass: HomeAssistant) -> list[dict[str, Any]]:
 
 # -- secrets -------------------------------------------------------------------------
 
+# Secrets long enough not to turn up by chance in a file's numbers (times, sizes).
 SECRETS = [
     ("Remember that my wifi password is hunter2", "en", "hunter2"),
     ("Remember that my API key is sk-abc123def456ghi789jkl012", "en", "sk-abc123def"),
-    ("Remember that the door code is 4455", "en", "4455"),
-    ("Please remember my bank PIN is 9876", "en", "9876"),
+    ("Remember that the door code is 445519", "en", "445519"),
+    ("Please remember my bank PIN is 987613", "en", "987613"),
     ("记住我的wifi密码是tulip2024", "zh-Hans", "tulip2024"),
-    ("记住门禁密码是7788", "zh-Hans", "7788"),
-    ("記住門禁密碼是6655", "zh-Hant", "6655"),
+    ("记住门禁密码是778841", "zh-Hans", "778841"),
+    ("記住門禁密碼是665527", "zh-Hant", "665527"),
     ("记住我的API密钥是sk-abc123", "zh-Hans", "sk-abc123"),
 ]
 REFUSALS = {
