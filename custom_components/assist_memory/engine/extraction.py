@@ -215,7 +215,9 @@ _EN_QUESTION: Final = re.compile(
     r"|has|had|may|might|must)\s+(?:i|you|we|they|he|she|it|my|your|our|the|there"
     r"|anyone|anybody|a|an|this|that|these|those)\b"
     r"|(?:what|who|whom|whose|which|why|how|where|when)(?:'s|'re|'d|\s+(?:do|does|did"
-    r"|is|are|am|was|were|can|could|would|will|should|have|has)\b|$))",
+    r"|is|are|am|was|were|can|could|would|will|should|have|has)\b|$))"
+    # the question word said last: "my favourite colour is what again"
+    r"|\b(?:is|are|was|were|'s)\s+(?:what|who|where|when|which)(?:\s+again)?\W*$",
     re.IGNORECASE,
 )
 _ZH_QUESTION: Final = re.compile(
@@ -242,7 +244,7 @@ _ZH_HEDGE: Final = re.compile(
 
 
 def _is_question(text: str) -> bool:
-    return bool(_EN_QUESTION.match(text) or _ZH_QUESTION.search(text))
+    return bool(_EN_QUESTION.search(text) or _ZH_QUESTION.search(text))
 
 
 def _is_hedged(text: str) -> bool:
@@ -615,7 +617,7 @@ _EN_EVENT_SUBJECT: Final = re.compile(
     re.IGNORECASE,
 )
 _EN_PREFERENCE_SUBJECT: Final = re.compile(
-    r"\b(?:favou?rite|fave|preferred)\b", re.IGNORECASE
+    r"\b(?:favou?rite|fave|preferred|go-to|go\s+to)\b", re.IGNORECASE
 )
 _EN_PERSON_SUBJECT: Final = re.compile(
     rf"\b(?:{_EN_RELATIONS})(?:'s)?\b", re.IGNORECASE
@@ -672,8 +674,17 @@ _PREFERENCE_WORDS: Final = re.compile(
 )
 
 
+def _recurs(text: str) -> bool:
+    """Whether a statement says something happens again and again."""
+    return bool(
+        _ROUTINE_CUES.search(text)
+        or _EN_NAMED_WEEKDAYS.search(text)
+        or (_EN_PLURAL_PRESENT.match(text) and _EN_ON_WEEKDAY.search(text))
+    )
+
+
 def _cue_category(text: str) -> str:
-    if _ROUTINE_CUES.search(text) or _EN_NAMED_WEEKDAYS.search(text):
+    if _recurs(text):
         return "routine"
     if _EVENT_CUES.search(text):
         return "event"
@@ -944,7 +955,7 @@ _EN_TAKE_WITH: Final = re.compile(
     re.IGNORECASE,
 )
 _EN_ABOUT_ME: Final = re.compile(
-    r"^i\s+(?:(?:also|still|now|currently)\s+)?(?P<verb>grew|was\s+born|speak|drive|ride"
+    r"^i(?:\s+|(?='ve))(?:(?:also|still|now|currently)\s+)?(?P<verb>grew|was\s+born|speak|drive|ride"
     r"|play|teach|taught|studied|study|work|worked|moved|support|own|volunteer|sing|collect"
     r"|knit|run|cycle|swim|go|wear|use|cook|bake|need|take|have|'ve\s+got|got)\b\s*"
     r"(?P<rest>.+)$"
@@ -961,12 +972,24 @@ _EN_NOT_ABOUT_ME: Final = re.compile(
     r"|\b(?:today|tonight|right\s+now|tomorrow|this\s+(?:morning|afternoon|evening))\b",
     re.IGNORECASE,
 )
+_EN_CLOCK_TIME: Final = re.compile(
+    r"\b\d{1,2}:\d\d\b|\b\d{1,2}\s*(?:am|pm|o'clock)\b", re.IGNORECASE
+)
+_EN_HAVE: Final = frozenset({"have", "'ve got", "got", "need"})
 _EN_NOT_WHAT: Final = frozenset("bit little lot huge big fan bit".split())
 _EN_SCHEDULED_THING: Final = re.compile(
     r"^(?:the|my|our)\s+(?P<x>(?:[\w'-]+\s+){0,3}?[\w'-]+)\s+(?:is|are|comes?|goes"
     r"|go|renews?|starts?|ends?|runs?|opens?|closes?|happens?)\b",
     re.IGNORECASE,
 )
+# "The bins go out", "Piano lessons are": present tense of a plural subject, which
+# with a plain weekday means every week (a one-off says "is", "this", "next").
+_EN_PLURAL_PRESENT: Final = re.compile(
+    r"^(?:the|my|our)?\s*(?:[\w'-]+\s+){0,3}?[\w'-]+s\s+(?:are|go|come|start|end|run"
+    r"|open|close|happen)\b(?!.*\b(?:this|next|tomorrow|coming)\b)",
+    re.IGNORECASE,
+)
+_EN_ON_WEEKDAY: Final = re.compile(rf"\bon\s+(?:{_WEEKDAYS})\b", re.IGNORECASE)
 _EN_NOT_SCHEDULED: Final = re.compile(
     r"^(?:weather|forecast|traffic|sky|rain|sun|news|tv|television|radio|music|kids"
     r"|children)\b",
@@ -1265,7 +1288,7 @@ def _en_scheduled(text: str) -> list[_Draft]:
     match = _EN_SCHEDULED_THING.match(text)
     if match is None or _EN_NOT_SCHEDULED.match(match.group("x")):
         return []
-    if _ROUTINE_CUES.search(text) or _EN_NAMED_WEEKDAYS.search(text):
+    if _recurs(text):
         category = "routine"
     elif _EVENT_CUES.search(text) or re.search(r"\bat\s+\d", text):
         category = "event"
@@ -1283,17 +1306,19 @@ def _en_location(text: str) -> list[_Draft]:
     if match := _EN_KEEP_IN.match(text):
         content = _en_third_person(text)
     elif match := _EN_LOCATION.match(text):
-        owner = (match.group("owner") or "the ").strip().lower()
-        label = {"the": "The", "my": "The user's", "our": "The household's"}[owner]
-        said = text[match.start("x") :]
-        content = f"{label} {_en_pronouns(said, _OTHER_REST)}"
+        said = _en_pronouns(text[match.start("x") :], _OTHER_REST)
+        if owner := (match.group("owner") or "").strip().lower():
+            label = {"the": "The", "my": "The user's", "our": "The household's"}[owner]
+            content = f"{label} {said}"
+        else:
+            content = _capitalize(said)  # "Birthday candles are in ..."
     else:
         return []
     x, y = match.group("x"), match.group("y")
     head = x.split()[-1].replace("'s", "")
     if _EN_PERSON_HEAD.match(head) or _NOT_PLACES.match(y):
         return []  # "The kids are in the garden": where someone is now
-    if _EN_EVENT_SUBJECT.search(x) or _EVENT_CUES.search(y):
+    if _EN_EVENT_SUBJECT.search(head) or _EVENT_CUES.search(y):
         return []  # "my birthday is on the 2nd of July": a date, not a place
     return [(content, "fact", _join_key(_topic_key(x, limit=3), "location"))]
 
@@ -1560,7 +1585,11 @@ def _en_about_me(text: str) -> list[_Draft]:
         return []
     if rest and not _meaningful(rest):
         return []
-    return [(_en_third_person(text), _cue_category(text), None)]
+    category = _cue_category(text)
+    verb = (match.group("verb") or "").lower()
+    if category == "fact" and _EN_CLOCK_TIME.search(rest) and verb not in _EN_HAVE:
+        category = "routine"  # "I take the 7:45 train": the present tense says daily
+    return [(_en_third_person(text), category, None)]
 
 
 def _chinese(text: str, *, explicit: bool) -> list[_Draft]:
