@@ -180,7 +180,11 @@ _SUFFIXES: Final = ("ingly", "edly", "ing", "ies", "ied", "ed", "es", "ly", "s")
 
 
 def light_stem(word: str) -> str:
-    """A small English stemmer for LIKE matching: running -> run, likes -> like."""
+    """A small English stemmer for LIKE matching: running -> run, likes -> like.
+
+    The possessive goes first: "Mum's allergic" is about the mum a question names.
+    """
+    word = word.removesuffix("'s")
     if len(word) <= 3 or not word.isascii():
         return word
     for suffix in _SUFFIXES:
