@@ -88,7 +88,7 @@ ENGLISH: list[tuple[str, Expected]] = [
     ),
     (
         "I like my coffee black.",
-        [("preference", "user_coffee_black", "The user likes their coffee black")],
+        [("preference", "user_coffee", "The user likes their coffee black")],
     ),
     (
         "I love hiking in the mountains.",

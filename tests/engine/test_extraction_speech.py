@@ -159,7 +159,7 @@ SPOKEN: list[tuple[str, Expected]] = [
         "周末我喜欢睡到自然醒",
         [("preference", "user_睡到自然醒", "周末用户喜欢睡到自然醒")],
     ),
-    ("我喝茶喜欢加柠檬", [("preference", "user_加柠檬", "用户喝茶喜欢加柠檬")]),
+    ("我喝茶喜欢加柠檬", [("preference", "user_茶", "用户喝茶喜欢加柠檬")]),
     # Plain statements about oneself.
     ("I grew up in Bristol", [("fact", None, "The user grew up in Bristol")]),
     (

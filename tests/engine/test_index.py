@@ -156,7 +156,7 @@ def test_fts_query_quotes_every_term() -> None:
 def test_like_terms_are_stems_prefixes_and_chinese_pairs() -> None:
     keywords = extract_keywords("running likes Pyth* 咖啡豆 猫")
 
-    assert like_terms(keywords) == ["run", "like", "pyth", "咖啡", "啡豆", "猫"]
+    assert like_terms(keywords) == ["run", "lik", "pyth", "咖啡", "啡豆", "猫"]
 
 
 # -- LIKE fallback ---------------------------------------------------------------

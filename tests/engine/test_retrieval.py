@@ -203,6 +203,20 @@ def test_more_matched_keywords_rank_higher(engine: MemoryEngine) -> None:
     assert results[0].parts.keyword > results[1].parts.keyword
 
 
+def test_a_possessive_matches_the_plain_word(engine: MemoryEngine) -> None:
+    # "Dad's" in a memory is the dad a question names, and the other way round.
+    said = engine.store.add("Remember Dad's knee hurts on long walks")
+    engine.store.add("The walks by the river are long and muddy")
+
+    results = engine.search("what is wrong with dad knee")
+
+    assert results[0].memory.id == said.id
+    assert results[0].matched == ("dad", "knee")
+    grandpa = engine.store.add("Grandpa grows tomatoes in the garden")
+    found = engine.search("Grandpa's garden")[0]
+    assert (found.memory.id, found.matched) == (grandpa.id, ("grandpa's", "garden"))
+
+
 def test_matched_lists_words_prefixes_and_chinese(engine: MemoryEngine) -> None:
     full = engine.store.add("Python 咖啡豆 in the garage")
     partial = engine.store.add("Garage 咖啡 machine")

@@ -215,7 +215,9 @@ _EN_QUESTION: Final = re.compile(
     r"|has|had|may|might|must)\s+(?:i|you|we|they|he|she|it|my|your|our|the|there"
     r"|anyone|anybody|a|an|this|that|these|those)\b"
     r"|(?:what|who|whom|whose|which|why|how|where|when)(?:'s|'re|'d|\s+(?:do|does|did"
-    r"|is|are|am|was|were|can|could|would|will|should|have|has)\b|$))",
+    r"|is|are|am|was|were|can|could|would|will|should|have|has)\b|$))"
+    # the question word said last: "my favourite colour is what again"
+    r"|\b(?:is|are|was|were|'s)\s+(?:what|who|where|when|which)(?:\s+again)?\W*$",
     re.IGNORECASE,
 )
 _ZH_QUESTION: Final = re.compile(
@@ -242,7 +244,7 @@ _ZH_HEDGE: Final = re.compile(
 
 
 def _is_question(text: str) -> bool:
-    return bool(_EN_QUESTION.match(text) or _ZH_QUESTION.search(text))
+    return bool(_EN_QUESTION.search(text) or _ZH_QUESTION.search(text))
 
 
 def _is_hedged(text: str) -> bool:
@@ -615,7 +617,7 @@ _EN_EVENT_SUBJECT: Final = re.compile(
     re.IGNORECASE,
 )
 _EN_PREFERENCE_SUBJECT: Final = re.compile(
-    r"\b(?:favou?rite|fave|preferred)\b", re.IGNORECASE
+    r"\b(?:favou?rite|fave|preferred|go-to|go\s+to)\b", re.IGNORECASE
 )
 _EN_PERSON_SUBJECT: Final = re.compile(
     rf"\b(?:{_EN_RELATIONS})(?:'s)?\b", re.IGNORECASE
@@ -626,13 +628,25 @@ _ZH_RELATIONS: Final = tuple(
         老婆 妻子 太太 老公 丈夫 先生 爱人 愛人 男朋友 女朋友 男友 女友 未婚夫 未婚妻 儿子 兒子
         女儿 女兒 孩子 小孩 妈妈 媽媽 母亲 母親 妈 媽 爸爸 父亲 父親 爸 哥哥 姐姐 弟弟 妹妹 爷爷
         爺爺 奶奶 外公 外婆 姥姥 姥爷 姥爺 公公 婆婆 岳父 岳母 朋友 好朋友 闺蜜 閨蜜 老板 老闆
-        上司 同事 邻居 鄰居 室友 宝宝 寶寶 保姆 医生 醫生
+        上司 同事 邻居 鄰居 室友 宝宝 寶寶 保姆 医生 醫生 姊姊 阿嬷 阿嬤 阿公 阿姨 叔叔 舅舅
+        姑姑 伯伯 孙子 孫子 孙女 孫女 外孙 外孫
         """.split(),
         key=len,
         reverse=True,
     )
 )
 _ZH_PETS: Final = ("狗狗", "小狗", "小猫", "猫咪", "狗", "猫", "貓")
+# Kin said without "my" still mean the speaker's ("外婆住在杭州"); friends need "my".
+_ZH_KIN: Final = tuple(
+    sorted(
+        """
+        老婆 太太 老公 先生 儿子 兒子 女儿 女兒 妈妈 媽媽 爸爸 哥哥 姐姐 姊姊 弟弟 妹妹 爷爷
+        爺爺 奶奶 外公 外婆 姥姥 姥爷 姥爺 阿嬷 阿嬤 阿公
+        """.split(),
+        key=len,
+        reverse=True,
+    )
+)
 _ZH_REL: Final = "|".join((*_ZH_RELATIONS, *_ZH_PETS))
 _ZH_EVENT_SUBJECT: Final = re.compile(
     "生日|纪念日|紀念日|周年|週年|婚礼|婚禮|预约|預約|考试|考試|航班"
@@ -672,8 +686,17 @@ _PREFERENCE_WORDS: Final = re.compile(
 )
 
 
+def _recurs(text: str) -> bool:
+    """Whether a statement says something happens again and again."""
+    return bool(
+        _ROUTINE_CUES.search(text)
+        or _EN_NAMED_WEEKDAYS.search(text)
+        or (_EN_PLURAL_PRESENT.match(text) and _EN_ON_WEEKDAY.search(text))
+    )
+
+
 def _cue_category(text: str) -> str:
-    if _ROUTINE_CUES.search(text) or _EN_NAMED_WEEKDAYS.search(text):
+    if _recurs(text):
         return "routine"
     if _EVENT_CUES.search(text):
         return "event"
@@ -943,9 +966,19 @@ _EN_TAKE_WITH: Final = re.compile(
     r"|white|strong|weak|plain|no)\b.*)$",
     re.IGNORECASE,
 )
+# "my coffee black", "our tea with lemon": a thing and how it is had.
+_EN_MY_THING_HOW: Final = re.compile(
+    r"^(?:my|our)\s+(?P<x>[\w-]+(?:\s+[\w-]+)?)\s+(?:with|without|black|white|strong"
+    r"|weak|plain|no|extra|hot|cold|iced)\b",
+    re.IGNORECASE,
+)
+# How one travels: "I take the 7:45 train to work" later "the 8:10 train".
+_EN_TRANSPORT: Final = re.compile(
+    r"\b(?P<how>train|bus|tube|tram|ferry|subway|metro|coach)\b", re.IGNORECASE
+)
 _EN_ABOUT_ME: Final = re.compile(
-    r"^i\s+(?:(?:also|still|now|currently)\s+)?(?P<verb>grew|was\s+born|speak|drive|ride"
-    r"|play|teach|taught|studied|study|work|worked|moved|support|own|volunteer|sing|collect"
+    r"^i(?:\s+|(?='ve))(?:(?:also|still|now|currently)\s+)?(?P<verb>grew|was\s+born|speak|drive|ride"
+    r"|play|teach|taught|studied|study|work|worked|moved|support|own|volunteer|sing|catch|collect"
     r"|knit|run|cycle|swim|go|wear|use|cook|bake|need|take|have|'ve\s+got|got)\b\s*"
     r"(?P<rest>.+)$"
     r"|^i(?:'m|\s+am)\s+(?:(?:a|an)\s+(?P<what>[\w'-]+(?:\s+[\w'-]+)*)"
@@ -961,12 +994,24 @@ _EN_NOT_ABOUT_ME: Final = re.compile(
     r"|\b(?:today|tonight|right\s+now|tomorrow|this\s+(?:morning|afternoon|evening))\b",
     re.IGNORECASE,
 )
+_EN_CLOCK_TIME: Final = re.compile(
+    r"\b\d{1,2}:\d\d\b|\b\d{1,2}\s*(?:am|pm|o'clock)\b", re.IGNORECASE
+)
+_EN_HAVE: Final = frozenset({"have", "'ve got", "got", "need"})
 _EN_NOT_WHAT: Final = frozenset("bit little lot huge big fan bit".split())
 _EN_SCHEDULED_THING: Final = re.compile(
     r"^(?:the|my|our)\s+(?P<x>(?:[\w'-]+\s+){0,3}?[\w'-]+)\s+(?:is|are|comes?|goes"
     r"|go|renews?|starts?|ends?|runs?|opens?|closes?|happens?)\b",
     re.IGNORECASE,
 )
+# "The bins go out", "Piano lessons are": present tense of a plural subject, which
+# with a plain weekday means every week (a one-off says "is", "this", "next").
+_EN_PLURAL_PRESENT: Final = re.compile(
+    r"^(?:the|my|our)?\s*(?:[\w'-]+\s+){0,3}?[\w'-]+s\s+(?:are|go|come|start|end|run"
+    r"|open|close|happen)\b(?!.*\b(?:this|next|tomorrow|coming)\b)",
+    re.IGNORECASE,
+)
+_EN_ON_WEEKDAY: Final = re.compile(rf"\bon\s+(?:{_WEEKDAYS})\b", re.IGNORECASE)
 _EN_NOT_SCHEDULED: Final = re.compile(
     r"^(?:weather|forecast|traffic|sky|rain|sun|news|tv|television|radio|music|kids"
     r"|children)\b",
@@ -1001,10 +1046,12 @@ _ZH_ALLERGY_BARE: Final = re.compile(
     + r")?)(?:有)?(?P<x>[^对對不，,]{1,10}?)[过過]敏(?:症)?$"
 )
 _ZH_FAVORITE: Final = re.compile(
-    r"^我(?:的)?最(?:喜欢|喜歡|爱|愛)的(?P<x>[^是，,]{1,12}?)是(?P<y>.+)$"
+    r"^我(?:的)?最(?:喜欢|喜歡|爱|愛)的(?P<x>[^是，,]{1,12}?)(?:是|变成|變成|换成|換成|改成)"
+    r"(?P<y>.+)$"
 )
 _ZH_POSSESSIVE: Final = re.compile(
-    r"^(?P<owner>我们家的?|我們家的?|我家的?|我的)(?P<x>[^是叫，,]{1,12}?)(?P<verb>是|叫)(?P<y>.+)$"
+    r"^(?P<owner>我们家的?|我們家的?|我家的?|我们的|我們的|我的|家里的|家裡的)(?P<x>[^是叫，,]{1,12}?)"
+    r"(?P<verb>是|叫)(?P<y>.+)$"
 )
 _ZH_RELATION: Final = re.compile(
     r"^我(?P<rel>" + _ZH_REL + r")(?P<verb>的名字是|的名字叫|名叫|叫做|叫|是)(?P<y>.+)$"
@@ -1023,13 +1070,18 @@ _ZH_LIKE_VERBS: Final = (
     r"(?P<verb>不太喜欢|不太喜歡|不怎么喜欢|不怎麼喜歡|不喜欢|不喜歡|不爱|不愛|讨厌|討厭"
     r"|受不了|反感|喜欢|喜歡|热爱|熱愛|偏爱|偏愛|偏好|钟爱|鍾愛|爱|愛|享受)"
 )
+_ZH_TAKE_WITH: Final = re.compile(
+    r"^我(?:喝|吃)(?P<x>[^，,]{1,6}?)(?:都|一般|通常|喜欢|喜歡|习惯|習慣)?(?:要|会|會)?"
+    r"(?:加|放|配|不加|不放)(?P<y>[^，,]+)$"
+)
 _ZH_LIKE: Final = re.compile(r"^我" + _ZH_PRE + _ZH_LIKE_VERBS + r"(?P<x>.+)$")
 _ZH_OTHER_LIKE: Final = re.compile(
     r"^我(?:的)?(?P<rel>" + _ZH_REL + ")" + _ZH_PRE + _ZH_LIKE_VERBS + r"(?P<x>.+)$"
 )
 _ZH_HABIT: Final = re.compile(
     r"^(?:我们家|我們家|我们|我們|我家|我)(?P<pre>(?:早上|上午|中午|下午|晚上|周末|週末|平时|平時|工作日|夜里|夜裡)?)"
-    r"(?P<adv>每天|每日|每晚|每周|每週|每个?月|每個?月|每个?星期|每個?星期|每个?周末"
+    r"(?P<adv>每天|每日|每晚|每周|每週|每个?月|每個?月|每个?星期|每個?星期|每个?礼拜"
+    r"|每個?禮拜|每个?周末"
     r"|每個?週末|每年|通常|一般|平时|平時|平常|总是|總是|经常|經常|常常|往往|向来|向來"
     r"|从来|從來|从不|從不|习惯|習慣|一直)(?P<rest>.+)$"
 )
@@ -1040,7 +1092,9 @@ _ZH_EVERY_FIRST: Final = re.compile(
 _ZH_LIVE: Final = re.compile(
     r"^(?P<who>我们家|我們家|我家|我们|我們|我)(?:现在|現在|目前)?住在.+$"
 )
-_ZH_WORK: Final = re.compile(r"^我(?:现在|現在|目前)?在.+?(?:工作|上班)$")
+_ZH_WORK: Final = re.compile(
+    r"^我(?:现在|現在|目前)?(?:改|已经|已經)?在[^，,]+?(?:工作|上班|(?P<job>做|当|當)[^，,]+)了?$"
+)
 _ZH_DIET: Final = re.compile(
     r"^我(?:是|是个|是個|是一个|是一個|是一名)?(?:素食者|素食主义者|素食主義者|吃素的?)$"
     r"|^我(?:只)?吃素"
@@ -1068,10 +1122,20 @@ _ZH_LOCATION: Final = re.compile(
     r"\d]{1,12}?)(?:都|也|一直|一般|通常|平时|平時)?(?P<verb>放|藏|收|存|挂|掛|摆|擺|锁|鎖"
     r"|停|插)?在(?P<y>[^，,]{2,24})$"
 )
+_ZH_PUT: Final = re.compile(
+    r"^(?P<owner>我们|我們|我)(?:都|一般|通常|平时|平時)?把(?P<x>[^，,]{1,12}?)(?:放|藏|收|存"
+    r"|挂|掛|摆|擺|锁|鎖|停)在(?P<y>[^，,]{2,24}?)了?$"
+)
+# Places said in the middle: "楼梯下面的储物间", "衣柜最上面那层".
+_ZH_PLACE_INSIDE: Final = re.compile(
+    "(?:里|裡|下面|上面|旁边|旁邊|后面|後面|底下)的|那?[层層格]$|[间間房室]$"
+)
 _ZH_MEMBER: Final = re.compile(
-    r"^(?P<owner>我们家的?|我們家的?|我家的?|我们的|我們的|我的|我)(?P<rel>"
+    r"^(?:(?P<owner>我们家的?|我們家的?|我家的?|我们的|我們的|我的|我)(?P<rel>"
     + "|".join((*_ZH_RELATIONS, *_ZH_PETS))
-    + r")(?P<rest>[^，,]{2,}.*)$"
+    + r")|(?P<kin>"
+    + "|".join(_ZH_KIN)
+    + r"))(?P<rest>[^，,]{2,}.*)$"
 )
 # What follows a household member that is not a fact about them.
 _ZH_MEMBER_NOT: Final = re.compile(
@@ -1084,19 +1148,38 @@ _ZH_ABOUT_ME: Final = re.compile(
     r"^我(?:也|还|還)?(?:是(?!说|說|不是)(?!.*(?:的话|的話))"
     r"|在[^，,]{1,10}?(?:长大|長大|出生|读书|讀書|上学|上學|读过|讀過)"
     r"|会说|會說|会讲|會講|会弹|會彈|讲|講|开(?=一|辆|輛|台)|開(?=一|辆|輛|台)"
-    r"|有(?!点|點|事|空|时间|時間|一点|一點|没有|沒有)|养|養|骑|騎)"
-    r"[^，,]*$"
+    r"|有(?!点|點|事|空|时间|時間|一点|一點|没有|沒有)|养|養|骑|騎"
+    r"|老家|家乡|家鄉|(?:开|開|骑|騎|用|戴)的是|穿(?=[^，,]*[码碼号號])"
+    r"|(?:的)?(?:血糖|血压|血壓|胆固醇|膽固醇|尿酸|视力|視力|听力|聽力|膝盖|膝蓋|心脏|心臟)"
+    r"(?=[^，,]*(?:高|低|不好|差|有问题|有問題)))"
+    r"[^，,]*(?:[，,].*)?$"
 )
 # Commands start with what to do: "把空调……", "帮我……", "打开……".
 _ZH_COMMAND_START: Final = (
     "把", "帮", "幫", "请", "請", "给", "給", "打开", "打開", "关", "關", "播放", "放",
     "定", "设", "設", "叫", "提醒", "调", "調", "开", "開",
 )  # fmt: skip
-_ZH_THING_ROUTINE: Final = re.compile(r"^(?!我)[^，,]{1,12}?(?:每|通常|总是|總是)")
+_ZH_THING_ROUTINE: Final = re.compile(r"^(?!我)[^，,]{0,12}?(?:每|通常|总是|總是)")
 _ZH_THING_EVENT: Final = re.compile(
-    r"^(?![我你您他她它这這那])[^，,]{1,8}?(?:今天|明天|后天|後天|下周|下週|下个|下個"
+    # "明天早上六点半叫我起床" asks the assistant to act: not about a thing
+    r"^(?!.*(?:叫我|帮我|幫我|提醒我|告诉我|告訴我))(?![我你您他她它这這那])[^，,]{1,8}?(?:今天|明天|后天|後天|下周|下週|下个|下個"
     r"|周[一二三四五六日天]|星期[一二三四五六日天]|礼拜[一二三四五六日天]|禮拜[一二三四五六日天]"
-    r"|在?[\d一二三四五六七八九十]+[号號]|[\d一二三四五六七八九十]+月)"
+    r"|在?[\d一二三四五六七八九十]+[号號]|[\d一二三四五六七八九十]+月"
+    r"|(?:早上|上午|中午|下午|晚上)[\d一二两兩三四五六七八九十]+[点點])"
+)
+# Plans of one's own: "我下周不上班", "我下禮拜要出差".
+_ZH_MY_PLAN: Final = re.compile(
+    r"^我(?:今天|明天|后天|後天|下周|下週|下个?星期|下個?星期|下个?礼拜|下個?禮拜|下禮拜"
+    r"|下礼拜|下个?月|下個?月|周末|週末)[^，,]{2,}$"
+)
+# Lessons on a weekday are weekly: "我周二晚上要上瑜伽课".
+_ZH_WEEKLY_LESSON: Final = re.compile(
+    r"^我(?:每)?(?:周|週|星期|礼拜|禮拜)[一二三四五六日天][^，,]{0,6}?上[^，,]{1,8}[课課]$"
+)
+# How one gets to work: "我每天坐七点四十五的地铁", later "我改坐八点十分的地铁了".
+_ZH_COMMUTE: Final = re.compile(
+    r"^我(?:每天|平时|平時|一般|通常)?(?:改)?(?:坐|搭|乘)[^，,]*?(?P<how>地铁|地鐵|捷运|捷運"
+    r"|公交车?|公车|公車|巴士|火车|火車|高铁|高鐵|班车|班車|轮渡|輪渡)[^，,]*$"
 )
 _ZH_LIKE_LATER: Final = re.compile(
     r"^(?P<before>[^，,]{0,10}?)(?P<subj>我们家|我們家|我)(?P<middle>[^，,]{0,8}?)"
@@ -1265,7 +1348,7 @@ def _en_scheduled(text: str) -> list[_Draft]:
     match = _EN_SCHEDULED_THING.match(text)
     if match is None or _EN_NOT_SCHEDULED.match(match.group("x")):
         return []
-    if _ROUTINE_CUES.search(text) or _EN_NAMED_WEEKDAYS.search(text):
+    if _recurs(text):
         category = "routine"
     elif _EVENT_CUES.search(text) or re.search(r"\bat\s+\d", text):
         category = "event"
@@ -1283,17 +1366,19 @@ def _en_location(text: str) -> list[_Draft]:
     if match := _EN_KEEP_IN.match(text):
         content = _en_third_person(text)
     elif match := _EN_LOCATION.match(text):
-        owner = (match.group("owner") or "the ").strip().lower()
-        label = {"the": "The", "my": "The user's", "our": "The household's"}[owner]
-        said = text[match.start("x") :]
-        content = f"{label} {_en_pronouns(said, _OTHER_REST)}"
+        said = _en_pronouns(text[match.start("x") :], _OTHER_REST)
+        if owner := (match.group("owner") or "").strip().lower():
+            label = {"the": "The", "my": "The user's", "our": "The household's"}[owner]
+            content = f"{label} {said}"
+        else:
+            content = _capitalize(said)  # "Birthday candles are in ..."
     else:
         return []
     x, y = match.group("x"), match.group("y")
     head = x.split()[-1].replace("'s", "")
     if _EN_PERSON_HEAD.match(head) or _NOT_PLACES.match(y):
         return []  # "The kids are in the garden": where someone is now
-    if _EN_EVENT_SUBJECT.search(x) or _EVENT_CUES.search(y):
+    if _EN_EVENT_SUBJECT.search(head) or _EVENT_CUES.search(y):
         return []  # "my birthday is on the 2nd of July": a date, not a place
     return [(content, "fact", _join_key(_topic_key(x, limit=3), "location"))]
 
@@ -1442,6 +1527,9 @@ def _en_like(match: re.Match[str]) -> list[_Draft]:
         ("The user", "user") if subject == "i" else ("The household", "household")
     )
     content = f"{label} {verb_phrase} {_en_pronouns(x, _SELF_REST)}"
+    if how := _EN_MY_THING_HOW.match(x):
+        # "I like my coffee black", later "... with milk": the same coffee
+        return [(content, "preference", _join_key(owner, _topic_key(how.group("x"))))]
     return [(content, "preference", _join_key(owner, _topic_key(x)))]
 
 
@@ -1560,7 +1648,14 @@ def _en_about_me(text: str) -> list[_Draft]:
         return []
     if rest and not _meaningful(rest):
         return []
-    return [(_en_third_person(text), _cue_category(text), None)]
+    category = _cue_category(text)
+    verb = (match.group("verb") or "").lower()
+    if category == "fact" and _EN_CLOCK_TIME.search(rest) and verb not in _EN_HAVE:
+        category = "routine"  # "I take the 7:45 train": the present tense says daily
+    key = None
+    if verb in ("take", "catch") and (travel := _EN_TRANSPORT.search(rest)):
+        key = _join_key("user", travel.group("how").lower())
+    return [(_en_third_person(text), category, key)]
 
 
 def _chinese(text: str, *, explicit: bool) -> list[_Draft]:
@@ -1628,6 +1723,9 @@ def _chinese(text: str, *, explicit: bool) -> list[_Draft]:
                 _join_key("user", *_zh_key_words(rel), _topic_key(x)),
             )
         ]
+    if match := _ZH_TAKE_WITH.match(text):
+        key = _join_key("user", _topic_key(match.group("x")))
+        return [(_zh_third_person(text), "preference", key)]
     if match := _ZH_LIKE.match(text):
         x = _cut_zh(match.group("x"))
         if x[:1] in _ZH_NOT_OBJECT_START or not _meaningful(x):
@@ -1639,11 +1737,18 @@ def _chinese(text: str, *, explicit: bool) -> list[_Draft]:
 
 def _zh_location(text: str) -> list[_Draft]:
     """Where things are kept: "雨伞放在门口的鞋柜里", "护照在书房的抽屉里"."""
+    if put := _ZH_PUT.match(text):
+        key = _join_key(_subject_key(put.group("x")), "location")
+        return [(_zh_third_person(text), "fact", key)]
     match = _ZH_LOCATION.match(text)
     if match is None:
         return []
     x, y = match.group("x"), match.group("y")
-    if not match.group("verb") and not y.endswith(_ZH_PLACE_END):
+    if (
+        not match.group("verb")
+        and not y.endswith(_ZH_PLACE_END)
+        and not _ZH_PLACE_INSIDE.search(y)
+    ):
         return []  # "我在成都长大": not where something is kept
     if _ZH_PERSON_SUBJECT.search(x) or x.startswith(_ZH_PETS) or _EVENT_CUES.search(x):
         return []  # "妈妈在厨房里": where someone is now
@@ -1658,8 +1763,10 @@ def _zh_member(text: str) -> list[_Draft]:
     match = _ZH_MEMBER.match(text)
     if match is None or _ZH_MEMBER_NOT.search(match.group("rest")):
         return []
-    rel, rest = match.group("rel"), match.group("rest")
-    owner = "用户的" if match.group("owner") in ("我", "我的") else "用户家的"
+    rest = match.group("rest")
+    rel = match.group("rel") or match.group("kin")
+    said_owner = match.group("owner") or "我"
+    owner = "用户的" if said_owner in ("我", "我的") else "用户家的"
     content = f"{owner}{rel}{_zh_rest(rest, other=True)}"
     if _ROUTINE_CUES.search(rest):
         category = "routine"
@@ -1667,7 +1774,7 @@ def _zh_member(text: str) -> list[_Draft]:
         category = "fact" if rel in _ZH_PETS else "person"
     key = None
     if re.match("^(?:[^，,]{0,3}?)住在", rest):
-        key = _join_key(_zh_who_key(match.group("owner") + rel), "residence")
+        key = _join_key(_zh_who_key(said_owner + rel), "residence")
     return [(content, category, key)]
 
 
@@ -1708,7 +1815,9 @@ def _zh_possessive(text: str, match: re.Match[str], *, explicit: bool) -> list[_
     if not explicit and y.startswith(_ZH_TRANSIENT_START):
         return []
     prefix = "user" if owner == "我的" else "household"
-    label = "用户的" if owner == "我的" else "用户家的"
+    label = {"我的": "用户的", "我们的": "用户一家的", "我們的": "用户一家的"}.get(
+        owner, "用户家的"
+    )
     content = f"{label}{x}{verb}{_zh_rest(y)}"
     category = "person" if x in ("名字", "姓名") else _subject_category(x)
     key = _join_key(prefix, *_zh_key_words(x), "name" if verb == "叫" else "")
@@ -1726,8 +1835,9 @@ def _zh_facts(text: str) -> list[_Draft]:
     if match := _ZH_LIVE.match(text):
         owner = "user" if match.group("who") == "我" else "household"
         return [(_zh_third_person(text), "fact", f"{owner}_residence")]
-    if _ZH_WORK.match(text):
-        return [(_zh_third_person(text), "fact", "user_employer")]
+    if work := _ZH_WORK.match(text):
+        key = "user_job" if work.group("job") else "user_employer"
+        return [(_zh_third_person(text), "fact", key)]
     if match := _ZH_HAVE_COUNT.match(text):
         owner = "user" if match.group("who") == "我" else "household"
         return [
@@ -1741,6 +1851,9 @@ def _zh_facts(text: str) -> list[_Draft]:
         return []
     if drafts := _zh_like_later(text):
         return drafts
+    if commute := _ZH_COMMUTE.match(text):
+        key = _join_key("user", _topic_key(commute.group("how")))
+        return [(_zh_third_person(text), "routine", key)]
     if match := _ZH_EVERY_FIRST.match(text):
         subject = _ZH_LEAD_MAP[match.group("subj")]
         return [
@@ -1757,10 +1870,20 @@ def _zh_facts(text: str) -> list[_Draft]:
             or _TIME_CUES.search(match.group("rest"))
         )
         return [(_zh_third_person(text), "routine" if timed else "pattern", None)]
+    if _ZH_WEEKLY_LESSON.match(text):
+        return [(_zh_third_person(text), "routine", None)]
+    if _ZH_MY_PLAN.match(text):
+        return [(_zh_third_person(text), "event", None)]
     if _ZH_ABOUT_ME.match(text):
         return [(_zh_third_person(text), _cue_category(text), None)]
     if _ZH_THING_ROUTINE.match(text):
         return [(_zh_rest(text, other=True), "routine", None)]
+    head, _, tail = text.partition("，")
+    if head.startswith("我") and (like := _ZH_LIKE.match("我" + tail)):
+        x = _cut_zh(like.group("x"))
+        if _meaningful(x):
+            content = f"用户{like.group('adv')}{like.group('verb')}{_zh_rest(x)}"
+            return [(content, "preference", _join_key("user", _topic_key(x)))]
     if _ZH_THING_EVENT.match(text):
         return [(_zh_rest(text, other=True), "event", None)]
     return []

@@ -180,7 +180,18 @@ _SUFFIXES: Final = ("ingly", "edly", "ing", "ies", "ied", "ed", "es", "ly", "s")
 
 
 def light_stem(word: str) -> str:
-    """A small English stemmer for LIKE matching: running -> run, likes -> like."""
+    """A small English stemmer for LIKE matching: running -> run, likes -> like.
+
+    The possessive goes first: "Mum's allergic" is about the mum a question names. A
+    final silent e goes last, so "move", "moved" and "moving" meet at "mov".
+    """
+    stem = _strip_suffix(word.removesuffix("'s"))
+    if len(stem) > 3 and stem.endswith("e") and not stem.endswith("ee"):
+        return stem[:-1]
+    return stem
+
+
+def _strip_suffix(word: str) -> str:
     if len(word) <= 3 or not word.isascii():
         return word
     for suffix in _SUFFIXES:

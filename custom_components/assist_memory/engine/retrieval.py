@@ -34,6 +34,7 @@ from .scoring import (
     frequency_score,
     recency_score,
 )
+from .when import TimeAsked, time_asked
 
 DEFAULT_LIMIT: Final = 5
 # How many index candidates to score for each result asked for.
@@ -69,7 +70,15 @@ class Retriever:
         topic: str | None = None,
     ) -> list[ScoredMemory]:
         """The best `limit` memories for the message, best first ([] when none match)."""
+        now = self._now()
+        # "What did Claire say two weeks ago?": the time is not a keyword; it favours
+        # what was said then instead of what was used lately.
+        asked = time_asked(message, now)
         keywords = extract_keywords(message)
+        if asked is not None and (rest := extract_keywords(asked.rest)).all():
+            keywords = rest
+        else:
+            asked = None
         topic_keywords = extract_keywords(topic) if topic else None
         pool = max(limit * _CANDIDATES_PER_RESULT, _MIN_CANDIDATES)
         found = self._index.match(
@@ -86,7 +95,6 @@ class Retriever:
             return []
         best_bm25 = max(bm25.values(), default=0.0) or 1.0
         wants_preference = expresses_preference(message)
-        now = self._now()
         results: list[ScoredMemory] = []
         query = _QueryTerms.of(keywords)
         topic_terms = _QueryTerms.of(topic_keywords) if topic_keywords else None
@@ -104,7 +112,9 @@ class Retriever:
             parts = ScoreParts(
                 keyword=keyword,
                 category=category_score(memory, wants_preference=wants_preference),
-                recency=recency_score(memory, now),
+                recency=recency_score(memory, now)
+                if asked is None
+                else float(_said_within(memory, asked)),
                 frequency=frequency_score(memory),
                 confidence=memory.confidence,
                 topic_boost=TOPIC_BOOST if on_topic else 1.0,
@@ -114,6 +124,13 @@ class Retriever:
             results.append(ScoredMemory(memory, parts.total(), parts, matched))
         results.sort(key=lambda r: (r.score, r.memory.updated_at), reverse=True)
         return results[:limit]
+
+
+def _said_within(memory: Memory, asked: TimeAsked) -> bool:
+    try:
+        return asked.holds(datetime.fromisoformat(memory.created_at))
+    except ValueError:
+        return False
 
 
 def _terms_of(memory: Memory, indexed: str | None) -> frozenset[str]:

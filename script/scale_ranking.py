@@ -1,0 +1,108 @@
+"""Ranking at scale: how often the memory a query was taken from is in the top 10.
+
+Many household memories (the bench's scaled-up labelled memories) are given what a real
+store has: ages from a day to two years, uses, confidences and categories, drawn at
+random. Each query is taken from one memory: a few of its words (English) or a piece of
+it (Chinese), so other memories share them too. Our ranking (the scoring formula over
+the index's candidates) is put next to a fair BM25 over the same texts (FTS5 with the
+Porter stemmer, stop words dropped, Chinese cut into characters and pairs): the share of
+queries whose memory is in each one's top 10. Recency, use, confidence and category
+must not bury the words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+import random
+import re
+import tempfile
+from typing import Final
+
+from conversation_quality import FairBm25, ranked_by_us, stop_words
+
+from assist_memory_engine.memory import MemoryEngine
+from assist_memory_engine.settings import StoreSettings
+
+TOP: Final = 10
+NOW: Final = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
+_CATEGORIES: Final = ("fact", "preference", "person", "routine", "event", "note")
+_WORD: Final = re.compile(r"[A-Za-z][A-Za-z'-]+")
+_HAN_RUN: Final = re.compile(r"[\u3400-\u9fff]{4,}")
+
+
+@dataclass(frozen=True, slots=True)
+class ScaleRanking:
+    """How often the source memory is in the top 10, ours and BM25's."""
+
+    memories: int
+    queries: int
+    ours: float
+    bm25: float
+
+
+def household_records(texts: Sequence[str], seed: int) -> list[dict[str, object]]:
+    """The texts as memories with varied ages, uses, confidences and categories."""
+    rng = random.Random(seed)
+    records: list[dict[str, object]] = []
+    for number, text in enumerate(texts):
+        created = NOW - timedelta(days=rng.uniform(1, 730))
+        used = rng.random() < 0.3
+        record: dict[str, object] = {
+            "id": f"m{number:07d}",
+            "content": text,
+            "category": rng.choice(_CATEGORIES),
+            "confidence": round(rng.uniform(0.5, 1.0), 2),
+            "created_at": created.isoformat(),
+            "updated_at": created.isoformat(),
+            "access_count": rng.randint(1, 200) if used else 0,
+        }
+        if used:
+            last = created + (NOW - created) * rng.random()
+            record["last_accessed"] = last.isoformat()
+        records.append(record)
+    return records
+
+
+def query_from(text: str, stop: frozenset[str], rng: random.Random) -> str | None:
+    """A few of a memory's words, or a piece of its Chinese (None: too little to ask)."""
+    pieces: list[str] = _HAN_RUN.findall(text)
+    if pieces:
+        piece = rng.choice(pieces)
+        length = rng.randint(2, min(4, len(piece)))
+        start = rng.randrange(len(piece) - length + 1)
+        return piece[start : start + length]
+    words = [w for w in _WORD.findall(text) if w.lower() not in stop]
+    if len(words) < 2:
+        return None
+    return " ".join(rng.sample(words, min(len(words), rng.randint(2, 3))))
+
+
+def measure_at_scale(texts: Sequence[str], query_count: int, seed: int) -> ScaleRanking:
+    """Both rankings over the texts, for queries taken from memories picked at random."""
+    rng = random.Random(seed)
+    stop = stop_words()
+    records = household_records(texts, seed)
+    asked: list[tuple[str, str]] = []
+    while len(asked) < query_count:
+        record = rng.choice(records)
+        if query := query_from(str(record["content"]), stop, rng):
+            asked.append((query, str(record["id"])))
+    baseline = FairBm25(stop)
+    baseline.add({"id": r["id"], "content": r["content"]} for r in records)
+    with tempfile.TemporaryDirectory() as folder:
+        engine = MemoryEngine(
+            Path(folder) / "memories.json", StoreSettings(max_items=0)
+        )
+        engine.init()
+        try:
+            engine.store.import_({"memories": records}, mode="replace")
+            ours = sum(
+                source in ranked_by_us(engine, q, NOW)[:TOP] for q, source in asked
+            )
+        finally:
+            engine.close()
+    bm25 = sum(source in baseline.search(q, TOP) for q, source in asked)
+    return ScaleRanking(len(texts), len(asked), ours / len(asked), bm25 / len(asked))
