@@ -8,6 +8,7 @@ daily log entry (`Labels.logged`) in its own way: the walk finds them on their s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 import json
@@ -15,6 +16,32 @@ from pathlib import Path
 import re
 
 from playwright.sync_api import Locator, Page, expect
+
+from tests.support.ha_process import ha_instance
+
+
+@dataclass(frozen=True)
+class MemoryRoutes:
+    """The host's REST route of the memories (`.../memory/long-term`) and its token:
+    what someone else (another tab, a voice command) changes behind the page's back."""
+
+    url: str
+    token: str
+
+    def memory_id(self, content: str) -> str:
+        status, page = ha_instance.request(
+            "GET", f"{self.url}?limit=100", token=self.token
+        )
+        assert status == 200, page
+        ids = [m["id"] for m in page["items"] if m["content"] == content]
+        assert len(ids) == 1, page
+        return str(ids[0])
+
+    def delete(self, memory_id: str) -> None:
+        status, answer = ha_instance.request(
+            "DELETE", f"{self.url}/{memory_id}", token=self.token
+        )
+        assert status == 200, answer
 
 
 @dataclass(frozen=True)
@@ -34,6 +61,12 @@ class Labels:
     edit: str
     delete: str
     conversation_deleted: str
+    deleted: str
+    undo_delete: str
+    restored: str
+    already_gone: str
+    offline: str
+    retry: str
     save: str
     content: str
     category: str
@@ -92,6 +125,12 @@ ENGLISH = Labels(
     edit="Edit",
     delete="Delete",
     conversation_deleted="Conversation deleted.",
+    deleted="Memory deleted.",
+    undo_delete="Undo",
+    restored="Memory restored.",
+    already_gone="That memory had already been deleted.",
+    offline="Cannot reach the memory service.",
+    retry="Retry",
     save="Save",
     content="Memory",
     category="Category",
@@ -148,6 +187,12 @@ CHINESE = Labels(
     edit="编辑",
     delete="删除",
     conversation_deleted="已删除对话。",
+    deleted="已删除记忆。",
+    undo_delete="撤销",
+    restored="已恢复记忆。",
+    already_gone="这条记忆已经被删除了。",
+    offline="无法连接到记忆服务。",
+    retry="重试",
     save="保存",
     content="记忆内容",
     category="类别",
@@ -211,6 +256,7 @@ def walk_through(
     words: Labels,
     screens: Screens,
     tmp: Path,
+    routes: MemoryRoutes,
     *,
     compaction: bool,
 ) -> None:
@@ -276,10 +322,22 @@ def walk_through(
     dialog.get_by_role("button", name=words.save).click()
     expect(item(words.cat_edited)).to_be_visible()
     expect(item(words.cat)).to_have_count(0)
+    # Deleted at once, said at the top of the view; Undo brings the same memory back.
+    gone_id = routes.memory_id(words.gone)
     item(words.gone).get_by_role("button", name=words.delete).click()
-    screens.shot("delete-dialog")
-    app.get_by_role("dialog").get_by_role("button", name=words.delete).click()
+    expect(status).to_contain_text(words.deleted)
+    expect(status).to_be_in_viewport()
     expect(item(words.gone)).to_have_count(0)
+    screens.shot("deleted-with-undo")
+    status.get_by_role("button", name=words.undo_delete, exact=True).click()
+    expect(status).to_have_text(words.restored)
+    expect(item(words.gone)).to_be_visible()
+    assert routes.memory_id(words.gone) == gone_id
+    # Deleted meanwhile elsewhere: the manager says it was gone already.
+    routes.delete(gone_id)
+    item(words.gone).get_by_role("button", name=words.delete).click()
+    expect(status).to_have_text(words.already_gone)
+    expect(status).to_be_in_viewport()
     screens.shot("memories-after-edit-and-delete")
 
     # MEMORY.md: a line added there becomes a memory.
@@ -367,6 +425,35 @@ def walk_through(
     tab(words.tab_backup)
     again = download(page, app.get_by_role("button", name=words.export), tmp / "b.json")
     assert stamps(again) == stamps(exported)
+
+
+def survive_offline(
+    page: Page, app: Locator, words: Labels, offline: Callable[[bool], None]
+) -> None:
+    """Offline: a page that cannot load says why, in the reader's language, with Retry;
+    a memory that cannot be saved keeps its text in the open dialog for another try."""
+    app.get_by_role("tab", name=words.tab_memories, exact=True).click()
+    expect(app.get_by_role("button", name=words.add)).to_be_visible()
+    offline(True)
+    app.get_by_role("button", name=words.add).click()
+    dialog = app.get_by_role("dialog")
+    dialog.get_by_label(words.content).fill(words.boiler + "!")
+    dialog.get_by_role("button", name=words.save).click()
+    expect(dialog.get_by_role("alert")).to_contain_text(words.offline)
+    expect(dialog.get_by_label(words.content)).to_have_value(words.boiler + "!")
+    offline(False)
+    dialog.get_by_role("button", name=words.save).click()
+    expect(dialog).to_have_count(0)
+    expect(app.get_by_text(words.boiler + "!", exact=True)).to_be_visible()
+    offline(True)
+    app.get_by_role("tab", name=words.tab_sessions, exact=True).click()
+    alert = app.locator("p.alert")
+    expect(alert).to_contain_text(words.offline)
+    expect(alert).not_to_contain_text("fetch")
+    offline(False)
+    alert.get_by_role("button", name=words.retry).click()
+    expect(alert).to_be_hidden()
+    expect(app.get_by_role("heading", name=words.recent)).to_be_visible()
 
 
 def download(page: Page, button: Locator, path: Path) -> dict[str, object]:

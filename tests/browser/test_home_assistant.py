@@ -25,7 +25,7 @@ import pytest
 from tests.support.ha_process import ha_instance as ha
 
 from .conftest import ROOT, free_port, post_json, stop, wait_for_http
-from .flow import CHINESE, ENGLISH, Labels, Screens, walk_through
+from .flow import CHINESE, ENGLISH, Labels, MemoryRoutes, Screens, walk_through
 
 CONFIGURATION = """
 homeassistant:
@@ -200,7 +200,11 @@ def test_memory_panel(
         expect(app.get_by_role("heading", level=1)).to_be_visible(timeout=60_000)
         page.set_default_timeout(15_000)
         screens = Screens(page, screenshots)
-        walk_through(page, app, words, screens, tmp_path, compaction=True)
+        routes = MemoryRoutes(
+            f"{home_assistant.url}/api/assist_memory/memory/long-term",
+            home_assistant.token,
+        )
+        walk_through(page, app, words, screens, tmp_path, routes, compaction=True)
         page.set_viewport_size({"width": 390, "height": 844})
         app.get_by_role("tab", name=words.tab_memories, exact=True).click()
         screens.shot("phone")

@@ -1,11 +1,12 @@
 // The REST API as the UI uses it, over a transport (REST in the browser, websocket in
 // Home Assistant). Every call answers the body, or throws ApiError with the
-// server's message and code.
+// status (0: the server could not be reached), the server's code and placeholders.
 export class ApiError extends Error {
   constructor(status, body) {
     super(body?.error ?? body?.message ?? `HTTP ${status}`);
     this.status = status;
     this.code = body?.code ?? null;
+    this.placeholders = body?.placeholders ?? {};
   }
 }
 
@@ -19,12 +20,16 @@ export class MemoryApi {
       Object.entries(query ?? {}).filter(([, value]) => value !== "" && value != null)
         .map(([name, value]) => [name, String(value)]));
     const answer = await this.transport.request(method, path, cleanQuery, body);
-    if (answer.status >= 400) throw new ApiError(answer.status, answer.body);
+    if (answer.status === 0 || answer.status >= 400) throw new ApiError(answer.status, answer.body);
     return answer.body;
   }
 
   list(query) { return this.call("GET", "/memory/long-term", { query }); }
   add(memory) { return this.call("POST", "/memory/long-term", { body: memory }); }
+  // Puts memories back exactly as they were (ids, times, provenance): an undo.
+  restore(memories) {
+    return this.call("POST", "/memory/import", { body: { document: memories, mode: "merge" } });
+  }
   update(id, changes) {
     return this.call("PATCH", `/memory/long-term/${encodeURIComponent(id)}`, { body: changes });
   }

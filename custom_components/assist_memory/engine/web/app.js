@@ -1,5 +1,6 @@
 import { MemoryApi } from "./api.js";
 import { field, h } from "./dom.js";
+import { describeError } from "./errors.js";
 import { translator } from "./i18n.js";
 import { STYLES } from "./styles.js";
 import { BackupView } from "./views/backup.js";
@@ -56,12 +57,21 @@ export class AssistMemoryApp extends HTMLElement {
     this.t = t;
     const ctx = {
       api: this.api, t, language: this._language, root: this.shadowRoot,
-      notify: (text) => this.notify(text),
+      notify: (text, action) => this.notify(text, action),
       run: (task) => this.run(task),
+      describe: (err) => describeError(err, t),
     };
     this.views = Object.fromEntries(TABS.map(([name, View]) => [name, new View(ctx)]));
-    this.status = h("p", { class: "status", role: "status", "aria-live": "polite" });
-    this.alert = h("p", { class: "alert", role: "alert", hidden: true });
+    // Messages sit at the top of the view (kept in sight while scrolling): what was
+    // done (with Undo where it can be), or what went wrong (with Retry).
+    this.statusText = h("span");
+    this.statusAction = h("button", { class: "text", hidden: true });
+    this.status = h("p", { class: "status", role: "status", "aria-live": "polite" },
+      this.statusText, this.statusAction);
+    this.alertText = h("span");
+    this.retry = h("button", { class: "text", hidden: true }, t("retry"));
+    this.alert = h("p", { class: "alert", role: "alert", hidden: true },
+      this.alertText, this.retry);
     this.main = h("main", { role: "tabpanel" });
     this.tabs = h("nav", { class: "tabs", role: "tablist", "aria-label": t("app.sections") },
       TABS.map(([name]) => h("button", {
@@ -71,7 +81,7 @@ export class AssistMemoryApp extends HTMLElement {
     this.shadowRoot.replaceChildren(
       h("style", {}, STYLES),
       h("header", {}, this.header ?? null, h("h1", {}, t("app.title"))),
-      this.tabs, this.main, this.alert, this.status);
+      this.tabs, h("div", { class: "messages" }, this.alert, this.status), this.main);
     this.select(this.tab);
   }
 
@@ -85,25 +95,39 @@ export class AssistMemoryApp extends HTMLElement {
     this.run(() => this.views[name].show());
   }
 
-  notify(text) {
-    this.status.textContent = text;
+  // A message of what was done; `action` ({label, run}) adds a button such as Undo.
+  notify(text, action = null) {
+    this.statusText.textContent = text;
+    this.statusAction.hidden = !action;
+    this.statusAction.textContent = "";
+    if (action) {
+      this.statusAction.textContent = action.label;
+      this.statusAction.onclick = () => {
+        this.statusAction.hidden = true;
+        this.run(action.run);
+      };
+    }
   }
 
-  // Runs a task of a view: shows its error (translated when the code is known), and
-  // the token prompt when the server asks for one.
+  // Runs a task of a view: shows its error in the reader's language with Retry, and
+  // the token prompt when the server asks for one. Answers whether it succeeded.
   async run(task) {
     this.alert.hidden = true;
     this.notify("");
     this.setAttribute("aria-busy", "true");
     try {
       await task();
+      return true;
     } catch (err) {
       if (this.transport.needsToken) {
         this.askToken();
       } else {
-        this.alert.textContent = this.t(`error.${err.code}`, {}, err.message);
+        this.alertText.textContent = describeError(err, this.t);
+        this.retry.hidden = false;
+        this.retry.onclick = () => this.run(task);
         this.alert.hidden = false;
       }
+      return false;
     } finally {
       this.removeAttribute("aria-busy");
     }
@@ -119,7 +143,10 @@ export class AssistMemoryApp extends HTMLElement {
         this.transport.setToken(input.value);
         this.select(this.tab);
       },
-    }, h("h2", {}, t("token.title")), h("p", {}, t("token.hint")),
+    }, h("h2", {}, t("token.title")),
+    this.transport.tokenRefused ? h("p", { class: "alert", role: "alert" }, t("token.refused"))
+      : null,
+    h("p", {}, t("token.hint")),
     field(t("token.label"), input), h("button", { class: "primary" }, t("token.submit"))));
   }
 }

@@ -18,7 +18,9 @@ class AssistMemoryPanel extends HTMLElement {
   }
 
   create(hass) {
-    this.style.cssText = "display: block; height: 100%; overflow-y: auto;";
+    // The panel scrolls itself (its parent grows with it): then the messages at the
+    // top of the view stay in sight however far down the list the person is.
+    this.style.cssText = "display: block; height: 100vh; height: 100dvh; overflow-y: auto;";
     this.menu ??= document.createElement("ha-menu-button");
     this.transport = new HaTransport(hass);
     this.app = document.createElement("assist-memory-app");

@@ -93,10 +93,17 @@ mark.chip { background: var(--am-mark); color: inherit; }
 .parts dt { color: var(--am-muted); }
 .parts dd { margin: 0 0 4px; }
 .muted, .empty { color: var(--am-muted); }
-.status:empty { display: none; }
-/* After the content, kept in view at the bottom like a toast. */
-.status, .alert { position: sticky; bottom: 12px; max-width: 928px; margin: 8px auto; box-shadow: 0 2px 8px rgb(0 0 0 / 25%); padding: 8px 12px; border-radius: 6px; background: var(--am-card); border: 1px solid var(--am-line); }
+/* At the top of the view, kept in sight while the page scrolls. */
+.messages { position: sticky; top: 0; z-index: 2; max-width: 960px; margin: 0 auto; padding: 0 16px; }
+.messages:has(.status:not(:has(span:empty)), .alert:not([hidden])) { padding-top: 8px; }
+.status:has(span:empty) { display: none; }
+.status, .alert { display: flex; align-items: center; gap: 12px; margin: 0 0 6px; padding: 6px 12px; border-radius: 6px; background: var(--am-card); border: 1px solid var(--am-line); box-shadow: 0 2px 8px rgb(0 0 0 / 25%); }
+.status > span, .alert > span { flex: 1 1 auto; }
 .alert { border-color: var(--am-danger); color: var(--am-danger); }
+.alert[hidden] { display: none; }
+dialog .alert { box-shadow: none; }
+button.text { border-color: transparent; background: none; color: var(--am-accent); font-weight: 500; }
+button[hidden] { display: none; }
 .switch { display: flex; align-items: center; gap: 10px; font-weight: 600; margin: 8px 0 16px; }
 .switch input { width: 22px; height: 22px; }
 .settings { display: grid; grid-template-columns: repeat(auto-fill, minmax(220px, 1fr)); gap: 0 16px; }

@@ -12,8 +12,11 @@ export class HaTransport {
     try {
       return await this.hass.callWS(message);
     } catch (err) {
-      // Not loaded, not an admin, or the connection dropped.
-      return { status: 500, body: { error: err?.message ?? String(err), code: err?.code } };
+      // Not loaded, not an admin, or the connection dropped (a number: the websocket
+      // library's own codes, such as 3 for a lost connection).
+      if (typeof err?.code === "number") return { status: 0, body: { code: "offline" } };
+      const status = err?.code === "unauthorized" ? 403 : 500;
+      return { status, body: { error: err?.message ?? String(err), code: err?.code } };
     }
   }
 }

@@ -9,6 +9,8 @@ export class RestTransport {
   constructor(base = document.baseURI) {
     this.base = base;
     this.needsToken = false;
+    // The token given was refused (not merely missing): the prompt says so.
+    this.tokenRefused = false;
     // An earlier version kept the token in localStorage: move it, leave no copy.
     const kept = localStorage.getItem(TOKEN_KEY);
     if (kept !== null) {
@@ -35,10 +37,19 @@ export class RestTransport {
     const headers = { Accept: "application/json" };
     if (this.token) headers.Authorization = `Bearer ${this.token}`;
     if (body !== undefined) headers["Content-Type"] = "application/json";
-    const response = await fetch(url, {
-      method, headers, body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (response.status === 401) this.needsToken = true;
+    let response;
+    try {
+      response = await fetch(url, {
+        method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch {
+      // Offline, or the server is not running: nothing answered at all.
+      return { status: 0, body: { code: "offline" } };
+    }
+    if (response.status === 401) {
+      this.needsToken = true;
+      this.tokenRefused = Boolean(this.token);
+    }
     const text = await response.text();
     let parsed = null;
     try { parsed = text ? JSON.parse(text) : null; } catch { parsed = { error: text }; }

@@ -88,32 +88,26 @@ export class MemoriesView {
   }
 
   async add() {
-    const values = await this.form(this.ctx.t("memories.addTitle"), {
+    const { api, t } = this.ctx;
+    const saved = await this.form(t("memories.addTitle"), {
       content: "", category: "fact", tags: [], scope: "household",
+    }, async (values) => {
+      await api.add(values);
+      this.offset = 0;
     });
-    if (values) {
-      await this.ctx.run(async () => {
-        await this.ctx.api.add(values);
-        this.ctx.notify(this.ctx.t("memories.added"));
-        this.offset = 0;
-        await this.show();
-      });
-    }
+    if (saved) this.ctx.notify(t("memories.added"));
   }
 
   async edit(memory) {
-    const values = await this.form(this.ctx.t("memories.editTitle"), memory);
-    if (values) {
-      await this.ctx.run(async () => {
-        await this.ctx.api.update(memory.id, values);
-        this.ctx.notify(this.ctx.t("memories.saved"));
-        await this.show();
-      });
-    }
+    const { api, t } = this.ctx;
+    const saved = await this.form(t("memories.editTitle"), memory,
+      (values) => api.update(memory.id, values));
+    if (saved) this.ctx.notify(t("memories.saved"));
   }
 
-  // The add/edit dialog; resolves with the fields, or null when cancelled.
-  async form(title, memory) {
+  // The add/edit dialog. `save(values)` runs with the dialog still open: if it fails,
+  // the error shows there and the text typed stays. Answers whether it was saved.
+  async form(title, memory, save) {
     const { t } = this.ctx;
     const content = h("textarea", { required: true, rows: 4, value: memory.content });
     const category = h("select", {}, CATEGORIES.map((value) =>
@@ -129,31 +123,45 @@ export class MemoriesView {
         field(t("memories.scope"), scope)),
       buttons: [{ label: t("save"), value: "save" }],
       cancelLabel: t("cancel"),
+      describe: this.ctx.describe,
+      submit: () => save({
+        content: content.value.trim(),
+        category: category.value,
+        tags: tags.value.split(",").map((tag) => tag.trim()).filter(Boolean),
+        scope: scope.value.trim(),
+      }),
     });
-    if (answer !== "save") return null;
-    return {
-      content: content.value.trim(),
-      category: category.value,
-      tags: tags.value.split(",").map((tag) => tag.trim()).filter(Boolean),
-      scope: scope.value.trim(),
-    };
+    if (answer !== "save") return false;
+    await this.ctx.run(() => this.show());
+    return true;
   }
 
+  // Deleted at once, with Undo: the same memory comes back (id, times, provenance).
+  // A memory someone else deleted meanwhile is said to be gone, and the list refreshed.
   async remove(memory) {
-    const { t } = this.ctx;
-    const answer = await showDialog(this.ctx.root, {
-      title: t("memories.deleteTitle"),
-      content: h("p", { class: "quote" }, memory.content),
-      buttons: [{ label: t("memories.delete"), value: "delete", danger: true }],
-      cancelLabel: t("cancel"),
+    const { api, t } = this.ctx;
+    let gone = false;
+    await this.ctx.run(async () => {
+      try {
+        await api.remove(memory.id);
+      } catch (err) {
+        if (err.status !== 404) throw err;
+        gone = true;
+      }
+      await this.show();
     });
-    if (answer === "delete") {
-      await this.ctx.run(async () => {
-        await this.ctx.api.remove(memory.id);
-        this.ctx.notify(t("memories.deleted"));
-        await this.show();
-      });
+    if (gone) {
+      this.ctx.notify(t("memories.alreadyGone"));
+      return;
     }
+    this.ctx.notify(t("memories.deleted"), {
+      label: t("undo"),
+      run: async () => {
+        await api.restore([memory]);
+        await this.show();
+        this.ctx.notify(t("memories.restored"));
+      },
+    });
   }
 
   // Clearing everything needs the confirmation word typed in.
