@@ -256,8 +256,8 @@ def walk_through(
     words: Labels,
     screens: Screens,
     tmp: Path,
-    routes: MemoryRoutes,
     *,
+    routes: MemoryRoutes,
     compaction: bool,
 ) -> None:
     """Every screen: list, add, filter, search, edit, delete, MEMORY.md, logs,

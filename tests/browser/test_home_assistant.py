@@ -204,7 +204,9 @@ def test_memory_panel(
             f"{home_assistant.url}/api/assist_memory/memory/long-term",
             home_assistant.token,
         )
-        walk_through(page, app, words, screens, tmp_path, routes, compaction=True)
+        walk_through(
+            page, app, words, screens, tmp_path, routes=routes, compaction=True
+        )
         page.set_viewport_size({"width": 390, "height": 844})
         app.get_by_role("tab", name=words.tab_memories, exact=True).click()
         screens.shot("phone")

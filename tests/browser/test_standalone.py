@@ -141,7 +141,9 @@ def test_memory_manager(
         # The link the server's owner shares: the token in the fragment.
         page.goto(f"{server.url}/#token={server.token}")
         routes = MemoryRoutes(f"{server.url}/memory/long-term", server.token)
-        walk_through(page, app, words, screens, tmp_path, routes, compaction=True)
+        walk_through(
+            page, app, words, screens, tmp_path, routes=routes, compaction=True
+        )
         survive_offline(page, app, words, server.set_down)
         # Kept for this tab only, never in localStorage (which outlives the tab).
         assert page.evaluate(STORED_TOKENS) == [None, server.token]

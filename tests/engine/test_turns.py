@@ -380,6 +380,28 @@ def test_learned_facts_belong_to_the_speaker(turns: TurnMemory) -> None:
     assert {m.scope for m in turns.engine.store.get_all()} == {"anna"}
 
 
+def test_a_learned_memory_keeps_where_it_came_from(turns: TurnMemory) -> None:
+    """The sentence (its secret withheld), the message, who said it, the conversation."""
+    turns.begin(session_id="s", text="Hello there", user_id="anna")
+    turns.end(session_id="s", user_text="Hello there", reply="Hi.", user_id="anna")
+    said = "My wifi password is hunter2secret and I prefer oat milk"
+    turns.begin(session_id="s", text=said, user_id="anna")
+    turns.end(session_id="s", user_text=said, reply="OK.", user_id="anna")
+    batch = turns.extraction_batch("s", EAGER)
+    assert batch is not None
+    turns.learn(batch, turns.rule_facts(batch), scope="anna", settings=EAGER)
+    (memory,) = [m for m in turns.engine.store.get_all() if "oat milk" in m.content]
+    message = next(m for m in turns.log.messages("s") if "oat milk" in m.content)
+    assert memory.session_id == "s"
+    assert memory.source == "user_stated"
+    assert dict(memory.metadata) == {
+        "learned_by": "conversation",
+        "said": "My wifi password is [secret withheld] and I prefer oat milk",
+        "message_id": message.id,
+        "speaker": "anna",
+    }
+
+
 def test_profile_learns_reply_style(turns: TurnMemory) -> None:
     talk(turns, "s", ("Please keep answers short", "Sure."))
     batch = turns.extraction_batch("s", EAGER)

@@ -46,6 +46,7 @@ from .memory import MemoryEngine
 from .models import HOUSEHOLD_SCOPE, Memory
 from .profile import UserProfile, profile_updates
 from .prompt import build_prompt_with_memory
+from .provenance import SaidMessage, learned_from
 from .scoring import ScoredMemory
 from .secrets_filter import REDACTED, mentions_secret, redact
 from .throttle import ExtractionThrottle, FlushTracker
@@ -380,6 +381,7 @@ class TurnMemory:
                 existing = [m for m in records.values() if m.scope == scope]
         plan = plan_write_back(fitting, existing, scope=scope)
         store = self.engine.store
+        said = self._said(batch) if plan.adds else []
         for fact in plan.adds:
             store.add(
                 fact.content,
@@ -389,6 +391,7 @@ class TurnMemory:
                 source=fact.source,
                 scope=scope,
                 session_id=batch.session_id,
+                metadata=learned_from(fact.content, said, "conversation"),
             )
         for memory_id in plan.refreshes:
             fact = plan.refreshed_with[memory_id]
@@ -425,6 +428,15 @@ class TurnMemory:
             skipped=len(plan.skipped) + len(facts) - len(fitting),
             profile_updates=profile_changes,
         )
+
+    def _said(self, batch: ExtractionBatch) -> list[SaidMessage]:
+        """What the users said in the batch's messages (a fact's possible origins)."""
+        wanted = set(batch.message_ids)
+        return [
+            SaidMessage(m.id, m.content, m.user_id)
+            for m in self.log.messages(batch.session_id)
+            if m.id in wanted and m.role == "user"
+        ]
 
     def _supersede_summaries(
         self, scope: str, replaced: list[tuple[Memory, Fact]]
