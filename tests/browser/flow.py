@@ -67,6 +67,9 @@ class Labels:
     already_gone: str
     offline: str
     retry: str
+    open_conversation: str
+    why: str
+    turn_one: str
     save: str
     content: str
     category: str
@@ -101,6 +104,7 @@ class Labels:
     tea: str
     tea_again: str
     tea_tag: str
+    tea_question: str
     cat: str
     cat_edited: str
     gone: str
@@ -131,6 +135,9 @@ ENGLISH = Labels(
     already_gone="That memory had already been deleted.",
     offline="Cannot reach the memory service.",
     retry="Retry",
+    open_conversation="Open",
+    why="Why did Assist say that?",
+    turn_one="1 turn",
     save="Save",
     content="Memory",
     category="Category",
@@ -164,6 +171,7 @@ ENGLISH = Labels(
     tea="We drink green tea every morning",
     tea_again="we drink green tea every morning.",
     tea_tag="drinks",
+    tea_question="Which green tea do we drink every morning",
     cat="The cat is called Miso",
     cat_edited="The cat is called Mochi",
     gone="The old car is blue",
@@ -193,6 +201,9 @@ CHINESE = Labels(
     already_gone="这条记忆已经被删除了。",
     offline="无法连接到记忆服务。",
     retry="重试",
+    open_conversation="打开",
+    why="Assist 为什么这样回答？",
+    turn_one="1 轮",
     save="保存",
     content="记忆内容",
     category="类别",
@@ -226,6 +237,7 @@ CHINESE = Labels(
     tea="我们每天早上喝绿茶",
     tea_again="我们每天早上喝绿茶。",
     tea_tag="饮料",
+    tea_question="我们每天早上喝哪种绿茶",
     cat="我们家的猫叫年糕",
     cat_edited="我们家的猫叫汤圆",
     gone="旧车是蓝色的",
@@ -258,6 +270,7 @@ def walk_through(
     tmp: Path,
     *,
     routes: MemoryRoutes,
+    converse: Callable[[str], None],
     compaction: bool,
 ) -> None:
     """Every screen: list, add, filter, search, edit, delete, MEMORY.md, logs,
@@ -293,6 +306,8 @@ def walk_through(
     add(words.gone)
     add(words.tea_again)
     screens.shot("memories-list")
+    # A question whose answer is given the tea memories (seen under Sessions).
+    converse(words.tea_question)
 
     # Filter by category and order by use.
     app.get_by_label(words.category).select_option(label=words.preference)
@@ -365,7 +380,21 @@ def walk_through(
     )
     expect(conversation).to_be_visible()
     expect(conversation.locator("p").nth(1)).not_to_be_empty()
+    expect(
+        app.get_by_text(re.compile(r"[0-9a-f]{16,}|\b[0-9A-Z]{26}\b"))
+    ).to_have_count(0)
+    expect(app.get_by_text(words.turn_one, exact=True).first).to_be_visible()
     screens.shot("sessions")
+    # Opened: its messages, and for the answer the memories it was given.
+    asked = (
+        app.get_by_role("list", name=words.recent)
+        .get_by_role("listitem")
+        .filter(has=page.get_by_text(words.tea_question, exact=True))
+    )
+    asked.get_by_role("button", name=words.open_conversation).click()
+    asked.get_by_text(words.why).click()
+    expect(asked.locator("details.why")).to_contain_text(words.tea)
+    screens.shot("why-did-assist-say-that")
     # A conversation can be deleted (asked first).
     conversation.get_by_role("button", name=words.delete).click()
     app.get_by_role("dialog").get_by_role("button", name=words.delete).click()

@@ -149,6 +149,16 @@ def login_link(url: str) -> str:
     return f"{url}/?auth_callback=1&code={result['result']}&state={state}"
 
 
+def converse(home_assistant: HomeAssistant, text: str) -> None:
+    """One exchange with the memory agent."""
+    answer = post_json(
+        f"{home_assistant.url}/api/conversation/process",
+        {"text": text, "agent_id": MEMORY_AGENT, "language": "en"},
+        home_assistant.token,
+    )
+    assert isinstance(answer, dict), answer
+
+
 def converse_and_log(home_assistant: HomeAssistant, words: Labels) -> None:
     """A conversation with the memory agent (its summary), and today's log entry.
 
@@ -205,7 +215,14 @@ def test_memory_panel(
             home_assistant.token,
         )
         walk_through(
-            page, app, words, screens, tmp_path, routes=routes, compaction=True
+            page,
+            app,
+            words,
+            screens,
+            tmp_path,
+            routes=routes,
+            converse=lambda text: converse(home_assistant, text),
+            compaction=True,
         )
         page.set_viewport_size({"width": 390, "height": 844})
         app.get_by_role("tab", name=words.tab_memories, exact=True).click()

@@ -94,6 +94,14 @@ def server(tmp_path_factory: pytest.TempPathFactory, chat_url: str) -> Iterator[
         server.down()
 
 
+def converse(server: Server, session_id: str, text: str) -> None:
+    """One exchange through the REST routes a Home Assistant's memory agent uses."""
+    turn = {"session_id": session_id, "text": text}
+    post_json(f"{server.url}/api/turns/begin", turn, server.token)
+    reply = {"session_id": session_id, "user_text": text, "reply": "Green tea."}
+    post_json(f"{server.url}/api/turns/end", reply, server.token)
+
+
 def converse_and_log(server: Server, session_id: str, words: Labels) -> None:
     """A conversation of one exchange (its summary and working memory) and a log entry,
     through the REST routes the memory agent of a Home Assistant uses."""
@@ -142,7 +150,14 @@ def test_memory_manager(
         page.goto(f"{server.url}/#token={server.token}")
         routes = MemoryRoutes(f"{server.url}/memory/long-term", server.token)
         walk_through(
-            page, app, words, screens, tmp_path, routes=routes, compaction=True
+            page,
+            app,
+            words,
+            screens,
+            tmp_path,
+            routes=routes,
+            converse=lambda text: converse(server, f"why-{locale}", text),
+            compaction=True,
         )
         survive_offline(page, app, words, server.set_down)
         # Kept for this tab only, never in localStorage (which outlives the tab).

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+import sqlite3
 
 import pytest
 
@@ -69,6 +71,20 @@ def test_first_turn_creates_working_memory_and_logs_the_message(
     # The memory went into a prompt: its use is recorded.
     stored = turns.engine.store.get_all()[0]
     assert stored.access_count == 1
+
+
+def test_a_turn_keeps_which_memories_its_answer_was_given(turns: TurnMemory) -> None:
+    """Why did Assist say that: the memories of the turn's block, gone with the turn."""
+    coffee = turns.engine.store.add("Anna takes her coffee black")
+    turns.engine.store.add("The boiler is serviced in May")
+    turns.begin(session_id="s1", text="How does Anna like her coffee?")
+    turns.begin(session_id="s1", text="Hello")
+    asked, hello = turns.log.with_turn_memories(turns.log.messages("s1"))
+    assert asked.memory_ids == (coffee.id,)
+    assert hello.memory_ids == ()
+    turns.delete_conversation("s1")
+    with closing(sqlite3.connect(turns.log.path)) as db:
+        assert db.execute("SELECT * FROM turn_memories").fetchall() == []
 
 
 def test_a_deferred_turn_writes_nothing_until_after_begin(turns: TurnMemory) -> None:

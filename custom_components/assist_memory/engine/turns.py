@@ -269,7 +269,13 @@ class TurnMemory:
         """Store what a deferred `begin` left: the user's message, the memories' use."""
         with self._lock:
             if not self._still_paused(context.session_id):
-                self.log.append(context.session_id, "user", text, user_id=user_id)
+                message = self.log.append(
+                    context.session_id, "user", text, user_id=user_id
+                )
+                # What "why did Assist say that?" shows for this turn.
+                self.log.record_turn_memories(
+                    message.id, (r.memory.id for r in context.memories)
+                )
         if context.memories:
             self.engine.store.record_access([r.memory.id for r in context.memories])
 

@@ -33,6 +33,7 @@ export class MemoryApi {
   update(id, changes) {
     return this.call("PATCH", `/memory/long-term/${encodeURIComponent(id)}`, { body: changes });
   }
+  get(id) { return this.call("GET", `/memory/long-term/${encodeURIComponent(id)}`); }
   remove(id) { return this.call("DELETE", `/memory/long-term/${encodeURIComponent(id)}`); }
   clear() { return this.call("DELETE", "/memory/long-term"); }
   search(q, limit = 20) { return this.call("GET", "/api/memory/search", { query: { q, limit } }); }
@@ -52,6 +53,7 @@ export class MemoryApi {
   compactions() { return this.call("GET", "/api/auto-memory/compactions"); }
   working() { return this.call("GET", "/memory/working"); }
   sessions(limit = 20) { return this.call("GET", "/memory/sessions", { query: { limit } }); }
+  conversation(id) { return this.call("GET", `/memory/sessions/${encodeURIComponent(id)}`); }
   deleteConversation(id) {
     return this.call("DELETE", `/memory/sessions/${encodeURIComponent(id)}`);
   }

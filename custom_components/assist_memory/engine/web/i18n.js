@@ -32,7 +32,8 @@ const en = {
   "memories.tagsHint": "Separated by commas",
   "memories.sort": "Order",
   "memories.content": "Memory",
-  "memories.used": "Used {count} times",
+  "memories.used.one": "Used once in an answer",
+  "memories.used.other": "Used {count} times in answers",
   "memories.edit": "Edit",
   "memories.delete": "Delete",
   "memories.deleteTitle": "Delete this memory?",
@@ -88,7 +89,19 @@ const en = {
   "daily.none": "No daily logs yet.",
   "sessions.working": "Working memory",
   "sessions.noTopic": "(no topic yet)",
-  "sessions.turns": "{count} turns",
+  "sessions.turns.one": "1 turn",
+  "sessions.turns.other": "{count} turns",
+  "sessions.inProgress": "A conversation in progress",
+  "sessions.open": "Open",
+  "sessions.close": "Close",
+  "sessions.you": "You",
+  "sessions.someone": "Someone",
+  "sessions.assist": "Assist",
+  "sessions.why": "Why did Assist say that?",
+  "sessions.whyNone": "No memories were given for this answer.",
+  "sessions.whySome": "Assist had these memories when it answered:",
+  "sessions.forgotten": "(a memory since deleted)",
+  "sessions.messages": "Messages",
   "sessions.noneActive": "No conversation is active.",
   "sessions.recent": "Recent conversations",
   "sessions.noneRecent": "No conversations yet.",
@@ -203,7 +216,8 @@ const zhHans = {
   "memories.tagsHint": "用逗号分隔",
   "memories.sort": "排序",
   "memories.content": "记忆内容",
-  "memories.used": "使用 {count} 次",
+  "memories.used.one": "在回答中用过 1 次",
+  "memories.used.other": "在回答中用过 {count} 次",
   "memories.edit": "编辑",
   "memories.delete": "删除",
   "memories.deleteTitle": "删除这条记忆？",
@@ -259,7 +273,19 @@ const zhHans = {
   "daily.none": "还没有每日日志。",
   "sessions.working": "工作记忆",
   "sessions.noTopic": "（尚无话题）",
-  "sessions.turns": "{count} 轮",
+  "sessions.turns.one": "1 轮",
+  "sessions.turns.other": "{count} 轮",
+  "sessions.inProgress": "进行中的对话",
+  "sessions.open": "打开",
+  "sessions.close": "收起",
+  "sessions.you": "你",
+  "sessions.someone": "某人",
+  "sessions.assist": "Assist",
+  "sessions.why": "Assist 为什么这样回答？",
+  "sessions.whyNone": "这次回答没有用到任何记忆。",
+  "sessions.whySome": "Assist 回答时参考了这些记忆：",
+  "sessions.forgotten": "（这条记忆已被删除）",
+  "sessions.messages": "消息",
   "sessions.noneActive": "当前没有进行中的对话。",
   "sessions.recent": "最近的对话",
   "sessions.noneRecent": "还没有对话。",
@@ -374,7 +400,8 @@ const zhHant = {
   "memories.tagsHint": "以逗號分隔",
   "memories.sort": "排序",
   "memories.content": "記憶內容",
-  "memories.used": "使用 {count} 次",
+  "memories.used.one": "在回答中用過 1 次",
+  "memories.used.other": "在回答中用過 {count} 次",
   "memories.edit": "編輯",
   "memories.delete": "刪除",
   "memories.deleteTitle": "刪除這則記憶？",
@@ -430,7 +457,19 @@ const zhHant = {
   "daily.none": "還沒有每日日誌。",
   "sessions.working": "工作記憶",
   "sessions.noTopic": "（尚無話題）",
-  "sessions.turns": "{count} 輪",
+  "sessions.turns.one": "1 輪",
+  "sessions.turns.other": "{count} 輪",
+  "sessions.inProgress": "進行中的對話",
+  "sessions.open": "開啟",
+  "sessions.close": "收合",
+  "sessions.you": "你",
+  "sessions.someone": "某人",
+  "sessions.assist": "Assist",
+  "sessions.why": "Assist 為什麼這樣回答？",
+  "sessions.whyNone": "這次回答沒有用到任何記憶。",
+  "sessions.whySome": "Assist 回答時參考了這些記憶：",
+  "sessions.forgotten": "（這則記憶已被刪除）",
+  "sessions.messages": "訊息",
   "sessions.noneActive": "目前沒有進行中的對話。",
   "sessions.recent": "最近的對話",
   "sessions.noneRecent": "還沒有對話。",
@@ -522,9 +561,18 @@ export function pickLanguage(tag = "en") {
   return /hant|-tw|-hk|-mo/.test(lower) ? "zh-Hant" : "zh-Hans";
 }
 
+// With a numeric `count`, a key may have plural forms: "key.one", "key.other" (the
+// language's plural rules pick; Chinese has only "other").
 export function translator(language) {
-  const table = TABLES[pickLanguage(language)];
+  const picked = pickLanguage(language);
+  const table = TABLES[picked];
+  const plurals = new Intl.PluralRules(picked);
   return (key, params = {}, fallback = undefined) => {
+    if (typeof params.count === "number") {
+      const form = `${key}.${plurals.select(params.count)}`;
+      const formOther = `${key}.other`;
+      key = [form, formOther].find((name) => (table[name] ?? en[name]) !== undefined) ?? key;
+    }
     const text = table[key] ?? en[key] ?? fallback ?? key;
     return text.replace(/\{(\w+)\}/g, (match, name) => (name in params ? params[name] : match));
   };

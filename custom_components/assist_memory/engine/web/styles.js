@@ -118,6 +118,10 @@ dialog {
 dialog::backdrop { background: rgb(0 0 0 / 45%); }
 dialog h2 { margin-top: 0; }
 dialog .actions { margin-top: 16px; }
+.messages-list { list-style: none; padding: 0; margin: 8px 0; display: grid; gap: 6px; }
+.messages-list .answer { padding-left: 12px; border-left: 3px solid var(--am-line); }
+.why summary { color: var(--am-accent); cursor: pointer; margin-top: 4px; }
+.why p, .why ul { margin: 4px 0; }
 .quote { border-left: 3px solid var(--am-line); padding-left: 10px; }
 @media (max-width: 600px) {
   main { padding: 4px 10px 24px; }
