@@ -49,7 +49,6 @@ class Labels:
     """The UI's words in one language, and the memories the person writes in it."""
 
     tab_memories: str
-    tab_search: str
     tab_documents: str
     tab_daily: str
     days: str
@@ -77,9 +76,9 @@ class Labels:
     preference: str
     order: str
     most_used: str
-    search_for: str
-    search: str
-    score: str
+    search_label: str
+    where_from: str
+    by_hand: str
     save_main: str
     main_saved: str
     auto_memory: str
@@ -117,7 +116,6 @@ class Labels:
 
 ENGLISH = Labels(
     tab_memories="Memories",
-    tab_search="Search",
     tab_documents="MEMORY.md & profile",
     tab_daily="Daily logs",
     days="Days",
@@ -145,9 +143,9 @@ ENGLISH = Labels(
     preference="Preference",
     order="Order",
     most_used="Most used first",
-    search_for="Search for",
-    search="Search",
-    score="Score",
+    search_label="Search what Assist knows",
+    where_from="Where this came from",
+    by_hand="Added by hand or imported.",
     save_main="Save MEMORY.md",
     main_saved="MEMORY.md saved: 1 added",
     auto_memory="Automatic memory (learn from conversations)",
@@ -183,7 +181,6 @@ ENGLISH = Labels(
 
 CHINESE = Labels(
     tab_memories="记忆",
-    tab_search="搜索",
     tab_documents="MEMORY.md 与档案",
     tab_daily="每日日志",
     days="日期",
@@ -211,9 +208,9 @@ CHINESE = Labels(
     preference="偏好",
     order="排序",
     most_used="最常用优先",
-    search_for="搜索内容",
-    search="搜索",
-    score="得分",
+    search_label="搜索 Assist 记得的内容",
+    where_from="这条记忆从何而来",
+    by_hand="手动添加或导入的。",
     save_main="保存 MEMORY.md",
     main_saved="已保存 MEMORY.md：新增 1 条",
     auto_memory="自动记忆（从对话中学习）",
@@ -318,15 +315,19 @@ def walk_through(
     app.get_by_label(words.category).select_option(index=0)
     expect(item(words.cat)).to_be_visible()
 
-    # Search: the score and the words that matched.
-    tab(words.tab_search)
-    app.get_by_label(words.search_for).fill(words.search_words)
-    app.get_by_role("button", name=words.search, exact=True).click()
-    results = app.get_by_role("list", name=re.compile(words.search))
-    first = results.get_by_role("listitem").first
-    expect(first).to_contain_text(words.score)
-    expect(first.locator("mark").first).to_be_visible()
+    # Search as you type: the words that matched are marked; the card is the same.
+    search_box = app.get_by_role("searchbox", name=words.search_label)
+    search_box.fill(words.search_words)
+    found = memories.get_by_role("listitem").first
+    expect(found.locator("mark").first).to_be_visible()
+    expect(found.get_by_role("button", name=words.edit)).to_be_visible()
+    expect(item(words.cat)).to_have_count(0)
     screens.shot("search-results")
+    search_box.fill("")
+    expect(item(words.cat)).to_be_visible()
+    # Each memory explains itself: added by hand here.
+    item(words.cat).get_by_text(words.where_from).click()
+    expect(item(words.cat)).to_contain_text(words.by_hand)
 
     # Edit, then delete.
     tab(words.tab_memories)

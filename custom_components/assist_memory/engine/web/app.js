@@ -1,5 +1,6 @@
 import { MemoryApi } from "./api.js";
 import { field, h } from "./dom.js";
+import { People } from "./people.js";
 import { describeError } from "./errors.js";
 import { translator } from "./i18n.js";
 import { STYLES } from "./styles.js";
@@ -7,13 +8,11 @@ import { BackupView } from "./views/backup.js";
 import { DailyView } from "./views/daily.js";
 import { DocumentsView } from "./views/documents.js";
 import { MemoriesView } from "./views/memories.js";
-import { SearchView } from "./views/search.js";
 import { SessionsView } from "./views/sessions.js";
 import { SettingsView } from "./views/settings.js";
 
 const TABS = [
   ["memories", MemoriesView],
-  ["search", SearchView],
   ["documents", DocumentsView],
   ["daily", DailyView],
   ["sessions", SessionsView],
@@ -60,6 +59,11 @@ export class AssistMemoryApp extends HTMLElement {
       notify: (text, action) => this.notify(text, action),
       run: (task) => this.run(task),
       describe: (err) => describeError(err, t),
+      people: new People(this.api.transport, t),
+      openConversation: (sessionId) => {
+        this.views.sessions.opening = sessionId;
+        this.select("sessions");
+      },
     };
     this.views = Object.fromEntries(TABS.map(([name, View]) => [name, new View(ctx)]));
     // Messages sit at the top of the view (kept in sight while scrolling): what was

@@ -6,6 +6,17 @@ export class HaTransport {
     this.needsToken = false;
   }
 
+  // Home Assistant's people who have a user: a memory's scope is that user's id.
+  people() {
+    return Object.values(this.hass.states ?? {})
+      .filter((state) => state.entity_id.startsWith("person.") && state.attributes.user_id)
+      .map((state) => ({
+        id: state.attributes.user_id,
+        name: state.attributes.friendly_name ?? state.entity_id,
+        picture: state.attributes.entity_picture ?? null,
+      }));
+  }
+
   async request(method, path, query = {}, body = undefined) {
     const message = { type: "assist_memory/request", method, path, query };
     if (body !== undefined) message.body = body;

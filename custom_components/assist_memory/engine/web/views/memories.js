@@ -4,36 +4,90 @@ import { field, fill, formatDate, h } from "../dom.js";
 export const CATEGORIES = ["preference", "fact", "pattern", "event", "person", "routine", "note"];
 const SORTS = ["newest", "most_used", "updated", "oldest"];
 const PAGE_SIZE = 20;
+const SEARCH_LIMIT = 50;
+// Typing faster than this is one search, of the text at the pause.
+const TYPING_PAUSE_MS = 120;
 
-// Every memory, paged and filtered; add, edit, delete and clear all.
+// Confidence in words: "sure" from 0.9, "fairly sure" from 0.6, else "unsure".
+function confidenceWord(confidence) {
+  if (confidence >= 0.9) return "sure";
+  return confidence >= 0.6 ? "fairly" : "unsure";
+}
+
+// The text with each matched word marked (case-insensitive).
+function highlight(text, words) {
+  const wanted = [...new Set(words.filter(Boolean))]
+    .map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  if (!wanted.length) return text;
+  const pattern = new RegExp(`(${wanted.join("|")})`, "giu");
+  return text.split(pattern).map((part, index) => (index % 2 ? h("mark", {}, part) : part));
+}
+
+// What Assist knows: every memory, paged and filtered, or found as you type; each
+// explains where it came from. Add, edit, delete (with Undo) and clear all.
 export class MemoriesView {
   constructor(ctx) {
     this.ctx = ctx;
     this.filters = { category: "", scope: "", tag: "", sort: "newest" };
+    this.query = "";
     this.offset = 0;
     this.element = h("section", { "aria-labelledby": "memories-title" });
+    this.searchBox = h("input", {
+      type: "search", autocomplete: "off",
+      oninput: () => this.typed(),
+    });
+    this.results = h("div", { class: "results" });
+    this.filtersBox = h("div");
   }
 
   async show() {
-    this.render(await this.ctx.api.list({ ...this.filters, limit: PAGE_SIZE, offset: this.offset }));
+    const { api, people } = this.ctx;
+    const [page] = await Promise.all([
+      this.query
+        ? api.search(this.query, SEARCH_LIMIT).then((found) => ({
+          items: found.results, total: found.results.length, offset: 0, hasMore: false,
+        }))
+        : api.list({ ...this.filters, limit: PAGE_SIZE, offset: this.offset }),
+      people.load(),
+    ]);
+    this.render(page);
+  }
+
+  // Search as you type: the latest keystroke wins; earlier answers are dropped.
+  typed() {
+    clearTimeout(this.typing);
+    this.typing = setTimeout(() => {
+      this.query = this.searchBox.value.trim();
+      this.offset = 0;
+      this.ctx.run(() => this.show());
+    }, TYPING_PAUSE_MS);
   }
 
   render(page) {
     const { t } = this.ctx;
     const first = page.total ? page.offset + 1 : 0;
     const last = page.offset + page.items.length;
-    fill(this.element, 
-      h("div", { class: "bar" },
-        h("h2", { id: "memories-title" }, t("memories.title")),
-        h("button", { class: "primary", onclick: () => this.add() }, t("memories.add")),
-        h("button", { class: "danger", onclick: () => this.clearAll() }, t("memories.clear"))),
-      this.filterBar(),
-      h("p", { class: "muted" }, t("memories.range", { first, last, total: page.total })),
+    if (!this.element.firstChild) {
+      fill(this.element,
+        h("div", { class: "bar" },
+          h("h2", { id: "memories-title" }, t("memories.title")),
+          h("button", { class: "primary", onclick: () => this.add() }, t("memories.add")),
+          h("button", { class: "danger", onclick: () => this.clearAll() }, t("memories.clear"))),
+        h("div", { role: "search", class: "searchbar" },
+          field(t("memories.searchLabel"), this.searchBox)),
+        this.filtersBox,
+        this.results);
+    }
+    const words = this.query ? page.items.flatMap((item) => item.matched ?? []) : [];
+    fill(this.results,
+      h("p", { class: "muted" }, this.query
+        ? t("memories.found", { count: page.total })
+        : t("memories.range", { first, last, total: page.total })),
       page.items.length
         ? h("ul", { class: "cards", "aria-label": t("memories.title") },
-          page.items.map((memory) => this.card(memory)))
-        : h("p", { class: "empty" }, t("memories.empty")),
-      h("div", { class: "bar" },
+          page.items.map((memory) => this.card(memory, words)))
+        : h("p", { class: "empty" }, this.query ? t("search.none") : t("memories.empty")),
+      this.query ? null : h("div", { class: "bar" },
         h("button", {
           disabled: page.offset === 0,
           onclick: () => this.go(Math.max(0, page.offset - PAGE_SIZE)),
@@ -41,36 +95,56 @@ export class MemoriesView {
         h("button", {
           disabled: !page.hasMore, onclick: () => this.go(page.offset + PAGE_SIZE),
         }, t("memories.next"))));
+    // After the cards: the people they name are known by then.
+    fill(this.filtersBox, this.filterBar());
   }
 
   filterBar() {
-    const { t } = this.ctx;
+    const { t, people } = this.ctx;
     const select = (label, name, values, labelOf) => field(label, h("select", {
       onchange: (event) => this.filter(name, event.target.value),
     }, values.map((value) => h("option", { value, selected: this.filters[name] === value },
       labelOf(value)))));
-    const text = (label, name) => field(label, h("input", {
-      type: "search", value: this.filters[name],
-      onchange: (event) => this.filter(name, event.target.value.trim()),
-    }));
     return h("div", { class: "filters" },
+      select(t("memories.person"), "scope", ["", ...people.scopes()],
+        (value) => (value ? people.name(value) : t("memories.everyone"))),
       select(t("memories.category"), "category", ["", ...CATEGORIES],
         (value) => (value ? t(`category.${value}`) : t("memories.all"))),
-      text(t("memories.scope"), "scope"),
-      text(t("memories.tag"), "tag"),
+      field(t("memories.tag"), h("input", {
+        type: "search", value: this.filters.tag, placeholder: "#",
+        // "#anna" and "anna" find the same tag.
+        onchange: (event) => this.filter("tag", event.target.value.trim().replace(/^#+/, "")),
+      })),
       select(t("memories.sort"), "sort", SORTS, (value) => t(`sort.${value}`)));
   }
 
-  card(memory) {
-    const { t, language } = this.ctx;
+  card(memory, words) {
+    const { t, language, people } = this.ctx;
+    const meta = memory.metadata ?? {};
+    const stated = memory.source === "user_stated";
     return h("li", { class: "card" },
-      h("p", { class: "content" }, memory.content),
+      h("p", { class: "content" }, highlight(memory.content, words)),
       h("p", { class: "meta" },
         h("span", { class: "chip" }, t(`category.${memory.category}`)),
-        h("span", {}, t("memories.scopeOf", { scope: memory.scope })),
+        people.badge(memory.scope),
         memory.tags.map((tag) => h("span", { class: "chip tag" }, `#${tag}`)),
-        h("span", {}, t("memories.used", { count: memory.access_count })),
-        h("time", { datetime: memory.created_at }, formatDate(memory.created_at, language))),
+        h("span", {}, t(stated ? "origin.stated" : "origin.learned")),
+        h("span", {}, t(`confidence.${confidenceWord(memory.confidence)}`)),
+        h("span", {}, t("memories.used", { count: memory.access_count }))),
+      h("details", { class: "origin" },
+        h("summary", {}, t("origin.title")),
+        meta.said ? h("p", { class: "quote" }, meta.said) : null,
+        h("p", {}, t(`origin.by.${meta.learned_by ?? "unknown"}`, {
+          name: meta.speaker ? people.name(meta.speaker) : t("sessions.someone"),
+        })),
+        h("p", {}, t("origin.created", { date: formatDate(memory.created_at, language) })),
+        memory.last_accessed
+          ? h("p", {}, t("origin.lastUsed", { date: formatDate(memory.last_accessed, language) }))
+          : h("p", {}, t("origin.neverUsed")),
+        memory.session_id
+          ? h("button", { class: "text", onclick: () => this.ctx.openConversation(memory.session_id) },
+            t("origin.conversation"))
+          : null),
       h("div", { class: "actions" },
         h("button", { onclick: () => this.edit(memory) }, t("memories.edit")),
         h("button", { class: "danger", onclick: () => this.remove(memory) },
@@ -113,14 +187,16 @@ export class MemoriesView {
     const category = h("select", {}, CATEGORIES.map((value) =>
       h("option", { value, selected: value === memory.category }, t(`category.${value}`))));
     const tags = h("input", { value: memory.tags.join(", ") });
-    const scope = h("input", { value: memory.scope, required: true });
+    const { people } = this.ctx;
+    const scope = h("select", {}, [...new Set([...people.scopes(), memory.scope])].map((value) =>
+      h("option", { value, selected: value === memory.scope }, people.name(value))));
     const answer = await showDialog(this.ctx.root, {
       title,
       content: h("div", { class: "form" },
         field(t("memories.content"), content),
         field(t("memories.category"), category),
         field(t("memories.tags"), tags, t("memories.tagsHint")),
-        field(t("memories.scope"), scope)),
+        field(t("memories.person"), scope)),
       buttons: [{ label: t("save"), value: "save" }],
       cancelLabel: t("cancel"),
       describe: this.ctx.describe,

@@ -12,6 +12,12 @@ export class SessionsView {
 
   async show() {
     const { api, t, language } = this.ctx;
+    if (this.opening) {
+      // Asked to open one (a memory's "the conversation" link).
+      const sessionId = this.opening;
+      this.opening = null;
+      await this.load(sessionId);
+    }
     const [working, recent] = await Promise.all([api.working(), api.sessions()]);
     const titles = new Map(recent.items.map((item) => [item.session_id, item.title]));
     fill(this.element,
@@ -82,11 +88,15 @@ export class SessionsView {
       return this.ctx.run(() => this.show());
     }
     return this.ctx.run(async () => {
-      const conversation = await this.ctx.api.conversation(sessionId);
-      conversation.memories = await this.memoriesOf(conversation.messages);
-      this.opened.set(sessionId, conversation);
+      await this.load(sessionId);
       await this.show();
     });
+  }
+
+  async load(sessionId) {
+    const conversation = await this.ctx.api.conversation(sessionId);
+    conversation.memories = await this.memoriesOf(conversation.messages);
+    this.opened.set(sessionId, conversation);
   }
 
   // The content of each memory a turn was given (a deleted one is left out).
