@@ -181,10 +181,10 @@ ENGLISH = Labels(
 
 CHINESE = Labels(
     tab_memories="记忆",
-    tab_documents="MEMORY.md 与档案",
+    tab_documents="MEMORY.md 与个人资料",
     tab_daily="每日日志",
     days="日期",
-    tab_sessions="会话",
+    tab_sessions="对话",
     recent="最近的对话",
     tab_settings="设置",
     tab_backup="导出与导入",
@@ -216,11 +216,11 @@ CHINESE = Labels(
     auto_memory="自动记忆（从对话中学习）",
     auto_off="自动记忆已关闭。",
     auto_on="自动记忆已开启。",
-    compact="立即压缩",
-    compacted=r"压缩完成：\d+ 条记忆变为 \d+ 条。",
-    not_enabled="未启用 LLM 压缩",
-    undo="撤销上次压缩",
-    undone="已撤销上次压缩。",
+    compact="立即整理",
+    compacted=r"整理完成：\d+ 条记忆合并为 \d+ 条。",
+    not_enabled="未启用 LLM 整理记忆",
+    undo="撤销上次整理",
+    undone="已撤销上次整理。",
     export="导出到文件",
     exported="已导出",
     clear="全部清除",
@@ -298,6 +298,17 @@ def walk_through(
     tab(words.tab_memories)
     expect(app.get_by_role("button", name=words.add)).to_be_visible()
     screens.shot("memories-at-start")
+    # The main landmark, and the tabs pattern: arrow keys move between the tabs.
+    expect(app.get_by_role("main")).to_be_visible()
+    app.get_by_role("tab", name=words.tab_memories, exact=True).press("ArrowRight")
+    expect(app.get_by_role("tab", name=words.tab_documents, exact=True)).to_be_focused()
+    expect(app.get_by_role("tabpanel")).to_have_attribute(
+        "aria-labelledby", "tab-documents"
+    )
+    app.get_by_role("tab", name=words.tab_documents, exact=True).press("ArrowLeft")
+    expect(
+        app.get_by_role("tab", name=words.tab_memories, exact=True)
+    ).to_have_attribute("tabindex", "0")
     add(words.tea, preference=True)
     add(words.cat)
     add(words.gone)

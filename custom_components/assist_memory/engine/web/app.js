@@ -76,11 +76,17 @@ export class AssistMemoryApp extends HTMLElement {
     this.retry = h("button", { class: "text", hidden: true }, t("retry"));
     this.alert = h("p", { class: "alert", role: "alert", hidden: true },
       this.alertText, this.retry);
-    this.main = h("main", { role: "tabpanel" });
-    this.tabs = h("nav", { class: "tabs", role: "tablist", "aria-label": t("app.sections") },
-      TABS.map(([name]) => h("button", {
-        role: "tab", id: `tab-${name}`, onclick: () => this.select(name),
-      }, t(`tab.${name}`))));
+    // The main landmark holds the tab panel (a role on <main> itself would hide it).
+    this.panel = h("div", { role: "tabpanel", id: "panel", tabindex: "0" });
+    this.main = h("main", {}, this.panel);
+    // The WAI-ARIA tabs pattern: one tab in the Tab order, arrow keys move along.
+    this.tabs = h("div", {
+      class: "tabs", role: "tablist", "aria-label": t("app.sections"),
+      onkeydown: (event) => this.moveTab(event),
+    }, TABS.map(([name]) => h("button", {
+      role: "tab", id: `tab-${name}`, "aria-controls": "panel",
+      onclick: () => this.select(name),
+    }, t(`tab.${name}`))));
     this.setAttribute("lang", this._language);
     this.shadowRoot.replaceChildren(
       h("style", {}, STYLES),
@@ -92,11 +98,26 @@ export class AssistMemoryApp extends HTMLElement {
   select(name) {
     this.tab = name;
     for (const tab of this.tabs.children) {
-      tab.setAttribute("aria-selected", String(tab.id === `tab-${name}`));
+      const selected = tab.id === `tab-${name}`;
+      tab.setAttribute("aria-selected", String(selected));
+      tab.tabIndex = selected ? 0 : -1;
     }
-    this.main.setAttribute("aria-labelledby", `tab-${name}`);
-    this.main.replaceChildren(this.views[name].element);
+    this.panel.setAttribute("aria-labelledby", `tab-${name}`);
+    this.panel.replaceChildren(this.views[name].element);
     this.run(() => this.views[name].show());
+  }
+
+  moveTab(event) {
+    const names = TABS.map(([name]) => name);
+    const at = names.indexOf(this.tab);
+    const to = {
+      ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: names.length - 1,
+    }[event.key];
+    if (to === undefined) return;
+    event.preventDefault();
+    const name = names[(to + names.length) % names.length];
+    this.select(name);
+    this.shadowRoot.getElementById(`tab-${name}`).focus();
   }
 
   // A message of what was done; `action` ({label, run}) adds a button such as Undo.
@@ -140,7 +161,7 @@ export class AssistMemoryApp extends HTMLElement {
   askToken() {
     const t = this.t;
     const input = h("input", { type: "password", required: true, autocomplete: "off" });
-    this.main.replaceChildren(h("form", {
+    this.panel.replaceChildren(h("form", {
       class: "form token",
       onsubmit: (event) => {
         event.preventDefault();

@@ -130,7 +130,8 @@ export class MemoriesView {
         memory.tags.map((tag) => h("span", { class: "chip tag" }, `#${tag}`)),
         h("span", {}, t(stated ? "origin.stated" : "origin.learned")),
         h("span", {}, t(`confidence.${confidenceWord(memory.confidence)}`)),
-        h("span", {}, t("memories.used", { count: memory.access_count }))),
+        h("span", {}, memory.access_count
+          ? t("memories.used", { count: memory.access_count }) : t("origin.neverUsed"))),
       h("details", { class: "origin" },
         h("summary", {}, t("origin.title")),
         meta.said ? h("p", { class: "quote" }, meta.said) : null,
