@@ -511,3 +511,68 @@ def stamps(document: dict[str, object]) -> set[tuple[str, str, str]]:
     records = document["memories"]
     assert isinstance(records, list)
     return {(m["id"], m["content"], m["created_at"]) for m in records}
+
+
+def five_thousand(path: Path) -> dict[str, object]:
+    """An export document of 5 000 memories (about 2 MiB), written to `path`."""
+    memories = [
+        {
+            "id": f"{n:016x}",
+            "content": f"Round trip memory number {n}: the spare key is in drawer {n}",
+            "category": "fact",
+            "tags": ["round-trip"],
+            "created_at": f"2025-01-01T00:00:{n % 60:02d}+00:00",
+        }
+        for n in range(5000)
+    ]
+    document: dict[str, object] = {"memories": memories, "count": len(memories)}
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return document
+
+
+def round_trip(page: Page, app: Locator, screens: Screens, tmp: Path) -> None:
+    """5 000 memories through the UI (English): an import over the limit says how to
+    raise it; raised under Settings, the import (asked first: it replaces) takes
+    them all, and an export gives back the same ids, texts and times, also as CSV."""
+    status = app.locator("p.status")
+    alert = app.locator("p.alert")
+    source = five_thousand(tmp / "5000.json")
+
+    def tab(name: str) -> None:
+        app.get_by_role("tab", name=name, exact=True).click()
+
+    def import_replacing() -> None:
+        tab("Export & import")
+        app.get_by_label("File to import").set_input_files(tmp / "5000.json")
+        app.get_by_role("combobox", name=re.compile("^How")).select_option(label="Replace all current memories")
+        app.get_by_role("button", name="Import", exact=True).click()
+        dialog = app.get_by_role("dialog")
+        expect(dialog).to_contain_text("the 5000 in the file take their place")
+        dialog.get_by_role("button", name="Replace all").click()
+
+    import_replacing()
+    expect(alert).to_contain_text("The file holds 5000 memories, more than the limit")
+    expect(alert).to_contain_text("Raise “Most memories” under Settings")
+    screens.shot("import-over-the-limit")
+    tab("Settings")
+    app.get_by_label("Most memories (0: no limit)").fill("6000")
+    app.get_by_role("button", name="Save settings").click()
+    expect(status).to_have_text("Settings saved.")
+    import_replacing()
+    expect(status).to_contain_text("Imported: 5000 added", timeout=60_000)
+    tab("Memories")
+    expect(app.get_by_text("5000 of 6000 memories")).to_be_visible()
+    screens.shot("5000-memories")
+    tab("Export & import")
+    exported = download(
+        page, app.get_by_role("button", name="Export to a file"), tmp / "back.json"
+    )
+    assert stamps(exported) == stamps(source)
+    app.get_by_label("Format").select_option(label="CSV (spreadsheet)")
+    with page.expect_download() as info:
+        app.get_by_role("button", name="Export to a file").click()
+    info.value.save_as(tmp / "back.csv")
+    rows = (tmp / "back.csv").read_text(encoding="utf-8-sig").splitlines()
+    assert len(rows) == 5001
+    assert rows[0].startswith('"id","content","category","person"')
+    assert "Round trip memory number" in rows[1]

@@ -19,13 +19,21 @@ from pathlib import Path
 import subprocess
 import sys
 
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 import pytest
 
 from tests.support.ha_process import ha_instance as ha
 
 from .conftest import ROOT, free_port, post_json, stop, wait_for_http
-from .flow import CHINESE, ENGLISH, Labels, MemoryRoutes, Screens, walk_through
+from .flow import (
+    CHINESE,
+    ENGLISH,
+    Labels,
+    MemoryRoutes,
+    Screens,
+    round_trip,
+    walk_through,
+)
 
 CONFIGURATION = """
 homeassistant:
@@ -149,6 +157,19 @@ def login_link(url: str) -> str:
     return f"{url}/?auth_callback=1&code={result['result']}&state={state}"
 
 
+def open_manager(page: Page, home_assistant: HomeAssistant) -> Locator:
+    """Logged in as the administrator, the panel opened from the sidebar."""
+    page.goto(login_link(home_assistant.url))
+    link = page.locator('a[href="/assist-memory"]')
+    expect(link).to_be_visible()
+    link.click()
+    expect(page).to_have_url(f"{home_assistant.url}/assist-memory")
+    app = page.locator("assist-memory-app")
+    # The first load fetches the panel's modules: allow a slow machine its time.
+    expect(app.get_by_role("heading", level=1)).to_be_visible(timeout=60_000)
+    return app
+
+
 def converse(home_assistant: HomeAssistant, text: str) -> None:
     """One exchange with the memory agent."""
     answer = post_json(
@@ -199,15 +220,7 @@ def test_memory_panel(
     page.set_default_timeout(30_000)
     converse_and_log(home_assistant, words)
     try:
-        page.goto(login_link(home_assistant.url))
-        # The sidebar has the panel, for the administrator.
-        link = page.locator('a[href="/assist-memory"]')
-        expect(link).to_be_visible()
-        link.click()
-        expect(page).to_have_url(f"{home_assistant.url}/assist-memory")
-        app = page.locator("assist-memory-app")
-        # The first load fetches the panel's modules: allow a slow machine its time.
-        expect(app.get_by_role("heading", level=1)).to_be_visible(timeout=60_000)
+        app = open_manager(page, home_assistant)
         page.set_default_timeout(15_000)
         screens = Screens(page, screenshots)
         routes = MemoryRoutes(
@@ -227,5 +240,22 @@ def test_memory_panel(
         page.set_viewport_size({"width": 390, "height": 844})
         app.get_by_role("tab", name=words.tab_memories, exact=True).click()
         screens.shot("phone")
+    finally:
+        context.close()
+
+
+def test_5000_memories_round_trip(
+    *,
+    browser: Browser,
+    home_assistant: HomeAssistant,
+    screenshots: Path,
+    tmp_path: Path,
+) -> None:
+    context = browser.new_context(locale="en-US", accept_downloads=True)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    try:
+        app = open_manager(page, home_assistant)
+        round_trip(page, app, Screens(page, screenshots), tmp_path)
     finally:
         context.close()

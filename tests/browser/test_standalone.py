@@ -8,7 +8,7 @@ from pathlib import Path
 import subprocess
 import sys
 
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 import pytest
 
 from tests.support.server_process import clean_env, serve_command
@@ -20,6 +20,7 @@ from .flow import (
     Labels,
     MemoryRoutes,
     Screens,
+    round_trip,
     survive_offline,
     walk_through,
 )
@@ -92,6 +93,14 @@ def server(tmp_path_factory: pytest.TempPathFactory, chat_url: str) -> Iterator[
         yield server
     finally:
         server.down()
+
+
+def open_manager(page: Page, server: Server) -> Locator:
+    """The manager, signed in through the link with the token."""
+    page.goto(f"{server.url}/#token={server.token}")
+    app = page.locator("assist-memory-app")
+    expect(app.get_by_role("heading", level=1)).to_be_visible()
+    return app
 
 
 def converse(server: Server, session_id: str, text: str) -> None:
@@ -167,5 +176,18 @@ def test_memory_manager(
         page.emulate_media(color_scheme="dark")
         app.get_by_role("tab", name=words.tab_memories, exact=True).click()
         screens.shot("phone-dark")
+    finally:
+        context.close()
+
+
+def test_5000_memories_round_trip(
+    *, browser: Browser, server: Server, screenshots: Path, tmp_path: Path
+) -> None:
+    context = browser.new_context(locale="en-US", accept_downloads=True)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    try:
+        app = open_manager(page, server)
+        round_trip(page, app, Screens(page, screenshots), tmp_path)
     finally:
         context.close()

@@ -57,6 +57,7 @@ export class MemoryApi {
   deleteConversation(id) {
     return this.call("DELETE", `/memory/sessions/${encodeURIComponent(id)}`);
   }
+  stats() { return this.call("GET", "/memory/stats"); }
   exportAll() { return this.call("GET", "/memory/export"); }
   importAll(document, mode) {
     return this.call("POST", "/memory/import", { body: { document, mode } });

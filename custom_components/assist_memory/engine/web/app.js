@@ -60,6 +60,7 @@ export class AssistMemoryApp extends HTMLElement {
       run: (task) => this.run(task),
       describe: (err) => describeError(err, t),
       people: new People(this.api.transport, t),
+      shownFilter: () => this.views.memories.shownFilter(),
       openConversation: (sessionId) => {
         this.views.sessions.opening = sessionId;
         this.select("sessions");

@@ -10,7 +10,6 @@ export const STYLES = `
   --am-accent: var(--primary-color, #1f6feb);
   --am-on-accent: var(--text-primary-color, #ffffff);
   --am-danger: var(--error-color, #c62828);
-  --am-mark: var(--accent-color, #ffd54f);
   display: block;
   min-height: 100%;
   background: var(--am-bg);
@@ -29,7 +28,6 @@ export const STYLES = `
     --am-accent: var(--primary-color, #58a6ff);
     --am-on-accent: var(--text-primary-color, #0d1117);
     --am-danger: var(--error-color, #f0716b);
-    --am-mark: var(--accent-color, #8a6d00);
   }
 }
 * { box-sizing: border-box; }
@@ -86,7 +84,6 @@ pre.code { white-space: pre-wrap; background: var(--am-card); padding: 12px; bor
 .content { font-size: 16px; overflow-wrap: anywhere; }
 .meta { display: flex; flex-wrap: wrap; gap: 6px 12px; align-items: center; color: var(--am-muted); font-size: 13px; }
 .chip { border: 1px solid var(--am-line); border-radius: 12px; padding: 0 8px; }
-mark.chip { background: var(--am-mark); color: inherit; }
 .actions { display: flex; flex-wrap: wrap; gap: 8px; justify-content: flex-end; }
 .score { font-weight: 600; }
 .parts { display: grid; grid-template-columns: repeat(auto-fill, minmax(130px, 1fr)); gap: 2px 12px; margin: 6px 0 0; font-size: 13px; }
@@ -122,6 +119,14 @@ dialog .actions { margin-top: 16px; }
 .messages-list .answer { padding-left: 12px; border-left: 3px solid var(--am-line); }
 .why summary { color: var(--am-accent); cursor: pointer; margin-top: 4px; }
 .why p, .why ul { margin: 4px 0; }
+.capacity label { display: flex; align-items: center; gap: 10px; color: var(--am-muted); font-size: 13px; }
+.capacity progress { flex: 0 1 200px; height: 8px; accent-color: var(--am-accent); }
+.capacity.warn progress { accent-color: var(--am-danger); }
+.capacity.warn p { color: var(--am-danger); margin: 4px 0; }
+.person { display: inline-flex; align-items: center; gap: 4px; }
+.person img { border-radius: 50%; object-fit: cover; }
+/* A find-in-page yellow with black text, in light and dark themes alike (15:1). */
+mark { background: #ffe082; color: #1a1a1a; border-radius: 2px; }
 .quote { border-left: 3px solid var(--am-line); padding-left: 10px; }
 @media (max-width: 600px) {
   main { padding: 4px 10px 24px; }

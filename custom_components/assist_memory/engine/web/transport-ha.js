@@ -1,5 +1,7 @@
 // The Home Assistant panel's transport: the integration's websocket command, which
 // answers the same {status, body} as the REST API.
+const MAX_MESSAGE_BYTES = 4 * 1024 * 1024 - 1024;
+
 export class HaTransport {
   constructor(hass) {
     this.hass = hass;
@@ -20,6 +22,11 @@ export class HaTransport {
   async request(method, path, query = {}, body = undefined) {
     const message = { type: "assist_memory/request", method, path, query };
     if (body !== undefined) message.body = body;
+    // Home Assistant closes a websocket that receives a message over 4 MiB: a
+    // body that large is refused here, as the REST API would (413).
+    if (body !== undefined && new Blob([JSON.stringify(message)]).size > MAX_MESSAGE_BYTES) {
+      return { status: 413, body: { code: "body_too_large" } };
+    }
     try {
       return await this.hass.callWS(message);
     } catch (err) {

@@ -42,15 +42,40 @@ export class MemoriesView {
 
   async show() {
     const { api, people } = this.ctx;
-    const [page] = await Promise.all([
+    const [page, stats] = await Promise.all([
       this.query
         ? api.search(this.query, SEARCH_LIMIT).then((found) => ({
           items: found.results, total: found.results.length, offset: 0, hasMore: false,
         }))
         : api.list({ ...this.filters, limit: PAGE_SIZE, offset: this.offset }),
+      api.stats(),
       people.load(),
     ]);
-    this.render(page);
+    this.shownIds = new Set(page.items.map((memory) => memory.id));
+    this.render(page, stats);
+  }
+
+  // Which memories this view shows: the search's results, or those of the filters.
+  shownFilter() {
+    if (this.query) {
+      const ids = this.shownIds;
+      return (memory) => ids.has(memory.id);
+    }
+    const { category, scope, tag } = this.filters;
+    return (memory) => (!category || memory.category === category)
+      && (!scope || memory.scope === scope) && (!tag || memory.tags.includes(tag));
+  }
+
+  // How full the memory is, warning from 90 % with the way to raise the limit.
+  capacity(stats) {
+    const { t } = this.ctx;
+    if (!stats.maxItems) return h("p", { class: "muted capacity" }, t("capacity.unlimited", { count: stats.count }));
+    const nearlyFull = stats.count >= stats.maxItems * 0.9;
+    return h("div", { class: nearlyFull ? "capacity warn" : "capacity" },
+      h("label", {},
+        h("span", {}, t("capacity.used", { count: stats.count, max: stats.maxItems })),
+        h("progress", { max: stats.maxItems, value: stats.count })),
+      nearlyFull ? h("p", { role: "note" }, t("capacity.raise")) : null);
   }
 
   // Search as you type: the latest keystroke wins; earlier answers are dropped.
@@ -63,7 +88,7 @@ export class MemoriesView {
     }, TYPING_PAUSE_MS);
   }
 
-  render(page) {
+  render(page, stats) {
     const { t } = this.ctx;
     const first = page.total ? page.offset + 1 : 0;
     const last = page.offset + page.items.length;
@@ -80,6 +105,7 @@ export class MemoriesView {
     }
     const words = this.query ? page.items.flatMap((item) => item.matched ?? []) : [];
     fill(this.results,
+      this.capacity(stats),
       h("p", { class: "muted" }, this.query
         ? t("memories.found", { count: page.total })
         : t("memories.range", { first, last, total: page.total })),
