@@ -544,7 +544,9 @@ def round_trip(page: Page, app: Locator, screens: Screens, tmp: Path) -> None:
     def import_replacing() -> None:
         tab("Export & import")
         app.get_by_label("File to import").set_input_files(tmp / "5000.json")
-        app.get_by_role("combobox", name=re.compile("^How")).select_option(label="Replace all current memories")
+        app.get_by_role("combobox", name=re.compile("^How")).select_option(
+            label="Replace all current memories"
+        )
         app.get_by_role("button", name="Import", exact=True).click()
         dialog = app.get_by_role("dialog")
         expect(dialog).to_contain_text("the 5000 in the file take their place")

@@ -418,6 +418,32 @@ def test_a_learned_memory_keeps_where_it_came_from(turns: TurnMemory) -> None:
     }
 
 
+def test_deleting_a_conversation_takes_its_quotes_out_of_every_file(
+    turns: TurnMemory,
+) -> None:
+    said = "I prefer zanzibar oat milk"
+    turns.begin(session_id="s", text=said, user_id="anna")
+    turns.end(session_id="s", user_text=said, reply="OK.", user_id="anna")
+    batch = turns.extraction_batch("s", EAGER)
+    assert batch is not None
+    turns.learn(batch, turns.rule_facts(batch), scope="anna", settings=EAGER)
+    (learned,) = turns.engine.store.get_all()
+    assert learned.metadata["said"] == said
+
+    turns.delete_conversation("s")
+
+    # The memory stays, with who said it, no longer quoting the conversation.
+    (kept,) = turns.engine.store.get_all()
+    assert kept.id == learned.id
+    assert dict(kept.metadata) == {"learned_by": "conversation", "speaker": "anna"}
+    quoting = [
+        path.name
+        for path in turns.engine.store.path.parent.rglob("*")
+        if path.is_file() and b"I prefer zanzibar" in path.read_bytes()
+    ]
+    assert quoting == []
+
+
 def test_profile_learns_reply_style(turns: TurnMemory) -> None:
     talk(turns, "s", ("Please keep answers short", "Sure."))
     batch = turns.extraction_batch("s", EAGER)

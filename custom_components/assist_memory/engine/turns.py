@@ -467,12 +467,36 @@ class TurnMemory:
         """
         with self._lock:
             deleted = self.log.delete_session(session_id, owner=owner)
+            if deleted:
+                self._forget_quotes(session_id, owner)
             working = self.working.get(session_id)
             if owner is EVERYONE or (working is not None and working.user_id == owner):
                 self.working.forget(session_id)
                 self._throttle.forget(session_id)
                 self._flush.forget(session_id)
         return deleted
+
+    def _forget_quotes(self, session_id: str, owner: Speaker) -> None:
+        """Memories learned in a deleted conversation stay, without quoting it.
+
+        Rewritten whole (an import keeps ids and times), so the quote leaves the files.
+        """
+        unquoted = [
+            {
+                **memory.to_dict(),
+                "metadata": {
+                    k: v
+                    for k, v in memory.metadata.items()
+                    if k not in ("said", "message_id")
+                },
+            }
+            for memory in self.engine.store.get_all()
+            if memory.session_id == session_id
+            and "said" in memory.metadata
+            and (owner is EVERYONE or memory.metadata.get("speaker") == owner)
+        ]
+        if unquoted:
+            self.engine.store.import_(unquoted, mode="merge")
 
     def expire_sessions(self) -> int:
         """End working memories idle for 30 minutes; archive their important items.
