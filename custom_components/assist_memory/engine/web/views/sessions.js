@@ -18,7 +18,9 @@ export class SessionsView {
       this.opening = null;
       await this.load(sessionId);
     }
-    const [working, recent] = await Promise.all([api.working(), api.sessions()]);
+    const [working, recent] = await Promise.all([
+      api.working(), api.sessions(), this.ctx.people.load(),
+    ]);
     const titles = new Map(recent.items.map((item) => [item.session_id, item.title]));
     fill(this.element,
       h("h2", { id: "sessions-title" }, t("sessions.working")),
@@ -67,7 +69,7 @@ export class SessionsView {
         if (message.role === "user") {
           given.set("last", message.memory_ids ?? []);
           return h("li", { class: "said" },
-            h("strong", {}, `${t("sessions.you")}: `), message.content);
+            h("strong", {}, `${this.speaker(message.user_id)}: `), message.content);
         }
         const ids = given.get("last") ?? [];
         return h("li", { class: "answer" },
@@ -80,6 +82,11 @@ export class SessionsView {
                   conversation.memories.get(id) ?? t("sessions.forgotten"))))]
               : h("p", {}, t("sessions.whyNone"))));
       }));
+  }
+
+  // Who said a message: their name, or "Someone" for a turn without a user.
+  speaker(userId) {
+    return userId ? this.ctx.people.name(userId) : this.ctx.t("sessions.someone");
   }
 
   toggle(sessionId) {
