@@ -6,7 +6,7 @@ const SORTS = ["newest", "most_used", "updated", "oldest"];
 const PAGE_SIZE = 20;
 const SEARCH_LIMIT = 50;
 // Typing faster than this is one search, of the text at the pause.
-const TYPING_PAUSE_MS = 120;
+const TYPING_PAUSE_MS = 50;
 
 // Confidence in words: "sure" from 0.9, "fairly sure" from 0.6, else "unsure".
 function confidenceWord(confidence) {
@@ -38,21 +38,24 @@ export class MemoriesView {
     });
     this.results = h("div", { class: "results" });
     this.filtersBox = h("div");
+    this.capacityBox = h("div");
   }
 
   async show() {
     const { api, people } = this.ctx;
-    const [page, stats] = await Promise.all([
+    // The cards first; how full the memory is follows when its count comes.
+    const stats = api.stats();
+    const [page] = await Promise.all([
       this.query
         ? api.search(this.query, SEARCH_LIMIT).then((found) => ({
           items: found.results, total: found.results.length, offset: 0, hasMore: false,
         }))
         : api.list({ ...this.filters, limit: PAGE_SIZE, offset: this.offset }),
-      api.stats(),
       people.load(),
     ]);
     this.shownIds = new Set(page.items.map((memory) => memory.id));
-    this.render(page, stats);
+    this.render(page);
+    fill(this.capacityBox, this.capacity(await stats));
   }
 
   // Which memories this view shows: the search's results, or those of the filters.
@@ -88,7 +91,7 @@ export class MemoriesView {
     }, TYPING_PAUSE_MS);
   }
 
-  render(page, stats) {
+  render(page) {
     const { t } = this.ctx;
     const first = page.total ? page.offset + 1 : 0;
     const last = page.offset + page.items.length;
@@ -101,11 +104,11 @@ export class MemoriesView {
         h("div", { role: "search", class: "searchbar" },
           field(t("memories.searchLabel"), this.searchBox)),
         this.filtersBox,
+        this.capacityBox,
         this.results);
     }
     const words = this.query ? page.items.flatMap((item) => item.matched ?? []) : [];
     fill(this.results,
-      this.capacity(stats),
       h("p", { class: "muted" }, this.query
         ? t("memories.found", { count: page.total })
         : t("memories.range", { first, last, total: page.total })),
