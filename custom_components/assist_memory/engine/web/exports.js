@@ -21,6 +21,17 @@ export function exportFile(document_, format, { keep = () => true, personName, t
   };
 }
 
+// Offers the file for download (through a link in `host`, gone at once).
+export function download(host, file) {
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(new Blob([file.text], { type: file.type }));
+  link.download = `assist-memory-${new Date().toISOString().slice(0, 10)}.${file.ext}`;
+  host.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+}
+
 // One section per category, one line per memory with whom it is about.
 function markdown(memories, personName, t) {
   const byCategory = new Map();

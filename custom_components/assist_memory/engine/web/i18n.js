@@ -220,6 +220,20 @@ const en = {
   "capacity.unlimited.one": "1 memory (no limit)",
   "capacity.unlimited.other": "{count} memories (no limit)",
   "capacity.raise": "Nearly full: raise “Most memories” under Settings, or delete some you no longer need.",
+  "bulk.select": "Select: {content}",
+  "bulk.count.one": "1 selected",
+  "bulk.count.other": "{count} selected",
+  "bulk.delete": "Delete selected",
+  "bulk.moveTo": "Move to",
+  "bulk.move": "Move",
+  "bulk.export": "Export selected",
+  "bulk.none": "Select none",
+  "bulk.deleted.one": "1 memory deleted.",
+  "bulk.deleted.other": "{count} memories deleted.",
+  "bulk.restored.one": "1 memory restored.",
+  "bulk.restored.other": "{count} memories restored.",
+  "bulk.moved.one": "1 memory is now about {name}.",
+  "bulk.moved.other": "{count} memories are now about {name}.",
 };
 
 const zhHans = {
@@ -442,6 +456,20 @@ const zhHans = {
   "capacity.unlimited.one": "1 条记忆（不限上限）",
   "capacity.unlimited.other": "{count} 条记忆（不限上限）",
   "capacity.raise": "快满了：请在“设置”中调高“记忆上限”，或删除一些不再需要的记忆。",
+  "bulk.select": "选择：{content}",
+  "bulk.count.one": "已选择 1 条",
+  "bulk.count.other": "已选择 {count} 条",
+  "bulk.delete": "删除所选",
+  "bulk.moveTo": "改为关于",
+  "bulk.move": "移动",
+  "bulk.export": "导出所选",
+  "bulk.none": "取消选择",
+  "bulk.deleted.one": "已删除 1 条记忆。",
+  "bulk.deleted.other": "已删除 {count} 条记忆。",
+  "bulk.restored.one": "已恢复 1 条记忆。",
+  "bulk.restored.other": "已恢复 {count} 条记忆。",
+  "bulk.moved.one": "1 条记忆已改为关于{name}。",
+  "bulk.moved.other": "{count} 条记忆已改为关于{name}。",
 };
 
 const zhHant = {
@@ -664,6 +692,20 @@ const zhHant = {
   "capacity.unlimited.one": "1 則記憶（不限上限）",
   "capacity.unlimited.other": "{count} 則記憶（不限上限）",
   "capacity.raise": "快滿了：請在「設定」中調高「記憶上限」，或刪除一些不再需要的記憶。",
+  "bulk.select": "選取：{content}",
+  "bulk.count.one": "已選取 1 則",
+  "bulk.count.other": "已選取 {count} 則",
+  "bulk.delete": "刪除所選",
+  "bulk.moveTo": "改為關於",
+  "bulk.move": "移動",
+  "bulk.export": "匯出所選",
+  "bulk.none": "取消選取",
+  "bulk.deleted.one": "已刪除 1 則記憶。",
+  "bulk.deleted.other": "已刪除 {count} 則記憶。",
+  "bulk.restored.one": "已還原 1 則記憶。",
+  "bulk.restored.other": "已還原 {count} 則記憶。",
+  "bulk.moved.one": "1 則記憶已改為關於{name}。",
+  "bulk.moved.other": "{count} 則記憶已改為關於{name}。",
 };
 
 export const TABLES = { en, "zh-Hans": zhHans, "zh-Hant": zhHant };

@@ -127,6 +127,10 @@ dialog .actions { margin-top: 16px; }
 .person img { border-radius: 50%; object-fit: cover; }
 /* A find-in-page yellow with black text, in light and dark themes alike (15:1). */
 mark { background: #ffe082; color: #1a1a1a; border-radius: 2px; }
+.card .select { float: left; margin: 3px 10px 0 0; }
+.card .select input { width: 18px; height: 18px; accent-color: var(--am-accent); }
+.bulk:not(:empty) { display: flex; flex-wrap: wrap; align-items: end; gap: 8px; margin: 8px 0; padding: 8px 12px; border: 1px solid var(--am-accent); border-radius: 8px; background: var(--am-card); position: sticky; top: 0; z-index: 1; }
+.bulk .field { margin: 0; }
 .quote { border-left: 3px solid var(--am-line); padding-left: 10px; }
 @media (max-width: 600px) {
   main { padding: 4px 10px 24px; }

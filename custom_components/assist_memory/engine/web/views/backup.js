@@ -1,6 +1,6 @@
 import { showDialog } from "../dialog.js";
 import { field, fill, h } from "../dom.js";
-import { exportFile, FORMATS } from "../exports.js";
+import { download, exportFile, FORMATS } from "../exports.js";
 
 // Export the memories (all, or those the memories view shows) as JSON, Markdown or
 // CSV, and import a JSON export (ids and times kept). Replacing everything is asked
@@ -50,14 +50,7 @@ export class BackupView {
         personName: (scope) => people.name(scope),
         t,
       });
-      const link = h("a", {
-        href: URL.createObjectURL(new Blob([file.text], { type: file.type })),
-        download: `assist-memory-${new Date().toISOString().slice(0, 10)}.${file.ext}`,
-      });
-      this.element.append(link);
-      link.click();
-      link.remove();
-      setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+      download(this.element, file);
       this.ctx.notify(t("backup.exported", { count: file.count }));
     });
   }

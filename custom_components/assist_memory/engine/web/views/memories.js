@@ -1,5 +1,6 @@
 import { showDialog } from "../dialog.js";
 import { field, fill, formatDate, h } from "../dom.js";
+import { download, exportFile } from "../exports.js";
 
 export const CATEGORIES = ["preference", "fact", "pattern", "event", "person", "routine", "note"];
 const SORTS = ["newest", "most_used", "updated", "oldest"];
@@ -39,6 +40,8 @@ export class MemoriesView {
     this.results = h("div", { class: "results" });
     this.filtersBox = h("div");
     this.capacityBox = h("div");
+    this.selected = new Map(); // id -> memory, for the bulk actions
+    this.bulkBox = h("div", { class: "bulk", role: "region", "aria-live": "polite" });
   }
 
   async show() {
@@ -105,6 +108,7 @@ export class MemoriesView {
           field(t("memories.searchLabel"), this.searchBox)),
         this.filtersBox,
         this.capacityBox,
+        this.bulkBox,
         this.results);
     }
     const words = this.query ? page.items.flatMap((item) => item.matched ?? []) : [];
@@ -126,6 +130,7 @@ export class MemoriesView {
         }, t("memories.next"))));
     // After the cards: the people they name are known by then.
     fill(this.filtersBox, this.filterBar());
+    this.renderBulk();
   }
 
   filterBar() {
@@ -152,6 +157,12 @@ export class MemoriesView {
     const meta = memory.metadata ?? {};
     const stated = memory.source === "user_stated";
     return h("li", { class: "card" },
+      h("label", { class: "select" },
+        h("input", {
+          type: "checkbox", checked: this.selected.has(memory.id),
+          "aria-label": t("bulk.select", { content: memory.content }),
+          onchange: (event) => this.select(memory, event.target.checked),
+        })),
       h("p", { class: "content" }, highlight(memory.content, words)),
       h("p", { class: "meta" },
         h("span", { class: "chip" }, t(`category.${memory.category}`)),
@@ -179,6 +190,82 @@ export class MemoriesView {
         h("button", { onclick: () => this.edit(memory) }, t("memories.edit")),
         h("button", { class: "danger", onclick: () => this.remove(memory) },
           t("memories.delete"))));
+  }
+
+  select(memory, on) {
+    if (on) this.selected.set(memory.id, memory);
+    else this.selected.delete(memory.id);
+    this.renderBulk();
+  }
+
+  // What can be done with the selected memories: delete (with Undo), move to another
+  // person, export.
+  renderBulk() {
+    const { t, people } = this.ctx;
+    const count = this.selected.size;
+    if (!count) {
+      fill(this.bulkBox);
+      return;
+    }
+    const target = h("select", {}, people.scopes().map((value) =>
+      h("option", { value }, people.name(value))));
+    fill(this.bulkBox,
+      h("span", {}, t("bulk.count", { count })),
+      h("button", { class: "danger", onclick: () => this.removeSelected() }, t("bulk.delete")),
+      field(t("bulk.moveTo"), target),
+      h("button", { onclick: () => this.moveSelected(target.value) }, t("bulk.move")),
+      h("button", { onclick: () => this.exportSelected() }, t("bulk.export")),
+      h("button", { class: "text", onclick: () => this.clearSelection() },
+        t("bulk.none")));
+  }
+
+  clearSelection() {
+    this.selected.clear();
+    this.ctx.run(() => this.show());
+  }
+
+  async removeSelected() {
+    const { api, t } = this.ctx;
+    const memories = [...this.selected.values()];
+    const done = await this.ctx.run(async () => {
+      for (const memory of memories) {
+        await api.remove(memory.id).catch((err) => {
+          if (err.status !== 404) throw err; // gone already: as wanted
+        });
+      }
+      this.selected.clear();
+      await this.show();
+    });
+    if (!done) return;
+    this.ctx.notify(t("bulk.deleted", { count: memories.length }), {
+      label: t("undo"),
+      run: async () => {
+        await api.restore(memories);
+        await this.show();
+        this.ctx.notify(t("bulk.restored", { count: memories.length }));
+      },
+    });
+  }
+
+  async moveSelected(scope) {
+    const { api, t, people } = this.ctx;
+    const memories = [...this.selected.values()];
+    const done = await this.ctx.run(async () => {
+      for (const memory of memories) await api.update(memory.id, { scope });
+      this.selected.clear();
+      await this.show();
+    });
+    if (done) this.ctx.notify(t("bulk.moved", { count: memories.length, name: people.name(scope) }));
+  }
+
+  exportSelected() {
+    const { t, people } = this.ctx;
+    const memories = [...this.selected.values()];
+    const file = exportFile({ memories, count: memories.length }, "json", {
+      personName: (scope) => people.name(scope), t,
+    });
+    download(this.element, file);
+    this.ctx.notify(t("backup.exported", { count: file.count }));
   }
 
   filter(name, value) {
