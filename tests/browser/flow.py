@@ -37,6 +37,12 @@ class MemoryRoutes:
         assert len(ids) == 1, page
         return str(ids[0])
 
+    def add(self, content: str) -> None:
+        status, answer = ha_instance.request(
+            "POST", self.url, json_body={"content": content}, token=self.token
+        )
+        assert status == 201, answer
+
     def delete(self, memory_id: str) -> None:
         status, answer = ha_instance.request(
             "DELETE", f"{self.url}/{memory_id}", token=self.token
@@ -109,6 +115,8 @@ class Labels:
     gone: str
     search_words: str
     boiler: str
+    # Added behind the page's back (as learning would): it appears by itself.
+    live: str
     # What was said in a conversation before the walk (its title), and a log entry.
     said: str
     logged: str
@@ -175,6 +183,7 @@ ENGLISH = Labels(
     gone="The old car is blue",
     search_words="green tea",
     boiler="The boiler is serviced in May",
+    live="The window cleaner comes on Fridays",
     said="Is the garden gate locked",
     logged="Watered the tomatoes in the greenhouse",
 )
@@ -240,6 +249,7 @@ CHINESE = Labels(
     gone="旧车是蓝色的",
     search_words="绿茶",
     boiler="锅炉每年五月保养",
+    live="擦窗工每周五来",
     said="花园的门锁好了吗",
     logged="给温室里的番茄浇了水",
 )
@@ -314,6 +324,9 @@ def walk_through(
     add(words.gone)
     add(words.tea_again)
     screens.shot("memories-list")
+    # Learned while the page is open: it appears, no reload needed.
+    routes.add(words.live)
+    expect(item(words.live)).to_be_visible()
     # A question whose answer is given the tea memories (seen under Sessions).
     converse(words.tea_question)
 
@@ -488,7 +501,7 @@ def survive_offline(
     expect(app.get_by_text(words.boiler + "!", exact=True)).to_be_visible()
     offline(True)
     app.get_by_role("tab", name=words.tab_sessions, exact=True).click()
-    alert = app.locator("p.alert")
+    alert = app.locator(".messages p.alert")
     expect(alert).to_contain_text(words.offline)
     expect(alert).not_to_contain_text("fetch")
     offline(False)
@@ -535,7 +548,7 @@ def round_trip(page: Page, app: Locator, screens: Screens, tmp: Path) -> None:
     raise it; raised under Settings, the import (asked first: it replaces) takes
     them all, and an export gives back the same ids, texts and times, also as CSV."""
     status = app.locator("p.status")
-    alert = app.locator("p.alert")
+    alert = app.locator(".messages p.alert")
     source = five_thousand(tmp / "5000.json")
 
     def tab(name: str) -> None:

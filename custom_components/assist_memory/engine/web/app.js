@@ -11,6 +11,9 @@ import { MemoriesView } from "./views/memories.js";
 import { SessionsView } from "./views/sessions.js";
 import { SettingsView } from "./views/settings.js";
 
+// Changes in a burst (an import, a learning pass) refresh the view once.
+const REFRESH_PAUSE_MS = 300;
+
 const TABS = [
   ["memories", MemoriesView],
   ["documents", DocumentsView],
@@ -94,6 +97,21 @@ export class AssistMemoryApp extends HTMLElement {
       h("header", {}, this.header ?? null, h("h1", {}, t("app.title"))),
       this.tabs, h("div", { class: "messages" }, this.alert, this.status), this.main);
     this.select(this.tab);
+    if (!this.subscribed) {
+      this.subscribed = true;
+      this.transport.subscribe?.(() => this.refreshSoon());
+    }
+  }
+
+  // Memories changed elsewhere (learned in a conversation, another page): the list,
+  // counts and conversations on screen follow, quietly (a failure waits for the next).
+  refreshSoon() {
+    clearTimeout(this.refreshing);
+    this.refreshing = setTimeout(() => {
+      if (["memories", "sessions"].includes(this.tab)) {
+        this.views[this.tab].show().catch(() => {});
+      }
+    }, REFRESH_PAUSE_MS);
   }
 
   select(name) {

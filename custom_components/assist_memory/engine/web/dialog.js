@@ -9,7 +9,7 @@ import { h } from "./dom.js";
 export function showDialog(host, { title, content, buttons, cancelLabel, submit, describe }) {
   return new Promise((resolve) => {
     const titleId = `dialog-title-${Math.random().toString(36).slice(2)}`;
-    const problem = h("p", { class: "alert", role: "alert", hidden: true });
+    const problem = submit ? h("p", { class: "alert", role: "alert", hidden: true }) : null;
     const form = h("form", { method: "dialog" },
       h("h2", { id: titleId }, title),
       content,

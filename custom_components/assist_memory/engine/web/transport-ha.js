@@ -1,5 +1,6 @@
 // The Home Assistant panel's transport: the integration's websocket command, which
 // answers the same {status, body} as the REST API.
+const RESUBSCRIBE_MS = 3000;
 const MAX_MESSAGE_BYTES = 4 * 1024 * 1024 - 1024;
 
 export class HaTransport {
@@ -17,6 +18,20 @@ export class HaTransport {
         name: state.attributes.friendly_name ?? state.entity_id,
         picture: state.attributes.entity_picture ?? null,
       }));
+  }
+
+  // Calls `onChange` after every change of the memories; subscribes again when the
+  // integration reloads (its last event says `ended`) or is not loaded yet.
+  async subscribe(onChange) {
+    const again = () => setTimeout(() => this.subscribe(onChange), RESUBSCRIBE_MS);
+    try {
+      await this.hass.connection.subscribeMessage((event) => {
+        onChange();
+        if (event.ended) again();
+      }, { type: "assist_memory/subscribe" });
+    } catch {
+      again();
+    }
   }
 
   async request(method, path, query = {}, body = undefined) {

@@ -4,6 +4,21 @@
 // the tab closes, and other tabs and pages of the site never see it. Under ingress
 // none is needed (the proxy is trusted).
 const TOKEN_KEY = "assist-memory-token";
+const RECONNECT_MS = 3000;
+
+// Calls `onChange` for each `changed` event of a server-sent event stream, until it ends.
+async function readEvents(body, onChange) {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffered += value;
+    const events = buffered.split("\n\n");
+    buffered = events.pop();
+    if (events.some((event) => event.split("\n").includes("event: changed"))) onChange();
+  }
+}
 
 export class RestTransport {
   constructor(base = document.baseURI) {
@@ -29,6 +44,21 @@ export class RestTransport {
   setToken(token) {
     sessionStorage.setItem(TOKEN_KEY, token.trim());
     this.needsToken = false;
+  }
+
+  // Calls `onChange` after every change of the memories: the server's event stream
+  // (read with fetch, which can send the token), opened again when it ends.
+  async subscribe(onChange) {
+    for (;;) {
+      try {
+        const headers = this.token ? { Authorization: `Bearer ${this.token}` } : {};
+        const response = await fetch(new URL("memory/events", this.base), { headers });
+        if (response.ok) await readEvents(response.body, onChange);
+      } catch {
+        // Offline or stopped: try again shortly.
+      }
+      await new Promise((resolve) => { setTimeout(resolve, RECONNECT_MS); });
+    }
   }
 
   async request(method, path, query = {}, body = undefined) {
