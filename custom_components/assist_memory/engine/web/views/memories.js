@@ -7,7 +7,7 @@ const SORTS = ["newest", "most_used", "updated", "oldest"];
 const PAGE_SIZE = 20;
 const SEARCH_LIMIT = 50;
 // Typing faster than this is one search, of the text at the pause.
-const TYPING_PAUSE_MS = 50;
+const TYPING_PAUSE_MS = 30;
 
 // Confidence in words: "sure" from 0.9, "fairly sure" from 0.6, else "unsure".
 function confidenceWord(confidence) {
