@@ -93,6 +93,7 @@ class Labels:
     compact: str
     compacted: str
     not_enabled: str
+    compaction_changes: str
     undo: str
     undone: str
     export: str
@@ -161,7 +162,8 @@ ENGLISH = Labels(
     auto_on="Automatic memory is on.",
     compact="Compact now",
     compacted=r"Compacted: \d+ memories became \d+\.",
-    not_enabled="LLM compaction is not enabled",
+    not_enabled="Compaction needs “LLM compaction” on",
+    compaction_changes="What the last compaction changed",
     undo="Undo last compaction",
     undone="The last compaction was undone.",
     export="Export to a file",
@@ -227,7 +229,8 @@ CHINESE = Labels(
     auto_on="自动记忆已开启。",
     compact="立即整理",
     compacted=r"整理完成：\d+ 条记忆合并为 \d+ 条。",
-    not_enabled="未启用 LLM 整理记忆",
+    not_enabled="整理记忆需要在“高级”中开启",
+    compaction_changes="上次整理的变化",
     undo="撤销上次整理",
     undone="已撤销上次整理。",
     export="导出到文件",
@@ -440,9 +443,12 @@ def walk_through(
     expect(status).to_have_text(words.auto_on)
 
     # Compaction: the duplicate tea memory is merged away, then the undo brings it back.
-    app.get_by_role("button", name=words.compact).click()
     if compaction:
+        app.get_by_role("button", name=words.compact).click()
         expect(status).to_have_text(re.compile(words.compacted))
+        # What it changed: the repeated tea memory taken away.
+        changes = app.get_by_role("region", name=words.compaction_changes)
+        expect(changes.locator("del")).to_contain_text([words.tea_again])
         screens.shot("compaction-result")
         tab(words.tab_memories)
         expect(item(words.tea_again)).to_have_count(0)
@@ -452,7 +458,8 @@ def walk_through(
         tab(words.tab_memories)
         expect(item(words.tea_again)).to_be_visible()
     else:
-        expect(app.get_by_role("alert")).to_contain_text(words.not_enabled)
+        expect(app.get_by_role("button", name=words.compact)).to_be_disabled()
+        expect(app.get_by_text(words.not_enabled)).to_be_visible()
         screens.shot("compaction-not-enabled")
 
     # Export to a file, clear everything, import the file: ids and times come back.
@@ -570,6 +577,7 @@ def round_trip(page: Page, app: Locator, screens: Screens, tmp: Path) -> None:
     expect(alert).to_contain_text("Raise “Most memories” under Settings")
     screens.shot("import-over-the-limit")
     tab("Settings")
+    app.get_by_text("Advanced", exact=True).click()
     app.get_by_label("Most memories (0: no limit)").fill("6000")
     app.get_by_role("button", name="Save settings").click()
     expect(status).to_have_text("Settings saved.")

@@ -104,7 +104,6 @@ button[hidden] { display: none; }
 .switch { display: flex; align-items: center; gap: 10px; font-weight: 600; margin: 8px 0 16px; }
 .switch input { width: 22px; height: 22px; }
 .settings { display: grid; grid-template-columns: repeat(auto-fill, minmax(220px, 1fr)); gap: 0 16px; }
-.settings button { grid-column: 1 / -1; justify-self: start; }
 .days { display: flex; flex-wrap: wrap; gap: 6px; margin: 8px 0; }
 .days button[aria-pressed="true"] { border-color: var(--am-accent); color: var(--am-accent); }
 .plain { padding-left: 20px; color: var(--am-muted); }
@@ -131,6 +130,16 @@ mark { background: #ffe082; color: #1a1a1a; border-radius: 2px; }
 .card .select input { width: 18px; height: 18px; accent-color: var(--am-accent); }
 .bulk:not(:empty) { display: flex; flex-wrap: wrap; align-items: end; gap: 8px; margin: 8px 0; padding: 8px 12px; border: 1px solid var(--am-accent); border-radius: 8px; background: var(--am-card); position: sticky; top: 0; z-index: 1; }
 .bulk .field { margin: 0; }
+.switch-row { margin: 8px 0 12px; }
+.switch-row .switch { margin: 0; }
+.switch-row .hint { margin: 2px 0 0 32px; }
+details.advanced { margin: 12px 0; }
+details.advanced > summary { cursor: pointer; font-weight: 600; }
+.diff { border: 1px solid var(--am-line); border-radius: 8px; padding: 8px 14px; margin: 12px 0; background: var(--am-card); }
+.diff h3 { font-size: 15px; margin: 4px 0; }
+.diff h4 { font-size: 13px; margin: 8px 0 4px; color: var(--am-muted); }
+.diff-columns { display: grid; grid-template-columns: repeat(auto-fit, minmax(240px, 1fr)); gap: 0 16px; }
+.diff ul { margin: 0; padding-left: 18px; }
 .quote { border-left: 3px solid var(--am-line); padding-left: 10px; }
 @media (max-width: 600px) {
   main { padding: 4px 10px 24px; }
