@@ -37,9 +37,9 @@ class MemoryRoutes:
         assert len(ids) == 1, page
         return str(ids[0])
 
-    def add(self, content: str) -> None:
+    def add(self, content: str, **fields: object) -> None:
         status, answer = ha_instance.request(
-            "POST", self.url, json_body={"content": content}, token=self.token
+            "POST", self.url, json_body={"content": content, **fields}, token=self.token
         )
         assert status == 201, answer
 
@@ -55,6 +55,12 @@ class Labels:
     """The UI's words in one language, and the memories the person writes in it."""
 
     tab_memories: str
+    tab_review: str
+    to_check: str
+    keep: str
+    repeats: str
+    merge: str
+    merged: str
     tab_documents: str
     tab_daily: str
     days: str
@@ -118,6 +124,8 @@ class Labels:
     boiler: str
     # Added behind the page's back (as learning would): it appears by itself.
     live: str
+    # Learned by Assist itself, unsure: to check under Review.
+    learned: str
     # What was said in a conversation before the walk (its title), and a log entry.
     said: str
     logged: str
@@ -125,6 +133,12 @@ class Labels:
 
 ENGLISH = Labels(
     tab_memories="Memories",
+    tab_review="Review",
+    to_check="Memories to check",
+    keep="Keep",
+    repeats="Repeats and contradictions",
+    merge="Merge into one",
+    merged="2 memories merged into one.",
     tab_documents="MEMORY.md & profile",
     tab_daily="Daily logs",
     days="Days",
@@ -186,12 +200,19 @@ ENGLISH = Labels(
     search_words="green tea",
     boiler="The boiler is serviced in May",
     live="The window cleaner comes on Fridays",
+    learned="Someone seems to like jazz in the evening",
     said="Is the garden gate locked",
     logged="Watered the tomatoes in the greenhouse",
 )
 
 CHINESE = Labels(
     tab_memories="记忆",
+    tab_review="复查",
+    to_check="待确认的记忆",
+    keep="保留",
+    repeats="重复与矛盾",
+    merge="合并为一条",
+    merged="已将 2 条记忆合并为一条。",
     tab_documents="MEMORY.md 与个人资料",
     tab_daily="每日日志",
     days="日期",
@@ -253,6 +274,7 @@ CHINESE = Labels(
     search_words="绿茶",
     boiler="锅炉每年五月保养",
     live="擦窗工每周五来",
+    learned="好像有人晚上喜欢听爵士乐",
     said="花园的门锁好了吗",
     logged="给温室里的番茄浇了水",
 )
@@ -314,11 +336,11 @@ def walk_through(
     # The main landmark, and the tabs pattern: arrow keys move between the tabs.
     expect(app.get_by_role("main")).to_be_visible()
     app.get_by_role("tab", name=words.tab_memories, exact=True).press("ArrowRight")
-    expect(app.get_by_role("tab", name=words.tab_documents, exact=True)).to_be_focused()
+    expect(app.get_by_role("tab", name=words.tab_review, exact=True)).to_be_focused()
     expect(app.get_by_role("tabpanel")).to_have_attribute(
-        "aria-labelledby", "tab-documents"
+        "aria-labelledby", "tab-review"
     )
-    app.get_by_role("tab", name=words.tab_documents, exact=True).press("ArrowLeft")
+    app.get_by_role("tab", name=words.tab_review, exact=True).press("ArrowLeft")
     expect(
         app.get_by_role("tab", name=words.tab_memories, exact=True)
     ).to_have_attribute("tabindex", "0")
@@ -461,6 +483,23 @@ def walk_through(
         expect(app.get_by_role("button", name=words.compact)).to_be_disabled()
         expect(app.get_by_text(words.not_enabled)).to_be_visible()
         screens.shot("compaction-not-enabled")
+
+    # Review: what Assist learned by itself is kept; the repeated tea memory merged.
+    routes.add(words.learned, source="inferred", confidence=0.6)
+    tab(words.tab_review)
+    queue = app.get_by_role("list", name=words.to_check)
+    learned = queue.locator(":scope > li").filter(has_text=words.learned)
+    expect(learned).to_be_visible()
+    screens.shot("review")
+    learned.get_by_role("button", name=words.keep).click()
+    expect(learned).to_have_count(0)
+    group = app.get_by_role("list", name=words.repeats).locator(":scope > li")
+    group.filter(has_text=words.tea_again).get_by_role(
+        "button", name=words.merge
+    ).click()
+    expect(status).to_contain_text(words.merged)
+    tab(words.tab_memories)
+    expect(item(words.tea).or_(item(words.tea_again))).to_have_count(1)
 
     # Export to a file, clear everything, import the file: ids and times come back.
     tab(words.tab_backup)

@@ -8,6 +8,7 @@ import { BackupView } from "./views/backup.js";
 import { DailyView } from "./views/daily.js";
 import { DocumentsView } from "./views/documents.js";
 import { MemoriesView } from "./views/memories.js";
+import { ReviewView } from "./views/review.js";
 import { SessionsView } from "./views/sessions.js";
 import { SettingsView } from "./views/settings.js";
 
@@ -16,6 +17,7 @@ const REFRESH_PAUSE_MS = 300;
 
 const TABS = [
   ["memories", MemoriesView],
+  ["review", ReviewView],
   ["documents", DocumentsView],
   ["daily", DailyView],
   ["sessions", SessionsView],
@@ -64,6 +66,7 @@ export class AssistMemoryApp extends HTMLElement {
       describe: (err) => describeError(err, t),
       people: new People(this.api.transport, t),
       shownFilter: () => this.views.memories.shownFilter(),
+      editMemory: (memory, after) => this.views.memories.edit(memory, after),
       openConversation: (sessionId) => {
         this.views.sessions.opening = sessionId;
         this.select("sessions");
@@ -108,7 +111,7 @@ export class AssistMemoryApp extends HTMLElement {
   refreshSoon() {
     clearTimeout(this.refreshing);
     this.refreshing = setTimeout(() => {
-      if (["memories", "sessions"].includes(this.tab)) {
+      if (["memories", "review", "sessions"].includes(this.tab)) {
         this.views[this.tab].show().catch(() => {});
       }
     }, REFRESH_PAUSE_MS);

@@ -289,10 +289,12 @@ export class MemoriesView {
     if (saved) this.ctx.notify(t("memories.added"));
   }
 
-  async edit(memory) {
+  // `after`: what to refresh besides this view (the review queue edits here too).
+  async edit(memory, after = null) {
     const { api, t } = this.ctx;
     const saved = await this.form(t("memories.editTitle"), memory,
       (values) => api.update(memory.id, values));
+    if (saved && after) await this.ctx.run(after);
     if (saved) this.ctx.notify(t("memories.saved"));
   }
 
