@@ -280,18 +280,44 @@ CHINESE = Labels(
 )
 
 
-class Screens:
-    """Numbered screenshots of one test in its own folder."""
+# axe-core over the manager's element only (Home Assistant's own page is not ours to
+# judge; the element sits in its shadow roots, where no selector reaches);
+# the serious and critical violations, each with the elements it found.
+SCAN = """async (app) => {
+  const found = await axe.run(app, {
+    resultTypes: ["violations"],
+  });
+  return found.violations
+    .filter((violation) => ["serious", "critical"].includes(violation.impact))
+    .map((violation) => ({
+      id: violation.id,
+      help: violation.help,
+      nodes: violation.nodes.map((node) => node.target.join(" ")).slice(0, 5),
+    }));
+}"""
 
-    def __init__(self, page: Page, folder: Path) -> None:
+
+class Screens:
+    """Numbered screenshots of one test in its own folder; with `axe` (axe-core's
+    script), a screen shot with `scan=True` must have no serious or critical
+    accessibility violation."""
+
+    def __init__(self, page: Page, folder: Path, axe: Path | None = None) -> None:
         self.page = page
         self.folder = folder
+        self.axe = axe
         self.count = 0
         folder.mkdir(parents=True, exist_ok=True)
 
-    def shot(self, name: str) -> None:
+    def shot(self, name: str, *, scan: bool = False) -> None:
         self.count += 1
         self.page.screenshot(path=self.folder / f"{self.count:02d}-{name}.png")
+        if scan and self.axe is not None:
+            if not self.page.evaluate("typeof axe !== 'undefined'"):
+                self.page.add_script_tag(path=self.axe)
+            app = self.page.locator("assist-memory-app").element_handle()
+            violations = self.page.evaluate(SCAN, app)
+            assert violations == [], f"{name}: {json.dumps(violations, indent=1)}"
 
 
 def walk_through(
@@ -326,7 +352,7 @@ def walk_through(
         if preference:
             dialog.get_by_label(words.category).select_option(label=words.preference)
             dialog.get_by_label(words.tags).fill(words.tea_tag)
-            screens.shot("add-dialog")
+            screens.shot("add-dialog", scan=True)
         dialog.get_by_role("button", name=words.save).click()
         expect(item(content)).to_be_visible()
 
@@ -348,7 +374,7 @@ def walk_through(
     add(words.cat)
     add(words.gone)
     add(words.tea_again)
-    screens.shot("memories-list")
+    screens.shot("memories-list", scan=True)
     # Learned while the page is open: it appears, no reload needed.
     routes.add(words.live)
     expect(item(words.live)).to_be_visible()
@@ -371,7 +397,7 @@ def walk_through(
     expect(found.locator("mark").first).to_be_visible()
     expect(found.get_by_role("button", name=words.edit)).to_be_visible()
     expect(item(words.cat)).to_have_count(0)
-    screens.shot("search-results")
+    screens.shot("search-results", scan=True)
     search_box.fill("")
     expect(item(words.cat)).to_be_visible()
     # Each memory explains itself: added by hand here.
@@ -393,7 +419,7 @@ def walk_through(
     expect(status).to_contain_text(words.deleted)
     expect(status).to_be_in_viewport()
     expect(item(words.gone)).to_have_count(0)
-    screens.shot("deleted-with-undo")
+    screens.shot("deleted-with-undo", scan=True)
     status.get_by_role("button", name=words.undo_delete, exact=True).click()
     expect(status).to_have_text(words.restored)
     expect(item(words.gone)).to_be_visible()
@@ -412,7 +438,7 @@ def walk_through(
     editor.fill(editor.input_value().rstrip() + f"\n- {words.boiler}\n")
     app.get_by_role("button", name=words.save_main).click()
     expect(status).to_contain_text(words.main_saved)
-    screens.shot("memory-md")
+    screens.shot("memory-md", scan=True)
 
     # Today's log (written in UTC) holds the entry; the conversation has its summary.
     tab(words.tab_daily)
@@ -421,7 +447,7 @@ def walk_through(
         "button", name=today
     ).click()
     expect(app.get_by_role("article", name=today)).to_contain_text(words.logged)
-    screens.shot("daily-logs")
+    screens.shot("daily-logs", scan=True)
     tab(words.tab_sessions)
     conversation = (
         app.get_by_role("list", name=words.recent)
@@ -444,7 +470,7 @@ def walk_through(
     asked.get_by_role("button", name=words.open_conversation).click()
     asked.get_by_text(words.why).click()
     expect(asked.locator("details.why")).to_contain_text(words.tea)
-    screens.shot("why-did-assist-say-that")
+    screens.shot("why-did-assist-say-that", scan=True)
     # A conversation can be deleted (asked first).
     conversation.get_by_role("button", name=words.delete).click()
     app.get_by_role("dialog").get_by_role("button", name=words.delete).click()
@@ -460,7 +486,7 @@ def walk_through(
     tab(words.tab_memories)
     tab(words.tab_settings)
     expect(switch).not_to_be_checked()
-    screens.shot("settings-auto-off")
+    screens.shot("settings-auto-off", scan=True)
     switch.click()
     expect(status).to_have_text(words.auto_on)
 
@@ -471,7 +497,7 @@ def walk_through(
         # What it changed: the repeated tea memory taken away.
         changes = app.get_by_role("region", name=words.compaction_changes)
         expect(changes.locator("del")).to_contain_text([words.tea_again])
-        screens.shot("compaction-result")
+        screens.shot("compaction-result", scan=True)
         tab(words.tab_memories)
         expect(item(words.tea_again)).to_have_count(0)
         tab(words.tab_settings)
@@ -490,7 +516,7 @@ def walk_through(
     queue = app.get_by_role("list", name=words.to_check)
     learned = queue.locator(":scope > li").filter(has_text=words.learned)
     expect(learned).to_be_visible()
-    screens.shot("review")
+    screens.shot("review", scan=True)
     learned.get_by_role("button", name=words.keep).click()
     expect(learned).to_have_count(0)
     group = app.get_by_role("list", name=words.repeats).locator(":scope > li")
@@ -512,19 +538,43 @@ def walk_through(
     app.get_by_role("button", name=words.clear).click()
     dialog = app.get_by_role("dialog")
     dialog.get_by_label(words.clear_prompt).fill(words.clear_word)
-    screens.shot("clear-confirmation")
+    screens.shot("clear-confirmation", scan=True)
     dialog.get_by_role("button", name=words.clear_confirm).click()
     expect(app.get_by_text(words.empty)).to_be_visible()
     tab(words.tab_backup)
     app.get_by_label(words.import_file).set_input_files(tmp / "a.json")
     app.get_by_role("button", name=words.import_button, exact=True).click()
     expect(status).to_contain_text(words.imported)
-    screens.shot("imported")
+    screens.shot("imported", scan=True)
     tab(words.tab_memories)
     expect(memories).to_contain_text(words.boiler)
     tab(words.tab_backup)
     again = download(page, app.get_by_role("button", name=words.export), tmp / "b.json")
     assert stamps(again) == stamps(exported)
+
+
+# How many memory cards start above the bottom of the window.
+CARDS_ABOVE_THE_FOLD = """(app) => [...app.shadowRoot.querySelectorAll(".card")]
+  .filter((card) => card.getBoundingClientRect().top < innerHeight).length"""
+
+
+def on_a_phone(page: Page, app: Locator, words: Labels, screens: Screens) -> None:
+    """390 × 844, light then dark: several memories above the fold, every tab
+    reachable (the tab row scrolls), nothing an accessibility scan finds."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        app.get_by_role("tab", name=words.tab_memories, exact=True).click()
+        expect(app.locator(".card").first).to_be_visible()
+        above = page.evaluate(CARDS_ABOVE_THE_FOLD, app.element_handle())
+        assert above >= 3, f"{above} memories above the fold"
+        last = app.get_by_role("tab").last
+        last.scroll_into_view_if_needed()
+        expect(last).to_be_in_viewport()
+        app.get_by_role(
+            "tab", name=words.tab_memories, exact=True
+        ).scroll_into_view_if_needed()
+        screens.shot(f"phone-{scheme}", scan=True)
 
 
 def survive_offline(
@@ -614,7 +664,7 @@ def round_trip(page: Page, app: Locator, screens: Screens, tmp: Path) -> None:
     import_replacing()
     expect(alert).to_contain_text("The file holds 5000 memories, more than the limit")
     expect(alert).to_contain_text("Raise “Most memories” under Settings")
-    screens.shot("import-over-the-limit")
+    screens.shot("import-over-the-limit", scan=True)
     tab("Settings")
     app.get_by_text("Advanced", exact=True).click()
     app.get_by_label("Most memories (0: no limit)").fill("6000")
@@ -631,7 +681,7 @@ def round_trip(page: Page, app: Locator, screens: Screens, tmp: Path) -> None:
     for text in chosen:
         app.get_by_role("checkbox", name=f"Select: {text}").check()
     expect(app.get_by_text("2 selected")).to_be_visible()
-    screens.shot("two-selected")
+    screens.shot("two-selected", scan=True)
     app.get_by_role("button", name="Delete selected").click()
     expect(status).to_contain_text("2 memories deleted.")
     expect(app.get_by_text("4998 of 6000 memories")).to_be_visible()

@@ -31,6 +31,7 @@ from .flow import (
     Labels,
     MemoryRoutes,
     Screens,
+    on_a_phone,
     round_trip,
     walk_through,
 )
@@ -211,6 +212,7 @@ def test_memory_panel(
     browser: Browser,
     home_assistant: HomeAssistant,
     screenshots: Path,
+    axe: Path,
     tmp_path: Path,
     locale: str,
     words: Labels,
@@ -222,7 +224,7 @@ def test_memory_panel(
     try:
         app = open_manager(page, home_assistant)
         page.set_default_timeout(15_000)
-        screens = Screens(page, screenshots)
+        screens = Screens(page, screenshots, axe)
         routes = MemoryRoutes(
             f"{home_assistant.url}/api/assist_memory/memory/long-term",
             home_assistant.token,
@@ -237,9 +239,7 @@ def test_memory_panel(
             converse=lambda text: converse(home_assistant, text),
             compaction=True,
         )
-        page.set_viewport_size({"width": 390, "height": 844})
-        app.get_by_role("tab", name=words.tab_memories, exact=True).click()
-        screens.shot("phone")
+        on_a_phone(page, app, words, screens)
     finally:
         context.close()
 
@@ -249,6 +249,7 @@ def test_5000_memories_round_trip(
     browser: Browser,
     home_assistant: HomeAssistant,
     screenshots: Path,
+    axe: Path,
     tmp_path: Path,
 ) -> None:
     context = browser.new_context(locale="en-US", accept_downloads=True)
@@ -256,6 +257,6 @@ def test_5000_memories_round_trip(
     page.set_default_timeout(30_000)
     try:
         app = open_manager(page, home_assistant)
-        round_trip(page, app, Screens(page, screenshots), tmp_path)
+        round_trip(page, app, Screens(page, screenshots, axe), tmp_path)
     finally:
         context.close()

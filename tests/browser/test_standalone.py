@@ -20,6 +20,7 @@ from .flow import (
     Labels,
     MemoryRoutes,
     Screens,
+    on_a_phone,
     round_trip,
     survive_offline,
     walk_through,
@@ -135,6 +136,7 @@ def test_memory_manager(
     browser: Browser,
     server: Server,
     screenshots: Path,
+    axe: Path,
     tmp_path: Path,
     locale: str,
     words: Labels,
@@ -148,7 +150,7 @@ def test_memory_manager(
         # Without a token the manager asks for one; a wrong one is said to be wrong.
         page.goto(server.url + "/")
         app = page.locator("assist-memory-app")
-        screens = Screens(page, screenshots)
+        screens = Screens(page, screenshots, axe)
         app.get_by_label(token_label).fill("wrong")
         app.get_by_role("button").last.click()
         expect(app.get_by_role("alert")).to_contain_text(token_refused)
@@ -171,23 +173,25 @@ def test_memory_manager(
         survive_offline(page, app, words, server.set_down)
         # Kept for this tab only, never in localStorage (which outlives the tab).
         assert page.evaluate(STORED_TOKENS) == [None, server.token]
-        # On a phone, in dark mode.
-        page.set_viewport_size({"width": 390, "height": 844})
-        page.emulate_media(color_scheme="dark")
-        app.get_by_role("tab", name=words.tab_memories, exact=True).click()
-        screens.shot("phone-dark")
+        # On a phone, in light and dark.
+        on_a_phone(page, app, words, screens)
     finally:
         context.close()
 
 
 def test_5000_memories_round_trip(
-    *, browser: Browser, server: Server, screenshots: Path, tmp_path: Path
+    *,
+    browser: Browser,
+    server: Server,
+    screenshots: Path,
+    axe: Path,
+    tmp_path: Path,
 ) -> None:
     context = browser.new_context(locale="en-US", accept_downloads=True)
     page = context.new_page()
     page.set_default_timeout(30_000)
     try:
         app = open_manager(page, server)
-        round_trip(page, app, Screens(page, screenshots), tmp_path)
+        round_trip(page, app, Screens(page, screenshots, axe), tmp_path)
     finally:
         context.close()

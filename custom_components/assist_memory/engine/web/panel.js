@@ -10,6 +10,8 @@ class AssistMemoryPanel extends HTMLElement {
     this.transport.hass = hass;
     this.menu.hass = hass;
     this.app.language = pickLanguage(hass.language);
+    // Home Assistant's theme, light or dark, whatever the system's preference.
+    this.app.setAttribute("theme", hass.themes?.darkMode ? "dark" : "light");
   }
 
   set narrow(narrow) {

@@ -1,5 +1,21 @@
 // The manager's styles. Colours come from Home Assistant's theme variables when the
-// panel runs inside it, else from light/dark defaults (prefers-color-scheme).
+// panel runs inside it (the panel sets theme="light|dark" from Home Assistant's own),
+// else from light/dark defaults (prefers-color-scheme). A theme's accent and error
+// colours are often too pale for text (Home Assistant's default blue is 2.7:1 on
+// white): text and filled buttons use them mixed towards black (light) or white
+// (dark), which keeps every pairing at 4.5:1 or more.
+const DARK = `
+    --am-bg: var(--primary-background-color, #111418);
+    --am-card: var(--card-background-color, #1c2128);
+    --am-text: var(--primary-text-color, #e6e8eb);
+    --am-muted: var(--secondary-text-color, #9aa4b2);
+    --am-line: var(--divider-color, #313842);
+    --am-accent: var(--primary-color, #58a6ff);
+    --am-danger: var(--error-color, #f0716b);
+    --am-accent-ink: color-mix(in srgb, var(--am-accent) 55%, #fff);
+    --am-danger-ink: color-mix(in srgb, var(--am-danger) 55%, #fff);
+`;
+
 export const STYLES = `
 :host {
   --am-bg: var(--primary-background-color, #f6f7f9);
@@ -8,27 +24,22 @@ export const STYLES = `
   --am-muted: var(--secondary-text-color, #5b6470);
   --am-line: var(--divider-color, #d9dde3);
   --am-accent: var(--primary-color, #1f6feb);
-  --am-on-accent: var(--text-primary-color, #ffffff);
   --am-danger: var(--error-color, #c62828);
+  --am-accent-ink: color-mix(in srgb, var(--am-accent) 60%, #000);
+  --am-danger-ink: color-mix(in srgb, var(--am-danger) 70%, #000);
+  /* Filled buttons: white text on the accent darkened, in both themes. */
+  --am-accent-fill: color-mix(in srgb, var(--am-accent) 60%, #000);
   display: block;
   min-height: 100%;
   background: var(--am-bg);
   color: var(--am-text);
-  font-family: var(--paper-font-body1_-_font-family, system-ui, sans-serif);
+  font-family: var(--mdc-typography-font-family, var(--paper-font-body1_-_font-family, Roboto, system-ui, sans-serif));
   font-size: 15px;
   line-height: 1.45;
 }
+:host([theme="dark"]) {${DARK}}
 @media (prefers-color-scheme: dark) {
-  :host {
-    --am-bg: var(--primary-background-color, #111418);
-    --am-card: var(--card-background-color, #1c2128);
-    --am-text: var(--primary-text-color, #e6e8eb);
-    --am-muted: var(--secondary-text-color, #9aa4b2);
-    --am-line: var(--divider-color, #313842);
-    --am-accent: var(--primary-color, #58a6ff);
-    --am-on-accent: var(--text-primary-color, #0d1117);
-    --am-danger: var(--error-color, #f0716b);
-  }
+  :host(:not([theme])) {${DARK}}
 }
 * { box-sizing: border-box; }
 header {
@@ -47,7 +58,7 @@ h2 { font-size: 17px; margin: 20px 0 8px; }
   border: none; border-bottom: 3px solid transparent; border-radius: 0;
   background: none; color: var(--am-muted); white-space: nowrap; padding: 8px 12px;
 }
-.tabs button[aria-selected="true"] { color: var(--am-accent); border-bottom-color: var(--am-accent); }
+.tabs button[aria-selected="true"] { color: var(--am-text); border-bottom-color: var(--am-accent); font-weight: 500; }
 main { padding: 8px 16px 32px; max-width: 960px; margin: 0 auto; }
 button {
   font: inherit; cursor: pointer; padding: 7px 14px; border-radius: 6px;
@@ -55,8 +66,8 @@ button {
   min-height: 36px;
 }
 button:disabled { opacity: .5; cursor: default; }
-button.primary { background: var(--am-accent); border-color: var(--am-accent); color: var(--am-on-accent); }
-button.danger { color: var(--am-danger); border-color: var(--am-danger); }
+button.primary { background: var(--am-accent-fill); border-color: var(--am-accent-fill); color: #fff; }
+button.danger { color: var(--am-danger-ink); border-color: var(--am-danger-ink); }
 button:focus-visible, input:focus-visible, select:focus-visible, textarea:focus-visible {
   outline: 2px solid var(--am-accent); outline-offset: 1px;
 }
@@ -96,16 +107,16 @@ pre.code { white-space: pre-wrap; background: var(--am-card); padding: 12px; bor
 .status:has(span:empty) { display: none; }
 .status, .alert { display: flex; align-items: center; gap: 12px; margin: 0 0 6px; padding: 6px 12px; border-radius: 6px; background: var(--am-card); border: 1px solid var(--am-line); box-shadow: 0 2px 8px rgb(0 0 0 / 25%); }
 .status > span, .alert > span { flex: 1 1 auto; }
-.alert { border-color: var(--am-danger); color: var(--am-danger); }
+.alert { border-color: var(--am-danger-ink); color: var(--am-danger-ink); }
 .alert[hidden] { display: none; }
 dialog .alert { box-shadow: none; }
-button.text { border-color: transparent; background: none; color: var(--am-accent); font-weight: 500; }
+button.text { border-color: transparent; background: none; color: var(--am-accent-ink); font-weight: 500; }
 button[hidden] { display: none; }
 .switch { display: flex; align-items: center; gap: 10px; font-weight: 600; margin: 8px 0 16px; }
 .switch input { width: 22px; height: 22px; }
 .settings { display: grid; grid-template-columns: repeat(auto-fill, minmax(220px, 1fr)); gap: 0 16px; }
 .days { display: flex; flex-wrap: wrap; gap: 6px; margin: 8px 0; }
-.days button[aria-pressed="true"] { border-color: var(--am-accent); color: var(--am-accent); }
+.days button[aria-pressed="true"] { border-color: var(--am-accent-ink); color: var(--am-accent-ink); }
 .plain { padding-left: 20px; color: var(--am-muted); }
 dialog {
   background: var(--am-card); color: var(--am-text); border: 1px solid var(--am-line);
@@ -116,12 +127,12 @@ dialog h2 { margin-top: 0; }
 dialog .actions { margin-top: 16px; }
 .messages-list { list-style: none; padding: 0; margin: 8px 0; display: grid; gap: 6px; }
 .messages-list .answer { padding-left: 12px; border-left: 3px solid var(--am-line); }
-.why summary { color: var(--am-accent); cursor: pointer; margin-top: 4px; }
+.why summary { color: var(--am-accent-ink); cursor: pointer; margin-top: 4px; }
 .why p, .why ul { margin: 4px 0; }
 .capacity label { display: flex; align-items: center; gap: 10px; color: var(--am-muted); font-size: 13px; }
 .capacity progress { flex: 0 1 200px; height: 8px; accent-color: var(--am-accent); }
 .capacity.warn progress { accent-color: var(--am-danger); }
-.capacity.warn p { color: var(--am-danger); margin: 4px 0; }
+.capacity.warn p { color: var(--am-danger-ink); margin: 4px 0; }
 .person { display: inline-flex; align-items: center; gap: 4px; }
 .person img { border-radius: 50%; object-fit: cover; }
 /* A find-in-page yellow with black text, in light and dark themes alike (15:1). */
@@ -141,9 +152,18 @@ details.advanced > summary { cursor: pointer; font-weight: 600; }
 .diff-columns { display: grid; grid-template-columns: repeat(auto-fit, minmax(240px, 1fr)); gap: 0 16px; }
 .diff ul { margin: 0; padding-left: 18px; }
 .quote { border-left: 3px solid var(--am-line); padding-left: 10px; }
+.card-foot { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 8px; }
+.card-foot .origin { flex: 1 1 auto; }
+.card-foot .origin[open] { flex-basis: 100%; }
+.origin summary { cursor: pointer; color: var(--am-muted); font-size: 13px; }
+.card-foot .actions { margin-left: auto; }
+.filter-box > summary { cursor: pointer; color: var(--am-muted); font-size: 13px; margin: 4px 0; }
 @media (max-width: 600px) {
   main { padding: 4px 10px 24px; }
   header { padding: 0 8px; }
-  .actions button { flex: 1 1 auto; }
+  h2 { margin: 10px 0 6px; }
+  .card { padding: 8px 10px; }
+  .card-foot .actions button { min-height: 32px; padding: 4px 12px; }
+  .messages { padding: 0 10px; }
 }
 `;

@@ -139,7 +139,15 @@ export class MemoriesView {
       onchange: (event) => this.filter(name, event.target.value),
     }, values.map((value) => h("option", { value, selected: this.filters[name] === value },
       labelOf(value)))));
-    return h("div", { class: "filters" },
+    // Folded on a phone (the memories come first), open on a wider screen.
+    // As the person left them, once they opened or closed them.
+    const open = this.filtersOpen ?? matchMedia("(min-width: 601px)").matches;
+    return h("details", {
+      class: "filter-box", open,
+      ontoggle: (event) => {
+        if (event.target.open !== open) this.filtersOpen = event.target.open;
+      },
+    }, h("summary", {}, t("memories.filters")), h("div", { class: "filters" },
       select(t("memories.person"), "scope", ["", ...people.scopes()],
         (value) => (value ? people.name(value) : t("memories.everyone"))),
       select(t("memories.category"), "category", ["", ...CATEGORIES],
@@ -149,7 +157,7 @@ export class MemoriesView {
         // "#anna" and "anna" find the same tag.
         onchange: (event) => this.filter("tag", event.target.value.trim().replace(/^#+/, "")),
       })),
-      select(t("memories.sort"), "sort", SORTS, (value) => t(`sort.${value}`)));
+      select(t("memories.sort"), "sort", SORTS, (value) => t(`sort.${value}`))));
   }
 
   card(memory, words) {
@@ -172,24 +180,25 @@ export class MemoriesView {
         h("span", {}, t(`confidence.${confidenceWord(memory.confidence)}`)),
         h("span", {}, memory.access_count
           ? t("memories.used", { count: memory.access_count }) : t("origin.neverUsed"))),
-      h("details", { class: "origin" },
-        h("summary", {}, t("origin.title")),
-        meta.said ? h("p", { class: "quote" }, meta.said) : null,
-        h("p", {}, t(`origin.by.${meta.learned_by ?? "unknown"}`, {
-          name: meta.speaker ? people.name(meta.speaker) : t("sessions.someone"),
-        })),
-        h("p", {}, t("origin.created", { date: formatDate(memory.created_at, language) })),
-        memory.last_accessed
-          ? h("p", {}, t("origin.lastUsed", { date: formatDate(memory.last_accessed, language) }))
-          : h("p", {}, t("origin.neverUsed")),
-        memory.session_id
-          ? h("button", { class: "text", onclick: () => this.ctx.openConversation(memory.session_id) },
-            t("origin.conversation"))
-          : null),
-      h("div", { class: "actions" },
-        h("button", { onclick: () => this.edit(memory) }, t("memories.edit")),
-        h("button", { class: "danger", onclick: () => this.remove(memory) },
-          t("memories.delete"))));
+      h("div", { class: "card-foot" },
+        h("details", { class: "origin" },
+          h("summary", {}, t("origin.title")),
+          meta.said ? h("p", { class: "quote" }, meta.said) : null,
+          h("p", {}, t(`origin.by.${meta.learned_by ?? "unknown"}`, {
+            name: meta.speaker ? people.name(meta.speaker) : t("sessions.someone"),
+          })),
+          h("p", {}, t("origin.created", { date: formatDate(memory.created_at, language) })),
+          memory.last_accessed
+            ? h("p", {}, t("origin.lastUsed", { date: formatDate(memory.last_accessed, language) }))
+            : h("p", {}, t("origin.neverUsed")),
+          memory.session_id
+            ? h("button", { class: "text", onclick: () => this.ctx.openConversation(memory.session_id) },
+              t("origin.conversation"))
+            : null),
+        h("div", { class: "actions" },
+          h("button", { onclick: () => this.edit(memory) }, t("memories.edit")),
+          h("button", { class: "danger", onclick: () => this.remove(memory) },
+            t("memories.delete")))));
   }
 
   select(memory, on) {
