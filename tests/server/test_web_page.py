@@ -9,7 +9,7 @@ WEB = (
     Path(__file__).parents[2] / "custom_components" / "assist_memory" / "engine" / "web"
 )
 # Loaded another way: the page's own script, and the Home Assistant panel's files.
-NOT_PRELOADED = {"main.js", "panel.js", "transport-ha.js"}
+NOT_PRELOADED = {"main.js", "panel.js", "transport-ha.js", "transport-me.js"}
 
 
 def test_every_module_is_preloaded() -> None:

@@ -15,6 +15,9 @@ import { SettingsView } from "./views/settings.js";
 // Changes in a burst (an import, a learning pass) refresh the view once.
 const REFRESH_PAUSE_MS = 300;
 
+// "About me" (a person's own memories and conversations) shows these only.
+const PERSONAL_TABS = ["memories", "sessions"];
+
 const TABS = [
   ["memories", MemoriesView],
   ["review", ReviewView],
@@ -59,8 +62,11 @@ export class AssistMemoryApp extends HTMLElement {
     if (!this.isConnected || !this.api || !this._language || this.views) return;
     const t = translator(this._language);
     this.t = t;
+    const personal = Boolean(this.transport.personal);
+    const tabs = TABS.filter(([name]) => !personal || PERSONAL_TABS.includes(name));
+    this.tabNames = tabs.map(([name]) => name);
     const ctx = {
-      api: this.api, t, language: this._language, root: this.shadowRoot,
+      api: this.api, t, language: this._language, root: this.shadowRoot, personal,
       notify: (text, action) => this.notify(text, action),
       run: (task) => this.run(task),
       describe: (err) => describeError(err, t),
@@ -72,7 +78,7 @@ export class AssistMemoryApp extends HTMLElement {
         this.select("sessions");
       },
     };
-    this.views = Object.fromEntries(TABS.map(([name, View]) => [name, new View(ctx)]));
+    this.views = Object.fromEntries(tabs.map(([name, View]) => [name, new View(ctx)]));
     // Messages sit at the top of the view (kept in sight while scrolling): what was
     // done (with Undo where it can be), or what went wrong (with Retry).
     this.statusText = h("span");
@@ -90,14 +96,14 @@ export class AssistMemoryApp extends HTMLElement {
     this.tabs = h("div", {
       class: "tabs", role: "tablist", "aria-label": t("app.sections"),
       onkeydown: (event) => this.moveTab(event),
-    }, TABS.map(([name]) => h("button", {
+    }, tabs.map(([name]) => h("button", {
       role: "tab", id: `tab-${name}`, "aria-controls": "panel",
       onclick: () => this.select(name),
     }, t(`tab.${name}`))));
     this.setAttribute("lang", this._language);
     this.shadowRoot.replaceChildren(
       h("style", {}, STYLES),
-      h("header", {}, this.header ?? null, h("h1", {}, t("app.title"))),
+      h("header", {}, this.header ?? null, h("h1", {}, t(personal ? "app.meTitle" : "app.title"))),
       this.tabs, h("div", { class: "messages" }, this.alert, this.status), this.main);
     this.select(this.tab);
     if (!this.subscribed) {
@@ -111,7 +117,7 @@ export class AssistMemoryApp extends HTMLElement {
   refreshSoon() {
     clearTimeout(this.refreshing);
     this.refreshing = setTimeout(() => {
-      if (["memories", "review", "sessions"].includes(this.tab)) {
+      if (["memories", "review", "sessions"].includes(this.tab) && this.views[this.tab]) {
         this.views[this.tab].show().catch(() => {});
       }
     }, REFRESH_PAUSE_MS);
@@ -130,7 +136,7 @@ export class AssistMemoryApp extends HTMLElement {
   }
 
   moveTab(event) {
-    const names = TABS.map(([name]) => name);
+    const names = this.tabNames;
     const at = names.indexOf(this.tab);
     const to = {
       ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: names.length - 1,

@@ -2,6 +2,7 @@
 // language codes). `translator(language)` answers t(key, params, fallback).
 const en = {
   "app.title": "Memory",
+  "app.meTitle": "About me",
   "app.sections": "Sections",
   "tab.memories": "Memories",
   "tab.review": "Review",
@@ -293,6 +294,7 @@ const en = {
 
 const zhHans = {
   "app.title": "记忆",
+  "app.meTitle": "关于我",
   "app.sections": "分区",
   "tab.memories": "记忆",
   "tab.review": "复查",
@@ -584,6 +586,7 @@ const zhHans = {
 
 const zhHant = {
   "app.title": "記憶",
+  "app.meTitle": "關於我",
   "app.sections": "分區",
   "tab.memories": "記憶",
   "tab.review": "檢查",

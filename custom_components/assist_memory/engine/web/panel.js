@@ -3,6 +3,7 @@
 import "./app.js";
 import { pickLanguage } from "./i18n.js";
 import { HaTransport } from "./transport-ha.js";
+import { MeTransport } from "./transport-me.js";
 
 class AssistMemoryPanel extends HTMLElement {
   set hass(hass) {
@@ -24,13 +25,21 @@ class AssistMemoryPanel extends HTMLElement {
     // top of the view stay in sight however far down the list the person is.
     this.style.cssText = "display: block; height: 100vh; height: 100dvh; overflow-y: auto;";
     this.menu ??= document.createElement("ha-menu-button");
-    this.transport = new HaTransport(hass);
+    this.transport = this.newTransport(hass);
     this.app = document.createElement("assist-memory-app");
     this.app.header = this.menu;
     this.app.transport = this.transport;
     this.app.language = pickLanguage(hass.language);
     this.append(this.app);
   }
+
+  newTransport(hass) { return new HaTransport(hass); }
+}
+
+// "About me": any user's own memories and conversations.
+class AssistMemoryMePanel extends AssistMemoryPanel {
+  newTransport(hass) { return new MeTransport(hass); }
 }
 
 customElements.define("assist-memory-panel", AssistMemoryPanel);
+customElements.define("assist-memory-me-panel", AssistMemoryMePanel);

@@ -75,6 +75,7 @@ export class MemoriesView {
   // How full the memory is, warning from 90 % with the way to raise the limit.
   capacity(stats) {
     const { t } = this.ctx;
+    if (stats.count === null) return null; // not for one person's view
     if (!stats.maxItems) return h("p", { class: "muted capacity" }, t("capacity.unlimited", { count: stats.count }));
     const nearlyFull = stats.count >= stats.maxItems * 0.9;
     return h("div", { class: nearlyFull ? "capacity warn" : "capacity" },
@@ -102,8 +103,12 @@ export class MemoriesView {
       fill(this.element,
         h("div", { class: "bar" },
           h("h2", { id: "memories-title" }, t("memories.title")),
-          h("button", { class: "primary", onclick: () => this.add() }, t("memories.add")),
-          h("button", { class: "danger", onclick: () => this.clearAll() }, t("memories.clear"))),
+          // A person sees, corrects and deletes their memories; adding and clearing
+          // are the household's administrators'.
+          this.ctx.personal ? null
+            : h("button", { class: "primary", onclick: () => this.add() }, t("memories.add")),
+          this.ctx.personal ? null
+            : h("button", { class: "danger", onclick: () => this.clearAll() }, t("memories.clear"))),
         h("div", { role: "search", class: "searchbar" },
           field(t("memories.searchLabel"), this.searchBox)),
         this.filtersBox,
@@ -221,8 +226,9 @@ export class MemoriesView {
     fill(this.bulkBox,
       h("span", {}, t("bulk.count", { count })),
       h("button", { class: "danger", onclick: () => this.removeSelected() }, t("bulk.delete")),
-      field(t("bulk.moveTo"), target),
-      h("button", { onclick: () => this.moveSelected(target.value) }, t("bulk.move")),
+      this.ctx.personal ? null : field(t("bulk.moveTo"), target),
+      this.ctx.personal ? null
+        : h("button", { onclick: () => this.moveSelected(target.value) }, t("bulk.move")),
       h("button", { onclick: () => this.exportSelected() }, t("bulk.export")),
       h("button", { class: "text", onclick: () => this.clearSelection() },
         t("bulk.none")));
@@ -246,7 +252,7 @@ export class MemoriesView {
       await this.show();
     });
     if (!done) return;
-    this.ctx.notify(t("bulk.deleted", { count: memories.length }), {
+    this.ctx.notify(t("bulk.deleted", { count: memories.length }), this.ctx.personal ? null : {
       label: t("undo"),
       run: async () => {
         await api.restore(memories);
@@ -324,7 +330,7 @@ export class MemoriesView {
         field(t("memories.content"), content),
         field(t("memories.category"), category),
         field(t("memories.tags"), tags, t("memories.tagsHint")),
-        field(t("memories.person"), scope)),
+        this.ctx.personal ? null : field(t("memories.person"), scope)),
       buttons: [{ label: t("save"), value: "save" }],
       cancelLabel: t("cancel"),
       describe: this.ctx.describe,
@@ -358,7 +364,7 @@ export class MemoriesView {
       this.ctx.notify(t("memories.alreadyGone"));
       return;
     }
-    this.ctx.notify(t("memories.deleted"), {
+    this.ctx.notify(t("memories.deleted"), this.ctx.personal ? null : {
       label: t("undo"),
       run: async () => {
         await api.restore([memory]);
