@@ -81,7 +81,11 @@ textarea { width: 100%; resize: vertical; }
 pre.code { white-space: pre-wrap; background: var(--am-card); padding: 12px; border-radius: 6px;
   border: 1px solid var(--am-line); overflow-x: auto; }
 .field { display: flex; flex-direction: column; gap: 4px; margin: 8px 0; }
-.field:has(> input[type=checkbox]) { flex-direction: row-reverse; justify-content: flex-end; align-items: center; gap: 10px; }
+/* A switch: the box, its label beside it, its help below the label; a whole row. */
+.field:has(> input[type=checkbox]) { display: grid; grid-template-columns: auto 1fr; align-items: center; gap: 2px 10px; grid-column: 1 / -1; }
+.field:has(> input[type=checkbox]) > input { grid-row: 1; grid-column: 1; }
+.field:has(> input[type=checkbox]) > .label { grid-row: 1; grid-column: 2; font-size: inherit; color: var(--am-text); }
+.field:has(> input[type=checkbox]) > .hint { grid-column: 2; }
 .field input[type=checkbox] { width: 20px; height: 20px; min-height: 0; }
 .field .label { font-size: 13px; color: var(--am-muted); }
 .hint { color: var(--am-muted); }
