@@ -639,10 +639,13 @@ def five_thousand(path: Path) -> dict[str, object]:
     return document
 
 
-def round_trip(page: Page, app: Locator, screens: Screens, tmp: Path) -> None:
+def round_trip(
+    page: Page, app: Locator, screens: Screens, tmp: Path, person: str | None = None
+) -> None:
     """5 000 memories through the UI (English): an import over the limit says how to
     raise it; raised under Settings, the import (asked first: it replaces) takes
-    them all, and an export gives back the same ids, texts and times, also as CSV."""
+    them all, and an export gives back the same ids, texts and times, also as CSV.
+    With `person` (a name the host knows), the selected memories move to them."""
     status = app.locator("p.status")
     alert = app.locator(".messages p.alert")
     source = five_thousand(tmp / "5000.json")
@@ -695,6 +698,15 @@ def round_trip(page: Page, app: Locator, screens: Screens, tmp: Path) -> None:
         page, app.get_by_role("button", name="Export selected"), tmp / "two.json"
     )
     assert sorted(m["content"] for m in selection["memories"]) == sorted(chosen)
+    if person is not None:
+        app.get_by_role("combobox", name=re.compile("^Move to")).select_option(
+            label=person
+        )
+        app.get_by_role("button", name="Move", exact=True).click()
+        expect(status).to_have_text(f"2 memories are now about {person}.")
+        for text in chosen:
+            moved = cards.filter(has=page.get_by_text(text, exact=True))
+            expect(moved.locator(".person")).to_have_text(person)
     tab("Export & import")
     exported = download(
         page, app.get_by_role("button", name="Export to a file"), tmp / "back.json"

@@ -265,7 +265,7 @@ def test_5000_memories_round_trip(
     page.set_default_timeout(30_000)
     try:
         app = open_manager(page, home_assistant)
-        round_trip(page, app, Screens(page, screenshots, axe), tmp_path)
+        round_trip(page, app, Screens(page, screenshots, axe), tmp_path, person="Dev")
     finally:
         context.close()
 

@@ -221,8 +221,11 @@ export class MemoriesView {
       fill(this.bulkBox);
       return;
     }
-    const target = h("select", {}, people.scopes().map((value) =>
-      h("option", { value }, people.name(value))));
+    // Kept across refreshes (a change elsewhere redraws this bar).
+    const target = h("select", {
+      onchange: (event) => { this.moveTarget = event.target.value; },
+    }, people.scopes().map((value) =>
+      h("option", { value, selected: value === this.moveTarget }, people.name(value))));
     fill(this.bulkBox,
       h("span", {}, t("bulk.count", { count })),
       h("button", { class: "danger", onclick: () => this.removeSelected() }, t("bulk.delete")),
