@@ -190,6 +190,7 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
             session_id=chat_log.conversation_id,
             user_id=user_input.context.user_id,
             language=reply_language(user_input.language, user_input.text),
+            said=user_input.text,
         )
         chat_log.async_add_assistant_content_without_tools(
             conversation.AssistantContent(agent_id=user_input.agent_id, content=speech)

@@ -29,6 +29,7 @@ from .engine import CATEGORIES, Memory, MemoryBackend, MemoryEngineError, redact
 from .engine.commands import scopes_about
 from .engine.markdown import render_markdown
 from .engine.models import utc_time
+from .engine.provenance import Provenance
 from .engine.turns import TurnSettings, scopes_for
 
 API_PROMPT = (
@@ -140,6 +141,7 @@ class AppendMemoryTool(_MemoryTool):
             source="user_stated",
             confidence=0.9,
             scope=scopes_about(fact, _speaker(llm_context)).write,
+            metadata=Provenance("tool", speaker=_speaker(llm_context)).metadata(),
         )
         return {"stored": memory.content, "id": memory.id}
 

@@ -1,4 +1,8 @@
-"""The memory manager in Home Assistant's sidebar (administrators only).
+"""The memory manager in Home Assistant's sidebar (administrators), and "About me".
+
+"About me" is for every user: their own memories and conversations, through the
+websocket commands scoped to the caller (`websocket_memories.py`,
+`websocket_conversations.py`).
 
 The web UI's files (`engine/web/`, the same ones the add-on and `assist-memory serve`
 serve) are served at STATIC_URL; the panel's module (`panel.js`) talks to the
@@ -23,6 +27,9 @@ from .const import DOMAIN
 from .data import AssistMemoryConfigEntry
 
 PANEL_URL_PATH: Final = "assist-memory"
+# "About me": every user's own memories and conversations (the scoped websocket API).
+ME_URL_PATH: Final = "assist-memory-me"
+ME_WEBCOMPONENT: Final = "assist-memory-me-panel"
 STATIC_URL: Final = "/assist_memory_static"
 WEB_FOLDER: Final = Path(__file__).parent / "engine" / "web"
 WEBCOMPONENT: Final = "assist-memory-panel"
@@ -53,23 +60,36 @@ async def async_register_panel(
     entry.async_on_unload(lambda: _remove_panel(hass))
 
 
-async def _async_title(hass: HomeAssistant) -> str:
-    """The panel's title in Home Assistant's language (English when untranslated)."""
+async def _async_title(hass: HomeAssistant) -> tuple[str, str]:
+    """The panels' titles in Home Assistant's language (English when untranslated)."""
     texts = await async_get_translations(hass, hass.config.language, "common", [DOMAIN])
-    return texts[f"component.{DOMAIN}.common.panel_title"]
+    return (
+        texts[f"component.{DOMAIN}.common.panel_title"],
+        texts[f"component.{DOMAIN}.common.me_panel_title"],
+    )
 
 
-async def _async_show_panel(hass: HomeAssistant, title: str) -> None:
+async def _async_show_panel(hass: HomeAssistant, titles: tuple[str, str]) -> None:
     await panel_custom.async_register_panel(
         hass,
         frontend_url_path=PANEL_URL_PATH,
         webcomponent_name=WEBCOMPONENT,
-        sidebar_title=title,
+        sidebar_title=titles[0],
         sidebar_icon="mdi:brain",
         module_url=f"{STATIC_URL}/panel.js",
         require_admin=True,
     )
+    await panel_custom.async_register_panel(
+        hass,
+        frontend_url_path=ME_URL_PATH,
+        webcomponent_name=ME_WEBCOMPONENT,
+        sidebar_title=titles[1],
+        sidebar_icon="mdi:account-heart",
+        module_url=f"{STATIC_URL}/panel.js",
+        require_admin=False,
+    )
 
 
 def _remove_panel(hass: HomeAssistant) -> None:
-    frontend.async_remove_panel(hass, PANEL_URL_PATH, warn_if_unknown=False)
+    for path in (PANEL_URL_PATH, ME_URL_PATH):
+        frontend.async_remove_panel(hass, path, warn_if_unknown=False)

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import json
 from pathlib import Path
 import re
+import shutil
 import socket
 import subprocess
 import time
@@ -93,6 +94,21 @@ def browser() -> Iterator[playwright_api.Browser]:
         )
         yield launched
         launched.close()
+
+
+AXE = Path(__file__).parent / "axe" / "node_modules" / "axe-core" / "axe.min.js"
+
+
+@pytest.fixture(scope="session")
+def axe() -> Path:
+    """axe-core's script, which script/setup installs from npm."""
+    if not AXE.exists():
+        if shutil.which("npm") is None:
+            pytest.skip("npm is not installed: no axe-core for the accessibility scan")
+        pytest.fail(
+            f"{AXE} is missing: run script/setup (it installs axe-core with npm)"
+        )
+    return AXE
 
 
 @pytest.fixture

@@ -18,14 +18,24 @@ import json
 from pathlib import Path
 import subprocess
 import sys
+import time
 
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 import pytest
 
 from tests.support.ha_process import ha_instance as ha
 
 from .conftest import ROOT, free_port, post_json, stop, wait_for_http
-from .flow import CHINESE, ENGLISH, Labels, Screens, walk_through
+from .flow import (
+    CHINESE,
+    ENGLISH,
+    Labels,
+    MemoryRoutes,
+    Screens,
+    on_a_phone,
+    round_trip,
+    walk_through,
+)
 
 CONFIGURATION = """
 homeassistant:
@@ -149,6 +159,36 @@ def login_link(url: str) -> str:
     return f"{url}/?auth_callback=1&code={result['result']}&state={state}"
 
 
+def open_manager(page: Page, home_assistant: HomeAssistant) -> Locator:
+    """Logged in as the administrator, the panel opened from the sidebar."""
+    page.goto(login_link(home_assistant.url))
+    link = page.locator('a[href="/assist-memory"]')
+    expect(link).to_be_visible()
+    link.click()
+    expect(page).to_have_url(f"{home_assistant.url}/assist-memory")
+    app = page.locator("assist-memory-app")
+    # The first load fetches the panel's modules: allow a slow machine its time.
+    expect(app.get_by_role("heading", level=1)).to_be_visible(timeout=60_000)
+    return app
+
+
+def converse(home_assistant: HomeAssistant, text: str) -> None:
+    """One exchange with the memory agent (waiting while an options reload has it
+    away: at most two minutes)."""
+    deadline = time.monotonic() + 120
+    while True:
+        status, answer = ha.request(
+            "POST",
+            f"{home_assistant.url}/api/conversation/process",
+            json_body={"text": text, "agent_id": MEMORY_AGENT, "language": "en"},
+            token=home_assistant.token,
+        )
+        if status != 400 or time.monotonic() > deadline:
+            assert status == 200, answer
+            return
+        time.sleep(0.2)
+
+
 def converse_and_log(home_assistant: HomeAssistant, words: Labels) -> None:
     """A conversation with the memory agent (its summary), and today's log entry.
 
@@ -180,6 +220,7 @@ def test_memory_panel(
     browser: Browser,
     home_assistant: HomeAssistant,
     screenshots: Path,
+    axe: Path,
     tmp_path: Path,
     locale: str,
     words: Labels,
@@ -189,20 +230,91 @@ def test_memory_panel(
     page.set_default_timeout(30_000)
     converse_and_log(home_assistant, words)
     try:
+        app = open_manager(page, home_assistant)
+        page.set_default_timeout(15_000)
+        screens = Screens(page, screenshots, axe)
+        routes = MemoryRoutes(
+            f"{home_assistant.url}/api/assist_memory/memory/long-term",
+            home_assistant.token,
+        )
+        walk_through(
+            page,
+            app,
+            words,
+            screens,
+            tmp_path,
+            routes=routes,
+            converse=lambda text: converse(home_assistant, text),
+            compaction=True,
+        )
+        on_a_phone(page, app, words, screens)
+    finally:
+        context.close()
+
+
+def test_5000_memories_round_trip(
+    *,
+    browser: Browser,
+    home_assistant: HomeAssistant,
+    screenshots: Path,
+    axe: Path,
+    tmp_path: Path,
+) -> None:
+    context = browser.new_context(locale="en-US", accept_downloads=True)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    try:
+        app = open_manager(page, home_assistant)
+        round_trip(page, app, Screens(page, screenshots, axe), tmp_path, person="Dev")
+    finally:
+        context.close()
+
+
+def test_about_me(
+    *,
+    browser: Browser,
+    home_assistant: HomeAssistant,
+    screenshots: Path,
+    axe: Path,
+) -> None:
+    """Every user's own view (here the owner's): their memories, where each came
+    from, correct and delete them, their conversations."""
+    converse(home_assistant, "Remember that my bike is the green one")
+    converse(home_assistant, "Is the back door locked")
+    context = browser.new_context(locale="en-US")
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    try:
         page.goto(login_link(home_assistant.url))
-        # The sidebar has the panel, for the administrator.
-        link = page.locator('a[href="/assist-memory"]')
+        link = page.locator('a[href="/assist-memory-me"]')
         expect(link).to_be_visible()
         link.click()
-        expect(page).to_have_url(f"{home_assistant.url}/assist-memory")
         app = page.locator("assist-memory-app")
-        # The first load fetches the panel's modules: allow a slow machine its time.
-        expect(app.get_by_role("heading", level=1)).to_be_visible(timeout=60_000)
-        page.set_default_timeout(15_000)
-        screens = Screens(page, screenshots)
-        walk_through(page, app, words, screens, tmp_path, compaction=True)
-        page.set_viewport_size({"width": 390, "height": 844})
-        app.get_by_role("tab", name=words.tab_memories, exact=True).click()
-        screens.shot("phone")
+        expect(app.get_by_role("heading", level=1)).to_have_text(
+            "About me", timeout=60_000
+        )
+        screens = Screens(page, screenshots, axe)
+        expect(app.get_by_role("tab")).to_have_text(["Memories", "Sessions"])
+        expect(app.get_by_role("button", name="Add memory")).to_have_count(0)
+        bike = app.get_by_role("listitem").filter(has_text="bike is the green one")
+        bike.get_by_text("Where this came from").click()
+        expect(bike).to_contain_text("asked Assist to remember this.")
+        screens.shot("about-me", scan=True)
+        bike.get_by_role("button", name="Edit").click()
+        dialog = app.get_by_role("dialog")
+        dialog.get_by_label("Memory").fill("My bike is the red one")
+        dialog.get_by_role("button", name="Save").click()
+        edited = app.get_by_role("listitem").filter(has_text="My bike is the red one")
+        expect(edited).to_be_visible()
+        edited.get_by_role("button", name="Delete").click()
+        status = app.locator("p.status")
+        expect(status).to_have_text("Memory deleted.")
+        expect(edited).to_have_count(0)
+        app.get_by_role("tab", name="Sessions", exact=True).click()
+        mine = app.get_by_role("list", name="Recent conversations").get_by_role(
+            "listitem"
+        )
+        expect(mine.filter(has_text="Is the back door locked")).to_be_visible()
+        screens.shot("about-me-sessions", scan=True)
     finally:
         context.close()

@@ -3,19 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 import subprocess
 import sys
 
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 import pytest
 
 from tests.support.server_process import clean_env, serve_command
 
 from .conftest import ROOT, free_port, post_json, stop, wait_for_http
-from .flow import CHINESE, ENGLISH, Labels, Screens, walk_through
+from .flow import (
+    CHINESE,
+    ENGLISH,
+    Labels,
+    MemoryRoutes,
+    Screens,
+    on_a_phone,
+    round_trip,
+    survive_offline,
+    walk_through,
+)
 
 STORED_TOKENS = """() => [
     localStorage.getItem("assist-memory-token"),
@@ -23,10 +32,38 @@ STORED_TOKENS = """() => [
 ]"""
 
 
-@dataclass(frozen=True)
 class Server:
-    url: str
-    token: str
+    """`assist-memory serve` as a process that can be stopped and started again (same
+    port, same data): an outage the page lives through."""
+
+    def __init__(self, command: list[str], port: int, data_dir: Path) -> None:
+        self.command = command
+        self.url = f"http://127.0.0.1:{port}"
+        self.data_dir = data_dir
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def token(self) -> str:
+        return (self.data_dir / "token").read_text(encoding="utf-8").strip()
+
+    def up(self) -> None:
+        self.process = subprocess.Popen(
+            self.command,
+            env=clean_env({"MEMORY_COMPACTION_ENABLED": "true"}),
+            stdout=subprocess.DEVNULL,
+        )
+        wait_for_http(f"{self.url}/health", self.process, timeout=60)
+
+    def down(self) -> None:
+        if self.process is not None:
+            stop(self.process)
+            self.process = None
+
+    def set_down(self, down: bool) -> None:
+        if down:
+            self.down()
+        else:
+            self.up()
 
 
 @pytest.fixture(scope="module")
@@ -51,17 +88,28 @@ def server(tmp_path_factory: pytest.TempPathFactory, chat_url: str) -> Iterator[
     port = free_port()
     command = serve_command(data_dir, "--llm-url", chat_url, "--llm-model", "stand-in")
     command[command.index("--port") + 1] = str(port)
-    process = subprocess.Popen(
-        command,
-        env=clean_env({"MEMORY_COMPACTION_ENABLED": "true"}),
-        stdout=subprocess.DEVNULL,
-    )
+    server = Server(command, port, data_dir)
     try:
-        url = f"http://127.0.0.1:{port}"
-        wait_for_http(f"{url}/health", process, timeout=60)
-        yield Server(url, (data_dir / "token").read_text(encoding="utf-8").strip())
+        server.up()
+        yield server
     finally:
-        stop(process)
+        server.down()
+
+
+def open_manager(page: Page, server: Server) -> Locator:
+    """The manager, signed in through the link with the token."""
+    page.goto(f"{server.url}/#token={server.token}")
+    app = page.locator("assist-memory-app")
+    expect(app.get_by_role("heading", level=1)).to_be_visible()
+    return app
+
+
+def converse(server: Server, session_id: str, text: str) -> None:
+    """One exchange through the REST routes a Home Assistant's memory agent uses."""
+    turn = {"session_id": session_id, "text": text}
+    post_json(f"{server.url}/api/turns/begin", turn, server.token)
+    reply = {"session_id": session_id, "user_text": text, "reply": "Green tea."}
+    post_json(f"{server.url}/api/turns/end", reply, server.token)
 
 
 def converse_and_log(server: Server, session_id: str, words: Labels) -> None:
@@ -76,8 +124,11 @@ def converse_and_log(server: Server, session_id: str, words: Labels) -> None:
 
 
 @pytest.mark.parametrize(
-    ("locale", "words", "token_label"),
-    [("en-US", ENGLISH, "API token"), ("zh-CN", CHINESE, "API 令牌")],
+    ("locale", "words", "token_words"),
+    [
+        ("en-US", ENGLISH, ("API token", "That token was not accepted.")),
+        ("zh-CN", CHINESE, ("API 令牌", "这个令牌未被接受")),
+    ],
     ids=["en", "zh"],
 )
 def test_memory_manager(
@@ -85,33 +136,62 @@ def test_memory_manager(
     browser: Browser,
     server: Server,
     screenshots: Path,
+    axe: Path,
     tmp_path: Path,
     locale: str,
     words: Labels,
-    token_label: str,
+    token_words: tuple[str, str],
 ) -> None:
+    token_label, token_refused = token_words
     context = browser.new_context(locale=locale, accept_downloads=True)
     page = context.new_page()
     page.set_default_timeout(15_000)
     try:
-        # Without a token the manager asks for one; a wrong one is asked again.
+        # Without a token the manager asks for one; a wrong one is said to be wrong.
         page.goto(server.url + "/")
         app = page.locator("assist-memory-app")
-        screens = Screens(page, screenshots)
+        screens = Screens(page, screenshots, axe)
         app.get_by_label(token_label).fill("wrong")
         app.get_by_role("button").last.click()
+        expect(app.get_by_role("alert")).to_contain_text(token_refused)
         expect(app.get_by_label(token_label)).to_be_visible()
         screens.shot("token-prompt")
         converse_and_log(server, f"browser-{locale}", words)
         # The link the server's owner shares: the token in the fragment.
         page.goto(f"{server.url}/#token={server.token}")
-        walk_through(page, app, words, screens, tmp_path, compaction=True)
+        routes = MemoryRoutes(f"{server.url}/memory/long-term", server.token)
+        walk_through(
+            page,
+            app,
+            words,
+            screens,
+            tmp_path,
+            routes=routes,
+            converse=lambda text: converse(server, f"why-{locale}", text),
+            compaction=True,
+        )
+        survive_offline(page, app, words, server.set_down)
         # Kept for this tab only, never in localStorage (which outlives the tab).
         assert page.evaluate(STORED_TOKENS) == [None, server.token]
-        # On a phone, in dark mode.
-        page.set_viewport_size({"width": 390, "height": 844})
-        page.emulate_media(color_scheme="dark")
-        app.get_by_role("tab", name=words.tab_memories, exact=True).click()
-        screens.shot("phone-dark")
+        # On a phone, in light and dark.
+        on_a_phone(page, app, words, screens)
+    finally:
+        context.close()
+
+
+def test_5000_memories_round_trip(
+    *,
+    browser: Browser,
+    server: Server,
+    screenshots: Path,
+    axe: Path,
+    tmp_path: Path,
+) -> None:
+    context = browser.new_context(locale="en-US", accept_downloads=True)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    try:
+        app = open_manager(page, server)
+        round_trip(page, app, Screens(page, screenshots, axe), tmp_path)
     finally:
         context.close()

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+import sqlite3
 
 import pytest
 
@@ -69,6 +71,20 @@ def test_first_turn_creates_working_memory_and_logs_the_message(
     # The memory went into a prompt: its use is recorded.
     stored = turns.engine.store.get_all()[0]
     assert stored.access_count == 1
+
+
+def test_a_turn_keeps_which_memories_its_answer_was_given(turns: TurnMemory) -> None:
+    """Why did Assist say that: the memories of the turn's block, gone with the turn."""
+    coffee = turns.engine.store.add("Anna takes her coffee black")
+    turns.engine.store.add("The boiler is serviced in May")
+    turns.begin(session_id="s1", text="How does Anna like her coffee?")
+    turns.begin(session_id="s1", text="Hello")
+    asked, hello = turns.log.with_turn_memories(turns.log.messages("s1"))
+    assert asked.memory_ids == (coffee.id,)
+    assert hello.memory_ids == ()
+    turns.delete_conversation("s1")
+    with closing(sqlite3.connect(turns.log.path)) as db:
+        assert db.execute("SELECT * FROM turn_memories").fetchall() == []
 
 
 def test_a_deferred_turn_writes_nothing_until_after_begin(turns: TurnMemory) -> None:
@@ -378,6 +394,54 @@ def test_learned_facts_belong_to_the_speaker(turns: TurnMemory) -> None:
     assert batch is not None
     turns.learn(batch, turns.rule_facts(batch), scope="anna", settings=EAGER)
     assert {m.scope for m in turns.engine.store.get_all()} == {"anna"}
+
+
+def test_a_learned_memory_keeps_where_it_came_from(turns: TurnMemory) -> None:
+    """The sentence (its secret withheld), the message, who said it, the conversation."""
+    turns.begin(session_id="s", text="Hello there", user_id="anna")
+    turns.end(session_id="s", user_text="Hello there", reply="Hi.", user_id="anna")
+    said = "My wifi password is hunter2secret and I prefer oat milk"
+    turns.begin(session_id="s", text=said, user_id="anna")
+    turns.end(session_id="s", user_text=said, reply="OK.", user_id="anna")
+    batch = turns.extraction_batch("s", EAGER)
+    assert batch is not None
+    turns.learn(batch, turns.rule_facts(batch), scope="anna", settings=EAGER)
+    (memory,) = [m for m in turns.engine.store.get_all() if "oat milk" in m.content]
+    message = next(m for m in turns.log.messages("s") if "oat milk" in m.content)
+    assert memory.session_id == "s"
+    assert memory.source == "user_stated"
+    assert dict(memory.metadata) == {
+        "learned_by": "conversation",
+        "said": "My wifi password is [secret withheld] and I prefer oat milk",
+        "message_id": message.id,
+        "speaker": "anna",
+    }
+
+
+def test_deleting_a_conversation_takes_its_quotes_out_of_every_file(
+    turns: TurnMemory,
+) -> None:
+    said = "I prefer zanzibar oat milk"
+    turns.begin(session_id="s", text=said, user_id="anna")
+    turns.end(session_id="s", user_text=said, reply="OK.", user_id="anna")
+    batch = turns.extraction_batch("s", EAGER)
+    assert batch is not None
+    turns.learn(batch, turns.rule_facts(batch), scope="anna", settings=EAGER)
+    (learned,) = turns.engine.store.get_all()
+    assert learned.metadata["said"] == said
+
+    turns.delete_conversation("s")
+
+    # The memory stays, with who said it, no longer quoting the conversation.
+    (kept,) = turns.engine.store.get_all()
+    assert kept.id == learned.id
+    assert dict(kept.metadata) == {"learned_by": "conversation", "speaker": "anna"}
+    quoting = [
+        path.name
+        for path in turns.engine.store.path.parent.rglob("*")
+        if path.is_file() and b"I prefer zanzibar" in path.read_bytes()
+    ]
+    assert quoting == []
 
 
 def test_profile_learns_reply_style(turns: TurnMemory) -> None:

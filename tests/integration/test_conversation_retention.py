@@ -157,6 +157,9 @@ async def test_deleting_a_conversation_through_the_rest_api(
     loaded_entry: MockConfigEntry,
     hass_client: ClientSessionGenerator,
 ) -> None:
+    fridge = await loaded_entry.runtime_data.backend.add(
+        "Our code word is written on the fridge"
+    )
     await say(hass, "The fizzlewick code word is sunflower", "rest")
     client = await hass_client()
 
@@ -166,10 +169,10 @@ async def test_deleting_a_conversation_through_the_rest_api(
     again = await client.delete(f"{PREFIX}/memory/sessions/rest")
 
     assert [c["session_id"] for c in (await listed.json())["items"]] == ["rest"]
-    assert [m["role"] for m in (await shown.json())["messages"]] == [
-        "user",
-        "assistant",
-    ]
+    messages = (await shown.json())["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant"]
+    # Why did Assist say that: the memories its turn was given.
+    assert [m["memory_ids"] for m in messages] == [[fridge.id], []]
     assert await deleted.json() == {"deleted": "rest", "messages": 2}
     assert again.status == 404
     assert await data_files_containing(hass, loaded_entry, ["fizzlewick"]) == {}

@@ -58,6 +58,11 @@ async def test_append_search_and_read(hass: HomeAssistant) -> None:
         category="preference",
     )
     assert stored.data["stored"] == "Anna takes her coffee black"
+    # The memory says it was stored by the assistant's tool.
+    backend = hass.config_entries.async_entries(DOMAIN)[0].runtime_data.backend
+    kept = await backend.get(str(stored.data["id"]))
+    assert kept is not None
+    assert dict(kept.metadata) == {"learned_by": "tool"}
     found = await call(instance, "search_memory", query="How does Anna take coffee?")
     assert [r["content"] for r in found.data["results"]] == [
         "Anna takes her coffee black"

@@ -179,6 +179,22 @@ async def test_a_repeat_refreshes_the_memory_it_repeats(hass: HomeAssistant) -> 
 
 
 @pytest.mark.usefixtures("loaded_entry")
+async def test_a_remembered_sentence_keeps_who_said_it_and_where(
+    hass: HomeAssistant,
+) -> None:
+    said = "Remember that my favourite tea is jasmine"
+    result = await say(hass, said, user_id=ANNA)
+    (memory,) = await memories(hass)
+    assert memory["session_id"] == result.conversation_id
+    assert memory["source"] == "user_stated"
+    assert memory["metadata"] == {
+        "learned_by": "command",
+        "said": said,
+        "speaker": ANNA,
+    }
+
+
+@pytest.mark.usefixtures("loaded_entry")
 async def test_the_same_words_from_two_people_are_two_memories(
     hass: HomeAssistant,
 ) -> None:

@@ -14,7 +14,11 @@ from pytest_homeassistant_custom_component.typing import (
     WebSocketGenerator,
 )
 
-from custom_components.assist_memory.panel import PANEL_URL_PATH, STATIC_URL
+from custom_components.assist_memory.panel import (
+    ME_URL_PATH,
+    PANEL_URL_PATH,
+    STATIC_URL,
+)
 
 
 async def request(
@@ -110,8 +114,15 @@ async def test_panel_while_loaded_and_its_files(
         response = await client.get(url)
         assert response.status == 200, url
 
+    # "About me": every user's own memories and conversations.
+    me = hass.data[frontend.DATA_PANELS][ME_URL_PATH]
+    assert me.to_response()["require_admin"] is False
+    assert me.sidebar_title == "About me"
+    assert me.config["_panel_custom"]["module_url"] == module_url
+
     assert await hass.config_entries.async_unload(loaded_entry.entry_id)
     assert PANEL_URL_PATH not in hass.data.get(frontend.DATA_PANELS, {})
+    assert ME_URL_PATH not in hass.data.get(frontend.DATA_PANELS, {})
 
 
 async def test_panel_title_in_the_language_of_home_assistant(
@@ -129,6 +140,7 @@ async def test_panel_title_in_the_language_of_home_assistant(
     panel = hass.data[frontend.DATA_PANELS][PANEL_URL_PATH]
     assert panel.sidebar_title == "記憶"
     assert panel.to_response()["require_admin"] is True
+    assert hass.data[frontend.DATA_PANELS][ME_URL_PATH].sidebar_title == "關於我"
 
     # Other settings leave the panel as it is.
     await hass.config.async_update(location_name="Home")

@@ -159,6 +159,31 @@ async def test_a_body_over_1_mib_is_a_json_413_naming_the_limit(
     assert answer[1]["code"] == "body_too_large"
 
 
+async def test_an_import_over_1_mib_is_taken_and_one_over_its_cap_is_a_413(
+    memory_server: MemoryServer,
+) -> None:
+    """A whole export: some 2 600 memories are 1 MiB; the import takes 32 MiB."""
+    many = [
+        {"id": f"{n:016x}", "content": f"Memory number {n} " + "x" * 400}
+        for n in range(3000)
+    ]
+    body = json.dumps({"document": many, "mode": "replace"}).encode()
+    assert len(body) > ONE_MIB
+
+    too_many = await send(memory_server, "POST", "/memory/import", body=body)
+    too_large = await send(
+        memory_server,
+        "POST",
+        "/memory/import",
+        body=json.dumps({"document": [], "pad": "x" * 32 * ONE_MIB}).encode(),
+    )
+
+    # Read whole (not a 413), then refused for what it holds, naming the limit.
+    assert too_many[0] == 409, too_many
+    assert too_many[1]["placeholders"] == {"max_items": "100"}
+    assert_error(too_large, 413, f"{32 * ONE_MIB} bytes")
+
+
 @pytest.mark.parametrize("value", ["٥", "１", "5_0", " 5", "+5", "5.0", ""])
 @pytest.mark.parametrize(
     ("path", "name"),

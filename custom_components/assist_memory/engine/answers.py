@@ -21,6 +21,7 @@ from .commands import MemoryCommand, command_scopes, join_items, reply
 from .errors import MemoryEngineError
 from .extraction import find_repeated
 from .keywords import extract_keywords
+from .provenance import Provenance
 from .secrets_filter import contains_secret, redact
 
 if TYPE_CHECKING:
@@ -39,14 +40,26 @@ async def answer_command(
     session_id: str,
     user_id: str | None,
     language: str,
+    said: str | None = None,
 ) -> str:
-    """Do what the sentence asks; the spoken answer."""
+    """Do what the sentence asks; the spoken answer.
+
+    `said` is the sentence itself, kept with what it stores.
+    """
     try:
         if command.action == "pause":
             await backend.pause_session(session_id, user_id=user_id)
             return reply(language, "paused")
         if command.action == "remember":
-            return await _remember(backend, command, user_id, language)
+            provenance = Provenance("command", said, speaker=user_id)
+            return await _remember(
+                backend,
+                command,
+                user_id,
+                language,
+                session_id=session_id,
+                provenance=provenance,
+            )
         if command.action == "recall":
             return await _recall(backend, command, user_id, language)
         return await _forget(backend, command, user_id, language)
@@ -55,7 +68,13 @@ async def answer_command(
 
 
 async def _remember(
-    backend: MemoryBackend, command: MemoryCommand, user_id: str | None, language: str
+    backend: MemoryBackend,
+    command: MemoryCommand,
+    user_id: str | None,
+    language: str,
+    *,
+    session_id: str,
+    provenance: Provenance,
 ) -> str:
     if contains_secret(command.subject):
         return reply(language, "secret")
@@ -68,7 +87,13 @@ async def _remember(
         # Stated again, explicitly: the memory is refreshed (a new `updated_at`).
         await backend.update(repeated.id, confidence=1.0)
         return reply(language, "known")
-    await backend.add(command.subject, source="user_stated", scope=scope)
+    await backend.add(
+        command.subject,
+        source="user_stated",
+        scope=scope,
+        session_id=session_id,
+        metadata=provenance.metadata(),
+    )
     return reply(language, "remembered")
 
 

@@ -913,7 +913,7 @@ class LocalBackend:
         log, whose = self.turns.log, _owner(owner)
 
         def read() -> Conversation | None:
-            messages = log.messages(session_id, speaker=whose)
+            messages = log.with_turn_memories(log.messages(session_id, speaker=whose))
             if not messages:
                 return None
             summary = log.summary(session_id)

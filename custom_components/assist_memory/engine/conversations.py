@@ -7,6 +7,9 @@ One database file beside the store (the caller picks it, e.g. `<data>/conversati
   `collected` is 1 once extraction has looked at the message.
 - `summaries(session_id, title, snippet, created_at, user_id, superseded)`: at most one
   per session; `superseded` is 1 once it states a fact learned differently since.
+- `turn_memories(message_id, memory_id)`: which memories went into the
+  `<long_term_memory>` block of the turn a user message began ("why did Assist say
+  that?"); its rows go with their message (a trigger), whatever deletes it.
 - `PRAGMA user_version` holds the schema version (2; a version 1 file is migrated:
   its summaries get the user of their conversation's first message, and every text
   is redacted).
@@ -34,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from enum import Enum
 from pathlib import Path
@@ -90,6 +93,17 @@ _SCHEMA: Final = (
         " superseded INTEGER NOT NULL DEFAULT 0)"
     ),
     "CREATE INDEX IF NOT EXISTS summaries_by_time ON summaries(created_at)",
+    (
+        "CREATE TABLE IF NOT EXISTS turn_memories("
+        " message_id INTEGER NOT NULL,"
+        " memory_id TEXT NOT NULL,"
+        " PRIMARY KEY (message_id, memory_id))"
+    ),
+    (
+        "CREATE TRIGGER IF NOT EXISTS turn_memories_go_with_their_message"
+        " AFTER DELETE ON messages BEGIN"
+        " DELETE FROM turn_memories WHERE message_id = OLD.id; END"
+    ),
 )
 # Version 1 summaries had no user and could not be superseded.
 _MIGRATE_FROM_1: Final = (
@@ -142,6 +156,8 @@ class Message:
     created_at: str
     collected: bool = False
     user_id: str | None = None
+    # The memories given to the assistant for the turn this message began.
+    memory_ids: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
@@ -153,6 +169,7 @@ class Message:
             "created_at": self.created_at,
             "collected": self.collected,
             "user_id": self.user_id,
+            "memory_ids": list(self.memory_ids),
         }
 
 
@@ -426,6 +443,37 @@ class ConversationLog:
                 (session_id, *whose),
             ).fetchall()
         return [_message(row) for row in rows]
+
+    def record_turn_memories(self, message_id: int, memory_ids: Iterable[str]) -> None:
+        """Note the memories given to the assistant for the turn `message_id` began."""
+        rows = [(message_id, memory_id) for memory_id in dict.fromkeys(memory_ids)]
+        if not rows:
+            return
+        with self._locked() as db:
+            db.executemany(
+                "INSERT OR IGNORE INTO turn_memories(message_id, memory_id)"
+                " VALUES (?, ?)",
+                rows,
+            )
+
+    def with_turn_memories(self, messages: list[Message]) -> list[Message]:
+        """The messages, each with the memories its turn was given."""
+        found: dict[int, list[str]] = {}
+        ids = [m.id for m in messages]
+        with self._locked() as db:
+            for start in range(0, len(ids), _BATCH):
+                chunk = ids[start : start + _BATCH]
+                marks = ",".join("?" * len(chunk))
+                for message_id, memory_id in db.execute(
+                    "SELECT message_id, memory_id FROM turn_memories"  # noqa: S608 - "?" marks only
+                    f" WHERE message_id IN ({marks}) ORDER BY rowid",
+                    chunk,
+                ):
+                    found.setdefault(message_id, []).append(memory_id)
+        return [
+            replace(m, memory_ids=tuple(found[m.id])) if m.id in found else m
+            for m in messages
+        ]
 
     def window(
         self, session_id: str, context_limit: int, *, speaker: Speaker = EVERYONE

@@ -36,6 +36,8 @@ from .store import ImportMode, SortOrder
 
 MAX_SEARCH_LIMIT: Final = 100
 MAX_PAGE_SIZE: Final = 500
+# An import is a whole export: 32 MiB holds some 80 000 memories.
+MAX_IMPORT_BYTES: Final = 32 * 1024 * 1024
 DEFAULT_PAGE_SIZE: Final = 50
 NOT_ENABLED: Final = "LLM compaction not enabled"
 SKIPPED: Final = "Compaction skipped or failed"
@@ -422,7 +424,8 @@ ROUTES: Final[tuple[Route, ...]] = (
     Route("GET", "/memory/export", "exportMemories", "Export every memory",
           export_memories, answer="ExportDocument"),
     Route("POST", "/memory/import", "importMemories", "Import an export document",
-          import_memories, body="Import", answer="ImportResult"),
+          import_memories, body="Import", answer="ImportResult",
+          max_body=MAX_IMPORT_BYTES),
     Route("GET", "/memory/stats", "stats", "Counts and settings", stats,
           answer="Stats"),
 )  # fmt: skip

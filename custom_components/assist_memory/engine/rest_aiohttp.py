@@ -55,6 +55,8 @@ async def answer_route(
 ) -> web.Response:
     """Read the request's path, query and JSON body, run the route, answer JSON."""
     body: object = None
+    if route.max_body is not None:
+        request = request.clone(client_max_size=route.max_body)
     if route.body is not None:
         try:
             body = await read_json_body(request)

@@ -128,6 +128,9 @@ class Route:
     body: str | None = None  # the name of the request body's schema
     answer: str = "Object"  # the name of the 200 answer's schema
     status: HTTPStatus = HTTPStatus.OK
+    # The largest body it takes, in bytes (None: the host's own limit, 1 MiB on the
+    # server): an import is a whole export.
+    max_body: int | None = None
 
     @property
     def path_params(self) -> list[str]:

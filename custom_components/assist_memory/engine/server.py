@@ -36,6 +36,7 @@ from .config import DEFAULT_CONFIG, SETTINGS_BY_KEY, InvalidConfigError
 from .configure import apply_settings
 from .durable import keep_private, make_private_folder, write_atomically
 from .embeddings import EmbeddingConfig
+from .events_sse import add_event_stream
 from .llm import LlmCaller, OpenAiChatCaller
 from .openapi import openapi_document
 from .rest_aiohttp import answer_route, json_response
@@ -280,6 +281,7 @@ def create_app(
 
     app.router.add_get("/openapi.json", openapi)
     app.router.add_get("/health", health)
+    add_event_stream(app, host.backend)
     if (WEB_FOLDER / "index.html").exists():
 
         async def index(_request: web.Request) -> web.FileResponse:

@@ -223,8 +223,15 @@ def conversation_from_json(data: object) -> Conversation:
     return Conversation(
         body.text("session_id"),
         body.optional_text("title"),
-        [Message(**JsonObject(item).data) for item in body.items("messages")],
+        [_message_from_json(item) for item in body.items("messages")],
     )
+
+
+def _message_from_json(data: object) -> Message:
+    """A message as the server sent it (a server before turn memories sends none)."""
+    fields = dict(JsonObject(data).data)
+    fields["memory_ids"] = tuple(fields.get("memory_ids") or ())
+    return Message(**fields)
 
 
 # -- settings -------------------------------------------------------------------------

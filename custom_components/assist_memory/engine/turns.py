@@ -59,6 +59,7 @@ from .memory import MemoryEngine
 from .models import HOUSEHOLD_SCOPE, Memory
 from .profile import UserProfile, profile_updates
 from .prompt import build_prompt_with_memory
+from .provenance import SaidMessage, learned_from
 from .scoring import ScoredMemory
 from .secrets_filter import REDACTED, mentions_secret, redact
 from .throttle import ExtractionThrottle, FlushTracker
@@ -307,7 +308,13 @@ class TurnMemory:
         """Store what a deferred `begin` left: the user's message, the memories' use."""
         with self._lock:
             if not self._still_paused(context.session_id):
-                self.log.append(context.session_id, "user", text, user_id=user_id)
+                message = self.log.append(
+                    context.session_id, "user", text, user_id=user_id
+                )
+                # What "why did Assist say that?" shows for this turn.
+                self.log.record_turn_memories(
+                    message.id, (r.memory.id for r in context.memories)
+                )
         if context.memories:
             self.engine.store.record_access([r.memory.id for r in context.memories])
 
@@ -419,6 +426,7 @@ class TurnMemory:
                 existing = [m for m in records.values() if m.scope == scope]
         plan = plan_write_back(fitting, existing, scope=scope)
         store = self.engine.store
+        said = self._said(batch) if plan.adds else []
         for fact in plan.adds:
             store.add(
                 fact.content,
@@ -428,6 +436,7 @@ class TurnMemory:
                 source=fact.source,
                 scope=scope,
                 session_id=batch.session_id,
+                metadata=learned_from(fact.content, said, "conversation"),
             )
         for memory_id in plan.refreshes:
             fact = plan.refreshed_with[memory_id]
@@ -465,6 +474,15 @@ class TurnMemory:
             profile_updates=profile_changes,
         )
 
+    def _said(self, batch: ExtractionBatch) -> list[SaidMessage]:
+        """What the users said in the batch's messages (a fact's possible origins)."""
+        wanted = set(batch.message_ids)
+        return [
+            SaidMessage(m.id, m.content, m.user_id)
+            for m in self.log.messages(batch.session_id)
+            if m.id in wanted and m.role == "user"
+        ]
+
     def _supersede_summaries(
         self, scope: str, replaced: list[tuple[Memory, Fact]]
     ) -> None:
@@ -488,12 +506,36 @@ class TurnMemory:
         """
         with self._lock:
             deleted = self.log.delete_session(session_id, owner=owner)
+            if deleted:
+                self._forget_quotes(session_id, owner)
             working = self.working.get(session_id)
             if owner is EVERYONE or (working is not None and working.user_id == owner):
                 self.working.forget(session_id)
                 self._throttle.forget(session_id)
                 self._flush.forget(session_id)
         return deleted
+
+    def _forget_quotes(self, session_id: str, owner: Speaker) -> None:
+        """Memories learned in a deleted conversation stay, without quoting it.
+
+        Rewritten whole (an import keeps ids and times), so the quote leaves the files.
+        """
+        unquoted = [
+            {
+                **memory.to_dict(),
+                "metadata": {
+                    k: v
+                    for k, v in memory.metadata.items()
+                    if k not in ("said", "message_id")
+                },
+            }
+            for memory in self.engine.store.get_all()
+            if memory.session_id == session_id
+            and "said" in memory.metadata
+            and (owner is EVERYONE or memory.metadata.get("speaker") == owner)
+        ]
+        if unquoted:
+            self.engine.store.import_(unquoted, mode="merge")
 
     def expire_sessions(self) -> int:
         """End working memories idle for 30 minutes; archive their important items.

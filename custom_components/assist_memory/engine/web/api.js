@@ -1,11 +1,12 @@
 // The REST API as the UI uses it, over a transport (REST in the browser, websocket in
 // Home Assistant). Every call answers the body, or throws ApiError with the
-// server's message and code.
+// status (0: the server could not be reached), the server's code and placeholders.
 export class ApiError extends Error {
   constructor(status, body) {
     super(body?.error ?? body?.message ?? `HTTP ${status}`);
     this.status = status;
     this.code = body?.code ?? null;
+    this.placeholders = body?.placeholders ?? {};
   }
 }
 
@@ -19,15 +20,20 @@ export class MemoryApi {
       Object.entries(query ?? {}).filter(([, value]) => value !== "" && value != null)
         .map(([name, value]) => [name, String(value)]));
     const answer = await this.transport.request(method, path, cleanQuery, body);
-    if (answer.status >= 400) throw new ApiError(answer.status, answer.body);
+    if (answer.status === 0 || answer.status >= 400) throw new ApiError(answer.status, answer.body);
     return answer.body;
   }
 
   list(query) { return this.call("GET", "/memory/long-term", { query }); }
   add(memory) { return this.call("POST", "/memory/long-term", { body: memory }); }
+  // Puts memories back exactly as they were (ids, times, provenance): an undo.
+  restore(memories) {
+    return this.call("POST", "/memory/import", { body: { document: memories, mode: "merge" } });
+  }
   update(id, changes) {
     return this.call("PATCH", `/memory/long-term/${encodeURIComponent(id)}`, { body: changes });
   }
+  get(id) { return this.call("GET", `/memory/long-term/${encodeURIComponent(id)}`); }
   remove(id) { return this.call("DELETE", `/memory/long-term/${encodeURIComponent(id)}`); }
   clear() { return this.call("DELETE", "/memory/long-term"); }
   search(q, limit = 20) { return this.call("GET", "/api/memory/search", { query: { q, limit } }); }
@@ -47,9 +53,11 @@ export class MemoryApi {
   compactions() { return this.call("GET", "/api/auto-memory/compactions"); }
   working() { return this.call("GET", "/memory/working"); }
   sessions(limit = 20) { return this.call("GET", "/memory/sessions", { query: { limit } }); }
+  conversation(id) { return this.call("GET", `/memory/sessions/${encodeURIComponent(id)}`); }
   deleteConversation(id) {
     return this.call("DELETE", `/memory/sessions/${encodeURIComponent(id)}`);
   }
+  stats() { return this.call("GET", "/memory/stats"); }
   exportAll() { return this.call("GET", "/memory/export"); }
   importAll(document, mode) {
     return this.call("POST", "/memory/import", { body: { document, mode } });

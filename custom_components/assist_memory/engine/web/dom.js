@@ -35,10 +35,16 @@ export function field(label, control, hint) {
     hint ? h("small", { class: "hint" }, hint) : null);
 }
 
+// One formatter per language: making one costs more than formatting many dates.
+const DATE_FORMATS = new Map();
+
 export function formatDate(value, language) {
   if (!value) return "";
   const date = new Date(value);
   if (Number.isNaN(date.getTime())) return String(value);
-  return new Intl.DateTimeFormat(language, { dateStyle: "medium", timeStyle: "short" })
-    .format(date);
+  if (!DATE_FORMATS.has(language)) {
+    DATE_FORMATS.set(language, new Intl.DateTimeFormat(language,
+      { dateStyle: "medium", timeStyle: "short" }));
+  }
+  return DATE_FORMATS.get(language).format(date);
 }

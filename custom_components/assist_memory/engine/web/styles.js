@@ -1,5 +1,21 @@
 // The manager's styles. Colours come from Home Assistant's theme variables when the
-// panel runs inside it, else from light/dark defaults (prefers-color-scheme).
+// panel runs inside it (the panel sets theme="light|dark" from Home Assistant's own),
+// else from light/dark defaults (prefers-color-scheme). A theme's accent and error
+// colours are often too pale for text (Home Assistant's default blue is 2.7:1 on
+// white): text and filled buttons use them mixed towards black (light) or white
+// (dark), which keeps every pairing at 4.5:1 or more.
+const DARK = `
+    --am-bg: var(--primary-background-color, #111418);
+    --am-card: var(--card-background-color, #1c2128);
+    --am-text: var(--primary-text-color, #e6e8eb);
+    --am-muted: var(--secondary-text-color, #9aa4b2);
+    --am-line: var(--divider-color, #313842);
+    --am-accent: var(--primary-color, #58a6ff);
+    --am-danger: var(--error-color, #f0716b);
+    --am-accent-ink: color-mix(in srgb, var(--am-accent) 55%, #fff);
+    --am-danger-ink: color-mix(in srgb, var(--am-danger) 55%, #fff);
+`;
+
 export const STYLES = `
 :host {
   --am-bg: var(--primary-background-color, #f6f7f9);
@@ -8,29 +24,22 @@ export const STYLES = `
   --am-muted: var(--secondary-text-color, #5b6470);
   --am-line: var(--divider-color, #d9dde3);
   --am-accent: var(--primary-color, #1f6feb);
-  --am-on-accent: var(--text-primary-color, #ffffff);
   --am-danger: var(--error-color, #c62828);
-  --am-mark: var(--accent-color, #ffd54f);
+  --am-accent-ink: color-mix(in srgb, var(--am-accent) 60%, #000);
+  --am-danger-ink: color-mix(in srgb, var(--am-danger) 70%, #000);
+  /* Filled buttons: white text on the accent darkened, in both themes. */
+  --am-accent-fill: color-mix(in srgb, var(--am-accent) 60%, #000);
   display: block;
   min-height: 100%;
   background: var(--am-bg);
   color: var(--am-text);
-  font-family: var(--paper-font-body1_-_font-family, system-ui, sans-serif);
+  font-family: var(--mdc-typography-font-family, var(--paper-font-body1_-_font-family, Roboto, system-ui, sans-serif));
   font-size: 15px;
   line-height: 1.45;
 }
+:host([theme="dark"]) {${DARK}}
 @media (prefers-color-scheme: dark) {
-  :host {
-    --am-bg: var(--primary-background-color, #111418);
-    --am-card: var(--card-background-color, #1c2128);
-    --am-text: var(--primary-text-color, #e6e8eb);
-    --am-muted: var(--secondary-text-color, #9aa4b2);
-    --am-line: var(--divider-color, #313842);
-    --am-accent: var(--primary-color, #58a6ff);
-    --am-on-accent: var(--text-primary-color, #0d1117);
-    --am-danger: var(--error-color, #f0716b);
-    --am-mark: var(--accent-color, #8a6d00);
-  }
+  :host(:not([theme])) {${DARK}}
 }
 * { box-sizing: border-box; }
 header {
@@ -49,7 +58,7 @@ h2 { font-size: 17px; margin: 20px 0 8px; }
   border: none; border-bottom: 3px solid transparent; border-radius: 0;
   background: none; color: var(--am-muted); white-space: nowrap; padding: 8px 12px;
 }
-.tabs button[aria-selected="true"] { color: var(--am-accent); border-bottom-color: var(--am-accent); }
+.tabs button[aria-selected="true"] { color: var(--am-text); border-bottom-color: var(--am-accent); font-weight: 500; }
 main { padding: 8px 16px 32px; max-width: 960px; margin: 0 auto; }
 button {
   font: inherit; cursor: pointer; padding: 7px 14px; border-radius: 6px;
@@ -57,8 +66,8 @@ button {
   min-height: 36px;
 }
 button:disabled { opacity: .5; cursor: default; }
-button.primary { background: var(--am-accent); border-color: var(--am-accent); color: var(--am-on-accent); }
-button.danger { color: var(--am-danger); border-color: var(--am-danger); }
+button.primary { background: var(--am-accent-fill); border-color: var(--am-accent-fill); color: #fff; }
+button.danger { color: var(--am-danger-ink); border-color: var(--am-danger-ink); }
 button:focus-visible, input:focus-visible, select:focus-visible, textarea:focus-visible {
   outline: 2px solid var(--am-accent); outline-offset: 1px;
 }
@@ -72,7 +81,11 @@ textarea { width: 100%; resize: vertical; }
 pre.code { white-space: pre-wrap; background: var(--am-card); padding: 12px; border-radius: 6px;
   border: 1px solid var(--am-line); overflow-x: auto; }
 .field { display: flex; flex-direction: column; gap: 4px; margin: 8px 0; }
-.field:has(> input[type=checkbox]) { flex-direction: row-reverse; justify-content: flex-end; align-items: center; gap: 10px; }
+/* A switch: the box, its label beside it, its help below the label; a whole row. */
+.field:has(> input[type=checkbox]) { display: grid; grid-template-columns: auto 1fr; align-items: center; gap: 2px 10px; grid-column: 1 / -1; }
+.field:has(> input[type=checkbox]) > input { grid-row: 1; grid-column: 1; }
+.field:has(> input[type=checkbox]) > .label { grid-row: 1; grid-column: 2; font-size: inherit; color: var(--am-text); }
+.field:has(> input[type=checkbox]) > .hint { grid-column: 2; }
 .field input[type=checkbox] { width: 20px; height: 20px; min-height: 0; }
 .field .label { font-size: 13px; color: var(--am-muted); }
 .hint { color: var(--am-muted); }
@@ -86,23 +99,28 @@ pre.code { white-space: pre-wrap; background: var(--am-card); padding: 12px; bor
 .content { font-size: 16px; overflow-wrap: anywhere; }
 .meta { display: flex; flex-wrap: wrap; gap: 6px 12px; align-items: center; color: var(--am-muted); font-size: 13px; }
 .chip { border: 1px solid var(--am-line); border-radius: 12px; padding: 0 8px; }
-mark.chip { background: var(--am-mark); color: inherit; }
 .actions { display: flex; flex-wrap: wrap; gap: 8px; justify-content: flex-end; }
 .score { font-weight: 600; }
 .parts { display: grid; grid-template-columns: repeat(auto-fill, minmax(130px, 1fr)); gap: 2px 12px; margin: 6px 0 0; font-size: 13px; }
 .parts dt { color: var(--am-muted); }
 .parts dd { margin: 0 0 4px; }
 .muted, .empty { color: var(--am-muted); }
-.status:empty { display: none; }
-/* After the content, kept in view at the bottom like a toast. */
-.status, .alert { position: sticky; bottom: 12px; max-width: 928px; margin: 8px auto; box-shadow: 0 2px 8px rgb(0 0 0 / 25%); padding: 8px 12px; border-radius: 6px; background: var(--am-card); border: 1px solid var(--am-line); }
-.alert { border-color: var(--am-danger); color: var(--am-danger); }
+/* At the top of the view, kept in sight while the page scrolls. */
+.messages { position: sticky; top: 0; z-index: 2; max-width: 960px; margin: 0 auto; padding: 0 16px; }
+.messages:has(.status:not(:has(span:empty)), .alert:not([hidden])) { padding-top: 8px; }
+.status:has(span:empty) { display: none; }
+.status, .alert { display: flex; align-items: center; gap: 12px; margin: 0 0 6px; padding: 6px 12px; border-radius: 6px; background: var(--am-card); border: 1px solid var(--am-line); box-shadow: 0 2px 8px rgb(0 0 0 / 25%); }
+.status > span, .alert > span { flex: 1 1 auto; }
+.alert { border-color: var(--am-danger-ink); color: var(--am-danger-ink); }
+.alert[hidden] { display: none; }
+dialog .alert { box-shadow: none; }
+button.text { border-color: transparent; background: none; color: var(--am-accent-ink); font-weight: 500; }
+button[hidden] { display: none; }
 .switch { display: flex; align-items: center; gap: 10px; font-weight: 600; margin: 8px 0 16px; }
 .switch input { width: 22px; height: 22px; }
 .settings { display: grid; grid-template-columns: repeat(auto-fill, minmax(220px, 1fr)); gap: 0 16px; }
-.settings button { grid-column: 1 / -1; justify-self: start; }
 .days { display: flex; flex-wrap: wrap; gap: 6px; margin: 8px 0; }
-.days button[aria-pressed="true"] { border-color: var(--am-accent); color: var(--am-accent); }
+.days button[aria-pressed="true"] { border-color: var(--am-accent-ink); color: var(--am-accent-ink); }
 .plain { padding-left: 20px; color: var(--am-muted); }
 dialog {
   background: var(--am-card); color: var(--am-text); border: 1px solid var(--am-line);
@@ -111,10 +129,45 @@ dialog {
 dialog::backdrop { background: rgb(0 0 0 / 45%); }
 dialog h2 { margin-top: 0; }
 dialog .actions { margin-top: 16px; }
+.messages-list { list-style: none; padding: 0; margin: 8px 0; display: grid; gap: 6px; }
+.messages-list .answer { padding-left: 12px; border-left: 3px solid var(--am-line); }
+.why summary { color: var(--am-accent-ink); cursor: pointer; margin-top: 4px; }
+.why p, .why ul { margin: 4px 0; }
+.capacity label { display: flex; align-items: center; gap: 10px; color: var(--am-muted); font-size: 13px; }
+.capacity progress { flex: 0 1 200px; height: 8px; accent-color: var(--am-accent); }
+.capacity.warn progress { accent-color: var(--am-danger); }
+.capacity.warn p { color: var(--am-danger-ink); margin: 4px 0; }
+.person { display: inline-flex; align-items: center; gap: 4px; }
+.person img { border-radius: 50%; object-fit: cover; }
+/* A find-in-page yellow with black text, in light and dark themes alike (15:1). */
+mark { background: #ffe082; color: #1a1a1a; border-radius: 2px; }
+.card .select { float: left; margin: 3px 10px 0 0; }
+.card .select input { width: 18px; height: 18px; accent-color: var(--am-accent); }
+.bulk:not(:empty) { display: flex; flex-wrap: wrap; align-items: end; gap: 8px; margin: 8px 0; padding: 8px 12px; border: 1px solid var(--am-accent); border-radius: 8px; background: var(--am-card); position: sticky; top: 0; z-index: 1; }
+.bulk .field { margin: 0; }
+.switch-row { margin: 8px 0 12px; }
+.switch-row .switch { margin: 0; }
+.switch-row .hint { margin: 2px 0 0 32px; }
+details.advanced { margin: 12px 0; }
+details.advanced > summary { cursor: pointer; font-weight: 600; }
+.diff { border: 1px solid var(--am-line); border-radius: 8px; padding: 8px 14px; margin: 12px 0; background: var(--am-card); }
+.diff h3 { font-size: 15px; margin: 4px 0; }
+.diff h4 { font-size: 13px; margin: 8px 0 4px; color: var(--am-muted); }
+.diff-columns { display: grid; grid-template-columns: repeat(auto-fit, minmax(240px, 1fr)); gap: 0 16px; }
+.diff ul { margin: 0; padding-left: 18px; }
 .quote { border-left: 3px solid var(--am-line); padding-left: 10px; }
+.card-foot { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 8px; }
+.card-foot .origin { flex: 1 1 auto; }
+.card-foot .origin[open] { flex-basis: 100%; }
+.origin summary { cursor: pointer; color: var(--am-muted); font-size: 13px; }
+.card-foot .actions { margin-left: auto; }
+.filter-box > summary { cursor: pointer; color: var(--am-muted); font-size: 13px; margin: 4px 0; }
 @media (max-width: 600px) {
   main { padding: 4px 10px 24px; }
   header { padding: 0 8px; }
-  .actions button { flex: 1 1 auto; }
+  h2 { margin: 10px 0 6px; }
+  .card { padding: 8px 10px; }
+  .card-foot .actions button { min-height: 32px; padding: 4px 12px; }
+  .messages { padding: 0 10px; }
 }
 `;

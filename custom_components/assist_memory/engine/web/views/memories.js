@@ -1,39 +1,131 @@
 import { showDialog } from "../dialog.js";
 import { field, fill, formatDate, h } from "../dom.js";
+import { download, exportFile } from "../exports.js";
 
 export const CATEGORIES = ["preference", "fact", "pattern", "event", "person", "routine", "note"];
 const SORTS = ["newest", "most_used", "updated", "oldest"];
 const PAGE_SIZE = 20;
+const SEARCH_LIMIT = 50;
+// Typing faster than this is one search, of the text at the pause.
+const TYPING_PAUSE_MS = 30;
 
-// Every memory, paged and filtered; add, edit, delete and clear all.
+// Confidence in words: "sure" from 0.9, "fairly sure" from 0.6, else "unsure".
+function confidenceWord(confidence) {
+  if (confidence >= 0.9) return "sure";
+  return confidence >= 0.6 ? "fairly" : "unsure";
+}
+
+// The text with each matched word marked (case-insensitive).
+function highlight(text, words) {
+  const wanted = [...new Set(words.filter(Boolean))]
+    .map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  if (!wanted.length) return text;
+  const pattern = new RegExp(`(${wanted.join("|")})`, "giu");
+  return text.split(pattern).map((part, index) => (index % 2 ? h("mark", {}, part) : part));
+}
+
+// What Assist knows: every memory, paged and filtered, or found as you type; each
+// explains where it came from. Add, edit, delete (with Undo) and clear all.
 export class MemoriesView {
   constructor(ctx) {
     this.ctx = ctx;
     this.filters = { category: "", scope: "", tag: "", sort: "newest" };
+    this.query = "";
     this.offset = 0;
     this.element = h("section", { "aria-labelledby": "memories-title" });
+    this.searchBox = h("input", {
+      type: "search", autocomplete: "off",
+      oninput: () => this.typed(),
+    });
+    this.results = h("div", { class: "results" });
+    this.filtersBox = h("div");
+    this.capacityBox = h("div");
+    this.selected = new Map(); // id -> memory, for the bulk actions
+    this.bulkBox = h("div", { class: "bulk", role: "region", "aria-live": "polite" });
   }
 
   async show() {
-    this.render(await this.ctx.api.list({ ...this.filters, limit: PAGE_SIZE, offset: this.offset }));
+    const { api, people } = this.ctx;
+    // The cards first; how full the memory is follows when its count comes.
+    const stats = api.stats();
+    const [page] = await Promise.all([
+      this.query
+        ? api.search(this.query, SEARCH_LIMIT).then((found) => ({
+          items: found.results, total: found.results.length, offset: 0, hasMore: false,
+        }))
+        : api.list({ ...this.filters, limit: PAGE_SIZE, offset: this.offset }),
+      people.load(),
+    ]);
+    this.shownIds = new Set(page.items.map((memory) => memory.id));
+    this.render(page);
+    fill(this.capacityBox, this.capacity(await stats));
+  }
+
+  // Which memories this view shows: the search's results, or those of the filters.
+  shownFilter() {
+    if (this.query) {
+      const ids = this.shownIds;
+      return (memory) => ids.has(memory.id);
+    }
+    const { category, scope, tag } = this.filters;
+    return (memory) => (!category || memory.category === category)
+      && (!scope || memory.scope === scope) && (!tag || memory.tags.includes(tag));
+  }
+
+  // How full the memory is, warning from 90 % with the way to raise the limit.
+  capacity(stats) {
+    const { t } = this.ctx;
+    if (stats.count === null) return null; // not for one person's view
+    if (!stats.maxItems) return h("p", { class: "muted capacity" }, t("capacity.unlimited", { count: stats.count }));
+    const nearlyFull = stats.count >= stats.maxItems * 0.9;
+    return h("div", { class: nearlyFull ? "capacity warn" : "capacity" },
+      h("label", {},
+        h("span", {}, t("capacity.used", { count: stats.count, max: stats.maxItems })),
+        h("progress", { max: stats.maxItems, value: stats.count })),
+      nearlyFull ? h("p", { role: "note" }, t("capacity.raise")) : null);
+  }
+
+  // Search as you type: the latest keystroke wins; earlier answers are dropped.
+  typed() {
+    clearTimeout(this.typing);
+    this.typing = setTimeout(() => {
+      this.query = this.searchBox.value.trim();
+      this.offset = 0;
+      this.ctx.run(() => this.show());
+    }, TYPING_PAUSE_MS);
   }
 
   render(page) {
     const { t } = this.ctx;
     const first = page.total ? page.offset + 1 : 0;
     const last = page.offset + page.items.length;
-    fill(this.element, 
-      h("div", { class: "bar" },
-        h("h2", { id: "memories-title" }, t("memories.title")),
-        h("button", { class: "primary", onclick: () => this.add() }, t("memories.add")),
-        h("button", { class: "danger", onclick: () => this.clearAll() }, t("memories.clear"))),
-      this.filterBar(),
-      h("p", { class: "muted" }, t("memories.range", { first, last, total: page.total })),
+    if (!this.element.firstChild) {
+      fill(this.element,
+        h("div", { class: "bar" },
+          h("h2", { id: "memories-title" }, t("memories.title")),
+          // A person sees, corrects and deletes their memories; adding and clearing
+          // are the household's administrators'.
+          this.ctx.personal ? null
+            : h("button", { class: "primary", onclick: () => this.add() }, t("memories.add")),
+          this.ctx.personal ? null
+            : h("button", { class: "danger", onclick: () => this.clearAll() }, t("memories.clear"))),
+        h("div", { role: "search", class: "searchbar" },
+          field(t("memories.searchLabel"), this.searchBox)),
+        this.filtersBox,
+        this.capacityBox,
+        this.bulkBox,
+        this.results);
+    }
+    const words = this.query ? page.items.flatMap((item) => item.matched ?? []) : [];
+    fill(this.results,
+      h("p", { class: "muted" }, this.query
+        ? t("memories.found", { count: page.total })
+        : t("memories.range", { first, last, total: page.total })),
       page.items.length
         ? h("ul", { class: "cards", "aria-label": t("memories.title") },
-          page.items.map((memory) => this.card(memory)))
-        : h("p", { class: "empty" }, t("memories.empty")),
-      h("div", { class: "bar" },
+          page.items.map((memory) => this.card(memory, words)))
+        : h("p", { class: "empty" }, this.query ? t("search.none") : t("memories.empty")),
+      this.query ? null : h("div", { class: "bar" },
         h("button", {
           disabled: page.offset === 0,
           onclick: () => this.go(Math.max(0, page.offset - PAGE_SIZE)),
@@ -41,40 +133,157 @@ export class MemoriesView {
         h("button", {
           disabled: !page.hasMore, onclick: () => this.go(page.offset + PAGE_SIZE),
         }, t("memories.next"))));
+    // After the cards: the people they name are known by then.
+    fill(this.filtersBox, this.filterBar());
+    this.renderBulk();
   }
 
   filterBar() {
-    const { t } = this.ctx;
+    const { t, people } = this.ctx;
     const select = (label, name, values, labelOf) => field(label, h("select", {
       onchange: (event) => this.filter(name, event.target.value),
     }, values.map((value) => h("option", { value, selected: this.filters[name] === value },
       labelOf(value)))));
-    const text = (label, name) => field(label, h("input", {
-      type: "search", value: this.filters[name],
-      onchange: (event) => this.filter(name, event.target.value.trim()),
-    }));
-    return h("div", { class: "filters" },
+    // Folded on a phone (the memories come first), open on a wider screen.
+    // As the person left them, once they opened or closed them.
+    const open = this.filtersOpen ?? matchMedia("(min-width: 601px)").matches;
+    return h("details", {
+      class: "filter-box", open,
+      ontoggle: (event) => {
+        if (event.target.open !== open) this.filtersOpen = event.target.open;
+      },
+    }, h("summary", {}, t("memories.filters")), h("div", { class: "filters" },
+      select(t("memories.person"), "scope", ["", ...people.scopes()],
+        (value) => (value ? people.name(value) : t("memories.everyone"))),
       select(t("memories.category"), "category", ["", ...CATEGORIES],
         (value) => (value ? t(`category.${value}`) : t("memories.all"))),
-      text(t("memories.scope"), "scope"),
-      text(t("memories.tag"), "tag"),
-      select(t("memories.sort"), "sort", SORTS, (value) => t(`sort.${value}`)));
+      field(t("memories.tag"), h("input", {
+        type: "search", value: this.filters.tag, placeholder: "#",
+        // "#anna" and "anna" find the same tag.
+        onchange: (event) => this.filter("tag", event.target.value.trim().replace(/^#+/, "")),
+      })),
+      select(t("memories.sort"), "sort", SORTS, (value) => t(`sort.${value}`))));
   }
 
-  card(memory) {
-    const { t, language } = this.ctx;
+  card(memory, words) {
+    const { t, language, people } = this.ctx;
+    const meta = memory.metadata ?? {};
+    const stated = memory.source === "user_stated";
     return h("li", { class: "card" },
-      h("p", { class: "content" }, memory.content),
+      h("label", { class: "select" },
+        h("input", {
+          type: "checkbox", checked: this.selected.has(memory.id),
+          "aria-label": t("bulk.select", { content: memory.content }),
+          onchange: (event) => this.select(memory, event.target.checked),
+        })),
+      h("p", { class: "content" }, highlight(memory.content, words)),
       h("p", { class: "meta" },
         h("span", { class: "chip" }, t(`category.${memory.category}`)),
-        h("span", {}, t("memories.scopeOf", { scope: memory.scope })),
+        people.badge(memory.scope),
         memory.tags.map((tag) => h("span", { class: "chip tag" }, `#${tag}`)),
-        h("span", {}, t("memories.used", { count: memory.access_count })),
-        h("time", { datetime: memory.created_at }, formatDate(memory.created_at, language))),
-      h("div", { class: "actions" },
-        h("button", { onclick: () => this.edit(memory) }, t("memories.edit")),
-        h("button", { class: "danger", onclick: () => this.remove(memory) },
-          t("memories.delete"))));
+        h("span", {}, t(stated ? "origin.stated" : "origin.learned")),
+        h("span", {}, t(`confidence.${confidenceWord(memory.confidence)}`)),
+        h("span", {}, memory.access_count
+          ? t("memories.used", { count: memory.access_count }) : t("origin.neverUsed"))),
+      h("div", { class: "card-foot" },
+        h("details", { class: "origin" },
+          h("summary", {}, t("origin.title")),
+          meta.said ? h("p", { class: "quote" }, meta.said) : null,
+          h("p", {}, t(`origin.by.${meta.learned_by ?? "unknown"}`, {
+            name: meta.speaker ? people.name(meta.speaker) : t("sessions.someone"),
+          })),
+          h("p", {}, t("origin.created", { date: formatDate(memory.created_at, language) })),
+          memory.last_accessed
+            ? h("p", {}, t("origin.lastUsed", { date: formatDate(memory.last_accessed, language) }))
+            : h("p", {}, t("origin.neverUsed")),
+          memory.session_id
+            ? h("button", { class: "text", onclick: () => this.ctx.openConversation(memory.session_id) },
+              t("origin.conversation"))
+            : null),
+        h("div", { class: "actions" },
+          h("button", { onclick: () => this.edit(memory) }, t("memories.edit")),
+          h("button", { class: "danger", onclick: () => this.remove(memory) },
+            t("memories.delete")))));
+  }
+
+  select(memory, on) {
+    if (on) this.selected.set(memory.id, memory);
+    else this.selected.delete(memory.id);
+    this.renderBulk();
+  }
+
+  // What can be done with the selected memories: delete (with Undo), move to another
+  // person, export.
+  renderBulk() {
+    const { t, people } = this.ctx;
+    const count = this.selected.size;
+    if (!count) {
+      fill(this.bulkBox);
+      return;
+    }
+    // Kept across refreshes (a change elsewhere redraws this bar).
+    const target = h("select", {
+      onchange: (event) => { this.moveTarget = event.target.value; },
+    }, people.scopes().map((value) =>
+      h("option", { value, selected: value === this.moveTarget }, people.name(value))));
+    fill(this.bulkBox,
+      h("span", {}, t("bulk.count", { count })),
+      h("button", { class: "danger", onclick: () => this.removeSelected() }, t("bulk.delete")),
+      this.ctx.personal ? null : field(t("bulk.moveTo"), target),
+      this.ctx.personal ? null
+        : h("button", { onclick: () => this.moveSelected(target.value) }, t("bulk.move")),
+      h("button", { onclick: () => this.exportSelected() }, t("bulk.export")),
+      h("button", { class: "text", onclick: () => this.clearSelection() },
+        t("bulk.none")));
+  }
+
+  clearSelection() {
+    this.selected.clear();
+    this.ctx.run(() => this.show());
+  }
+
+  async removeSelected() {
+    const { api, t } = this.ctx;
+    const memories = [...this.selected.values()];
+    const done = await this.ctx.run(async () => {
+      for (const memory of memories) {
+        await api.remove(memory.id).catch((err) => {
+          if (err.status !== 404) throw err; // gone already: as wanted
+        });
+      }
+      this.selected.clear();
+      await this.show();
+    });
+    if (!done) return;
+    this.ctx.notify(t("bulk.deleted", { count: memories.length }), this.ctx.personal ? null : {
+      label: t("undo"),
+      run: async () => {
+        await api.restore(memories);
+        await this.show();
+        this.ctx.notify(t("bulk.restored", { count: memories.length }));
+      },
+    });
+  }
+
+  async moveSelected(scope) {
+    const { api, t, people } = this.ctx;
+    const memories = [...this.selected.values()];
+    const done = await this.ctx.run(async () => {
+      for (const memory of memories) await api.update(memory.id, { scope });
+      this.selected.clear();
+      await this.show();
+    });
+    if (done) this.ctx.notify(t("bulk.moved", { count: memories.length, name: people.name(scope) }));
+  }
+
+  exportSelected() {
+    const { t, people } = this.ctx;
+    const memories = [...this.selected.values()];
+    const file = exportFile({ memories, count: memories.length }, "json", {
+      personName: (scope) => people.name(scope), t,
+    });
+    download(this.element, file);
+    this.ctx.notify(t("backup.exported", { count: file.count }));
   }
 
   filter(name, value) {
@@ -88,72 +297,84 @@ export class MemoriesView {
   }
 
   async add() {
-    const values = await this.form(this.ctx.t("memories.addTitle"), {
+    const { api, t } = this.ctx;
+    const saved = await this.form(t("memories.addTitle"), {
       content: "", category: "fact", tags: [], scope: "household",
+    }, async (values) => {
+      await api.add(values);
+      this.offset = 0;
     });
-    if (values) {
-      await this.ctx.run(async () => {
-        await this.ctx.api.add(values);
-        this.ctx.notify(this.ctx.t("memories.added"));
-        this.offset = 0;
-        await this.show();
-      });
-    }
+    if (saved) this.ctx.notify(t("memories.added"));
   }
 
-  async edit(memory) {
-    const values = await this.form(this.ctx.t("memories.editTitle"), memory);
-    if (values) {
-      await this.ctx.run(async () => {
-        await this.ctx.api.update(memory.id, values);
-        this.ctx.notify(this.ctx.t("memories.saved"));
-        await this.show();
-      });
-    }
+  // `after`: what to refresh besides this view (the review queue edits here too).
+  async edit(memory, after = null) {
+    const { api, t } = this.ctx;
+    const saved = await this.form(t("memories.editTitle"), memory,
+      (values) => api.update(memory.id, values));
+    if (saved && after) await this.ctx.run(after);
+    if (saved) this.ctx.notify(t("memories.saved"));
   }
 
-  // The add/edit dialog; resolves with the fields, or null when cancelled.
-  async form(title, memory) {
+  // The add/edit dialog. `save(values)` runs with the dialog still open: if it fails,
+  // the error shows there and the text typed stays. Answers whether it was saved.
+  async form(title, memory, save) {
     const { t } = this.ctx;
     const content = h("textarea", { required: true, rows: 4, value: memory.content });
     const category = h("select", {}, CATEGORIES.map((value) =>
       h("option", { value, selected: value === memory.category }, t(`category.${value}`))));
     const tags = h("input", { value: memory.tags.join(", ") });
-    const scope = h("input", { value: memory.scope, required: true });
+    const { people } = this.ctx;
+    const scope = h("select", {}, [...new Set([...people.scopes(), memory.scope])].map((value) =>
+      h("option", { value, selected: value === memory.scope }, people.name(value))));
     const answer = await showDialog(this.ctx.root, {
       title,
       content: h("div", { class: "form" },
         field(t("memories.content"), content),
         field(t("memories.category"), category),
         field(t("memories.tags"), tags, t("memories.tagsHint")),
-        field(t("memories.scope"), scope)),
+        this.ctx.personal ? null : field(t("memories.person"), scope)),
       buttons: [{ label: t("save"), value: "save" }],
       cancelLabel: t("cancel"),
+      describe: this.ctx.describe,
+      submit: () => save({
+        content: content.value.trim(),
+        category: category.value,
+        tags: tags.value.split(",").map((tag) => tag.trim()).filter(Boolean),
+        scope: scope.value.trim(),
+      }),
     });
-    if (answer !== "save") return null;
-    return {
-      content: content.value.trim(),
-      category: category.value,
-      tags: tags.value.split(",").map((tag) => tag.trim()).filter(Boolean),
-      scope: scope.value.trim(),
-    };
+    if (answer !== "save") return false;
+    await this.ctx.run(() => this.show());
+    return true;
   }
 
+  // Deleted at once, with Undo: the same memory comes back (id, times, provenance).
+  // A memory someone else deleted meanwhile is said to be gone, and the list refreshed.
   async remove(memory) {
-    const { t } = this.ctx;
-    const answer = await showDialog(this.ctx.root, {
-      title: t("memories.deleteTitle"),
-      content: h("p", { class: "quote" }, memory.content),
-      buttons: [{ label: t("memories.delete"), value: "delete", danger: true }],
-      cancelLabel: t("cancel"),
+    const { api, t } = this.ctx;
+    let gone = false;
+    await this.ctx.run(async () => {
+      try {
+        await api.remove(memory.id);
+      } catch (err) {
+        if (err.status !== 404) throw err;
+        gone = true;
+      }
+      await this.show();
     });
-    if (answer === "delete") {
-      await this.ctx.run(async () => {
-        await this.ctx.api.remove(memory.id);
-        this.ctx.notify(t("memories.deleted"));
-        await this.show();
-      });
+    if (gone) {
+      this.ctx.notify(t("memories.alreadyGone"));
+      return;
     }
+    this.ctx.notify(t("memories.deleted"), this.ctx.personal ? null : {
+      label: t("undo"),
+      run: async () => {
+        await api.restore([memory]);
+        await this.show();
+        this.ctx.notify(t("memories.restored"));
+      },
+    });
   }
 
   // Clearing everything needs the confirmation word typed in.

@@ -1,42 +1,119 @@
 import { showDialog } from "../dialog.js";
 import { fill, formatDate, h } from "../dom.js";
 
-// Working memory of the active conversations, and the recent ones with summaries.
+// The conversations in progress and the recent ones: open one to read it, and ask
+// "why did Assist say that?" of an answer; delete one.
 export class SessionsView {
   constructor(ctx) {
     this.ctx = ctx;
+    this.opened = new Map(); // session id -> its conversation, while open
     this.element = h("section", { "aria-labelledby": "sessions-title" });
   }
 
   async show() {
     const { api, t, language } = this.ctx;
-    const [working, recent] = await Promise.all([api.working(), api.sessions()]);
-    fill(this.element, 
+    if (this.opening) {
+      // Asked to open one (a memory's "the conversation" link).
+      const sessionId = this.opening;
+      this.opening = null;
+      await this.load(sessionId);
+    }
+    const [working, recent] = await Promise.all([
+      api.working(), api.sessions(), this.ctx.people.load(),
+    ]);
+    const titles = new Map(recent.items.map((item) => [item.session_id, item.title]));
+    fill(this.element,
       h("h2", { id: "sessions-title" }, t("sessions.working")),
       working.items.length
         ? h("ul", { class: "cards", "aria-label": t("sessions.working") },
           working.items.map((item) => h("li", { class: "card" },
-            h("p", { class: "content" }, item.current_topic || t("sessions.noTopic")),
+            h("p", { class: "content" }, titles.get(item.session_id) ?? t("sessions.inProgress")),
             h("p", { class: "meta" },
-              h("code", {}, item.session_id),
               h("span", {}, t("sessions.turns", { count: item.turn_count })),
-              item.last_emotion ? h("span", { class: "chip" }, item.last_emotion) : null),
-            Object.keys(item.context_variables).length
-              ? h("pre", { class: "code" }, JSON.stringify(item.context_variables, null, 2))
-              : null)))
+              item.updated_at
+                ? h("time", { datetime: item.updated_at }, formatDate(item.updated_at, language))
+                : null))))
         : h("p", { class: "empty" }, t("sessions.noneActive")),
       h("h2", {}, t("sessions.recent")),
       recent.items.length
         ? h("ul", { class: "cards", "aria-label": t("sessions.recent") },
-          recent.items.map((item) => h("li", { class: "card" },
-            h("p", { class: "content" }, item.title),
-            h("p", {}, item.snippet),
-            h("p", { class: "meta" }, h("code", {}, item.session_id),
-              h("time", { datetime: item.created_at }, formatDate(item.created_at, language))),
-            h("div", { class: "actions" },
-              h("button", { class: "danger", onclick: () => this.remove(item) },
-                t("sessions.delete"))))))
+          recent.items.map((item) => this.card(item)))
         : h("p", { class: "empty" }, t("sessions.noneRecent")));
+  }
+
+  card(item) {
+    const { t, language } = this.ctx;
+    const opened = this.opened.get(item.session_id);
+    const panelId = `conversation-${item.session_id}`;
+    return h("li", { class: "card" },
+      h("p", { class: "content" }, item.title),
+      h("p", {}, item.snippet),
+      h("p", { class: "meta" },
+        h("time", { datetime: item.created_at }, formatDate(item.created_at, language))),
+      opened ? this.messages(opened, panelId) : null,
+      h("div", { class: "actions" },
+        h("button", {
+          "aria-expanded": String(Boolean(opened)), "aria-controls": panelId,
+          onclick: () => this.toggle(item.session_id),
+        }, opened ? t("sessions.close") : t("sessions.open")),
+        h("button", { class: "danger", onclick: () => this.remove(item) },
+          t("sessions.delete"))));
+  }
+
+  // A conversation's messages; after each answer, the memories its turn was given.
+  messages(conversation, panelId) {
+    const { t } = this.ctx;
+    const given = new Map();
+    return h("ol", { class: "messages-list", id: panelId, "aria-label": t("sessions.messages") },
+      conversation.messages.map((message) => {
+        if (message.role === "user") {
+          given.set("last", message.memory_ids ?? []);
+          return h("li", { class: "said" },
+            h("strong", {}, `${this.speaker(message.user_id)}: `), message.content);
+        }
+        const ids = given.get("last") ?? [];
+        return h("li", { class: "answer" },
+          h("strong", {}, `${t("sessions.assist")}: `), message.content,
+          h("details", { class: "why" },
+            h("summary", {}, t("sessions.why")),
+            ids.length
+              ? [h("p", {}, t("sessions.whySome")),
+                h("ul", {}, ids.map((id) => h("li", {},
+                  conversation.memories.get(id) ?? t("sessions.forgotten"))))]
+              : h("p", {}, t("sessions.whyNone"))));
+      }));
+  }
+
+  // Who said a message: their name, or "Someone" for a turn without a user.
+  speaker(userId) {
+    return userId ? this.ctx.people.name(userId) : this.ctx.t("sessions.someone");
+  }
+
+  toggle(sessionId) {
+    if (this.opened.has(sessionId)) {
+      this.opened.delete(sessionId);
+      return this.ctx.run(() => this.show());
+    }
+    return this.ctx.run(async () => {
+      await this.load(sessionId);
+      await this.show();
+    });
+  }
+
+  async load(sessionId) {
+    const conversation = await this.ctx.api.conversation(sessionId);
+    conversation.memories = await this.memoriesOf(conversation.messages);
+    this.opened.set(sessionId, conversation);
+  }
+
+  // The content of each memory a turn was given (a deleted one is left out).
+  async memoriesOf(messages) {
+    const ids = [...new Set(messages.flatMap((message) => message.memory_ids ?? []))];
+    const found = await Promise.all(ids.map((id) => this.ctx.api.get(id).catch((err) => {
+      if (err.status === 404) return null;
+      throw err;
+    })));
+    return new Map(found.filter(Boolean).map((memory) => [memory.id, memory.content]));
   }
 
   // A conversation is deleted with its messages, summary and working memory.
@@ -51,6 +128,7 @@ export class SessionsView {
     if (answer === "delete") {
       await this.ctx.run(async () => {
         await this.ctx.api.deleteConversation(item.session_id);
+        this.opened.delete(item.session_id);
         this.ctx.notify(t("sessions.deleted"));
         await this.show();
       });

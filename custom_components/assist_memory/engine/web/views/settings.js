@@ -1,30 +1,32 @@
 import { field, fill, formatDate, h } from "../dom.js";
 
-// Settings that are chosen from a list (the rest are switches and whole numbers).
+// What a person decides, saved at once: memory on/off, learning on/off.
+const SWITCHES = ["enabled", "autoExtract"];
+// Also theirs, saved with the button: how long conversations and logs are kept.
+const MAIN = ["conversationRetentionDays", "dailyLogRetentionDays", "learnFromOtherAgents"];
+// Settings chosen from a list, each value in words (`choice.<name>.<value>`).
 const CHOICES = { promptMode: ["system", "prefix"] };
 
-// Automatic memory on/off (saved at once), the other settings, and compaction.
+// The settings a person decides, with help; the rest under Advanced, each explained;
+// compaction (disabled, with the reason, while it cannot run) with what it changed.
 export class SettingsView {
   constructor(ctx) {
     this.ctx = ctx;
     this.element = h("section", { "aria-labelledby": "settings-title" });
+    this.lastCompaction = null; // {removed, added} of the last compaction here
   }
 
   async show() {
     const { api, t } = this.ctx;
     const [config, compactions] = await Promise.all([api.readConfig(), api.compactions()]);
-    const auto = h("input", {
-      type: "checkbox", role: "switch", checked: config.autoExtract,
-      onchange: () => this.ctx.run(async () => {
-        const on = auto.checked;
-        await api.writeConfig({ autoExtract: on });
-        this.ctx.notify(t(on ? "settings.autoOn" : "settings.autoOff"));
-      }),
-    });
-    const controls = Object.entries(config).filter(([name]) => name !== "autoExtract")
-      .map(([name, value]) => [name, control(name, value)]);
+    const switches = SWITCHES.filter((name) => name in config)
+      .map((name) => this.switchFor(name, config[name]));
+    const controls = Object.entries(config).filter(([name]) => !SWITCHES.includes(name))
+      .map(([name, value]) => [name, control(name, value, t)]);
+    const labelled = (names) => controls.filter(([name]) => names(name))
+      .map(([name, input]) => field(t(`setting.${name}`), input, t(`help.${name}`, {}, "")));
     const form = h("form", {
-      class: "settings",
+      class: "form",
       onsubmit: (event) => {
         event.preventDefault();
         const changes = Object.fromEntries(controls.map(([name, input]) => [name, read(input)])
@@ -35,17 +37,29 @@ export class SettingsView {
           await this.show();
         });
       },
-    }, controls.map(([name, input]) => field(t(`setting.${name}`), input)),
+    },
+    h("div", { class: "settings" }, labelled((name) => MAIN.includes(name))),
+    h("details", { class: "advanced" },
+      h("summary", {}, t("settings.advanced")),
+      h("p", { class: "muted" }, t("settings.advancedHint")),
+      h("div", { class: "settings" }, labelled((name) => !MAIN.includes(name)))),
     h("button", { class: "primary" }, t("settings.save")));
-    fill(this.element, 
+    const canCompact = Boolean(config.compactionEnabled);
+    fill(this.element,
       h("h2", { id: "settings-title" }, t("settings.title")),
-      h("label", { class: "switch" }, auto, h("span", {}, t("settings.auto"))),
+      switches,
+      h("p", { class: "muted" }, t("settings.agentHint")),
       form,
       h("h2", {}, t("compaction.title")),
       h("p", { class: "muted" }, t("compaction.hint")),
       h("div", { class: "bar" },
-        h("button", { class: "primary", onclick: () => this.compact() }, t("compaction.run")),
+        h("button", {
+          class: "primary", disabled: !canCompact, "aria-describedby": "compaction-why",
+          onclick: () => this.compact(),
+        }, t("compaction.run")),
         h("button", { onclick: () => this.undo() }, t("compaction.undo"))),
+      canCompact ? null : h("p", { id: "compaction-why", class: "hint" }, t("compaction.why")),
+      this.lastCompaction ? this.diff(this.lastCompaction) : null,
       compactions.items.length
         ? h("ul", { class: "plain", "aria-label": t("compaction.backups") },
           compactions.items.map((item) => h("li", {},
@@ -55,17 +69,57 @@ export class SettingsView {
         : null);
   }
 
+  // A switch saved at once, with its help text.
+  switchFor(name, on) {
+    const { api, t } = this.ctx;
+    const input = h("input", {
+      type: "checkbox", role: "switch", checked: on,
+      "aria-describedby": `help-${name}`,
+      onchange: () => this.ctx.run(async () => {
+        await api.writeConfig({ [name]: input.checked });
+        this.ctx.notify(t(`settings.${name}.${input.checked ? "on" : "off"}`));
+      }),
+    });
+    return h("div", { class: "switch-row" },
+      h("label", { class: "switch" }, input, h("span", {}, t(`settings.${name}`))),
+      h("p", { id: `help-${name}`, class: "hint" }, t(`help.${name}`)));
+  }
+
+  // What the last compaction changed: the memories it took away and those it wrote.
+  diff({ removed, added }) {
+    const { t } = this.ctx;
+    return h("section", { class: "diff", "aria-labelledby": "diff-title" },
+      h("h3", { id: "diff-title" }, t("compaction.changes")),
+      h("div", { class: "diff-columns" },
+        h("div", {},
+          h("h4", {}, t("compaction.removed", { count: removed.length })),
+          h("ul", { class: "removed" }, removed.map((text) => h("li", {}, h("del", {}, text))))),
+        h("div", {},
+          h("h4", {}, t("compaction.added", { count: added.length })),
+          h("ul", { class: "added" }, added.map((text) => h("li", {}, h("ins", {}, text)))))));
+  }
+
   compact() {
+    const { api } = this.ctx;
     return this.ctx.run(async () => {
-      this.ctx.notify(this.describe(await this.ctx.api.compact()));
+      const before = contents(await api.exportAll());
+      const answer = await api.compact();
+      const after = contents(await api.exportAll());
+      this.lastCompaction = answer.message ? null : {
+        removed: [...before].filter((text) => !after.has(text)),
+        added: [...after].filter((text) => !before.has(text)),
+      };
       await this.show();
+      this.ctx.notify(this.describe(answer));
     });
   }
 
   undo() {
     return this.ctx.run(async () => {
-      this.ctx.notify(this.describe(await this.ctx.api.undoCompaction(), "undone"));
+      const answer = await this.ctx.api.undoCompaction();
+      this.lastCompaction = null;
       await this.show();
+      this.ctx.notify(this.describe(answer, "undone"));
     });
   }
 
@@ -77,11 +131,15 @@ export class SettingsView {
   }
 }
 
-function control(name, value) {
-  if (typeof value === "boolean") return h("input", { type: "checkbox", checked: value });
+function contents(document_) {
+  return new Set(document_.memories.map((memory) => memory.content));
+}
+
+function control(name, value, t) {
+  if (typeof value === "boolean") return h("input", { type: "checkbox", role: "switch", checked: value });
   if (typeof value === "number") return h("input", { type: "number", value, step: 1, min: 0 });
   return h("select", {}, (CHOICES[name] ?? [value]).map((choice) =>
-    h("option", { value: choice, selected: choice === value }, choice)));
+    h("option", { value: choice, selected: choice === value }, t(`choice.${name}.${choice}`, {}, choice))));
 }
 
 function read(input) {

@@ -1,0 +1,83 @@
+import { HaTransport } from "./transport-ha.js";
+
+// "About me" in Home Assistant: the REST calls the views make, answered with the
+// websocket commands scoped to the signed-in user (their own memories and
+// conversations; any user, not only administrators). What those commands cannot do
+// (add, search on the server, restore, the household's counts) is answered here or
+// refused as the REST API would.
+const SEARCH_SCAN = 200; // the most the list command gives at once
+
+export class MeTransport extends HaTransport {
+  constructor(hass) {
+    super(hass);
+    this.personal = true;
+  }
+
+  // Changes are announced to administrators only: this view refreshes when shown.
+  subscribe() {}
+
+  async request(method, path, query = {}, body = undefined) {
+    try {
+      return { status: 200, body: await this.answer(method, path, query, body) };
+    } catch (err) {
+      if (typeof err?.code === "number") return { status: 0, body: { code: "offline" } };
+      const status = { not_found: 404, unauthorized: 403 }[err?.code] ?? 400;
+      return { status, body: { code: err?.code, error: err?.message } };
+    }
+  }
+
+  async answer(method, path, query, body) {
+    const call = (type, fields = {}) => this.hass.callWS({ type, ...fields });
+    const [, memoryId] = path.match(/^\/memory\/long-term\/([^/]+)$/) ?? [];
+    const [, sessionId] = path.match(/^\/memory\/sessions\/([^/]+)$/) ?? [];
+    const route = `${method} ${memoryId ? "/memory/long-term/{id}" : sessionId ? "/memory/sessions/{id}" : path}`;
+    switch (route) {
+      case "GET /memory/long-term": {
+        const page = await call("assist_memory/memories/list", {
+          offset: Number(query.offset ?? 0), limit: Number(query.limit ?? 20),
+          sort: query.sort ?? "newest",
+          ...(query.category ? { category: query.category } : {}),
+          ...(query.tag ? { tags: query.tag } : {}),
+        });
+        return { ...page, hasMore: page.offset + page.items.length < page.total };
+      }
+      case "GET /memory/long-term/{id}":
+        return (await call("assist_memory/memories/get",
+          { memory_id: decodeURIComponent(memoryId) })).memory;
+      case "PATCH /memory/long-term/{id}": {
+        const { content, category, tags } = body;
+        return call("assist_memory/memories/update",
+          { memory_id: decodeURIComponent(memoryId), content, category, tags });
+      }
+      case "DELETE /memory/long-term/{id}":
+        return call("assist_memory/memories/delete", { memory_id: decodeURIComponent(memoryId) });
+      case "GET /api/memory/search": return this.search(call, query.q);
+      case "GET /memory/stats": return { count: null, maxItems: 0 };
+      case "GET /memory/working": return { items: [] };
+      case "GET /memory/sessions": {
+        const page = await call("assist_memory/conversations/list", { limit: Number(query.limit ?? 20) });
+        return {
+          items: page.items.map((item) => ({
+            ...item, title: item.title ?? "", snippet: "", created_at: item.first_message_at,
+          })),
+        };
+      }
+      case "GET /memory/sessions/{id}":
+        return call("assist_memory/conversations/get", { conversation_id: decodeURIComponent(sessionId) });
+      case "DELETE /memory/sessions/{id}":
+        return call("assist_memory/conversations/delete", { conversation_id: decodeURIComponent(sessionId) });
+      default:
+        throw { code: "unauthorized", message: "not for this view" };
+    }
+  }
+
+  // Search in the person's own memories: every word of the text, in any case.
+  async search(call, text) {
+    const page = await call("assist_memory/memories/list", { limit: SEARCH_SCAN });
+    const words = text.toLowerCase().split(/\s+/).filter(Boolean);
+    const results = page.items
+      .filter((memory) => words.every((word) => memory.content.toLowerCase().includes(word)))
+      .map((memory) => ({ ...memory, matched: words }));
+    return { query: text, results };
+  }
+}

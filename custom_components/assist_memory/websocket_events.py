@@ -1,0 +1,66 @@
+"""`assist_memory/subscribe`: the memory manager panel hears when the memories change.
+
+An administrator's panel subscribes once; after every change of the loaded entry's
+memories it gets an event `{"changed": true}` (never any content: the panel asks for
+what it shows) and refreshes its list and counts. The subscription ends with the
+websocket or an `unsubscribe_events`; when the entry unloads, a last event says
+`ended` and the panel subscribes again.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from homeassistant.components.websocket_api import async_register_command
+from homeassistant.components.websocket_api.connection import ActiveConnection
+from homeassistant.components.websocket_api.decorators import (
+    require_admin,
+    websocket_command,
+)
+from homeassistant.components.websocket_api.messages import (
+    event_message,
+    result_message,
+)
+from homeassistant.core import HomeAssistant, callback
+import probatio
+
+from .api_host import loaded_entry
+
+SUBSCRIBE: Final = "assist_memory/subscribe"
+
+
+@callback
+def async_register_event_commands(hass: HomeAssistant) -> None:
+    """Register the subscription command."""
+    async_register_command(hass, ws_subscribe)
+
+
+@require_admin
+@websocket_command({probatio.Required("type"): SUBSCRIBE})
+@callback
+def ws_subscribe(
+    hass: HomeAssistant, connection: ActiveConnection, msg: dict[str, Any]
+) -> None:
+    """Send an event after every change of the memories, until unsubscribed."""
+    if (entry := loaded_entry(hass)) is None:
+        connection.send_error(msg["id"], "not_loaded", "Assist Memory is not loaded")
+        return
+
+    @callback
+    def changed() -> None:
+        connection.send_message(event_message(msg["id"], {"changed": True}))
+
+    remove = entry.runtime_data.backend.add_listener(changed)
+
+    @callback
+    def ended() -> None:
+        """The entry unloads (a reload, new options): the panel subscribes again."""
+        remove()
+        if connection.subscriptions.pop(msg["id"], None) is not None:
+            connection.send_message(
+                event_message(msg["id"], {"changed": True, "ended": True})
+            )
+
+    connection.subscriptions[msg["id"]] = remove
+    entry.async_on_unload(ended)
+    connection.send_message(result_message(msg["id"]))
