@@ -444,6 +444,33 @@ def test_deleting_a_conversation_takes_its_quotes_out_of_every_file(
     assert quoting == []
 
 
+def test_retention_takes_the_quotes_of_expired_messages_out(turns: TurnMemory) -> None:
+    """A memory may outlive the conversation it was learned in, but the sentence it
+    quotes is a person's words: it goes when retention deletes that message."""
+    said = "I prefer quokka oat milk"
+    turns.begin(session_id="s", text=said, user_id="anna")
+    turns.end(session_id="s", user_text=said, reply="OK.", user_id="anna")
+    batch = turns.extraction_batch("s", EAGER)
+    assert batch is not None
+    turns.learn(batch, turns.rule_facts(batch), scope="anna", settings=EAGER)
+    (learned,) = turns.engine.store.get_all()
+    assert turns.forget_expired_quotes() == 0  # its message is still there
+
+    later = datetime.now(UTC) + timedelta(days=31)
+    assert turns.log.prune(timedelta(days=30), now=later) == 2
+    assert turns.forget_expired_quotes() == 1
+
+    (kept,) = turns.engine.store.get_all()
+    assert kept.id == learned.id
+    assert dict(kept.metadata) == {"learned_by": "conversation", "speaker": "anna"}
+    quoting = [
+        path.name
+        for path in turns.engine.store.path.parent.rglob("*")
+        if path.is_file() and b"I prefer quokka" in path.read_bytes()
+    ]
+    assert quoting == []
+
+
 def test_profile_learns_reply_style(turns: TurnMemory) -> None:
     talk(turns, "s", ("Please keep answers short", "Sure."))
     batch = turns.extraction_batch("s", EAGER)

@@ -42,19 +42,25 @@ LLM_AGENT = options(**{CONF_AGENT_ID: AGENT_ENTITY_ID, **EAGER})
 PREFIX = "/api/assist_memory"
 
 
-def write_old_data(folder: Path) -> None:
-    """Conversations of 40 and 5 days ago, daily logs of 100 days ago and today."""
+def write_old_data(folder: Path) -> dict[str, int]:
+    """Conversations of 40 and 5 days ago, daily logs of 100 days ago and today.
+
+    Returns the id of each conversation's message.
+    """
     now = dt_util.utcnow()
+    ids = {}
     with ConversationLog(folder / "conversations.db") as log:
         for days, word in ((40, "quondam"), (5, "recens")):
             when = now - timedelta(days=days)
-            log.append(f"talk-{word}", "user", f"The {word} plan", when=when)
+            message = log.append(f"talk-{word}", "user", f"The {word} plan", when=when)
+            ids[word] = message.id
             log.add_summary(f"talk-{word}", f"The {word} plan", "", when=when)
     daily = folder / "prompts" / "memory" / "daily"
     daily.mkdir(parents=True)
     today = dt_util.now().date()
     for day, word in ((today - timedelta(days=100), "vetustus"), (today, "hodie")):
         (daily / f"{day.isoformat()}.md").write_text(f"# {day}\n\n- 08:00:00 {word}\n")
+    return ids
 
 
 async def settle(hass: HomeAssistant, entry: MockConfigEntry) -> None:
@@ -67,13 +73,25 @@ async def test_old_conversations_and_daily_logs_go_by_themselves(
     hass: HomeAssistant, config_entry: MockConfigEntry
 ) -> None:
     folder = Path(hass.config.path(DATA_FOLDER))
-    await hass.async_add_executor_job(write_old_data, folder)
+    ids = await hass.async_add_executor_job(write_old_data, folder)
     words = ("quondam", "recens", "vetustus", "hodie")
     before = await data_files_free(hass, folder, words)
     assert set(before) == set(words)
 
     config_entry.add_to_hass(hass)
     assert await hass.config_entries.async_setup(config_entry.entry_id)
+    await settle(hass, config_entry)
+    # A memory learned from the recent conversation quotes its sentence: the quote
+    # is kept no longer than the message.
+    await hass.services.async_call(
+        DOMAIN,
+        "add",
+        {
+            "content": "A plan was made",
+            "metadata": {"said": "The recens plan", "message_id": ids["recens"]},
+        },
+        blocking=True,
+    )
     await settle(hass, config_entry)
 
     # 30 days of conversations and 90 of daily logs are kept by default.

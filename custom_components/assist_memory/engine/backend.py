@@ -440,6 +440,9 @@ class LocalBackend:
             self.engine.daily_log,
             self._retention,
         )
+        # The sentences learned memories quote go with their messages.
+        if result.messages and await self._run(self.turns.forget_expired_quotes):
+            self._changed()
         if result.messages or result.daily_logs:
             _LOGGER.info(
                 "Retention: deleted %d messages and %d daily logs",

@@ -564,6 +564,23 @@ class ConversationLog:
             ).fetchone()
         return int(row[0])
 
+    def existing_messages(self, message_ids: Iterable[int]) -> set[int]:
+        """Which of these message ids the log still holds."""
+        wanted = sorted(set(message_ids))
+        found: set[int] = set()
+        with self._locked() as db:
+            for start in range(0, len(wanted), 500):
+                chunk = wanted[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                found.update(
+                    row[0]
+                    for row in db.execute(
+                        f"SELECT id FROM messages WHERE id IN ({marks})",  # noqa: S608
+                        chunk,
+                    )
+                )
+        return found
+
     # -- sessions ----------------------------------------------------------------
 
     def sessions(

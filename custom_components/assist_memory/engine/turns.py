@@ -23,7 +23,7 @@ neither holds memory logic of its own.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 import threading
@@ -516,9 +516,36 @@ class TurnMemory:
         return deleted
 
     def _forget_quotes(self, session_id: str, owner: Speaker) -> None:
-        """Memories learned in a deleted conversation stay, without quoting it.
+        """Memories learned in a deleted conversation stay, without quoting it."""
+        self._unquote(
+            memory
+            for memory in self.engine.store.get_all()
+            if memory.session_id == session_id
+            and "said" in memory.metadata
+            and (owner is EVERYONE or memory.metadata.get("speaker") == owner)
+        )
 
-        Rewritten whole (an import keeps ids and times), so the quote leaves the files.
+    def forget_expired_quotes(self) -> int:
+        """Retention: memories whose quoted message is gone stop quoting it.
+
+        A memory may outlive the conversation it was learned in; the sentence it
+        quotes is kept no longer than the message. Returns how many were rewritten.
+        """
+        quoting = [
+            memory
+            for memory in self.engine.store.get_all()
+            if "said" in memory.metadata
+            and isinstance(memory.metadata.get("message_id"), int)
+        ]
+        if not quoting:
+            return 0
+        kept = self.log.existing_messages(m.metadata["message_id"] for m in quoting)
+        return self._unquote(m for m in quoting if m.metadata["message_id"] not in kept)
+
+    def _unquote(self, memories: Iterable[Memory]) -> int:
+        """Rewrite memories without their quote; how many.
+
+        An import keeps ids and times, and the old text leaves the files.
         """
         unquoted = [
             {
@@ -529,13 +556,11 @@ class TurnMemory:
                     if k not in ("said", "message_id")
                 },
             }
-            for memory in self.engine.store.get_all()
-            if memory.session_id == session_id
-            and "said" in memory.metadata
-            and (owner is EVERYONE or memory.metadata.get("speaker") == owner)
+            for memory in memories
         ]
         if unquoted:
             self.engine.store.import_(unquoted, mode="merge")
+        return len(unquoted)
 
     def expire_sessions(self) -> int:
         """End working memories idle for 30 minutes; archive their important items.
