@@ -45,6 +45,7 @@ from .durable import keep_private
 from .embeddings import EmbeddingConfig
 from .extraction import Fact
 from .forgetting import forget, forget_all
+from .markdown_writer import MarkdownWriter
 from .memory import MemoryEngine
 from .mirror import markdown_folder
 from .models import HOUSEHOLD_SCOPE, Memory
@@ -344,6 +345,7 @@ class LocalBackend:
             ),
         )
         self.compactor = MemoryCompactor(engine, None, run=self._run)
+        self.markdown = MarkdownWriter(engine.mirror)
         self._outside_loads_told = 0
         self._session_sweeper: asyncio.Task[None] | None = None
         self._task_factory: TaskFactory | None = None
@@ -469,22 +471,30 @@ class LocalBackend:
         self._notify()
 
     def _schedule_flush(self) -> None:
-        """Bring the index and MEMORY.md up to date after the changes queued behind."""
-        if self._flush_scheduled or self._closed:
+        """Bring the index (on the worker) and MEMORY.md (on its own thread) up to date.
+
+        Both after the changes queued behind; MEMORY.md a moment later (one write
+        for a burst of changes), never on the worker, where reads would wait for it.
+        """
+        if self._closed:
+            return
+        self.markdown.schedule()
+        if self._flush_scheduled:
             return
         self._flush_scheduled = True
 
         def flush() -> None:
             self._flush_scheduled = False
             # On failure (logged), the next change or search flushes again.
-            self.engine.flush()
+            self.engine.flush_index()
 
         self._in_background(flush)
 
     async def wait_for_background_jobs(self) -> None:
-        """Return once every job queued on the worker so far is done."""
+        """Return once every job queued so far is done (MEMORY.md written too)."""
         await asyncio.sleep(0)  # writes a turn left for the loop's next round
         await self._run(lambda: None)
+        await self.markdown.wait()
 
     def _in_background(self, func: Callable[..., object], *args: Any) -> None:
         """Run `func` on the worker after the calls queued before it; nobody waits."""
@@ -772,6 +782,7 @@ class LocalBackend:
                     task.cancel()
                     with contextlib.suppress(asyncio.CancelledError):
                         await task
+            await self.markdown.close()
             await self._run(self.turns.log.close)
             await self._run(self.engine.close)
         finally:

@@ -5,7 +5,8 @@ change hook (and resynchronises after a reload). Single changes are queued and a
 in one batch before the next search (or when `flush_index` is called): an add is
 acknowledged once it is durable, without waiting for derived data, and a search never
 misses a memory the store has. `MEMORY.md` (`prompts/memory/` beside the store) is
-derived data too: rewritten by `flush`, which `LocalBackend` schedules after changes;
+derived data too: rewritten by `flush` (`LocalBackend` has its own thread write it a
+moment after changes, off the worker that answers reads and writes);
 edits made to it are applied to the store (`reconcile_markdown`, `write_markdown`).
 Daily logs live beside it. Synchronous and thread-safe; `LocalBackend` runs it off the
 event loop.
