@@ -437,6 +437,14 @@ class MemoryStore:
         with self._read() as records:
             return len(records)
 
+    @property
+    def known_count(self) -> int:
+        """Number of memories as last loaded or changed here: no lock, no file read.
+
+        For a health check, which must answer while the store is busy.
+        """
+        return len(self._records)
+
     def list(
         self,
         *,
