@@ -43,6 +43,7 @@ from .durable import keep_private, make_private_folder, write_atomically
 from .embeddings import EmbeddingConfig
 from .llm import LlmCaller, OpenAiChatCaller
 from .openapi import openapi_document
+from .paths import DEFAULT_PORT
 from .rest_aiohttp import answer_route, json_response
 from .rest_base import ApiResponse, Route, error_body
 
@@ -52,7 +53,6 @@ CONFIG_FILE: Final = "config.json"
 TOKEN_FILE: Final = "token"  # noqa: S105 (a file name)
 INGRESS_ADDRESS: Final = "172.30.32.2"
 WEB_FOLDER: Final = Path(__file__).parent / "web"
-DEFAULT_PORT: Final = 8099
 # Paths anyone may read: the health check and the web UI's files (no memory in them).
 PUBLIC_PATHS: Final = frozenset({"/health"})
 
