@@ -190,7 +190,8 @@ class SearchIndex:
             version = db.execute(
                 "SELECT value FROM meta WHERE key='tokenizer'"
             ).fetchone()
-            if version is None or version[0] != TOKENIZER_VERSION:
+            new_tokenizer = version is None or version[0] != TOKENIZER_VERSION
+            if new_tokenizer:
                 db.execute("DROP TABLE IF EXISTS docs")
                 db.execute("DROP TABLE IF EXISTS fts")
             db.execute(
@@ -201,10 +202,11 @@ class SearchIndex:
             self.fts_available = self._want_fts and self._create_fts(db)
             if not self._want_fts:
                 self._fall_back("full-text search is turned off")
-            db.execute(
-                "INSERT OR REPLACE INTO meta VALUES ('tokenizer', ?)",
-                (TOKENIZER_VERSION,),
-            )
+            if new_tokenizer:  # written only when it changes: a reader writes nothing
+                db.execute(
+                    "INSERT OR REPLACE INTO meta VALUES ('tokenizer', ?)",
+                    (TOKENIZER_VERSION,),
+                )
             if (
                 db.execute("SELECT 1 FROM meta WHERE key=?", (_ERASES,)).fetchone()
                 is None
@@ -225,6 +227,8 @@ class SearchIndex:
         except sqlite3.OperationalError as err:
             self._fall_back(f"FTS5 is not available: {err}")
             return False
+        if db.execute("SELECT 1 FROM fts_config WHERE k='secure-delete'").fetchone():
+            return True  # set when the table was made (a reader writes nothing)
         try:
             db.execute("INSERT INTO fts(fts, rank) VALUES ('secure-delete', 1)")
         except sqlite3.OperationalError:  # pragma: no cover - SQLite before 3.42

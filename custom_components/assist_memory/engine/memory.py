@@ -48,9 +48,16 @@ class MemoryEngine:
         use_fts: bool = True,
         embeddings: EmbeddingConfig | None = None,
         use_sqlite_vec: bool = True,
+        read_only: bool = False,
     ) -> None:
-        """`embeddings` turns on hybrid search (0.7 vector + 0.3 BM25, seed 000)."""
-        self.store = MemoryStore(path, settings)
+        """`embeddings` turns on hybrid search (0.7 vector + 0.3 BM25).
+
+        `read_only`: a reader (the CLI's search, list, get, export) on a folder
+        another program may own: the journal is replayed in memory and neither the
+        store's files nor MEMORY.md are written (not at start, not at close).
+        """
+        self.read_only = read_only
+        self.store = MemoryStore(path, settings, read_only=read_only)
         self.index = SearchIndex(index_path_for(self.store.path), use_fts=use_fts)
         self.vectors = (
             None
@@ -91,6 +98,8 @@ class MemoryEngine:
             self.store.ensure_folder()
             self.vectors.start()
         report = self.store.init()
+        if self.read_only:
+            return report
         if (rejected := self.mirror.start().rejected) is not None:
             report.rejected_edits.append(rejected)
         return report
@@ -103,6 +112,8 @@ class MemoryEngine:
         try:
             if self.vectors is not None:
                 self.vectors.stop()
+            if self.read_only:
+                return
             self.mirror.close()
             self.store.close()
             self.flush()

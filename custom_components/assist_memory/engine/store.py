@@ -163,7 +163,15 @@ class MemoryStore:
         settings: StoreSettings | None = None,
         *,
         clock: Callable[[], str] = utc_now,
+        read_only: bool = False,
     ) -> None:
+        """The store at `path` (loaded by `init`).
+
+        `read_only`: for a reader on a folder another program may own (a CLI
+        search): the journal is replayed in memory, never folded, and no file is
+        written by loading or closing.
+        """
+        self.read_only = read_only
         self.path = Path(path)
         self.journal_path = self.path.with_suffix(".journal")
         self.lock_path = self.path.with_suffix(".lock")
@@ -207,6 +215,10 @@ class MemoryStore:
         with self._lock:
             self.ensure_folder()
             with self._process_locked():
+                if self.read_only:
+                    report = self._load()
+                    self._initialized = True
+                    return report
                 self._remove_stale_temp_files()
                 report = self._load()
                 if not self.path.exists():
@@ -221,9 +233,9 @@ class MemoryStore:
         make_private_folder(self.path.parent)
 
     def close(self) -> None:
-        """Fold pending journal entries into the snapshot."""
+        """Fold pending journal entries into the snapshot (a reader leaves them)."""
         with self._lock:
-            if self._initialized:
+            if self._initialized and not self.read_only:
                 self.checkpoint()
 
     def checkpoint(self) -> None:
