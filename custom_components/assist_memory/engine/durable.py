@@ -17,6 +17,7 @@ import fcntl
 import os
 from pathlib import Path
 import stat
+import threading
 import time
 from typing import Final
 
@@ -82,8 +83,10 @@ def replace_unless_changed(
     prepared = prepare_file(path, chunks)
     try:
         record(prepared.signature)
-    except BaseException:
+    except BaseException as err:
         prepared.discard()
+        if isinstance(err, OSError) and not isinstance(err, StorageError):
+            raise storage_error(err, path) from err
         raise
     return prepared.put_in_place_unless_changed(expected)
 
@@ -135,9 +138,10 @@ class PreparedFile:
 def prepare_file(path: Path, chunks: Iterable[str]) -> PreparedFile:
     """Write a new version of `path` beside it (private, fsynced), not in place yet.
 
-    One at a time per file in a process (the temporary name holds the process id).
+    Prepared outside any lock: the temporary name holds the process and the thread,
+    so engines sharing a folder, in one process or several, never share it.
     """
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}-{threading.get_ident()}.tmp")
     try:
         descriptor = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
         with open(descriptor, "w", encoding="utf-8") as handle:

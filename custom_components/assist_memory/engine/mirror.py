@@ -117,15 +117,21 @@ class MarkdownMirror:
         make_private_folder(self.daily_folder)
 
     def start(self) -> ReconcileResult:
-        """Create the folders and bring MEMORY.md up to date.
+        """Create the folders; apply an edit made while nothing ran, or write a missing file.
 
         An edit made while nothing ran (or one a stopped engine had not applied
-        yet) is applied first.
+        yet) is applied. A file as this or another engine wrote it is left for the
+        next `flush` (the store may have changed since: the mirror starts dirty).
         """
         self.ensure_folders()
         with suppress(OSError):
             (self.folder / _OLD_RECORD_FILE).unlink()
         self._started = True
+        found = file_signature(self.path)
+        if found is not None and found == self._load_base().file:
+            # No edit: nothing rendered at start; the next flush brings it up to date.
+            self._written = found
+            return ReconcileResult()
         return self.reconcile_file()
 
     def close(self) -> ReconcileResult:
