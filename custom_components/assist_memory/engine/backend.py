@@ -379,6 +379,8 @@ class LocalBackend:
             await backend._run(backend.engine.close_quietly)
             backend._executor.shutdown(wait=True)
             raise
+        # MEMORY.md catches up with changes made while no engine ran (never at start).
+        backend.markdown.schedule()
         if watch:
             factory = create_task or default_task_factory
             for watcher in backend._watchers:
