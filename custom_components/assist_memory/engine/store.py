@@ -45,7 +45,14 @@ from .durable import (
     write_atomically,
 )
 from .errors import DuplicateIdError, InvalidMemoryError, MemoryFullError, StorageError
-from .journal import encode_begin, encode_delete, encode_put, ops_without, read_journal
+from .journal import (
+    encode_access,
+    encode_begin,
+    encode_delete,
+    encode_put,
+    ops_without,
+    read_journal,
+)
 from .jsonfast import json_loads
 from .markdown import ReconcilePlan
 from .models import (
@@ -56,6 +63,7 @@ from .models import (
     memory_from_dict,
     memory_from_trusted,
     new_id,
+    parse_time,
     utc_now,
     validate_category,
     validate_confidence,
@@ -510,22 +518,17 @@ class MemoryStore:
     def record_access(self, memory_ids: Iterable[str]) -> None:
         """Note that memories were used in a prompt (last_accessed, access_count).
 
-        Access statistics are written to the journal without waiting for the disk:
+        Access statistics are written to the journal without waiting for the disk,
+        as one short line of ids and the time (not the records, so folds stay rare):
         after a crash a few counts may be missing, never a memory.
         """
         with self._write() as records:
             now = self._clock()
-            lines: builtins.list[bytes] = []
-            for memory_id in dict.fromkeys(memory_ids):
-                if (current := records.get(memory_id)) is None:
-                    continue
-                touched = current.with_changes(
-                    last_accessed=now, access_count=current.access_count + 1
-                )
-                records[memory_id] = touched
-                lines.append(encode_put(touched.to_dict()))
-            if lines:
-                self._append(b"".join(lines), durable=False)
+            used = [i for i in dict.fromkeys(memory_ids) if i in records]
+            if not used:
+                return
+            _count_uses(records, used, now)
+            self._append(encode_access(used, now), durable=False)
 
     def export(self) -> dict[str, Any]:
         """Every memory with ids and timestamps, as a JSON-ready document."""
@@ -895,6 +898,9 @@ class MemoryStore:
         applied = 0
         deleted: set[str] = set()
         for op in ops:
+            if op["op"] == "access":
+                applied += _replayed_uses(records, op, report)
+                continue
             if op["op"] == "delete":
                 memory_id = str(op.get("id"))
                 records.pop(memory_id, None)
@@ -998,6 +1004,32 @@ _SORT_KEYS: Final[dict[str, Callable[[Memory], Any]]] = {
 # exactly as the engine wrote it and the records load without checking every field;
 # a file edited by hand is checked field by field.
 _CHECKSUM_MARKER: Final = '\n], "checksum": "'
+
+
+def _count_uses(records: dict[str, Memory], memory_ids: Iterable[str], at: str) -> None:
+    """One more use of each memory (that is still there), last used at `at`."""
+    for memory_id in memory_ids:
+        if (current := records.get(memory_id)) is not None:
+            records[memory_id] = current.with_changes(
+                last_accessed=at, access_count=current.access_count + 1
+            )
+
+
+def _replayed_uses(
+    records: dict[str, Memory], op: dict[str, Any], report: LoadReport
+) -> int:
+    """Apply a journal line of uses; a damaged one is counted invalid (0 applied)."""
+    ids, at = op.get("ids"), op.get("at")
+    try:
+        parse_time(at, "last_accessed")
+    except InvalidMemoryError:
+        report.invalid_records += 1
+        return 0
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        report.invalid_records += 1
+        return 0
+    _count_uses(records, ids, str(at))
+    return 1
 
 
 def _snapshot_chunks(records: Iterable[Memory], generation: int) -> Iterator[str]:
