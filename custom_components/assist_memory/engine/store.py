@@ -833,6 +833,11 @@ class MemoryStore:
             ) from err
         if not raw.strip():
             return {}, 0, False
+        if _checksum_matches(raw):
+            # As this engine wrote it: read record by record, never all parsed at once.
+            loaded = _trusted_snapshot(raw)
+            if loaded is not None:
+                return loaded[0], loaded[1], False
         try:
             document = json_loads(raw)
         except ValueError:
@@ -852,14 +857,6 @@ class MemoryStore:
             )
             report.set_aside.append(moved)
             return {}, 0, True
-        if _checksum_matches(raw):
-            try:
-                trusted = {r["id"]: memory_from_trusted(r) for r in items}
-            except KeyError, TypeError:
-                pass  # not our own shape after all: check every field below
-            else:
-                if len(trusted) == len(items):
-                    return trusted, generation, False
         records: dict[str, Memory] = {}
         rejected: builtins.list[Any] = []
         for item in items:
@@ -1004,6 +1001,35 @@ _SORT_KEYS: Final[dict[str, Callable[[Memory], Any]]] = {
 # exactly as the engine wrote it and the records load without checking every field;
 # a file edited by hand is checked field by field.
 _CHECKSUM_MARKER: Final = '\n], "checksum": "'
+
+
+def _trusted_snapshot(raw: bytes) -> tuple[dict[str, Memory], int] | None:
+    """The records and generation of a snapshot this engine wrote (checksum matched).
+
+    It holds one record per line (see `_snapshot_chunks`): each is parsed and made a
+    Memory in turn, so the parsed file never sits in memory whole (at 100 000
+    memories that is the peak of a start). None when it is not in that shape.
+    """
+    header_end = raw.find(b"\n") + 1
+    marker = raw.rfind(_CHECKSUM_MARKER.encode())
+    try:
+        header = json_loads(raw[:header_end] + b"]}")
+        generation = header["generation"]
+        if header["memories"]:
+            return None  # records on the first line: not one per line
+        records: dict[str, Memory] = {}
+        lines, start = 0, header_end
+        while start < marker:
+            end = raw.find(b"\n", start, marker)
+            end = marker if end < 0 else end
+            item = json_loads(raw[start:end].removesuffix(b","))
+            records[item["id"]] = memory_from_trusted(item)
+            lines, start = lines + 1, end + 1
+    except ValueError, KeyError, TypeError:
+        return None
+    if not isinstance(generation, int) or len(records) != lines:
+        return None  # not as this engine writes it: every field is checked instead
+    return records, generation
 
 
 def _count_uses(records: dict[str, Memory], memory_ids: Iterable[str], at: str) -> None:
