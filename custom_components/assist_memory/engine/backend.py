@@ -346,6 +346,13 @@ class LocalBackend:
         )
         self.compactor = MemoryCompactor(engine, None, run=self._run)
         self.markdown = MarkdownWriter(engine.mirror)
+        # Folding the journal rewrites every memory: on a thread of its own, so no
+        # add or read waits for it.
+        self._fold_executor = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="assist_memory_fold"
+        )
+        self._fold: asyncio.Future[None] | None = None
+        engine.store.fold_in_background = True
         self._outside_loads_told = 0
         self._session_sweeper: asyncio.Task[None] | None = None
         self._task_factory: TaskFactory | None = None
@@ -377,6 +384,7 @@ class LocalBackend:
             report = await backend._run(backend._init)
         except BaseException:
             await backend._run(backend.engine.close_quietly)
+            backend._fold_executor.shutdown(wait=True)
             backend._executor.shutdown(wait=True)
             raise
         # MEMORY.md catches up with changes made while no engine ran (never at start).
@@ -481,6 +489,10 @@ class LocalBackend:
         if self._closed:
             return
         self.markdown.schedule()
+        if self.store.fold_due() and (self._fold is None or self._fold.done()):
+            self._fold = asyncio.get_running_loop().run_in_executor(
+                self._fold_executor, self._fold_journal
+            )
         if self._flush_scheduled:
             return
         self._flush_scheduled = True
@@ -492,10 +504,19 @@ class LocalBackend:
 
         self._in_background(flush)
 
+    def _fold_journal(self) -> None:
+        try:
+            self.store.fold()
+        except Exception:
+            # The journal holds every change: the next change tries again.
+            _LOGGER.exception("Folding the journal failed")
+
     async def wait_for_background_jobs(self) -> None:
-        """Return once every job queued so far is done (MEMORY.md written too)."""
+        """Return once every job queued so far is done (MEMORY.md and folds too)."""
         await asyncio.sleep(0)  # writes a turn left for the loop's next round
         await self._run(lambda: None)
+        if self._fold is not None:
+            await self._fold
         await self.markdown.wait()
 
     def _in_background(self, func: Callable[..., object], *args: Any) -> None:
@@ -788,6 +809,7 @@ class LocalBackend:
             await self._run(self.turns.log.close)
             await self._run(self.engine.close)
         finally:
+            self._fold_executor.shutdown(wait=True)
             self._executor.shutdown(wait=True)
 
     # -- conversation turns (seeds 000, 002, 003) ------------------------------

@@ -40,6 +40,7 @@ from .durable import (
     append_durably,
     fsync_directory,
     make_private_folder,
+    prepare_file,
     process_lock,
     storage_error,
     write_atomically,
@@ -88,6 +89,9 @@ ImportMode = Literal["merge", "replace"]
 # Fold the journal when it is larger than this share of the snapshot (or 64 KiB).
 _FOLD_RATIO: Final = 8
 _FOLD_MIN_BYTES: Final = 64 * 1024
+# With folds in the background, how many times the fold size a write waits for
+# before folding itself (only when the background folds keep losing to writes).
+_FOLD_BEHIND_FACTOR: Final = 4
 # Records already stored are loaded whatever today's content limit is: the limit may
 # have been lowered (set_settings) or another process may use other settings.
 _STORED_CONTENT_LIMIT: Final = sys.maxsize
@@ -180,6 +184,9 @@ class MemoryStore:
         written by loading or closing.
         """
         self.read_only = read_only
+        # Set by a host that calls `fold` on a thread of its own: a write then folds
+        # the journal itself only when it has grown far past the size for a fold.
+        self.fold_in_background = False
         self.path = Path(path)
         self.journal_path = self.path.with_suffix(".journal")
         self.lock_path = self.path.with_suffix(".lock")
@@ -252,6 +259,41 @@ class MemoryStore:
             self._refresh_locked()
             if self._records_in_journal():
                 self._write_snapshot(self._records)
+
+    def fold_due(self) -> bool:
+        """True when the journal has grown enough to be folded (see `fold`)."""
+        return self._initialized and not self.read_only and self._journal_is_large()
+
+    def fold(self) -> bool:
+        """Fold the journal into a new snapshot, written outside the store's locks.
+
+        For a thread of its own (`fold_in_background`): the records are taken under
+        the lock (references only) and written beside the snapshot; the locks are
+        taken again only to put it in place, and only if nothing was written
+        meanwhile (a change made since is in the journal only; it is tried again
+        later). True when folded.
+        """
+        with self._read() as records:
+            if self.read_only or not self._records_in_journal():
+                return False
+            memories = list(records.values())
+            generation, seen = self._generation, self._seen
+            journal_size = self._journal_valid_size
+        prepared = prepare_file(self.path, _snapshot_chunks(memories, generation + 1))
+        try:
+            with self._lock, self._process_locked():
+                self._refresh_locked()
+                if (self._generation, self._journal_valid_size, self._seen) != (
+                    generation,
+                    journal_size,
+                    seen,
+                ):
+                    return False  # written meanwhile
+                prepared.put_in_place()
+                self._begin_generation(generation + 1)
+                return True
+        finally:
+            prepared.discard()
 
     def set_settings(self, settings: StoreSettings) -> None:
         """Apply new limits; existing records are kept even if now over a limit."""
@@ -691,7 +733,8 @@ class MemoryStore:
             with self._process_locked():
                 self._refresh_locked()
                 yield self._records
-                if self._journal_is_large():
+                limit = _FOLD_BEHIND_FACTOR if self.fold_in_background else 1
+                if self._journal_is_large(limit):
                     self._fold()
 
     @contextmanager
@@ -763,9 +806,9 @@ class MemoryStore:
     def _records_in_journal(self) -> bool:
         return self._journal_valid_size > len(encode_begin(self._generation))
 
-    def _journal_is_large(self) -> bool:
+    def _journal_is_large(self, factor: int = 1) -> bool:
         limit = max(_FOLD_MIN_BYTES, self._snapshot_size // _FOLD_RATIO)
-        return self._journal_valid_size > limit
+        return self._journal_valid_size > factor * limit
 
     def _load(self) -> LoadReport:
         """Read snapshot and journal into memory (process lock held)."""
@@ -956,6 +999,10 @@ class MemoryStore:
         """Write all records as a new generation, then start its empty journal."""
         generation = self._generation + 1
         write_atomically(self.path, _snapshot_chunks(records.values(), generation))
+        self._begin_generation(generation)
+
+    def _begin_generation(self, generation: int) -> None:
+        """The snapshot of `generation` is in place: start its empty journal."""
         self._generation = generation
         self._only_in_journal.clear()
         # The old journal is superseded: if resetting it fails, the next append
