@@ -42,6 +42,7 @@ import re
 import signal
 import socket
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -75,8 +76,23 @@ from retrieval_quality import (
     means,
     score,
 )
+from scale import (
+    COMMON_NAME,
+    COMMON_SHARE,
+    FairFts5,
+    cli_search_seconds,
+    health_load,
+    leave_pending_journal,
+    load_average,
+    local_search_after_add,
+    query_classes,
+    search_load,
+    server_process,
+    server_search_after_add,
+)
 from scale_ranking import measure_at_scale
 
+from assist_memory_engine import index
 from assist_memory_engine.forgetting import forget, forget_all
 from assist_memory_engine.memory import MemoryEngine
 from assist_memory_engine.settings import StoreSettings
@@ -85,13 +101,23 @@ ROOT = Path(__file__).resolve().parent.parent
 # Memories of the snapshot forgotten per size (each one a fold).
 FORGET_SAMPLES = 5
 TARGETS = {
-    "search_p99_ms": 15.0,
-    "search_ratio": 3.0,
+    "search_p99_ms": 10.0,
     "add_p99_ms": 5.0,
-    "start_s": 2.0,
-    "rss_mb": 300.0,
+    "restart_s": 1.0,
+    "restart_pending_s": 1.5,
+    "rss_mb": 230.0,
+    "after_add_p99_ms": 15.0,
+    "mixed_throughput_share": 0.7,
+    "health_p50_ms": 5.0,
     "agent_added_p95_ms": 5.0,
 }
+# The server under load: searching clients, one adder's pace, how long each run lasts.
+LOAD_CLIENTS = 4
+ADD_EVERY_S = 0.05
+LOAD_SECONDS = 10.0
+HEALTH_CLIENTS = 8
+AFTER_ADD_SAMPLES = 100
+AFTER_ADD_PAUSE_S = 0.1
 AGENT_MEMORIES = 10_000
 
 
@@ -332,7 +358,8 @@ def scaled_texts(count: int, seed: int) -> list[str]:
 
     Copy 0 is the set itself; later copies swap every English name for a made-up one
     and put a made-up Chinese name in front of Chinese memories, so the vocabulary
-    grows with the size, as it does in a real household's memory.
+    grows with the size, as it does in a real household's memory; a quarter of the
+    copies' memories name one person (`COMMON_NAME`), as a household's talk does.
     """
     rng = random.Random(seed)
     originals = [m["content"] for m in labelled_set()["memories"]]
@@ -353,10 +380,17 @@ def scaled_texts(count: int, seed: int) -> list[str]:
             }
             rename = functools.partial(_renamed, swap)
             for text in originals:
+                # A quarter name one very common first name: the skew of real names.
+                common = rng.random() < COMMON_SHARE
                 if text.isascii():
-                    texts.append(pattern.sub(rename, text))
+                    renamed = pattern.sub(rename, text)
+                    texts.append(f"{COMMON_NAME}: {renamed}" if common else renamed)
                 else:
-                    person = rng.choice(_SURNAMES) + "".join(rng.sample(_GIVEN, 2))
+                    person = (
+                        COMMON_NAME
+                        if common
+                        else rng.choice(_SURNAMES) + "".join(rng.sample(_GIVEN, 2))
+                    )
                     texts.append(f"{person}：{text}")
         copy += 1
     return texts[:count]
@@ -423,8 +457,10 @@ def raw_append_floor(folder: Path, count: int, line: bytes) -> list[float]:
 
 
 def speed(sizes: Sequence[int], query_count: int) -> bool:
-    """Print the latency and memory table; True when every target is met."""
+    """Print the latency and memory tables; True when every target is met."""
     rows = []
+    class_rows = []
+    overlaps: list[tuple[int, float]] = []
     forgets: list[tuple[int, list[float], list[float], float]] = []
     met = True
     for size in sizes:
@@ -439,17 +475,44 @@ def speed(sizes: Sequence[int], query_count: int) -> bool:
             engine.close()
             os.remove(store.with_suffix(".index.db"))
             first = start_in_fresh_process(store)  # builds the index
-            restart = start_in_fresh_process(store)
+            probe = start_in_fresh_process(store)
+            # A whole process, as a person runs it: the interpreter, imports, load.
+            restart = statistics.median(
+                cli_search_seconds(Path(folder), "coffee") for _ in range(3)
+            )
+            pending = []
+            for n in range(3):
+                leave_pending_journal(store, f"a pending note {n}")
+                pending.append(cli_search_seconds(Path(folder), "coffee"))
 
             engine = MemoryEngine(store, StoreSettings(max_items=0))
             engine.init()
-            queries = labelled_queries(query_count)
-            baseline = PlainBm25([(str(n), t) for n, t in enumerate(texts)])
-            for query in queries[:20]:  # warm both caches alike
-                engine.search(query)
-                baseline.search(query, 5)
-            ours = timed(functools.partial(engine.search, limit=5), queries)
-            raw = timed(functools.partial(baseline.search, limit=5), queries)
+            baseline = FairFts5([(str(n), t) for n, t in enumerate(texts)])
+            classes = query_classes(
+                texts, labelled_queries(query_count), query_count, seed=size
+            )
+            ours_all: list[float] = []
+            raw_all: list[float] = []
+            for name, queries in classes.items():
+                for query in queries[:20]:  # warm both caches alike
+                    engine.search(query)
+                    baseline.search(query, 5)
+                ours = timed(functools.partial(engine.search, limit=5), queries)
+                raw = timed(functools.partial(baseline.search, limit=5), queries)
+                ours_all += ours
+                raw_all += raw
+                class_rows.append(
+                    [
+                        f"{size:,}",
+                        name,
+                        f"{percentile(ours, 0.5):.2f} / {percentile(ours, 0.99):.2f}",
+                        f"{percentile(raw, 0.5):.2f} / {percentile(raw, 0.99):.2f}",
+                        "yes"
+                        if percentile(ours, 0.99) <= TARGETS["search_p99_ms"]
+                        else "NO",
+                    ]
+                )
+            overlaps.append((size, common_word_overlap(engine)))
             add = timed(
                 engine.store.add, scaled_texts(size + query_count, seed=size)[size:]
             )
@@ -461,51 +524,68 @@ def speed(sizes: Sequence[int], query_count: int) -> bool:
             forget_one = functools.partial(forget_memory, engine)
             recent = timed(forget_one, added)
             held = timed(forget_one, [f"m{n:07d}" for n in range(FORGET_SAMPLES)])
+            engine.close()
+            if size == max(sizes):
+                met = mixed_load(Path(folder), classes) and met
+            engine = MemoryEngine(store, StoreSettings(max_items=0))
+            engine.init()
             (clear,) = timed(forget_all, [engine])
             forgets.append((size, recent, held, clear))
             engine.close()
 
-        search_p99, raw_p99 = percentile(ours, 0.99), percentile(raw, 0.99)
+        search_p99, raw_p99 = percentile(ours_all, 0.99), percentile(raw_all, 0.99)
         add_p99 = percentile(add, 0.99)
         checks = [
-            search_p99 <= TARGETS["search_p99_ms"],
-            search_p99 <= TARGETS["search_ratio"] * max(raw_p99, 1.0),
+            all(row[-1] == "yes" for row in class_rows if row[0] == f"{size:,}"),
             add_p99 <= TARGETS["add_p99_ms"],
-            restart["seconds"] <= TARGETS["start_s"],
-            restart["rss_mb"] <= TARGETS["rss_mb"],
+            restart <= TARGETS["restart_s"],
+            max(pending) <= TARGETS["restart_pending_s"],
+            probe["rss_mb"] <= TARGETS["rss_mb"],
         ]
         met = met and all(checks)
         rows.append(
             [
                 f"{size:,}",
-                f"{percentile(ours, 0.5):.2f} / {search_p99:.2f}",
-                f"{percentile(raw, 0.5):.2f} / {raw_p99:.2f}",
-                f"{search_p99 / max(raw_p99, 1e-9):.1f}x",
+                f"{percentile(ours_all, 0.5):.2f} / {search_p99:.2f}",
+                f"{percentile(raw_all, 0.5):.2f} / {raw_p99:.2f}",
                 f"{percentile(add, 0.5):.2f} / {add_p99:.2f}",
                 f"{percentile(floor, 0.5):.2f} / {percentile(floor, 0.99):.2f}",
-                f"{first['seconds']:.2f} / {restart['seconds']:.2f}",
-                f"{restart['rss_mb']:.0f}",
+                f"{first['seconds']:.2f} / {restart:.2f} / {max(pending):.2f}",
+                f"{probe['rss_mb']:.0f}",
                 "yes" if all(checks) else "NO",
             ]
         )
     table(
-        "Speed and memory (milliseconds p50 / p99; seconds; MB)",
+        "Search by query class (milliseconds p50 / p99; raw FTS5: stop words dropped,"
+        " Chinese by characters and pairs)",
+        ["memories", "queries", "ours", "raw FTS5", "p99 <= 10 ms"],
+        class_rows,
+    )
+    print(
+        "\nOne very common word ranks only its newest"
+        f" {index.COMMON_WORD_ROWS:,} matches; its top 10 shares with the ranking of"
+        " every match: "
+        + ", ".join(f"{share:.0%} at {size:,}" for size, share in overlaps)
+    )
+    table(
+        f"Speed and memory (milliseconds p50 / p99; seconds; MB; load average"
+        f" {load_average():.1f})",
         [
             "memories",
-            "search ours",
+            "search ours (all classes)",
             "search raw FTS5",
-            "p99 ratio",
             "durable add ours",
             "append+fdatasync floor",
-            "start: first / restart",
-            "RSS",
+            "start: first load / CLI restart / with a pending journal",
+            "peak RSS",
             "targets met",
         ],
         rows,
     )
     print(
-        "\nTargets: search p99 <= 15 ms and <= 3x raw FTS5 (raw p99 floored at 1 ms);"
-        " durable add p99 <= 5 ms; restart <= 2 s; RSS <= 300 MB."
+        "\nTargets: search p99 <= 10 ms for every query class; durable add p99 <= 5 ms;"
+        " a whole `assist-memory search` process <= 1.0 s (<= 1.5 s with a pending"
+        " journal); peak RSS <= 230 MB. The first load builds the index (in-process)."
     )
     table(
         "Forgetting: every copy of the text erased (milliseconds p50 / max; clear: ms)",
@@ -526,6 +606,129 @@ def speed(sizes: Sequence[int], query_count: int) -> bool:
         ],
     )
     return met
+
+
+def common_word_overlap(engine: MemoryEngine) -> float:
+    """The share of the common word's top 10 that ranking every match also has."""
+    bounded = {r.memory.id for r in engine.search(COMMON_NAME, limit=10)}
+    bound = index.COMMON_WORD_ROWS
+    index.COMMON_WORD_ROWS = 10**9  # every match ranked, as before the bound
+    try:
+        unbounded = {r.memory.id for r in engine.search(COMMON_NAME, limit=10)}
+    finally:
+        index.COMMON_WORD_ROWS = bound
+    return len(bounded & unbounded) / max(len(unbounded), 1)
+
+
+def mixed_load(folder: Path, classes: dict[str, list[str]]) -> bool:
+    """Print reads right after writes and the server under mixed load; True when met."""
+    queries = [q for batch in classes.values() for q in batch[:40]]
+    random.Random(1).shuffle(queries)
+    local = asyncio.run(
+        local_search_after_add(
+            folder / "memories.json", queries[:AFTER_ADD_SAMPLES], AFTER_ADD_PAUSE_S
+        )
+    )
+
+    async def server() -> tuple[list[float], Load, Load, Load]:
+        async with server_process(folder) as (url, headers):
+            connector = aiohttp.TCPConnector(limit=0)
+            async with aiohttp.ClientSession(
+                url, headers=headers, connector=connector
+            ) as http:
+                # No limit on the number of memories, as in the rest of the bench.
+                async with http.put(
+                    "/api/memory/config", json={"maxItems": 0}
+                ) as answer:
+                    answer.raise_for_status()
+                after = await server_search_after_add(
+                    http, queries[:AFTER_ADD_SAMPLES], AFTER_ADD_PAUSE_S
+                )
+                reads = await search_load(
+                    http,
+                    queries,
+                    clients=LOAD_CLIENTS,
+                    seconds=LOAD_SECONDS,
+                    add_every=None,
+                )
+                mixed = await search_load(
+                    http,
+                    queries,
+                    clients=LOAD_CLIENTS,
+                    seconds=LOAD_SECONDS,
+                    add_every=ADD_EVERY_S,
+                )
+                health = await health_load(
+                    http, clients=HEALTH_CLIENTS, seconds=LOAD_SECONDS / 2
+                )
+                return (
+                    after,
+                    reads,
+                    mixed,
+                    (len(health) / (LOAD_SECONDS / 2), health, 0),
+                )
+
+    load_before = load_average()
+    after, reads, mixed, health = asyncio.run(server())
+    share = mixed[0] / reads[0]
+    checks = {
+        "local after add": percentile(local, 0.99) <= TARGETS["after_add_p99_ms"],
+        "server after add": percentile(after, 0.99) <= TARGETS["after_add_p99_ms"],
+        "throughput": share >= TARGETS["mixed_throughput_share"],
+        "health": percentile(health[1], 0.5) <= TARGETS["health_p50_ms"],
+    }
+
+    def latency(values: Sequence[float]) -> str:
+        return f"{percentile(values, 0.5):.2f} / {percentile(values, 0.99):.2f}"
+
+    table(
+        f"Reads right after writes, and the server under mixed load ({LOAD_CLIENTS}"
+        f" searching clients, {LOAD_SECONDS:.0f} s each; milliseconds p50 / p99;"
+        f" load average {(load_before + load_average()) / 2:.1f})",
+        ["what", "requests/s", "latency", "target met"],
+        [
+            [
+                "search right after an add, local backend (Home Assistant's)",
+                "",
+                latency(local),
+                _yes(checks["local after add"]),
+            ],
+            [
+                "search right after an add, server",
+                "",
+                latency(after),
+                _yes(checks["server after add"]),
+            ],
+            ["searches, read-only", f"{reads[0]:.0f}", latency(reads[1]), ""],
+            [
+                (
+                    f"searches, one client adding every {ADD_EVERY_S * 1000:.0f} ms"
+                    f" ({mixed[2]} adds)"
+                ),
+                f"{mixed[0]:.0f} ({share:.0%})",
+                latency(mixed[1]),
+                _yes(checks["throughput"]),
+            ],
+            [
+                f"/health, {HEALTH_CLIENTS} clients",
+                f"{health[0]:.0f}",
+                latency(health[1]),
+                _yes(checks["health"]),
+            ],
+        ],
+    )
+    print(
+        "\nTargets: a search right after an add p99 <= 15 ms; search throughput with"
+        " the adder >= 70 % of read-only; /health p50 <= 5 ms under 8 clients."
+    )
+    return all(checks.values())
+
+
+type Load = tuple[float, list[float], int]
+
+
+def _yes(met: bool) -> str:
+    return "yes" if met else "NO"
 
 
 # -- the memory agent in Home Assistant ---------------------------------------------

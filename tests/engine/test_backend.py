@@ -8,6 +8,7 @@ from dataclasses import asdict
 import json
 import logging
 from pathlib import Path
+import threading
 
 import pytest
 
@@ -305,3 +306,26 @@ async def test_waiting_for_background_jobs(backend: LocalBackend) -> None:
     await backend.begin_turn(session_id="s", text="Hello there")
     await backend.wait_for_background_jobs()
     assert [m.content for m in backend.turns.log.messages("s")] == ["Hello there"]
+
+
+async def test_adds_never_wait_for_a_fold(store_path: Path) -> None:
+    """Folding the journal rewrites every memory: done on its own thread, later."""
+    backend, _ = await LocalBackend.open(store_path, watch=False)
+    journal = store_path.with_suffix(".journal")
+    sizes = []
+    folding = threading.Event()
+    # The fold's thread held up (as by a fold of 100 000 memories).
+    backend._fold_executor.submit(folding.wait)
+    try:
+        # Enough text to pass the size at which the journal is folded, twice over.
+        for n in range(60):
+            await backend.add(f"Note {n}: " + "a long line of household detail " * 55)
+            sizes.append(journal.stat().st_size)
+        assert sizes == sorted(sizes)  # never folded inside an add
+        folding.set()
+        await backend.wait_for_background_jobs()
+        assert journal_lines(store_path) == [journal_lines(store_path)[0]]
+        assert len(read_snapshot(store_path)["memories"]) == 60
+    finally:
+        folding.set()
+        await backend.close()

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator
 import logging
 import os
 from pathlib import Path
+import threading
 
 import pytest
 
@@ -695,8 +696,9 @@ def test_unusable_markdown_folder_fails_the_start(store_path: Path) -> None:
 def test_unwritable_base_is_a_storage_error(
     store: MemoryStore, mirror: MarkdownMirror
 ) -> None:
-    # The temporary file the base is written through cannot be made.
-    (mirror.base_path.with_name(f".{mirror.base_path.name}.{os.getpid()}.tmp")).mkdir()
+    # The temporary file the base is written through (by this thread) cannot be made.
+    name = f".{mirror.base_path.name}.{os.getpid()}-{threading.get_ident()}.tmp"
+    mirror.base_path.with_name(name).mkdir()
     store.add("Likes tea")
     with pytest.raises(StorageError, match=r"\.MEMORY\.md\.base"):
         mirror.flush()

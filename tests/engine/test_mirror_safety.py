@@ -438,9 +438,9 @@ def test_a_version_line_is_never_reused_after_a_failed_write(
     """Recording what was written fails (a full disk; or a crash at that instant):
     no file shows a version nobody recorded, so a later text never reuses its line."""
     base_tmp = engine.mirror.base_path.with_name(
-        f".{engine.mirror.base_path.name}.{os.getpid()}.tmp"
+        f".{engine.mirror.base_path.name}.{os.getpid()}-{threading.get_ident()}.tmp"
     )
-    base_tmp.mkdir()  # the base cannot be written
+    base_tmp.mkdir()  # the base cannot be written (by this thread)
     engine.store.add("Learned first")
     with pytest.raises(StorageError):
         engine.mirror.flush()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import subprocess
 import sys
 
@@ -17,3 +18,23 @@ def test_the_engine_starts_without_an_http_client() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     )
     assert json.loads(loaded.stdout) == []
+
+
+def test_a_search_from_the_command_line_loads_no_http_stack(tmp_path: Path) -> None:
+    probe = (
+        "import json, sys\n"
+        "from assist_memory_engine.cli import main\n"
+        "data = sys.argv[1]\n"
+        "assert main(['--data-dir', data, 'add', 'Likes green tea']) == 0\n"
+        "assert main(['--data-dir', data, 'search', 'green tea']) == 0\n"
+        "heavy = ('aiohttp', 'yarl', 'urllib.request', 'http.client')\n"
+        "print(json.dumps([m for m in heavy if m in sys.modules]), file=sys.stderr)"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(loaded.stderr) == []
+    assert "Likes green tea" in loaded.stdout

@@ -482,6 +482,35 @@ def test_record_access_counts_and_sets_last_accessed(
     assert open_store().get(used.id) == touched
 
 
+def test_record_access_is_journaled_compactly_and_forgotten_with_the_memory(
+    store: MemoryStore, store_path: Path, open_store: OpenStore
+) -> None:
+    """Memories used in a prompt: one short line of ids and a time, not the records
+    (a prompt every few seconds would fill the journal with copies of the texts)."""
+    first = store.add("A long memory about the garden " * 20)
+    second = store.add("Another memory about the kitchen " * 20)
+    store.record_access([first.id, second.id])
+    store.record_access([first.id])
+
+    lines = store_path.with_suffix(".journal").read_bytes().splitlines()
+    uses = lines[-2:]
+    assert all(b"garden" not in line and b"kitchen" not in line for line in uses)
+    assert all(len(line) < 200 for line in uses)
+    reopened = open_store()
+    assert reopened.get(first.id) == store.get(first.id)
+    assert reopened.get(second.id) == store.get(second.id)
+    again = reopened.get(first.id)
+    assert again is not None
+    assert again.access_count == 2
+
+    # Forgetting a memory takes its id out of those lines too.
+    assert store.delete(first.id)
+    assert first.id.encode() not in store_path.with_suffix(".journal").read_bytes()
+    used = open_store().get(second.id)
+    assert used is not None
+    assert used.access_count == 1
+
+
 # -- export / import ---------------------------------------------------------------
 
 

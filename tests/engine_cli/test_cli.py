@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 
 from assist_memory_engine.cli import main
+from assist_memory_engine.memory import MemoryEngine
+from assist_memory_engine.settings import StoreSettings
 from assist_memory_engine.store import MemoryStore
 
 ENV_VARS = ("MEMORY_FILE", "MEMORY_MAX_ITEMS", "MEMORY_MAX_CONTENT_LENGTH")
@@ -623,11 +625,13 @@ def test_a_memory_md_edit_kept_aside_is_a_warning(run: Run, data_dir: Path) -> N
     assert run("add", "Likes tea")[0] == 0
     memory_md = data_dir / "prompts" / "memory" / "MEMORY.md"
     memory_md.write_text("Prose without a single bullet.\n", "utf-8")
+    # A reader leaves the edit where it is; the next writer applies it or keeps it.
+    assert "Likes tea" in run("list")[1]
+    assert memory_md.read_text("utf-8") == "Prose without a single bullet.\n"
 
-    code, out, err = run("list")
+    code, _, err = run("add", "Owns a bike")
 
     assert code == 0
-    assert "Likes tea" in out
     [kept] = list(memory_md.parent.glob("MEMORY.rejected-*.md"))
     assert err == (
         f"warning: the edit of {memory_md} could not be applied safely and changed "
@@ -769,3 +773,37 @@ def test_console_entry_point(tmp_path: Path) -> None:
     assert failed.stdout == ""
     assert failed.stderr == "error: no memory with id 'nope'\n"
     assert "Traceback" not in failed.stderr
+
+
+def _files(folder: Path) -> dict[Path, tuple[bytes, int]]:
+    # Not SQLite's shared memory (-shm): every reader of a database marks its reads
+    # there, by design; it holds no data.
+    return {
+        path: (path.read_bytes(), path.stat().st_mtime_ns)
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and not path.name.endswith("-shm")
+    }
+
+
+def test_reading_commands_leave_another_programs_files_alone(
+    run: Run, data_dir: Path
+) -> None:
+    # Another program (Home Assistant, the server) owns the folder: its latest
+    # change is still in the journal, its index and MEMORY.md are up to date.
+    owner = MemoryEngine(data_dir / "memories.json", StoreSettings(max_items=0))
+    owner.init()
+    kept = owner.store.add("Likes green tea")
+    owner.flush()
+    before = _files(data_dir)
+    loads = owner.store.outside_loads
+
+    code, out, _ = run("search", "green tea")
+    assert (code, "Likes green tea" in out) == (0, True)
+    assert run("get", kept.id)[0] == 0
+    assert kept.id in run("list")[1]
+    assert kept.id in run("export")[1]
+
+    assert _files(data_dir) == before  # the same bytes, not even touched
+    assert [r.memory.id for r in owner.search("green tea")] == [kept.id]
+    assert owner.store.outside_loads == loads  # nothing to load again
+    owner.close()

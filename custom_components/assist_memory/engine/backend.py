@@ -45,6 +45,7 @@ from .durable import keep_private
 from .embeddings import EmbeddingConfig, HttpContext
 from .extraction import Fact
 from .forgetting import forget, forget_all
+from .markdown_writer import MarkdownWriter
 from .memory import MemoryEngine
 from .mirror import markdown_folder
 from .models import HOUSEHOLD_SCOPE, Memory
@@ -346,6 +347,14 @@ class LocalBackend:
             ),
         )
         self.compactor = MemoryCompactor(engine, None, run=self._run)
+        self.markdown = MarkdownWriter(engine.mirror)
+        # Folding the journal rewrites every memory: on a thread of its own, so no
+        # add or read waits for it.
+        self._fold_executor = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="assist_memory_fold"
+        )
+        self._fold: asyncio.Future[None] | None = None
+        engine.store.fold_in_background = True
         self._outside_loads_told = 0
         self._session_sweeper: asyncio.Task[None] | None = None
         self._task_factory: TaskFactory | None = None
@@ -381,8 +390,11 @@ class LocalBackend:
             report = await backend._run(backend._init)
         except BaseException:
             await backend._run(backend.engine.close_quietly)
+            backend._fold_executor.shutdown(wait=True)
             backend._executor.shutdown(wait=True)
             raise
+        # MEMORY.md catches up with changes made while no engine ran (never at start).
+        backend.markdown.schedule()
         if watch:
             factory = create_task or default_task_factory
             for watcher in backend._watchers:
@@ -478,22 +490,43 @@ class LocalBackend:
         self._notify()
 
     def _schedule_flush(self) -> None:
-        """Bring the index and MEMORY.md up to date after the changes queued behind."""
-        if self._flush_scheduled or self._closed:
+        """Bring the index (on the worker) and MEMORY.md (on its own thread) up to date.
+
+        Both after the changes queued behind; MEMORY.md a moment later (one write
+        for a burst of changes), never on the worker, where reads would wait for it.
+        """
+        if self._closed:
+            return
+        self.markdown.schedule()
+        if self.store.fold_due() and (self._fold is None or self._fold.done()):
+            self._fold = asyncio.get_running_loop().run_in_executor(
+                self._fold_executor, self._fold_journal
+            )
+        if self._flush_scheduled:
             return
         self._flush_scheduled = True
 
         def flush() -> None:
             self._flush_scheduled = False
             # On failure (logged), the next change or search flushes again.
-            self.engine.flush()
+            self.engine.flush_index()
 
         self._in_background(flush)
 
+    def _fold_journal(self) -> None:
+        try:
+            self.store.fold()
+        except Exception:
+            # The journal holds every change: the next change tries again.
+            _LOGGER.exception("Folding the journal failed")
+
     async def wait_for_background_jobs(self) -> None:
-        """Return once every job queued on the worker so far is done."""
+        """Return once every job queued so far is done (MEMORY.md and folds too)."""
         await asyncio.sleep(0)  # writes a turn left for the loop's next round
         await self._run(lambda: None)
+        if self._fold is not None:
+            await self._fold
+        await self.markdown.wait()
 
     def _in_background(self, func: Callable[..., object], *args: Any) -> None:
         """Run `func` on the worker after the calls queued before it; nobody waits."""
@@ -781,9 +814,11 @@ class LocalBackend:
                     task.cancel()
                     with contextlib.suppress(asyncio.CancelledError):
                         await task
+            await self.markdown.close()
             await self._run(self.turns.log.close)
             await self._run(self.engine.close)
         finally:
+            self._fold_executor.shutdown(wait=True)
             self._executor.shutdown(wait=True)
 
     # -- conversation turns (seeds 000, 002, 003) ------------------------------

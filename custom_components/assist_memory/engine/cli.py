@@ -149,6 +149,8 @@ class Context:
     args: argparse.Namespace
     path: Path
     settings: StoreSettings
+    # A command that only reads leaves every file as it found it.
+    read_only: bool = False
     _engine: MemoryEngine | None = None
 
     @property
@@ -160,7 +162,7 @@ class Context:
     def engine(self) -> MemoryEngine:
         """The store and its index, loaded on first use; damaged files are reported."""
         if self._engine is None:
-            engine = MemoryEngine(self.path, self.settings)
+            engine = MemoryEngine(self.path, self.settings, read_only=self.read_only)
             report = engine.init()
             self._engine = engine
             for moved in report.set_aside:
@@ -198,7 +200,8 @@ def _make_context(args: argparse.Namespace) -> Context:
     if args.max_items is not None:
         settings = replace(settings, max_items=args.max_items)
     path = resolve_store_path(os.environ, data_dir=args.data_dir)
-    return Context(args=args, path=path, settings=settings)
+    read_only = COMMANDS[args.command].reads_only
+    return Context(args=args, path=path, settings=settings, read_only=read_only)
 
 
 def _require(store: MemoryStore, memory_id: str) -> Memory:
@@ -503,19 +506,26 @@ class Command(NamedTuple):
     help: str
     setup: Callable[[argparse.ArgumentParser], None]
     run: Callable[[Context], int]
+    reads_only: bool = False
 
 
 COMMANDS: dict[str, Command] = {
     "add": Command("store a new memory", _setup_add, _cmd_add),
-    "get": Command("show one memory", _setup_get, _cmd_get),
-    "list": Command("list memories, newest first", _setup_list, _cmd_list),
+    "get": Command("show one memory", _setup_get, _cmd_get, reads_only=True),
+    "list": Command(
+        "list memories, newest first", _setup_list, _cmd_list, reads_only=True
+    ),
     "update": Command("change a memory", _setup_update, _cmd_update),
     "delete": Command("remove a memory", _setup_delete, _cmd_delete),
-    "search": Command("find the most relevant memories", _setup_search, _cmd_search),
+    "search": Command(
+        "find the most relevant memories", _setup_search, _cmd_search, reads_only=True
+    ),
     "prompt": Command(
         "show a prompt with memories in front", _setup_prompt, _cmd_prompt
     ),
-    "export": Command("write every memory as JSON", _setup_export, _cmd_export),
+    "export": Command(
+        "write every memory as JSON", _setup_export, _cmd_export, reads_only=True
+    ),
     "import": Command("restore memories from an export", _setup_import, _cmd_import),
     "clear": Command("remove every memory", _setup_clear, _cmd_clear),
     "reindex": Command("rebuild the search index", _setup_reindex, _cmd_reindex),

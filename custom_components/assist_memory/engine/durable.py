@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Buffer, Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 import errno
 import fcntl
 import os
 from pathlib import Path
 import stat
+import threading
 import time
 from typing import Final
 
@@ -78,7 +80,68 @@ def replace_unless_changed(
     last moment: a missing file is created with link(), which fails if anything
     appeared there meanwhile. False when the file changed (nothing put in place).
     """
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    prepared = prepare_file(path, chunks)
+    try:
+        record(prepared.signature)
+    except BaseException as err:
+        prepared.discard()
+        if isinstance(err, OSError) and not isinstance(err, StorageError):
+            raise storage_error(err, path) from err
+        raise
+    return prepared.put_in_place_unless_changed(expected)
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedFile:
+    """A new version of a file, whole and durable beside it, not in place yet.
+
+    Written without any lock held (the slow part: the data and its fsync); put in
+    place later, under a lock, by a rename (`put_in_place`,
+    `put_in_place_unless_changed`).
+    """
+
+    path: Path
+    tmp: Path
+    signature: tuple[int, int, int]
+
+    def put_in_place(self) -> None:
+        """Replace the file with this version (durable on return)."""
+        try:
+            os.replace(self.tmp, self.path)
+            fsync_directory(self.path.parent)
+        except OSError as err:
+            self.discard()
+            raise storage_error(err, self.path) from err
+
+    def put_in_place_unless_changed(
+        self, expected: tuple[int, int, int] | None
+    ) -> bool:
+        """Put in place if the file is still `expected` (None: missing); else False."""
+        try:
+            if not _put_in_place(self.tmp, self.path, expected):
+                self.discard()
+                return False
+            fsync_directory(self.path.parent)
+        except BaseException as err:
+            self.discard()
+            if isinstance(err, OSError) and not isinstance(err, StorageError):
+                raise storage_error(err, self.path) from err
+            raise
+        return True
+
+    def discard(self) -> None:
+        """Remove the new version when it was not put in place (nothing otherwise)."""
+        with suppress(OSError):
+            self.tmp.unlink()
+
+
+def prepare_file(path: Path, chunks: Iterable[str]) -> PreparedFile:
+    """Write a new version of `path` beside it (private, fsynced), not in place yet.
+
+    Prepared outside any lock: the temporary name holds the process and the thread,
+    so engines sharing a folder, in one process or several, never share it.
+    """
+    tmp = path.with_name(f".{path.name}.{os.getpid()}-{threading.get_ident()}.tmp")
     try:
         descriptor = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
         with open(descriptor, "w", encoding="utf-8") as handle:
@@ -86,19 +149,13 @@ def replace_unless_changed(
             handle.flush()
             os.fsync(handle.fileno())
             made = os.fstat(handle.fileno())
-        record((made.st_ino, made.st_size, made.st_mtime_ns))
-        if not _put_in_place(tmp, path, expected):
-            with suppress(OSError):
-                tmp.unlink()
-            return False
-        fsync_directory(path.parent)
     except BaseException as err:
         with suppress(OSError):
             tmp.unlink()
         if isinstance(err, OSError) and not isinstance(err, StorageError):
             raise storage_error(err, path) from err
         raise
-    return True
+    return PreparedFile(path, tmp, (made.st_ino, made.st_size, made.st_mtime_ns))
 
 
 def _put_in_place(tmp: Path, path: Path, expected: tuple[int, int, int] | None) -> bool:

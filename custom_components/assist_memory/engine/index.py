@@ -48,6 +48,8 @@ FTS_TOKENIZER: Final = "porter unicode61 remove_diacritics 2"
 _MAX_QUERY_TERMS: Final = 64
 # A term in more memories than this is "common": it is only searched in pairs.
 COMMON_TERM_DOCS: Final = 300
+# A query of one common term alone ranks only its newest matches, this many.
+COMMON_WORD_ROWS: Final = 2000
 # A term of the conversation's topic brings candidates of its own only when it is
 # this distinctive; otherwise it only boosts what the message finds (and costs nothing).
 CONTEXT_TERM_DOCS: Final = 50
@@ -190,7 +192,8 @@ class SearchIndex:
             version = db.execute(
                 "SELECT value FROM meta WHERE key='tokenizer'"
             ).fetchone()
-            if version is None or version[0] != TOKENIZER_VERSION:
+            new_tokenizer = version is None or version[0] != TOKENIZER_VERSION
+            if new_tokenizer:
                 db.execute("DROP TABLE IF EXISTS docs")
                 db.execute("DROP TABLE IF EXISTS fts")
             db.execute(
@@ -201,10 +204,11 @@ class SearchIndex:
             self.fts_available = self._want_fts and self._create_fts(db)
             if not self._want_fts:
                 self._fall_back("full-text search is turned off")
-            db.execute(
-                "INSERT OR REPLACE INTO meta VALUES ('tokenizer', ?)",
-                (TOKENIZER_VERSION,),
-            )
+            if new_tokenizer:  # written only when it changes: a reader writes nothing
+                db.execute(
+                    "INSERT OR REPLACE INTO meta VALUES ('tokenizer', ?)",
+                    (TOKENIZER_VERSION,),
+                )
             if (
                 db.execute("SELECT 1 FROM meta WHERE key=?", (_ERASES,)).fetchone()
                 is None
@@ -225,6 +229,8 @@ class SearchIndex:
         except sqlite3.OperationalError as err:
             self._fall_back(f"FTS5 is not available: {err}")
             return False
+        if db.execute("SELECT 1 FROM fts_config WHERE k='secure-delete'").fetchone():
+            return True  # set when the table was made (a reader writes nothing)
         try:
             db.execute("INSERT INTO fts(fts, rank) VALUES ('secure-delete', 1)")
         except sqlite3.OperationalError:  # pragma: no cover - SQLite before 3.42
@@ -476,7 +482,16 @@ class SearchIndex:
             and self._documents_with(phrase) <= CONTEXT_TERM_DOCS
         ]
         plan = _plan_query(phrases, fts_phrases(optional, ()), self._documents_with)
-        rows = self._ranked(_any_of(plan, *distinctive), limit, scopes)
+        # One common term alone (a first name in a quarter of the memories): only its
+        # newest matches are ranked, so the cost stays bounded however many there are.
+        newest = (
+            COMMON_WORD_ROWS
+            if not distinctive
+            and plan in phrases
+            and self._documents_with(plan) > COMMON_TERM_DOCS
+            else None
+        )
+        rows = self._ranked(_any_of(plan, *distinctive), limit, scopes, newest=newest)
         if len(rows) < enough:
             # The focused query found too little: rank everything any term matches.
             broad = fts_query(needed, prefixes)
@@ -484,16 +499,30 @@ class SearchIndex:
         return rows
 
     def _ranked(
-        self, expression: str, limit: int, scopes: Sequence[str] | None
+        self,
+        expression: str,
+        limit: int,
+        scopes: Sequence[str] | None,
+        *,
+        newest: int | None = None,
     ) -> list[Candidate]:
+        """The best `limit` rows by BM25; with `newest`, among that many newest matches."""
         scope_sql, scope_args = _scope_filter(scopes, column="scope")
+        newest_sql, newest_args = "", tuple[object, ...]()
+        if newest is not None:
+            # FTS5 walks a term's rows newest first cheaply; ranking them is the cost.
+            newest_sql = (
+                " AND rowid >= (SELECT min(rowid) FROM (SELECT rowid FROM fts"
+                " WHERE fts MATCH ? ORDER BY rowid DESC LIMIT ?))"
+            )
+            newest_args = (expression, newest)
         # Ids and scopes live in the FTS table, so ranking needs no join; `rank` is
         # BM25, FTS5's fast path for ordering. Only placeholders are formatted in.
         sql = (
             "SELECT memory_id, -rank, terms FROM fts WHERE fts MATCH ?"  # noqa: S608
-            f"{scope_sql} ORDER BY rank LIMIT ?"
+            f"{newest_sql}{scope_sql} ORDER BY rank LIMIT ?"
         )
-        rows = self.db.execute(sql, (expression, *scope_args, limit))
+        rows = self.db.execute(sql, (expression, *newest_args, *scope_args, limit))
         return [
             Candidate(memory_id, float(score), terms)
             for memory_id, score, terms in rows

@@ -1,7 +1,9 @@
 """The append-only journal of store changes.
 
 Each line is one JSON operation, written and fsynced before the change is acknowledged:
-`{"op": "put", "memory": {...}}`, `{"op": "delete", "id": "..."}`. The first line,
+`{"op": "put", "memory": {...}}`, `{"op": "delete", "id": "..."}`, and for memories
+used in a prompt only their ids and the time, `{"op": "access", "at": "...", "ids":
+[...]}` (it counts one more use of each). The first line,
 `{"op": "begin", "generation": N}`, ties the journal to the snapshot of generation N.
 Every snapshot write raises the generation and starts a new journal, so a journal left
 behind by a crash between the two steps is recognised as superseded, never replayed.
@@ -12,6 +14,7 @@ and is dropped. A damaged line elsewhere is reported, never silently skipped.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 import json
 from pathlib import Path
@@ -51,7 +54,7 @@ def read_journal(path: Path) -> JournalContents:
         except ValueError:
             contents.damaged_lines.append(number)
             continue
-        if isinstance(op, dict) and op.get("op") in ("put", "delete"):
+        if isinstance(op, dict) and op.get("op") in ("put", "delete", "access"):
             contents.ops.append(op)
         elif (
             number == 1
@@ -80,9 +83,25 @@ def encode_delete(memory_id: str) -> bytes:
     return _encode({"op": "delete", "id": memory_id})
 
 
+def encode_access(memory_ids: Sequence[str], at: str) -> bytes:
+    """One journal line: these memories were used in a prompt at `at` (ids only)."""
+    return _encode({"op": "access", "at": at, "ids": list(memory_ids)})
+
+
 def ops_without(ops: list[dict[str, Any]], memory_id: str) -> list[bytes]:
-    """The journal lines of `ops` again, leaving out every one about `memory_id`."""
-    return [_encode(op) for op in ops if not _about(op, memory_id)]
+    """The journal lines of `ops` again, leaving out every one about `memory_id`.
+
+    A line of uses keeps the other memories' ids.
+    """
+    lines = []
+    for op in ops:
+        ids = op.get("ids")
+        if op.get("op") == "access" and isinstance(ids, list):
+            if kept := [i for i in ids if i != memory_id]:
+                lines.append(_encode({**op, "ids": kept}))
+        elif not _about(op, memory_id):
+            lines.append(_encode(op))
+    return lines
 
 
 def _about(op: dict[str, Any], memory_id: str) -> bool:

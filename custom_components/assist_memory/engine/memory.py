@@ -5,7 +5,8 @@ change hook (and resynchronises after a reload). Single changes are queued and a
 in one batch before the next search (or when `flush_index` is called): an add is
 acknowledged once it is durable, without waiting for derived data, and a search never
 misses a memory the store has. `MEMORY.md` (`prompts/memory/` beside the store) is
-derived data too: rewritten by `flush`, which `LocalBackend` schedules after changes;
+derived data too: rewritten by `flush` (`LocalBackend` has its own thread write it a
+moment after changes, off the worker that answers reads and writes);
 edits made to it are applied to the store (`reconcile_markdown`, `write_markdown`).
 Daily logs live beside it. Synchronous and thread-safe; `LocalBackend` runs it off the
 event loop.
@@ -48,12 +49,17 @@ class MemoryEngine:
         embeddings: EmbeddingConfig | None = None,
         use_sqlite_vec: bool = True,
         http: HttpContext | None = None,
+        read_only: bool = False,
     ) -> None:
-        """`embeddings` turns on hybrid search (0.7 vector + 0.3 BM25, seed 000).
+        """`embeddings` turns on hybrid search (0.7 vector + 0.3 BM25).
 
         `http` is the host's aiohttp session and event loop, for the embedding calls.
+        `read_only`: a reader (the CLI's search, list, get, export) on a folder
+        another program may own: the journal is replayed in memory and neither the
+        store's files nor MEMORY.md are written (not at start, not at close).
         """
-        self.store = MemoryStore(path, settings)
+        self.read_only = read_only
+        self.store = MemoryStore(path, settings, read_only=read_only)
         self.index = SearchIndex(index_path_for(self.store.path), use_fts=use_fts)
         self.vectors = (
             None
@@ -98,6 +104,8 @@ class MemoryEngine:
             self.store.ensure_folder()
             self.vectors.start()
         report = self.store.init()
+        if self.read_only:
+            return report
         if (rejected := self.mirror.start().rejected) is not None:
             report.rejected_edits.append(rejected)
         return report
@@ -110,6 +118,8 @@ class MemoryEngine:
         try:
             if self.vectors is not None:
                 self.vectors.stop()
+            if self.read_only:
+                return
             self.mirror.close()
             self.store.close()
             self.flush()

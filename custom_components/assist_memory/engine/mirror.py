@@ -38,6 +38,7 @@ from typing import Final
 from .durable import (
     fsync_directory,
     make_private_folder,
+    prepare_file,
     replace_unless_changed,
     storage_error,
     write_atomically,
@@ -54,7 +55,14 @@ from .untrusted_file import (
     read_untrusted,
     restrict_to_owner,
 )
-from .written_base import WrittenBase, first_base, load_base, save_base, without_version
+from .written_base import (
+    WrittenBase,
+    encode_base,
+    first_base,
+    load_base,
+    save_base,
+    without_version,
+)
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -109,15 +117,21 @@ class MarkdownMirror:
         make_private_folder(self.daily_folder)
 
     def start(self) -> ReconcileResult:
-        """Create the folders and bring MEMORY.md up to date.
+        """Create the folders; apply an edit made while nothing ran, or write a missing file.
 
         An edit made while nothing ran (or one a stopped engine had not applied
-        yet) is applied first.
+        yet) is applied. A file as this or another engine wrote it is left for the
+        next `flush` (the store may have changed since: the mirror starts dirty).
         """
         self.ensure_folders()
         with suppress(OSError):
             (self.folder / _OLD_RECORD_FILE).unlink()
         self._started = True
+        found = file_signature(self.path)
+        if found is not None and found == self._load_base().file:
+            # No edit: nothing rendered at start; the next flush brings it up to date.
+            self._written = found
+            return ReconcileResult()
         return self.reconcile_file()
 
     def close(self) -> ReconcileResult:
@@ -133,21 +147,66 @@ class MarkdownMirror:
     def flush(self) -> bool:
         """Write MEMORY.md if the store changed since; True when it was written.
 
-        A hand edit not yet applied is never overwritten (`reconcile_file` applies
-        it, then writes the file).
+        Whole-store work is done outside every lock of the store: the memories are
+        taken under its lock (references only), sorted and rendered, and the file
+        and its base written beside their places; the process lock is taken only to
+        check that nobody wrote meanwhile and to rename them in place (the base
+        first). The file shows the store as it was when taken; a change made since
+        leaves the mirror dirty for the next flush, and an edit of that file is
+        merged against what it showed, like any stale edit. A hand edit not yet
+        applied is never overwritten (`reconcile_file` applies it, then writes).
         """
         with self._lock:
             if not self._started or not self._dirty:
                 return False
+            with self.store.locked_records() as records:
+                self._dirty = False
+                memories = list(records.values())
+            try:
+                return self._publish_snapshot(memories)
+            except BaseException:
+                self._dirty = True
+                raise
+
+    def _publish_snapshot(self, memories: list[Memory]) -> bool:
+        """Show these memories in MEMORY.md (see `flush`); True when it was written."""
+        base = self._load_base()
+        shown = base.showing(rendered_order(memories))
+        if shown is base and file_signature(self.path) == base.file:
+            self._written = base.file
+            return False  # already shown
+        page = prepare_file(self.path, [shown.text()])
+        recorded = replace(shown, file=page.signature)
+        record = prepare_file(self.base_path, [encode_base(recorded)])
+        try:
             with self.store.exclusive_records():
-                return self._publish(self._load_base())
+                signature = file_signature(self.path)
+                if self._load_base() is not base or signature not in (None, base.file):
+                    self._dirty = True
+                    return False  # written or edited meanwhile: looked at next
+                record.put_in_place()  # recorded before the file is shown
+                self._base = recorded
+                self._base_signature = file_signature(self.base_path)
+                if not page.put_in_place_unless_changed(signature):
+                    self._dirty = True
+                    return False  # changed at this very moment: looked at next
+                self._written = page.signature
+                self._rendered = shown.body()
+                return True
+        finally:
+            page.discard()
+            record.discard()
 
     def render(self) -> str:
-        """MEMORY.md's text for the store as it is now (without the version line)."""
-        with self._lock, self.store.locked_records() as records:
-            if self._dirty or self._rendered is None:
-                return render_markdown(records.values())
-            return self._rendered
+        """MEMORY.md's text for the store as it is now (without the version line).
+
+        Rendered outside the store's lock, from the memories taken under it.
+        """
+        with self.store.locked_records() as records:
+            if not self._dirty and self._rendered is not None:
+                return self._rendered
+            memories = list(records.values())
+        return render_markdown(memories)
 
     def _publish(self, base: WrittenBase, edit: UntrustedFile | None = None) -> bool:
         """Make MEMORY.md show the store and record it; True when the file was written.

@@ -13,6 +13,8 @@ from typing import Final
 
 ADDON_OPTIONS_FILE: Final = Path("/data/options.json")
 ADDON_DATA_DIR: Final = Path("/data/memories")
+# Where the memory server listens unless told otherwise.
+DEFAULT_PORT: Final = 8099
 STORE_FILE_NAME: Final = "memories.json"
 ENV_MEMORY_FILE: Final = "MEMORY_FILE"
 

@@ -30,7 +30,7 @@ import logging
 from pathlib import Path
 import socket
 import sys
-from typing import Final
+from typing import TYPE_CHECKING, Final
 from urllib.parse import urlsplit
 
 from .config import (
@@ -41,21 +41,19 @@ from .config import (
     InvalidConfigError,
     config_from_env,
 )
-from .discovery import (
-    DEFAULT_SUPERVISOR_URL,
-    ENV_SUPERVISOR_TOKEN,
-    ENV_SUPERVISOR_URL,
-    Supervisor,
-    announce,
-)
 from .embeddings import EmbeddingConfig
 from .paths import (
     ADDON_DATA_DIR,
     ADDON_OPTIONS_FILE,
+    DEFAULT_PORT,
     resolve_store_path,
     running_as_addon,
 )
-from .server import DEFAULT_PORT, LlmEndpoint, ServerOptions, serve
+
+# The HTTP stack (aiohttp) is loaded by `serve` only, not by the CLI's other commands.
+if TYPE_CHECKING:
+    from .discovery import Supervisor
+    from .server import ServerOptions
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -181,6 +179,14 @@ def _port(raw: str) -> int:
 
 def serve_setup(args: argparse.Namespace, env: Mapping[str, str]) -> ServeSetup:
     """Read the layers; InvalidConfigError (one line for the CLI) for a bad value."""
+    from .discovery import (  # loaded here only: see TYPE_CHECKING above
+        DEFAULT_SUPERVISOR_URL,
+        ENV_SUPERVISOR_TOKEN,
+        ENV_SUPERVISOR_URL,
+        Supervisor,
+    )
+    from .server import LlmEndpoint, ServerOptions
+
     addon = bool(args.addon) or running_as_addon(env)
     values = _env_values(env)
     if addon:
@@ -288,6 +294,8 @@ def configure_logging(level: str) -> None:
 
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     """Serve until SIGTERM or SIGINT; 0 after a clean shutdown."""
+    from .server import serve  # loaded here only: see TYPE_CHECKING above
+
     setup = serve_setup(args, env)
     configure_logging(setup.log_level)
     options = setup.options
@@ -306,6 +314,8 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 
 async def _announce(supervisor: Supervisor, token: str, port: int) -> None:
     """Tell Home Assistant where the server is: this container's host name."""
+    from .discovery import announce  # loaded here only: see TYPE_CHECKING above
+
     await announce(
         supervisor, {"host": socket.gethostname(), "port": port, "token": token}
     )

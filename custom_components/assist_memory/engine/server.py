@@ -39,6 +39,7 @@ from .embeddings import EmbeddingConfig
 from .events_sse import add_event_stream
 from .llm import LlmCaller, OpenAiChatCaller
 from .openapi import openapi_document
+from .paths import DEFAULT_PORT
 from .rest_aiohttp import answer_route, json_response
 from .rest_base import ApiResponse, Route, error_body
 from .settings import StoreSettings
@@ -49,7 +50,6 @@ CONFIG_FILE: Final = "config.json"
 TOKEN_FILE: Final = "token"  # noqa: S105 (a file name)
 INGRESS_ADDRESS: Final = "172.30.32.2"
 WEB_FOLDER: Final = Path(__file__).parent / "web"
-DEFAULT_PORT: Final = 8099
 # Paths anyone may read: the health check and the web UI's files (no memory in them).
 PUBLIC_PATHS: Final = frozenset({"/health"})
 
@@ -276,8 +276,9 @@ def create_app(
         )
 
     async def health(_request: web.Request) -> web.Response:
-        stats = await host.backend.stats()
-        return web.json_response({"status": "ok", "count": stats.count})
+        # Never queued behind the store's worker, never a look at every memory.
+        count = host.backend.store.known_count
+        return web.json_response({"status": "ok", "count": count})
 
     app.router.add_get("/openapi.json", openapi)
     app.router.add_get("/health", health)

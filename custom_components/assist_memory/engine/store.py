@@ -40,12 +40,20 @@ from .durable import (
     append_durably,
     fsync_directory,
     make_private_folder,
+    prepare_file,
     process_lock,
     storage_error,
     write_atomically,
 )
 from .errors import DuplicateIdError, InvalidMemoryError, MemoryFullError, StorageError
-from .journal import encode_begin, encode_delete, encode_put, ops_without, read_journal
+from .journal import (
+    encode_access,
+    encode_begin,
+    encode_delete,
+    encode_put,
+    ops_without,
+    read_journal,
+)
 from .jsonfast import json_loads
 from .markdown import ReconcilePlan
 from .models import (
@@ -56,6 +64,7 @@ from .models import (
     memory_from_dict,
     memory_from_trusted,
     new_id,
+    parse_time,
     utc_now,
     validate_category,
     validate_confidence,
@@ -80,6 +89,9 @@ ImportMode = Literal["merge", "replace"]
 # Fold the journal when it is larger than this share of the snapshot (or 64 KiB).
 _FOLD_RATIO: Final = 8
 _FOLD_MIN_BYTES: Final = 64 * 1024
+# With folds in the background, how many times the fold size a write waits for
+# before folding itself (only when the background folds keep losing to writes).
+_FOLD_BEHIND_FACTOR: Final = 4
 # Records already stored are loaded whatever today's content limit is: the limit may
 # have been lowered (set_settings) or another process may use other settings.
 _STORED_CONTENT_LIMIT: Final = sys.maxsize
@@ -163,7 +175,18 @@ class MemoryStore:
         settings: StoreSettings | None = None,
         *,
         clock: Callable[[], str] = utc_now,
+        read_only: bool = False,
     ) -> None:
+        """The store at `path` (loaded by `init`).
+
+        `read_only`: for a reader on a folder another program may own (a CLI
+        search): the journal is replayed in memory, never folded, and no file is
+        written by loading or closing.
+        """
+        self.read_only = read_only
+        # Set by a host that calls `fold` on a thread of its own: a write then folds
+        # the journal itself only when it has grown far past the size for a fold.
+        self.fold_in_background = False
         self.path = Path(path)
         self.journal_path = self.path.with_suffix(".journal")
         self.lock_path = self.path.with_suffix(".lock")
@@ -207,6 +230,10 @@ class MemoryStore:
         with self._lock:
             self.ensure_folder()
             with self._process_locked():
+                if self.read_only:
+                    report = self._load()
+                    self._initialized = True
+                    return report
                 self._remove_stale_temp_files()
                 report = self._load()
                 if not self.path.exists():
@@ -221,9 +248,9 @@ class MemoryStore:
         make_private_folder(self.path.parent)
 
     def close(self) -> None:
-        """Fold pending journal entries into the snapshot."""
+        """Fold pending journal entries into the snapshot (a reader leaves them)."""
         with self._lock:
-            if self._initialized:
+            if self._initialized and not self.read_only:
                 self.checkpoint()
 
     def checkpoint(self) -> None:
@@ -232,6 +259,41 @@ class MemoryStore:
             self._refresh_locked()
             if self._records_in_journal():
                 self._write_snapshot(self._records)
+
+    def fold_due(self) -> bool:
+        """True when the journal has grown enough to be folded (see `fold`)."""
+        return self._initialized and not self.read_only and self._journal_is_large()
+
+    def fold(self) -> bool:
+        """Fold the journal into a new snapshot, written outside the store's locks.
+
+        For a thread of its own (`fold_in_background`): the records are taken under
+        the lock (references only) and written beside the snapshot; the locks are
+        taken again only to put it in place, and only if nothing was written
+        meanwhile (a change made since is in the journal only; it is tried again
+        later). True when folded.
+        """
+        with self._read() as records:
+            if self.read_only or not self._records_in_journal():
+                return False
+            memories = list(records.values())
+            generation, seen = self._generation, self._seen
+            journal_size = self._journal_valid_size
+        prepared = prepare_file(self.path, _snapshot_chunks(memories, generation + 1))
+        try:
+            with self._lock, self._process_locked():
+                self._refresh_locked()
+                if (self._generation, self._journal_valid_size, self._seen) != (
+                    generation,
+                    journal_size,
+                    seen,
+                ):
+                    return False  # written meanwhile
+                prepared.put_in_place()
+                self._begin_generation(generation + 1)
+                return True
+        finally:
+            prepared.discard()
 
     def set_settings(self, settings: StoreSettings) -> None:
         """Apply new limits; existing records are kept even if now over a limit."""
@@ -437,6 +499,14 @@ class MemoryStore:
         with self._read() as records:
             return len(records)
 
+    @property
+    def known_count(self) -> int:
+        """Number of memories as last loaded or changed here: no lock, no file read.
+
+        For a health check, which must answer while the store is busy.
+        """
+        return len(self._records)
+
     def list(
         self,
         *,
@@ -490,22 +560,17 @@ class MemoryStore:
     def record_access(self, memory_ids: Iterable[str]) -> None:
         """Note that memories were used in a prompt (last_accessed, access_count).
 
-        Access statistics are written to the journal without waiting for the disk:
+        Access statistics are written to the journal without waiting for the disk,
+        as one short line of ids and the time (not the records, so folds stay rare):
         after a crash a few counts may be missing, never a memory.
         """
         with self._write() as records:
             now = self._clock()
-            lines: builtins.list[bytes] = []
-            for memory_id in dict.fromkeys(memory_ids):
-                if (current := records.get(memory_id)) is None:
-                    continue
-                touched = current.with_changes(
-                    last_accessed=now, access_count=current.access_count + 1
-                )
-                records[memory_id] = touched
-                lines.append(encode_put(touched.to_dict()))
-            if lines:
-                self._append(b"".join(lines), durable=False)
+            used = [i for i in dict.fromkeys(memory_ids) if i in records]
+            if not used:
+                return
+            _count_uses(records, used, now)
+            self._append(encode_access(used, now), durable=False)
 
     def export(self) -> dict[str, Any]:
         """Every memory with ids and timestamps, as a JSON-ready document."""
@@ -668,7 +733,8 @@ class MemoryStore:
             with self._process_locked():
                 self._refresh_locked()
                 yield self._records
-                if self._journal_is_large():
+                limit = _FOLD_BEHIND_FACTOR if self.fold_in_background else 1
+                if self._journal_is_large(limit):
                     self._fold()
 
     @contextmanager
@@ -740,9 +806,9 @@ class MemoryStore:
     def _records_in_journal(self) -> bool:
         return self._journal_valid_size > len(encode_begin(self._generation))
 
-    def _journal_is_large(self) -> bool:
+    def _journal_is_large(self, factor: int = 1) -> bool:
         limit = max(_FOLD_MIN_BYTES, self._snapshot_size // _FOLD_RATIO)
-        return self._journal_valid_size > limit
+        return self._journal_valid_size > factor * limit
 
     def _load(self) -> LoadReport:
         """Read snapshot and journal into memory (process lock held)."""
@@ -810,6 +876,11 @@ class MemoryStore:
             ) from err
         if not raw.strip():
             return {}, 0, False
+        if _checksum_matches(raw):
+            # As this engine wrote it: read record by record, never all parsed at once.
+            loaded = _trusted_snapshot(raw)
+            if loaded is not None:
+                return loaded[0], loaded[1], False
         try:
             document = json_loads(raw)
         except ValueError:
@@ -829,14 +900,6 @@ class MemoryStore:
             )
             report.set_aside.append(moved)
             return {}, 0, True
-        if _checksum_matches(raw):
-            try:
-                trusted = {r["id"]: memory_from_trusted(r) for r in items}
-            except KeyError, TypeError:
-                pass  # not our own shape after all: check every field below
-            else:
-                if len(trusted) == len(items):
-                    return trusted, generation, False
         records: dict[str, Memory] = {}
         rejected: builtins.list[Any] = []
         for item in items:
@@ -875,6 +938,9 @@ class MemoryStore:
         applied = 0
         deleted: set[str] = set()
         for op in ops:
+            if op["op"] == "access":
+                applied += _replayed_uses(records, op, report)
+                continue
             if op["op"] == "delete":
                 memory_id = str(op.get("id"))
                 records.pop(memory_id, None)
@@ -933,6 +999,10 @@ class MemoryStore:
         """Write all records as a new generation, then start its empty journal."""
         generation = self._generation + 1
         write_atomically(self.path, _snapshot_chunks(records.values(), generation))
+        self._begin_generation(generation)
+
+    def _begin_generation(self, generation: int) -> None:
+        """The snapshot of `generation` is in place: start its empty journal."""
         self._generation = generation
         self._only_in_journal.clear()
         # The old journal is superseded: if resetting it fails, the next append
@@ -978,6 +1048,61 @@ _SORT_KEYS: Final[dict[str, Callable[[Memory], Any]]] = {
 # exactly as the engine wrote it and the records load without checking every field;
 # a file edited by hand is checked field by field.
 _CHECKSUM_MARKER: Final = '\n], "checksum": "'
+
+
+def _trusted_snapshot(raw: bytes) -> tuple[dict[str, Memory], int] | None:
+    """The records and generation of a snapshot this engine wrote (checksum matched).
+
+    It holds one record per line (see `_snapshot_chunks`): each is parsed and made a
+    Memory in turn, so the parsed file never sits in memory whole (at 100 000
+    memories that is the peak of a start). None when it is not in that shape.
+    """
+    header_end = raw.find(b"\n") + 1
+    marker = raw.rfind(_CHECKSUM_MARKER.encode())
+    try:
+        header = json_loads(raw[:header_end] + b"]}")
+        generation = header["generation"]
+        if header["memories"]:
+            return None  # records on the first line: not one per line
+        records: dict[str, Memory] = {}
+        lines, start = 0, header_end
+        while start < marker:
+            end = raw.find(b"\n", start, marker)
+            end = marker if end < 0 else end
+            item = json_loads(raw[start:end].removesuffix(b","))
+            records[item["id"]] = memory_from_trusted(item)
+            lines, start = lines + 1, end + 1
+    except ValueError, KeyError, TypeError:
+        return None
+    if not isinstance(generation, int) or len(records) != lines:
+        return None  # not as this engine writes it: every field is checked instead
+    return records, generation
+
+
+def _count_uses(records: dict[str, Memory], memory_ids: Iterable[str], at: str) -> None:
+    """One more use of each memory (that is still there), last used at `at`."""
+    for memory_id in memory_ids:
+        if (current := records.get(memory_id)) is not None:
+            records[memory_id] = current.with_changes(
+                last_accessed=at, access_count=current.access_count + 1
+            )
+
+
+def _replayed_uses(
+    records: dict[str, Memory], op: dict[str, Any], report: LoadReport
+) -> int:
+    """Apply a journal line of uses; a damaged one is counted invalid (0 applied)."""
+    ids, at = op.get("ids"), op.get("at")
+    try:
+        parse_time(at, "last_accessed")
+    except InvalidMemoryError:
+        report.invalid_records += 1
+        return 0
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        report.invalid_records += 1
+        return 0
+    _count_uses(records, ids, str(at))
+    return 1
 
 
 def _snapshot_chunks(records: Iterable[Memory], generation: int) -> Iterator[str]:

@@ -143,6 +143,11 @@ def load_base(path: Path) -> WrittenBase | None:
 
 def save_base(path: Path, base: WrittenBase) -> None:
     """Replace the recorded base (atomically and durably)."""
+    write_atomically(path, [encode_base(base)])
+
+
+def encode_base(base: WrittenBase) -> str:
+    """The recorded base as its file holds it (JSON)."""
     document: dict[str, Any] = {
         "format": FORMAT,
         "lineage": base.lineage,
@@ -154,7 +159,7 @@ def save_base(path: Path, base: WrittenBase) -> None:
             for line in base.lines
         ],
     }
-    write_atomically(path, [json.dumps(document, ensure_ascii=False)])
+    return json.dumps(document, ensure_ascii=False)
 
 
 def _text(value: object) -> str:
