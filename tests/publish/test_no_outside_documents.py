@@ -39,7 +39,7 @@ def tracked_files() -> list[Path]:
 def mentions(path: Path) -> list[str]:
     try:
         text = path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):  # gone from the tree, or binary
+    except OSError, UnicodeDecodeError:  # gone from the tree, or binary
         return []
     return [
         f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
@@ -49,7 +49,9 @@ def mentions(path: Path) -> list[str]:
 
 
 def test_no_tracked_file_mentions_outside_requirement_documents() -> None:
-    found = [hit for path in tracked_files() if path.is_file() for hit in mentions(path)]
+    found = [
+        hit for path in tracked_files() if path.is_file() for hit in mentions(path)
+    ]
     assert not found, "\n".join(found)
 
 
