@@ -4,7 +4,7 @@ Each turn it asks the engine for the memory of this household and speaker, hands
 turn to the wrapped agent through Home Assistant's conversation API in the same chat
 log (so streaming, tools and follow-ups keep working) and returns that agent's answer.
 Memory reaches an LLM agent as extra system prompt text, or in front of the user's
-text (seed 004's block) for agents that ignore system prompts. With Home Assistant's
+text (the `<long_term_memory>` block) for agents that ignore system prompts. With Home Assistant's
 own intent agent, which has no LLM, it answers memory sentences itself (`answers.py`),
 and "stop remembering" whatever agent it wraps.
 
@@ -86,7 +86,7 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
         self.entry.runtime_data.own_conversations.add(chat_log.conversation_id)
         agent_id = self.wrapped_agent_id
         uses_llm = agent_id != conversation.HOME_ASSISTANT_AGENT
-        # Memory off (seed 000's `enabled`): every turn passes through untouched.
+        # Memory off (the `enabled` option): every turn passes through untouched.
         memory_on = bool(self.entry.options.get(CONF_MEMORY_ENABLED, True))
         command = parse_command(user_input.text) if memory_on else None
         # An LLM agent answers memory sentences with its tools; "stop remembering"

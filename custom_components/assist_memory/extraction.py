@@ -1,4 +1,4 @@
-"""Learning after a turn: Home Assistant's LLMs as extractors (seeds 000 and 003).
+"""Learning after a turn: Home Assistant's LLMs as extractors.
 
 Runs in the background, never delaying the reply. The engine decides when (throttle,
 pre-compaction flush) and what to keep (write-back rules); this module only asks the
@@ -92,7 +92,7 @@ async def async_extract(
         result.skipped,
     )
     if backend.compaction_enabled:
-        # Seed 001: fire and forget (the reply went out already); maybe_compact logs
+        # Compaction: fire and forget (the reply went out already); maybe_compact logs
         # its outcome and never raises. Tracked, so unloading waits for it.
         entry.async_create_task(hass, backend.maybe_compact(), "assist_memory_compact")
 

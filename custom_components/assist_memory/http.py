@@ -2,7 +2,7 @@
 
 The handlers are the engine's (`engine/rest.py`), shared with the standalone server;
 (the server's conversation-turn routes, for a Home Assistant using the add-on, are not
-needed here). They are mounted at `/api/assist_memory` + the seed's path without its `/api`
+needed here). They are mounted at `/api/assist_memory` + the server's path without its `/api`
 (`/api/memory/main` -> `/api/assist_memory/memory/main`, `/memory/long-term` ->
 `/api/assist_memory/memory/long-term`), behind Home Assistant's authentication and for
 administrators only (memories are the whole household's). The OpenAPI document is at
@@ -33,9 +33,9 @@ URL_PREFIX: Final = "/api/assist_memory"
 type ViewHandler = Callable[..., Awaitable[web.Response]]
 
 
-def ha_path(seed_path: str) -> str:
-    """Where Home Assistant serves a route of the seeds."""
-    return URL_PREFIX + seed_path.removeprefix("/api")
+def ha_path(server_path: str) -> str:
+    """Where Home Assistant serves a route of the memory server's REST API."""
+    return URL_PREFIX + server_path.removeprefix("/api")
 
 
 def _require_admin(request: web.Request) -> None:

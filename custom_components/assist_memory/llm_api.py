@@ -1,7 +1,7 @@
-"""The "Assist Memory" LLM API: memory tools any LLM agent can be given (seed 000).
+"""The "Assist Memory" LLM API: memory tools any LLM agent can be given.
 
 read_memory, append_memory, search_memory (at most 10 results) and append_daily_log,
-plus, when agentic search is on (seed 003), a search by keyword and time range. The
+plus, when agentic search is on, a search by keyword and time range. The
 API's prompt carries the memory block, so an agent given only this API still knows
 what the household told it. What the tools keep is redacted: a password, code or key
 the model passes on is kept as "[secret withheld]".
@@ -188,7 +188,7 @@ class AppendDailyLogTool(_MemoryTool):
 
 
 class SearchMemoryByTimeTool(_MemoryTool):
-    """Agentic search (seed 003): keyword and an optional time range."""
+    """Agentic search: keyword and an optional time range."""
 
     name = "search_memory_by_time"
     description = (

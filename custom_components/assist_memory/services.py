@@ -343,7 +343,7 @@ def _compaction_response(result: CompactionResult | None, done: str) -> ServiceR
 
 
 async def _compact(call: ServiceCall) -> ServiceResponse:
-    """Compact now (seed 001); `compacted` is false when skipped or the LLM failed."""
+    """Compact now; `compacted` is false when skipped or the LLM failed."""
     backend = _backend(call)
     if not backend.compaction_enabled:
         raise ServiceValidationError(

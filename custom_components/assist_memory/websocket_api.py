@@ -1,7 +1,7 @@
 """The memory manager panel's websocket command: the REST API over Home Assistant's websocket.
 
 `assist_memory/request` takes a route of the REST API as plain values (method, the
-seed's path, query, body) and answers what the REST API would: {"status", "body"}.
+server's path, query, body) and answers what the REST API would: {"status", "body"}.
 Administrators only, as the REST views (memories are the whole household's).
 """
 

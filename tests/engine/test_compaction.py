@@ -1,4 +1,4 @@
-"""MemoryCompactor (seed 001), one test per scenario, on a real engine in tmp_path.
+"""MemoryCompactor, one test per scenario, on a real engine in tmp_path.
 
 The LLM is the one part that cannot run here: `FakeLlm` implements the `LlmCaller`
 protocol with a prepared answer, records what it was asked, and can wait on an event

@@ -1,4 +1,4 @@
-"""The conversation log (seed 003): persistence, rolling window, summaries, retention."""
+"""The conversation log: persistence, rolling window, summaries, retention."""
 
 from __future__ import annotations
 
@@ -291,7 +291,7 @@ def test_sqlite_errors_become_storage_errors(db_path: Path) -> None:
         assert [m.content for m in log.messages("s")] == ["hi"]
 
 
-# -- rolling window (seed 003) ------------------------------------------------------------
+# -- rolling window -----------------------------------------------------------------------
 
 
 def test_window_within_the_limit_keeps_everything(log: ConversationLog) -> None:
@@ -463,7 +463,7 @@ def test_ids_are_never_reused_after_a_delete(log: ConversationLog) -> None:
     assert log.append("s", "user", "again").id > last.id
 
 
-# -- summaries (seed 003) ---------------------------------------------------------------------------
+# -- summaries --------------------------------------------------------------------------------------
 
 
 def test_one_summary_per_session_replaced_on_repeat(log: ConversationLog) -> None:

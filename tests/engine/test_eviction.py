@@ -1,4 +1,4 @@
-"""Seed 002's lifecycle: optional eviction, deleting one memory, clearing all."""
+"""The memory lifecycle: optional eviction, deleting one memory, clearing all."""
 
 from __future__ import annotations
 

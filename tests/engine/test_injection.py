@@ -3,7 +3,7 @@
 Every string of tests/data/injection_corpus.txt, and a few very long ones, is stored
 as a memory through a real store, and also given as the profile, a session summary and
 an earlier message. Both ways memory reaches a prompt are checked: the memory block
-(`compose_memory_block`) and seed 004's `<long_term_memory>` prefix. Read the way a
+(`compose_memory_block`) and the `<long_term_memory>` prefix. Read the way a
 model would (compatibility forms folded, invisible characters dropped), each must have
 exactly one opening and one closing tag, at its edges; every line inside is the data
 preamble, one of our section headers or a "- " item that does not open with a role
@@ -126,7 +126,7 @@ def test_memory_block_stays_closed_and_labelled(
 
 
 @pytest.mark.parametrize("attack", CORPUS + LONG)
-def test_seed_004_prefix_stays_closed(store: MemoryStore, attack: str) -> None:
+def test_long_term_memory_prefix_stays_closed(store: MemoryStore, attack: str) -> None:
     memory = stored(store, attack)
     if memory is None:
         pytest.skip("the store refuses this text")

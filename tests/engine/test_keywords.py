@@ -1,4 +1,4 @@
-"""Keyword extraction for mixed Chinese and English text (seed 002), and what it finds."""
+"""Keyword extraction for mixed Chinese and English text, and what it finds."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def found(engine: MemoryEngine, query: str) -> list[str]:
 # -- extraction -----------------------------------------------------------------
 
 
-def test_seed_example_keeps_meaningful_words_and_drops_stop_words() -> None:
+def test_mixed_example_keeps_meaningful_words_and_drops_stop_words() -> None:
     keywords = extract_keywords("我喜欢用 Python 写代码")
 
     assert keywords.all() == ["python", "喜欢", "代码"]
@@ -197,7 +197,7 @@ def test_chinese_query_finds_chinese_memories(engine: MemoryEngine) -> None:
     assert found(engine, "我喜欢什么") == ["我喜欢喝咖啡，不加糖"]
 
 
-def test_seed_sentence_is_found_by_its_keywords(engine: MemoryEngine) -> None:
+def test_mixed_sentence_is_found_by_its_keywords(engine: MemoryEngine) -> None:
     memory = engine.store.add("我喜欢用 Python 写代码")
     engine.store.add("周末去爬山")
 

@@ -140,7 +140,7 @@ def test_settings_bad_value_message_names_the_variable() -> None:
 # -- build_prompt_with_memory ---------------------------------------------------------
 
 
-def test_prompt_with_memories_has_exact_seed_format() -> None:
+def test_prompt_with_memories_has_exact_block_format() -> None:
     prompt = build_prompt_with_memory(["a", "b"], "What should I drink?")
 
     assert prompt == (

@@ -1,4 +1,4 @@
-"""The user profile document (seed 003) and recognising profile statements."""
+"""The user profile document and recognising profile statements."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Seed 002's retrieval: keyword score, category boost, recency, frequency, confidence."""
+"""Retrieval and the scoring formula: keyword score, category boost, recency, frequency, confidence."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""MemoryStore behaviour: the seed-004 scenarios, listing, export/import, sharing."""
+"""MemoryStore behaviour: the core scenarios, listing, export/import, sharing."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from .conftest import SteppingClock, journal_lines, read_snapshot, store_files
 OpenStore = Callable[..., MemoryStore]
 
 
-# -- seed 004: init ------------------------------------------------------------
+# -- init ----------------------------------------------------------------------
 
 
 def test_init_creates_data_folder_and_empty_json_file(tmp_path: Path) -> None:
@@ -74,7 +74,7 @@ def test_init_reads_a_plain_list_file(store_path: Path) -> None:
     ]
 
 
-# -- seed 004: CRUD ------------------------------------------------------------
+# -- CRUD ----------------------------------------------------------------------
 
 
 def test_add_creates_memory_with_id_content_and_timestamps(
@@ -204,7 +204,7 @@ def test_get_unknown_returns_none(store: MemoryStore) -> None:
     assert store.get("no-such-id") is None
 
 
-# -- seed 004: search ------------------------------------------------------------
+# -- search ----------------------------------------------------------------------
 
 
 def test_search_is_case_insensitive_substring(store: MemoryStore) -> None:
@@ -230,7 +230,7 @@ def test_search_with_empty_text_is_rejected(store: MemoryStore) -> None:
     assert err.value.code == "empty_query"
 
 
-# -- seed 004: capacity ------------------------------------------------------------
+# -- capacity ----------------------------------------------------------------------
 
 
 def test_default_limit_is_100_items(store_path: Path) -> None:

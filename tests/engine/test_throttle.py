@@ -1,4 +1,4 @@
-"""Seed 000: the 60 s / 4 message extraction throttle and the 75 % pre-compaction flush."""
+"""The extraction throttle: the 60 s / 4 message extraction throttle and the 75 % pre-compaction flush."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def throttle(clock: FakeClock) -> ExtractionThrottle:
     return ExtractionThrottle(clock=clock)
 
 
-def test_defaults_are_the_seed_numbers() -> None:
+def test_defaults_are_60_s_and_4_messages() -> None:
     throttle = ExtractionThrottle()
 
     assert throttle.min_interval == timedelta(seconds=60)

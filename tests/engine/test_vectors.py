@@ -1,4 +1,4 @@
-"""Optional vectors (seed 000): hybrid score, background embeddings, cache, fallbacks.
+"""Optional vectors: hybrid score, background embeddings, cache, fallbacks.
 
 A real HTTP server on 127.0.0.1 speaks the OpenAI embeddings protocol.
 """

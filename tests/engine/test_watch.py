@@ -51,7 +51,7 @@ def watcher_for(files: Files) -> ChangeWatcher:
     return ChangeWatcher(files.changed, files.on_settled, interval=0.01, debounce=0.05)
 
 
-def test_defaults_follow_seed_000() -> None:
+def test_default_debounce_and_interval() -> None:
     assert DEBOUNCE == 1.5
     assert POLL_INTERVAL <= DEBOUNCE
 

@@ -1,4 +1,4 @@
-"""Working memory (seed 002): creation, updates, 30-minute expiry, archiving."""
+"""Working memory: creation, updates, 30-minute expiry, archiving."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def manager(clock: FakeClock) -> WorkingMemoryManager:
     return WorkingMemoryManager(clock=clock)
 
 
-# -- seed 002: creation on the first message -----------------------------------------
+# -- creation on the first message -----------------------------------------
 
 
 def test_first_message_creates_working_memory(manager: WorkingMemoryManager) -> None:
@@ -85,7 +85,7 @@ def test_default_clock_gives_utc_times() -> None:
     assert datetime.fromisoformat(memory.created_at).utcoffset() == timedelta(0)
 
 
-# -- seed 002: update on each turn ----------------------------------------------------
+# -- update on each turn ----------------------------------------------------
 
 
 def test_each_turn_increments_count_and_updates_time(
@@ -243,7 +243,7 @@ def test_naive_clock_is_taken_as_utc() -> None:
     assert memory.created_at == "2025-03-01T08:00:00+00:00"
 
 
-# -- seed 002: auto-cleanup after 30 minutes idle --------------------------------------
+# -- auto-cleanup after 30 minutes idle --------------------------------------
 
 
 def test_idle_for_thirty_minutes_is_still_alive(

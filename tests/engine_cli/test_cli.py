@@ -410,7 +410,7 @@ def test_prompt(run: Run, three: list[str]) -> None:
     limited = run_json(run, "prompt", "Hi", "--limit", "2")
     assert limited["memory_ids"] == three[:2]
     assert limited["prompt"].endswith("</long_term_memory>\n\nHi")
-    # No matching memory: the prompt alone (seed 004).
+    # No matching memory: the prompt alone.
     assert run("prompt", "Hi", "--query", "coffee")[1] == "Hi\n"
 
 

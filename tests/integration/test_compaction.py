@@ -1,4 +1,4 @@
-"""Compaction in Home Assistant (seed 001): services, options, the trigger after learning.
+"""Compaction in Home Assistant: services, options, the trigger after learning.
 
 The LLM is the test AI Task entity (a stand-in for a cloud model): it answers the
 extraction with structured facts and the compaction with Markdown.

@@ -1,4 +1,4 @@
-"""Seed 000's `enabled` switch: off, the memory agent is a plain pass-through."""
+"""The `enabled` switch: off, the memory agent is a plain pass-through."""
 
 from __future__ import annotations
 

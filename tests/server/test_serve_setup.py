@@ -39,7 +39,7 @@ def test_standalone_defaults(tmp_path: Path) -> None:
     result = setup()
 
     options = result.options
-    assert options.data_dir == tmp_path / "data"  # seed 004: data/memories.json
+    assert options.data_dir == tmp_path / "data"  # data/memories.json
     assert (options.host, options.port, options.ingress) == ("127.0.0.1", 8099, False)
     assert (options.llm, options.embeddings, options.initial_config) == (None, None, {})
     assert (result.log_level, result.supervisor) == ("info", None)

@@ -24,7 +24,7 @@ _PATTERNS: Final = [(route, _pattern(route.path)) for route in ROUTES]
 
 
 def find_route(method: str, path: str) -> tuple[Route, dict[str, str]] | None:
-    """The route and path parameters for a method and a path (the seeds' paths)."""
+    """The route and path parameters for a method and a path (the memory server's REST paths)."""
     for route, pattern in _PATTERNS:
         if route.method == method.upper() and (match := pattern.match(path)):
             return route, match.groupdict()

@@ -173,7 +173,7 @@ class MemoryBackend(Protocol):
         limit: int | None = None,
         scopes: Sequence[str] | None = None,
     ) -> str:
-        """The prompt with memories in front (seed 004 format)."""
+        """The prompt with the `<long_term_memory>` block in front."""
 
     async def reindex(self) -> int:
         """Rebuild the search index; returns how many memories it holds."""
@@ -220,7 +220,7 @@ class MemoryBackend(Protocol):
     async def set_settings(self, settings: StoreSettings) -> None:
         """Apply new limits."""
 
-    # Compaction (seed 001).
+    # Compaction.
     @property
     def compaction_enabled(self) -> bool:
         """True when an LLM is set for compaction."""
@@ -237,7 +237,7 @@ class MemoryBackend(Protocol):
     async def compaction_backups(self) -> builtins.list[BackupInfo]:
         """The saved states before the last compactions, newest first."""
 
-    # Conversations (seeds 000, 002, 003).
+    # Conversations: turns, working memory, the rolling window.
     async def begin_turn(
         self,
         *,
@@ -641,7 +641,7 @@ class LocalBackend:
         topic: str | None = None,
         record_access: bool = False,
     ) -> builtins.list[ScoredMemory]:
-        """Ranked memories for a message, with their score parts (seed 002)."""
+        """Ranked memories for a message, with the parts of the scoring formula."""
         return await self._run(
             self.engine.search,
             query,
@@ -752,7 +752,7 @@ class LocalBackend:
         """Log entries sharing keywords with the query, best first."""
         return await self._run(self.engine.search_daily_logs, query, limit)
 
-    # -- compaction (seed 001) ---------------------------------------------------
+    # -- compaction ---------------------------------------------------------------
 
     def set_compaction(
         self,
@@ -821,7 +821,7 @@ class LocalBackend:
             self._fold_executor.shutdown(wait=True)
             self._executor.shutdown(wait=True)
 
-    # -- conversation turns (seeds 000, 002, 003) ------------------------------
+    # -- conversation turns -----------------------------------------------------
 
     async def begin_turn(
         self,

@@ -1,4 +1,4 @@
-"""MemoryCompactor (seed 001): an LLM tidies the memories up, merging and pruning facts.
+"""MemoryCompactor: an LLM tidies the memories up, merging and pruning facts.
 
 `compact()` shows the LLM every household fact as a Markdown list (`## Category`
 headers, `- [date] fact` bullets), asks it to merge duplicates, drop facts a newer one
@@ -123,7 +123,7 @@ class CompactionResult:
     compacted_count: int
 
     def to_dict(self) -> dict[str, int]:
-        """The seed's JSON form, as the REST API returns it."""
+        """The JSON form the REST API returns."""
         return {
             "originalCount": self.original_count,
             "compactedCount": self.compacted_count,
@@ -250,7 +250,7 @@ def _compacted(records: Mapping[str, Memory]) -> dict[str, Memory]:
 
 
 class MemoryCompactor:
-    """Compacts the memories of a `MemoryEngine` with an LLM (seed 001).
+    """Compacts the memories of a `MemoryEngine` with an LLM.
 
     Async methods run the engine's blocking work through `run` (default
     `asyncio.to_thread`; `LocalBackend` can pass its own worker thread). One

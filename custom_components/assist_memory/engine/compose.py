@@ -1,11 +1,11 @@
-"""The memory block added to an agent's system prompt (seeds 000 and 003).
+"""The memory block added to an agent's system prompt.
 
 Layers, most important first, within a size budget:
 
 1. "Long-term Memory": the user profile document (reply style, language, background),
 2. "Relevant Past Context": the memories retrieved for this message,
 3. "Recent Conversations": summaries of the last sessions,
-4. "Earlier in This Conversation": the rolling window's messages (seed 003) that the
+4. "Earlier in This Conversation": the rolling window's messages that the
    agent does not get otherwise, newest kept when the budget is short.
 
 Everything inside comes from users and past conversations, so it is data, never

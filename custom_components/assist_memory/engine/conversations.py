@@ -1,4 +1,4 @@
-"""The conversation log: every user and assistant message, in SQLite (seed 003).
+"""The conversation log: every user and assistant message, in SQLite.
 
 One database file beside the store (the caller picks it, e.g. `<data>/conversations.db`):
 
@@ -199,7 +199,7 @@ class SessionInfo:
 
 @dataclass(frozen=True, slots=True)
 class SessionSummary:
-    """A short description of one conversation (seed 003 session_summary)."""
+    """A short description of one conversation (its session summary)."""
 
     session_id: str
     title: str
@@ -478,7 +478,7 @@ class ConversationLog:
     def window(
         self, session_id: str, context_limit: int, *, speaker: Speaker = EVERYONE
     ) -> list[Message]:
-        """The rolling window (seed 003): the recent messages to give the model.
+        """The rolling window: the recent messages to give the model.
 
         With `speaker`, a window of that speaker's turns only: a conversation id
         another user spoke in before gives nothing of theirs.

@@ -1,4 +1,4 @@
-"""Daily logs (seed 000): time-stamped notes, one append-only Markdown file per day.
+"""Daily logs: time-stamped notes, one append-only Markdown file per day.
 
 `daily/2025-03-14.md`:
 

@@ -7,9 +7,9 @@ Three parts:
   Questions, commands, small talk and hypotheticals give nothing.
 - `parse_llm_facts`: the checked result of an LLM extractor that was given
   `LLM_EXTRACTION_INSTRUCTIONS` and `FACTS_SCHEMA`; bad items are dropped and logged.
-- `plan_write_back`: what to do with new facts given the stored memories (seed 003's
-  asynchronous write-back with duplicate and conflict detection; seed 001: a newer fact
-  replaces an older one about the same thing).
+- `plan_write_back`: what to do with new facts given the stored memories
+  (asynchronous write-back with duplicate and conflict detection; a newer fact replaces
+  an older one about the same thing).
 
 Content style. A memory is read later, out of context, by another model and by people in
 a list: each fact is one self-contained sentence, without a final full stop, in the
@@ -2108,7 +2108,7 @@ class WriteBackPlan:
     - `refreshes`: ids of memories the facts repeat; the caller updates their
       `updated_at` (and may raise their confidence to the fact's: `refreshed_with`).
     - `replacements`: (memory id, fact): same key, different content; the newer fact
-      wins and replaces the old memory's content (seed 001).
+      wins and replaces the old memory's content.
     - `skipped`: (fact, reason) for secrets ("secret"), repeats within the batch
       ("duplicate_in_batch") and facts a later one in the batch overrides
       ("superseded_in_batch").

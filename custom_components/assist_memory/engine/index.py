@@ -5,7 +5,7 @@ It lives beside the store (`memories.index.db`) so a restart only reconciles wha
 store stays the source of truth: the index holds ids, scopes, categories and search terms.
 
 When FTS5 is missing from the SQLite build or a query fails, matching falls back to SQL
-LIKE with a keyword-count score (seed 002), logged once, never an error.
+LIKE with a keyword-count score, logged once, never an error.
 
 A removed memory leaves no trace in the file: SQLite overwrites deleted content
 (`secure_delete`), FTS5 takes its terms out of the index segments (its `secure-delete`
@@ -548,7 +548,7 @@ class SearchIndex:
     def _match_like(
         self, keywords: Keywords, limit: int, scopes: Sequence[str] | None
     ) -> list[Candidate]:
-        """Seed 002's fallback: score = how many keywords the text contains."""
+        """The LIKE fallback: score = how many keywords the text contains."""
         terms = like_terms(keywords)
         if not terms:
             return []

@@ -46,7 +46,8 @@ ENGLISH_STOP_WORDS: Final = frozenset(
 )
 
 # Single characters that carry no topic: pronouns, particles, and the light verbs 用 and 写
-# of seed 002's example. Kept small on purpose: 过 (过敏), 地 (地方) or 做 (做饭) begin words.
+# of the example "我喜欢用 Python 写代码". Kept small on purpose: 过 (过敏), 地 (地方) or 做 (做饭)
+# begin words.
 CHINESE_STOP_CHARS: Final = frozenset(
     "我你您他她它们的了是在和与及或也都就还很这那哪有吗呢吧啊呀哦嗯么着被把用写"
 )
@@ -72,7 +73,7 @@ class Keywords:
     prefixes: tuple[str, ...] = ()
 
     def all(self) -> list[str]:
-        """Every keyword, English first (the seed's example order: Python, 喜欢, 代码)."""
+        """Every keyword, English first (as in the example: Python, 喜欢, 代码)."""
         return [*self.words, *self.prefixes, *self.chinese]
 
 
@@ -209,7 +210,7 @@ def _strip_suffix(word: str) -> str:
     return word
 
 
-# Phrases that show the message expresses a preference (seed 002: category boost).
+# Phrases that show the message expresses a preference (the scoring formula's category boost).
 _PREFERENCE_CUES: Final = re.compile(
     r"\b(?:i|we)\s+(?:really\s+)?(?:like|love|prefer|hate|dislike|enjoy|want|favou?r)"
     r"|\b(?:my|our)\s+favou?rite\b|\b(?:prefer|preference|rather|favou?rite)\b"

@@ -1,4 +1,4 @@
-"""The Markdown view of memory (seed 000): MEMORY.md from memories, and back.
+"""The Markdown view of memory: MEMORY.md from memories, and back.
 
 `MEMORY.md` is rendered from the store; a hand-edited copy is turned back into
 changes. Pure functions, no I/O. The format:

@@ -178,7 +178,7 @@ class MemoryEngine:
         topic: str | None = None,
         record_access: bool = False,
     ) -> list[ScoredMemory]:
-        """Ranked memories for a message (seed 002), best first.
+        """Ranked memories for a message (the scoring formula), best first.
 
         `record_access` is for memories that go into a prompt: it updates their
         `last_accessed` and `access_count`. A person searching leaves them alone.

@@ -101,7 +101,7 @@ class Memory:
         return replace(self, **changes)
 
 
-# Names other implementations (seed 004 is TypeScript) use for the same fields.
+# Names other implementations (such as a TypeScript one) use for the same fields.
 _ALIASES: Final = {
     "createdAt": "created_at",
     "updatedAt": "updated_at",

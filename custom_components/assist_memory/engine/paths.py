@@ -1,6 +1,6 @@
 """Where the store file lives.
 
-Add-on (seed 004): `/data/memories/memories.json`. Anywhere else: `data/memories.json`
+Add-on: `/data/memories/memories.json`. Anywhere else: `data/memories.json`
 under a base folder (Home Assistant's config folder, or the working folder for the CLI).
 `MEMORY_FILE` or an explicit data folder overrides both.
 """

@@ -1,4 +1,4 @@
-"""The user profile: a visible, editable Markdown document (seed 003).
+"""The user profile: a visible, editable Markdown document.
 
 It says how to talk to the user: reply style, language, background. One file per scope
 under `<folder>/prompts/memory/`: `PROFILE.md` for the household, `PROFILE.<user>.md`

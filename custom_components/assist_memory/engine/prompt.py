@@ -1,4 +1,4 @@
-"""Putting memories in front of a prompt (seed 004's `build_prompt_with_memory`)."""
+"""Putting memories in front of a prompt (`build_prompt_with_memory`)."""
 
 from __future__ import annotations
 

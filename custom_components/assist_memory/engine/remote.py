@@ -328,7 +328,7 @@ class RemoteBackend:
         limit: int | None = None,
         scopes: Sequence[str] | None = None,
     ) -> str:
-        """The prompt with memories in front (seed 004 format)."""
+        """The prompt with the `<long_term_memory>` block in front."""
         body = {
             "prompt": prompt,
             "query": query,
@@ -428,7 +428,7 @@ class RemoteBackend:
             body={"query": query, "limit": limit},
         )
 
-    # -- compaction (seed 001): the server's LLM and settings ---------------------------
+    # -- compaction: the server's LLM and settings ---------------------------
 
     @property
     def compaction_enabled(self) -> bool:
@@ -733,7 +733,7 @@ def _log_entry(answer: Any) -> LogEntry:
 
 
 def _compaction_result(answer: Any) -> CompactionResult | None:
-    """The seed's answer: the counts, or a message when nothing was done."""
+    """The compaction answer: the counts, or a message when nothing was done."""
     if "originalCount" not in answer:
         return None
     return CompactionResult(int(answer["originalCount"]), int(answer["compactedCount"]))

@@ -1,7 +1,7 @@
 """The REST API's handlers for memories, settings, compaction, sessions and logs.
 
-Paths are the seeds' (`/api/memory/main`, `/memory/long-term/{id}`, ...); routes the
-seeds do not name (add, change, profile, daily logs, export) follow their style.
+Paths are the memory server's REST paths (`/api/memory/main`, `/memory/long-term/{id}`,
+...); the other routes (add, change, profile, daily logs, export) follow their style.
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def stats_json(stats: StoreStats) -> dict[str, Any]:
 
 
 def compaction_answer(result: CompactionResult | None, none_message: str) -> object:
-    """The seed's answer: the counts, or a message when nothing was done."""
+    """The compaction answer: the counts, or a message when nothing was done."""
     return {"message": none_message} if result is None else result.to_dict()
 
 
@@ -169,7 +169,7 @@ async def put_config(host: ApiHost, request: ApiRequest) -> object:
 
 
 async def compact(host: ApiHost, request: ApiRequest) -> object:
-    """Compact now (seed 001)."""
+    """Compact now."""
     options = await host.read_options()
     if not options.get("compaction_enabled") or not host.backend.compaction_enabled:
         raise bad_request(NOT_ENABLED, "compaction_not_enabled")

@@ -2,13 +2,13 @@
 
 Handlers live in `rest.py` (memories, settings, compaction) and `rest_turns.py`
 (conversation turns, for a Home Assistant that keeps its memory in the add-on); `api.py`
-gathers them. Each `Route` names its method, its path (the seeds' paths: `/api/memory/main`,
+gathers them. Each `Route` names its method, its path (the memory server's REST paths: `/api/memory/main`,
 `/memory/long-term/{id}`, ...), its parameters and its handler. A handler gets the
 `ApiHost` it runs in (its backend and its settings) and an `ApiRequest` (path
 parameters, query and parsed JSON body) and answers an `ApiResponse`. The routes also
 make the OpenAPI document (`openapi.py`), so the document cannot drift from the code.
 
-Hosts mount the routes: the server at the seeds' paths with its token, Home Assistant
+Hosts mount the routes: the server at its REST paths with its token, Home Assistant
 under `/api/assist_memory` with its own authentication, and Home Assistant's websocket
 command reaches the same handlers through `dispatch`.
 

@@ -1,6 +1,6 @@
 """The REST API's routes for a Home Assistant that keeps its memory in the add-on.
 
-The seeds' API (`rest.py`) covers memories, settings and compaction; the memory agent
+The memory API (`rest.py`) covers memories, settings and compaction; the memory agent
 also needs the conversation turns (begin, end, learn, ...) and a few operations with
 the full parameters of the `MemoryBackend` protocol (search with scopes and topic,
 prompts, the daily log, reindex, compaction when due). `RemoteBackend` calls these;
@@ -139,7 +139,7 @@ async def search(host: ApiHost, request: ApiRequest) -> object:
 
 
 async def prompt(host: ApiHost, request: ApiRequest) -> object:
-    """The prompt with memories in front (seed 004's format)."""
+    """The prompt with memories in front (the `<long_term_memory>` block)."""
     body = _body(request)
     query = body.optional_text("query")
     text = await host.backend.build_prompt(
@@ -177,7 +177,7 @@ async def reindex(host: ApiHost, request: ApiRequest) -> object:
 
 
 async def compact_if_due(host: ApiHost, request: ApiRequest) -> object:
-    """Compact when the threshold and the cooldown say so (seed 001's trigger)."""
+    """Compact when the threshold and the cooldown say so (the compaction trigger)."""
     result: CompactionResult | None = await host.backend.maybe_compact()
     return compaction_answer(result, SKIPPED)
 

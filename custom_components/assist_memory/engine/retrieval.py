@@ -1,9 +1,9 @@
-"""Multi-stage retrieval (seed 002): keywords, candidates, scores, top N.
+"""Multi-stage retrieval: keywords, candidates, scores, top N.
 
 1. Keywords are extracted from the message (and the session's topic, when given).
 2. Candidates come from the full-text index (BM25), and from vector similarity when
    embeddings are available.
-3. Each candidate is scored with seed 002's formula (`scoring.py`).
+3. Each candidate is scored with the scoring formula (`scoring.py`).
 4. The best N are returned, each with its score parts and the words that matched.
 """
 

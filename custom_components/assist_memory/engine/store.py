@@ -1,4 +1,4 @@
-"""MemoryStore: long-term memories in a JSON file (seed 004), crash-safe and fast.
+"""MemoryStore: long-term memories in a JSON file, crash-safe and fast.
 
 Files, side by side:
 - `memories.json`: the canonical snapshot, `{"format", "version", "generation",
@@ -167,7 +167,7 @@ ChangeHook = Callable[[StoreChange, Mapping[str, Memory]], None]
 
 
 class MemoryStore:
-    """Persistent long-term memory with the seed-004 API and more."""
+    """Persistent long-term memory: add, get, update, delete, search, clear, and more."""
 
     def __init__(
         self,
@@ -300,7 +300,7 @@ class MemoryStore:
         with self._lock:
             self.settings = settings
 
-    # -- seed 004 API ---------------------------------------------------------
+    # -- core API -------------------------------------------------------------
 
     def add(
         self,
@@ -353,7 +353,7 @@ class MemoryStore:
     def _make_room(self, records: Mapping[str, Memory]) -> builtins.list[str]:
         """Ids to evict before an add, or MemoryFullError (the default policy).
 
-        With `eviction_threshold` set (seed 002), the lowest confidence goes first,
+        With `eviction_threshold` set (eviction), the lowest confidence goes first,
         then the one used longest ago.
         """
         threshold = self.settings.eviction_threshold
@@ -485,14 +485,14 @@ class MemoryStore:
             return True
 
     def search(self, keyword: str) -> builtins.list[Memory]:
-        """Memories whose content contains `keyword`, ignoring case (seed 004)."""
+        """Memories whose content contains `keyword`, ignoring case."""
         if not isinstance(keyword, str) or not keyword.strip():
             raise InvalidMemoryError("empty_query", "the search text must not be empty")
         needle = keyword.strip().casefold()
         with self._read() as records:
             return [m for m in records.values() if needle in m.content.casefold()]
 
-    # -- beyond the seed -----------------------------------------------------
+    # -- beyond the core API ------------------------------------------------
 
     def count(self) -> int:
         """Number of stored memories."""

@@ -1,6 +1,6 @@
 """When to extract memories from a conversation, and when to flush before compaction.
 
-Seed 000: extraction runs after a turn, but is skipped while less than 60 seconds have
+The extraction throttle: extraction runs after a turn, but is skipped while less than 60 seconds have
 passed since the last extraction of the session or fewer than 4 new messages have
 arrived (`ExtractionThrottle`). When the context window is 75 % full, important content
 is flushed to memory once per compaction cycle (`FlushTracker`).
@@ -50,7 +50,7 @@ class _SessionState:
 
 
 class ExtractionThrottle:
-    """Seed 000's throttle, per session: `min_interval` and `min_messages` between runs.
+    """The extraction throttle, per session: `min_interval` and `min_messages` between runs.
 
     `clock` returns monotonic seconds (default `time.monotonic`), so a change of the
     wall clock neither blocks nor rushes extraction.
@@ -114,7 +114,7 @@ class ExtractionThrottle:
 
 
 class FlushTracker:
-    """Seed 000's pre-compaction flush: once per compaction cycle and session.
+    """The pre-compaction flush: once per compaction cycle and session.
 
     `should_flush` turns true once when usage reaches `threshold` of the context;
     `should_flush_before_compaction` is the last chance when compaction starts and no

@@ -1,10 +1,10 @@
 """What memory does around one conversation turn, for any agent host.
 
-`begin` runs before the agent answers: working memory is touched (seed 002), the most
+`begin` runs before the agent answers: working memory is touched, the most
 relevant memories are retrieved for the household and the speaking user, and the memory
 block is composed from the profile, those memories, recent session summaries and the
-earlier messages of the rolling window (seed 003) that the agent does not have. The
-user's message is persisted (seed 003) and the memories' use recorded by `after_begin`,
+earlier messages of the rolling window that the agent does not have. The
+user's message is persisted and the memories' use recorded by `after_begin`,
 which a host in a hurry runs once the agent has its memory.
 `end` runs after the answer: the reply is persisted, a new session gets its summary
 after the first reply, and the topic is updated for the next retrieval.
@@ -359,7 +359,7 @@ class TurnMemory:
         *,
         used_tokens: int = 0,
     ) -> ExtractionBatch | None:
-        """The messages to learn from now, or None while throttled (seed 000).
+        """The messages to learn from now, or None while throttled (the extraction throttle).
 
         Extraction runs at most every `min_interval` and after `min_messages` new
         messages; when the conversation uses `flush_threshold` of its context, it
@@ -403,7 +403,7 @@ class TurnMemory:
         settings: LearnSettings,
         speaker_unknown: bool = False,
     ) -> LearnResult:
-        """Write facts back (seeds 001, 003): repeats refresh, a known key is replaced.
+        """Write facts back: repeats refresh, a known key is replaced.
 
         Secrets are never stored; facts longer than `atomic_content_max_length` are
         left out. The batch's messages are marked as collected. A summary of the
@@ -566,8 +566,8 @@ class TurnMemory:
         """End working memories idle for 30 minutes; archive their important items.
 
         An item is kept for the user whose working memory it was (the household's
-        for turns without a user). Returns how many sessions ended (seed 002's
-        auto-cleanup).
+        for turns without a user). Returns how many sessions ended (the
+        auto-cleanup of idle conversations).
         """
         with self._lock:
             ended = self.working.expire()

@@ -1,4 +1,4 @@
-"""Optional vector similarity (seed 000): embeddings computed in the background.
+"""Optional vector similarity: embeddings computed in the background.
 
 Adding a memory never waits for an embedding: the store's change hook only queues the
 memory, and a worker thread asks the endpoint in batches. Vectors are cached by a hash of

@@ -1,8 +1,8 @@
 """Notice when the store's files are changed from outside, and settle after a quiet spell.
 
 Polling a few `stat` calls twice a second costs next to nothing and needs no platform
-API. A change is acted on once nothing has changed for `debounce` seconds (seed 000:
-1.5 s), so an editor that saves in several steps causes one reload, not several.
+API. A change is acted on once nothing has changed for `debounce` seconds (by
+default 1.5 s), so an editor that saves in several steps causes one reload, not several.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Working memory: short-lived state for each active conversation (seed 002).
+"""Working memory: short-lived state for each active conversation.
 
 A `WorkingMemory` holds what the assistant keeps in mind during one conversation: the
 current topic, context variables, the turn count and the last detected emotion. It is
