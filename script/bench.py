@@ -39,7 +39,6 @@ import os
 from pathlib import Path
 import random
 import re
-import signal
 import socket
 import sqlite3
 import statistics
@@ -904,25 +903,7 @@ def agent_overhead(turns: int) -> bool:
 async def _time_server_load() -> tuple[list[float], list[float]]:
     """Seconds per request: the mixed load, and as many /health requests at once."""
     with tempfile.TemporaryDirectory() as folder:
-        data_dir = Path(folder) / "data"
-        server = await asyncio.create_subprocess_exec(
-            str(Path(sys.executable).parent / "assist-memory"),
-            *("serve", "--port", "0", "--data-dir", str(data_dir)),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
-        )
-        try:
-            if server.stdout is None:  # pragma: no cover - PIPE was asked for
-                raise RuntimeError("no stdout")
-            url = ""
-            while not url:
-                line = (await server.stdout.readline()).decode()
-                if not line:
-                    raise RuntimeError("the memory server did not start")
-                if match := re.search(r"serving on (http://\S+)", line):
-                    url = match.group(1)
-            token = (data_dir / "token").read_text(encoding="utf-8").strip()
-            headers = {"Authorization": f"Bearer {token}"}
+        async with server_process(Path(folder) / "data") as (url, headers):
             mixed = await server_load(url, headers)
             connector = aiohttp.TCPConnector(limit=0)
             async with aiohttp.ClientSession(url, connector=connector) as http:
@@ -934,9 +915,6 @@ async def _time_server_load() -> tuple[list[float], list[float]]:
                 floor = await asyncio.gather(
                     *(timed_call(health()) for _ in range(REQUESTS))
                 )
-        finally:
-            server.send_signal(signal.SIGTERM)
-            await server.wait()
     return mixed, list(floor)
 
 

@@ -15,6 +15,7 @@ from assist_memory_engine.compose import BLOCK_END, BLOCK_START
 from assist_memory_engine.conversations import ConversationLog
 from assist_memory_engine.extraction import Fact
 from assist_memory_engine.memory import MemoryEngine
+from assist_memory_engine.models import Memory
 from assist_memory_engine.profile import UserProfile
 from assist_memory_engine.settings import StoreSettings
 from assist_memory_engine.turns import (
@@ -24,6 +25,7 @@ from assist_memory_engine.turns import (
     scopes_for,
 )
 from assist_memory_engine.working import WorkingMemoryManager
+from tests.support.data_folder import files_containing
 
 
 @pytest.fixture
@@ -418,10 +420,8 @@ def test_a_learned_memory_keeps_where_it_came_from(turns: TurnMemory) -> None:
     }
 
 
-def test_deleting_a_conversation_takes_its_quotes_out_of_every_file(
-    turns: TurnMemory,
-) -> None:
-    said = "I prefer zanzibar oat milk"
+def learned_from(turns: TurnMemory, said: str) -> Memory:
+    """The one memory learned from Anna saying `said` in conversation "s"."""
     turns.begin(session_id="s", text=said, user_id="anna")
     turns.end(session_id="s", user_text=said, reply="OK.", user_id="anna")
     batch = turns.extraction_batch("s", EAGER)
@@ -429,46 +429,40 @@ def test_deleting_a_conversation_takes_its_quotes_out_of_every_file(
     turns.learn(batch, turns.rule_facts(batch), scope="anna", settings=EAGER)
     (learned,) = turns.engine.store.get_all()
     assert learned.metadata["said"] == said
+    return learned
 
-    turns.delete_conversation("s")
 
-    # The memory stays, with who said it, no longer quoting the conversation.
+def assert_kept_without_its_quote(
+    turns: TurnMemory, learned: Memory, quote: str
+) -> None:
+    """The memory stays, with who said it, and no file quotes the sentence."""
     (kept,) = turns.engine.store.get_all()
     assert kept.id == learned.id
     assert dict(kept.metadata) == {"learned_by": "conversation", "speaker": "anna"}
-    quoting = [
-        path.name
-        for path in turns.engine.store.path.parent.rglob("*")
-        if path.is_file() and b"I prefer zanzibar" in path.read_bytes()
-    ]
-    assert quoting == []
+    assert files_containing(turns.engine.store.path.parent, quote) == []
+
+
+def test_deleting_a_conversation_takes_its_quotes_out_of_every_file(
+    turns: TurnMemory,
+) -> None:
+    learned = learned_from(turns, "I prefer zanzibar oat milk")
+
+    turns.delete_conversation("s")
+
+    assert_kept_without_its_quote(turns, learned, "I prefer zanzibar")
 
 
 def test_retention_takes_the_quotes_of_expired_messages_out(turns: TurnMemory) -> None:
     """A memory may outlive the conversation it was learned in, but the sentence it
     quotes is a person's words: it goes when retention deletes that message."""
-    said = "I prefer quokka oat milk"
-    turns.begin(session_id="s", text=said, user_id="anna")
-    turns.end(session_id="s", user_text=said, reply="OK.", user_id="anna")
-    batch = turns.extraction_batch("s", EAGER)
-    assert batch is not None
-    turns.learn(batch, turns.rule_facts(batch), scope="anna", settings=EAGER)
-    (learned,) = turns.engine.store.get_all()
+    learned = learned_from(turns, "I prefer quokka oat milk")
     assert turns.forget_expired_quotes() == 0  # its message is still there
 
     later = datetime.now(UTC) + timedelta(days=31)
     assert turns.log.prune(timedelta(days=30), now=later) == 2
     assert turns.forget_expired_quotes() == 1
 
-    (kept,) = turns.engine.store.get_all()
-    assert kept.id == learned.id
-    assert dict(kept.metadata) == {"learned_by": "conversation", "speaker": "anna"}
-    quoting = [
-        path.name
-        for path in turns.engine.store.path.parent.rglob("*")
-        if path.is_file() and b"I prefer quokka" in path.read_bytes()
-    ]
-    assert quoting == []
+    assert_kept_without_its_quote(turns, learned, "I prefer quokka")
 
 
 def test_profile_learns_reply_style(turns: TurnMemory) -> None:
