@@ -91,10 +91,10 @@ from scale import (
 )
 from scale_ranking import measure_at_scale
 
-from assist_memory_engine import index
-from assist_memory_engine.forgetting import forget, forget_all
-from assist_memory_engine.memory import MemoryEngine
-from assist_memory_engine.settings import StoreSettings
+from assist_memory_engine.memory.forgetting import forget, forget_all
+from assist_memory_engine.memory.memory_engine import MemoryEngine
+from assist_memory_engine.search import index
+from assist_memory_engine.storage.settings import StoreSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 # Memories of the snapshot forgotten per size (each one a fold).
@@ -409,8 +409,8 @@ _START_PROBE = """
 import json, sys, time
 from pathlib import Path
 start = time.perf_counter()
-from assist_memory_engine.memory import MemoryEngine
-from assist_memory_engine.settings import StoreSettings
+from assist_memory_engine.memory.memory_engine import MemoryEngine
+from assist_memory_engine.storage.settings import StoreSettings
 engine = MemoryEngine(Path(sys.argv[1]), StoreSettings(max_items=0))
 engine.init()
 seconds = time.perf_counter() - start

@@ -27,8 +27,8 @@ from typing import Any, Final
 
 from retrieval_quality import DEPTH, Score, import_memories, labelled_engine, score
 
-from assist_memory_engine.memory import MemoryEngine
-from assist_memory_engine.retrieval import Retriever
+from assist_memory_engine.memory.memory_engine import MemoryEngine
+from assist_memory_engine.search.retrieval import Retriever
 
 ROOT = Path(__file__).resolve().parent.parent
 CONVERSATION_SET = ROOT / "tests" / "data" / "conversation_set.json"

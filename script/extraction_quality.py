@@ -19,14 +19,18 @@ import re
 import tempfile
 from typing import Final, NotRequired, TypedDict
 
-from assist_memory_engine.conversations import ConversationLog
-from assist_memory_engine.extraction import Fact, RuleBasedExtractor
-from assist_memory_engine.memory import MemoryEngine
-from assist_memory_engine.models import CATEGORIES
-from assist_memory_engine.profile import UserProfile
-from assist_memory_engine.settings import StoreSettings
-from assist_memory_engine.turns import ExtractionBatch, LearnSettings, TurnMemory
-from assist_memory_engine.working import WorkingMemoryManager
+from assist_memory_engine.conversation.conversation_log import ConversationLog
+from assist_memory_engine.conversation.profile import UserProfile
+from assist_memory_engine.conversation.turns import (
+    ExtractionBatch,
+    LearnSettings,
+    TurnMemory,
+)
+from assist_memory_engine.conversation.working import WorkingMemoryManager
+from assist_memory_engine.language.extraction import Fact, RuleBasedExtractor
+from assist_memory_engine.memory.memory_engine import MemoryEngine
+from assist_memory_engine.storage.models import CATEGORIES
+from assist_memory_engine.storage.settings import StoreSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 EXTRACTION_SET = ROOT / "tests" / "data" / "extraction_set.json"

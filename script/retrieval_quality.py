@@ -18,8 +18,8 @@ import statistics
 import tempfile
 from typing import Any
 
-from assist_memory_engine.memory import MemoryEngine
-from assist_memory_engine.settings import StoreSettings
+from assist_memory_engine.memory.memory_engine import MemoryEngine
+from assist_memory_engine.storage.settings import StoreSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 RETRIEVAL_SET = ROOT / "tests" / "data" / "retrieval_set.json"

@@ -24,10 +24,10 @@ import time
 
 import aiohttp
 
-from assist_memory_engine.backend import LocalBackend
-from assist_memory_engine.keywords import ENGLISH_STOP_WORDS
-from assist_memory_engine.settings import StoreSettings
-from assist_memory_engine.store import MemoryStore
+from assist_memory_engine.backend.local import LocalBackend
+from assist_memory_engine.language.keywords import ENGLISH_STOP_WORDS
+from assist_memory_engine.storage.settings import StoreSettings
+from assist_memory_engine.storage.store import MemoryStore
 
 # The first name a quarter of the generated memories mention (see bench.scaled_texts).
 COMMON_NAME = "Mila"

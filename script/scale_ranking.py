@@ -23,8 +23,8 @@ from typing import Final
 
 from conversation_quality import FairBm25, ranked_by_us, stop_words
 
-from assist_memory_engine.memory import MemoryEngine
-from assist_memory_engine.settings import StoreSettings
+from assist_memory_engine.memory.memory_engine import MemoryEngine
+from assist_memory_engine.storage.settings import StoreSettings
 
 TOP: Final = 10
 NOW: Final = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)

@@ -15,8 +15,8 @@ from .const import CONF_STORAGE, DOMAIN, STORAGE_REMOTE
 from .coordinator import MemoryCoordinator
 from .data import AssistMemoryConfigEntry, AssistMemoryData
 from .engine import LoadReport, LocalBackend, MemoryBackend, MemoryEngineError
-from .engine.configure import apply_settings
-from .engine.settings import StoreSettings
+from .engine.backend.configure import apply_settings
+from .engine.storage.settings import StoreSettings
 from .follow import async_follow_if_asked, async_stop_following
 from .http import async_register_views
 from .llm_api import AssistMemoryAPI

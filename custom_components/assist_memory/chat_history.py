@@ -21,7 +21,7 @@ from contextlib import contextmanager
 
 from homeassistant.components import conversation
 
-from .engine.compose import strip_memory_block
+from .engine.conversation.compose import strip_memory_block
 
 
 def prepare_history(chat_log: conversation.ChatLog, *, others_spoke: bool) -> None:

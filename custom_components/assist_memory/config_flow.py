@@ -65,7 +65,7 @@ from .const import (
 )
 from .data import AssistMemoryConfigEntry
 from .engine.config import SETTINGS_BY_KEY, AnySetting
-from .engine.embeddings import EmbeddingClient, EmbeddingError
+from .engine.search.embeddings import EmbeddingClient, EmbeddingError
 from .options import DEFAULT_OPTIONS, embedding_config, store_path
 from .pipeline import is_memory_agent, pipelines_loaded
 from .remote_entry import async_check_server

@@ -29,12 +29,12 @@ from .chat_history import prepare_history, words_for_the_agent
 from .const import CONF_MEMORY_ENABLED, CONF_PROMPT_MODE, LOGGER, PROMPT_MODE_PREFIX
 from .data import AssistMemoryConfigEntry
 from .engine import MemoryEngineError
-from .engine.answers import answer_command
-from .engine.commands import MemoryCommand, parse_command, reply_language
-from .engine.compose import merge_prompts
+from .engine.backend.answers import answer_command
+from .engine.conversation.compose import merge_prompts
+from .engine.conversation.throttle import estimate_tokens
+from .engine.conversation.turns import TurnSettings
 from .engine.errors import BackendUnavailableError
-from .engine.throttle import estimate_tokens
-from .engine.turns import TurnSettings
+from .engine.language.commands import MemoryCommand, parse_command, reply_language
 from .entity import AssistMemoryEntity
 from .extraction import async_schedule_extraction
 from .options import wrapped_agent_id

@@ -22,7 +22,7 @@ from .const import DOMAIN, LOGGER
 from .data import AssistMemoryConfigEntry
 from .engine import MemoryBackend, MemoryEngineError, StoreStats
 from .engine.errors import AuthenticationError
-from .engine.remote import RemoteBackend
+from .engine.http.remote_backend import RemoteBackend
 
 CONNECTED_INTERVAL: Final = timedelta(seconds=30)
 RECONNECT_INTERVAL: Final = timedelta(seconds=10)

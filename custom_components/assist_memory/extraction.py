@@ -13,8 +13,12 @@ from homeassistant.core import HomeAssistant, callback
 from .const import CONF_AUTO_EXTRACT, CONF_EXTRACTOR_ENTITY, LOGGER
 from .data import AssistMemoryConfigEntry
 from .engine import HOUSEHOLD_SCOPE, MemoryEngineError
-from .engine.extraction import LLM_EXTRACTION_INSTRUCTIONS, Fact, parse_llm_facts
-from .engine.turns import ExtractionBatch, LearnSettings
+from .engine.conversation.turns import ExtractionBatch, LearnSettings
+from .engine.language.extraction import (
+    LLM_EXTRACTION_INSTRUCTIONS,
+    Fact,
+    parse_llm_facts,
+)
 from .ha_llm import FACTS_STRUCTURE, async_ask
 
 TASK_NAME = "Assist Memory: learn from a conversation"

@@ -14,8 +14,8 @@ from homeassistant.exceptions import HomeAssistantError
 import probatio
 
 from .const import LOGGER
-from .engine.extraction import EXTRACTION_SOURCES, MAX_LLM_CONTENT_LENGTH
-from .engine.models import CATEGORIES
+from .engine.language.extraction import EXTRACTION_SOURCES, MAX_LLM_CONTENT_LENGTH
+from .engine.storage.models import CATEGORIES
 
 # FACTS_SCHEMA of the engine, as Home Assistant's AI Task takes a structure.
 FACTS_STRUCTURE = probatio.Schema(

@@ -1,6 +1,6 @@
 """The REST API inside Home Assistant: every route under /api/assist_memory.
 
-The handlers are the engine's (`engine/rest.py`), shared with the standalone server;
+The handlers are the engine's (`engine/http/memory_routes.py`), shared with the standalone server;
 (the server's conversation-turn routes, for a Home Assistant using the add-on, are not
 needed here). They are mounted at `/api/assist_memory` + the server's path without its `/api`
 (`/api/memory/main` -> `/api/assist_memory/memory/main`, `/memory/long-term` ->
@@ -22,11 +22,11 @@ from homeassistant.exceptions import Unauthorized
 from homeassistant.helpers.http import HomeAssistantView
 
 from .api_host import EntryApiHost, loaded_entry
-from .engine.models import DEFAULT_MAX_CONTENT_LENGTH
-from .engine.openapi import openapi_document
-from .engine.rest import ROUTES
-from .engine.rest_aiohttp import answer_route, json_response
-from .engine.rest_base import ApiResponse, Route, error_body
+from .engine.http.aiohttp_requests import answer_route, json_response
+from .engine.http.memory_routes import ROUTES
+from .engine.http.openapi import openapi_document
+from .engine.http.routing import ApiResponse, Route, error_body
+from .engine.storage.models import DEFAULT_MAX_CONTENT_LENGTH
 
 URL_PREFIX: Final = "/api/assist_memory"
 

@@ -26,11 +26,11 @@ import probatio
 from .const import CONF_ENABLE_AGENTIC_SEARCH, DOMAIN
 from .data import AssistMemoryConfigEntry
 from .engine import CATEGORIES, Memory, MemoryBackend, MemoryEngineError, redact
-from .engine.commands import scopes_about
-from .engine.markdown import render_markdown
-from .engine.models import utc_time
-from .engine.provenance import Provenance
-from .engine.turns import TurnSettings, scopes_for
+from .engine.conversation.turns import TurnSettings, scopes_for
+from .engine.documents.markdown import render_markdown
+from .engine.language.commands import scopes_about
+from .engine.language.provenance import Provenance
+from .engine.storage.models import utc_time
 
 API_PROMPT = (
     "You have a long-term memory for this household (tools: read_memory, search_memory, "

@@ -26,10 +26,10 @@ from .const import (
 )
 from .data import AssistMemoryConfigEntry
 from .engine import LocalBackend
+from .engine.backend.configure import apply_settings
 from .engine.config import DEFAULT_CONFIG
-from .engine.configure import apply_settings
-from .engine.embeddings import EmbeddingConfig
-from .engine.paths import STORE_FILE_NAME
+from .engine.search.embeddings import EmbeddingConfig
+from .engine.storage.paths import STORE_FILE_NAME
 from .follow import async_follow_if_asked
 from .ha_llm import HassLlmCaller
 

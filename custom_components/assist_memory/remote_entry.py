@@ -17,7 +17,7 @@ from .const import DOMAIN, LOGGER
 from .data import AssistMemoryConfigEntry
 from .engine import MemoryEngineError
 from .engine.errors import AuthenticationError
-from .engine.remote import RemoteBackend
+from .engine.http.remote_backend import RemoteBackend
 
 
 def remote_backend(hass: HomeAssistant, url: str, token: str) -> RemoteBackend:

@@ -37,8 +37,8 @@ from .engine import (
     MemoryEngineError,
     MemoryFields,
 )
-from .engine.compaction import CompactionResult
-from .engine.store import SORT_ORDERS
+from .engine.memory.compaction import CompactionResult
+from .engine.storage.store import SORT_ORDERS
 from .pipeline import async_set_pipeline_agent
 
 ATTR_ID = "id"

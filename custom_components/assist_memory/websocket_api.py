@@ -20,7 +20,7 @@ from homeassistant.core import HomeAssistant, callback
 import probatio
 
 from .api_host import EntryApiHost, loaded_entry
-from .engine.api import dispatch
+from .engine.http.api import dispatch
 from .websocket_conversations import async_register_conversation_commands
 from .websocket_events import async_register_event_commands
 from .websocket_memories import async_register_memory_commands

@@ -37,7 +37,7 @@ from .engine import (
     MemoryEngineError,
     MemoryFields,
 )
-from .engine.store import SORT_ORDERS
+from .engine.storage.store import SORT_ORDERS
 
 LIST: Final = "assist_memory/memories/list"
 GET: Final = "assist_memory/memories/get"

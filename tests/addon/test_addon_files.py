@@ -19,9 +19,9 @@ import voluptuous as vol
 import yaml
 
 from assist_memory_engine.config import SETTINGS_BY_KEY, AnySetting
-from assist_memory_engine.discovery import SERVICE
-from assist_memory_engine.serve_cli import LOG_LEVELS, SERVER_KEYS
-from assist_memory_engine.server import DEFAULT_PORT
+from assist_memory_engine.host.discovery import SERVICE
+from assist_memory_engine.host.serve_cli import LOG_LEVELS, SERVER_KEYS
+from assist_memory_engine.host.server import DEFAULT_PORT
 
 ROOT = Path(__file__).resolve().parents[2]
 ADDON = ROOT / "addon"

@@ -7,13 +7,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from assist_memory_engine.answers import answer_command
-from assist_memory_engine.backend import MemoryBackend
-from assist_memory_engine.commands import parse_command
+from assist_memory_engine.backend.answers import answer_command
+from assist_memory_engine.backend.local import MemoryBackend
+from assist_memory_engine.conversation.turns import LearnSettings, TurnSettings
 from assist_memory_engine.errors import MemoryEngineError
-from assist_memory_engine.extraction import Fact
-from assist_memory_engine.settings import StoreSettings
-from assist_memory_engine.turns import LearnSettings, TurnSettings
+from assist_memory_engine.language.commands import parse_command
+from assist_memory_engine.language.extraction import Fact
+from assist_memory_engine.storage.settings import StoreSettings
 
 EAGER = LearnSettings(min_interval=timedelta(0), min_messages=1)
 

@@ -9,18 +9,18 @@ from typing import Any
 
 import pytest
 
-from assist_memory_engine.api import dispatch
-from assist_memory_engine.backend import LocalBackend
+from assist_memory_engine.backend.local import LocalBackend
 from assist_memory_engine.config import DEFAULT_CONFIG
+from assist_memory_engine.conversation.turns import LearnSettings, TurnSettings
 from assist_memory_engine.errors import InvalidMemoryError
-from assist_memory_engine.turn_json import (
+from assist_memory_engine.http.api import dispatch
+from assist_memory_engine.http.turn_wire import (
     JsonObject,
     learn_settings_from_json,
     learn_settings_json,
     turn_context_from_json,
     turn_settings_from_json,
 )
-from assist_memory_engine.turns import LearnSettings, TurnSettings
 
 
 class Host:

@@ -18,20 +18,20 @@ from typing import Any
 
 import pytest
 
-from assist_memory_engine.compaction import (
+from assist_memory_engine.documents.markdown import parse_markdown, render_markdown
+from assist_memory_engine.errors import InvalidMemoryError, StorageError
+from assist_memory_engine.language.llm import LlmCaller
+from assist_memory_engine.memory.compaction import (
     COMPACTION_INSTRUCTIONS,
     BackupInfo,
     CompactionResult,
     MemoryCompactor,
     clean_answer,
 )
-from assist_memory_engine.errors import InvalidMemoryError, StorageError
-from assist_memory_engine.llm import LlmCaller
-from assist_memory_engine.markdown import parse_markdown, render_markdown
-from assist_memory_engine.memory import MemoryEngine
-from assist_memory_engine.models import Memory
-from assist_memory_engine.settings import StoreSettings
-from assist_memory_engine.store import MemoryStore
+from assist_memory_engine.memory.memory_engine import MemoryEngine
+from assist_memory_engine.storage.models import Memory
+from assist_memory_engine.storage.settings import StoreSettings
+from assist_memory_engine.storage.store import MemoryStore
 
 from .conftest import markdown_body, read_snapshot, store_files
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from assist_memory_engine import InvalidMemoryError, StorageError
-from assist_memory_engine.conversations import (
+from assist_memory_engine.conversation.conversation_log import (
     MAX_MESSAGE_LENGTH,
     ConversationLog,
     Message,
@@ -174,7 +174,7 @@ def test_acknowledged_appends_survive_a_killed_process(db_path: Path) -> None:
     script = textwrap.dedent(
         f"""
         import os, signal
-        from assist_memory_engine.conversations import ConversationLog
+        from assist_memory_engine.conversation.conversation_log import ConversationLog
         log = ConversationLog({str(db_path)!r})
         for i in range(50):
             log.append("crash", "user" if i % 2 == 0 else "assistant", f"message {{i}}")

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from assist_memory_engine import InvalidMemoryError, LocalBackend, StorageError
-from assist_memory_engine.daily_log import (
+from assist_memory_engine.documents.daily_log import (
     MAX_ENTRY_LENGTH,
     DailyLog,
     LogEntry,
     validate_date,
 )
-from assist_memory_engine.memory import MemoryEngine
+from assist_memory_engine.memory.memory_engine import MemoryEngine
 
 TAIPEI = timezone(timedelta(hours=8))
 

@@ -25,13 +25,13 @@ from assist_memory_engine import (
     StoreBusyError,
     StoreSettings,
 )
-from assist_memory_engine.durable import (
+from assist_memory_engine.storage.durable import (
     process_lock,
     replace_unless_changed,
     storage_error,
     write_atomically,
 )
-from assist_memory_engine.journal import encode_delete
+from assist_memory_engine.storage.journal import encode_delete
 
 from .conftest import journal_lines, read_snapshot, store_files
 from .crash_writer import digest

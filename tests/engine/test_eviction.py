@@ -16,7 +16,7 @@ from assist_memory_engine import (
     StoreSettings,
 )
 from assist_memory_engine.config import InvalidConfigError
-from assist_memory_engine.memory import MemoryEngine
+from assist_memory_engine.memory.memory_engine import MemoryEngine
 
 from .conftest import SteppingClock, read_snapshot
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from assist_memory_engine import CATEGORIES, Memory, MemoryStore
-from assist_memory_engine.extraction import (
+from assist_memory_engine.language.extraction import (
     FACTS_SCHEMA,
     LLM_EXTRACTION_INSTRUCTIONS,
     Fact,
@@ -23,7 +23,7 @@ from assist_memory_engine.extraction import (
     states_replaced_fact,
 )
 
-LOGGER_NAME = "assist_memory_engine.extraction"
+LOGGER_NAME = "assist_memory_engine.language.extraction"
 Expected = list[tuple[str, str | None, str]]
 
 # (sentence, [(category, key, content), ...]); [] means "nothing to remember".

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import pytest
 
-from assist_memory_engine.extraction import Fact, RuleBasedExtractor, plan_write_back
-from assist_memory_engine.models import Memory
+from assist_memory_engine.language.extraction import (
+    Fact,
+    RuleBasedExtractor,
+    plan_write_back,
+)
+from assist_memory_engine.storage.models import Memory
 
 Expected = list[tuple[str, str | None, str]]
 

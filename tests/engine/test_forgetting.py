@@ -19,13 +19,13 @@ import zlib
 import pytest
 
 from assist_memory_engine import MemoryStore
-from assist_memory_engine.compaction import backup_folder
-from assist_memory_engine.embeddings import EmbeddingConfig
-from assist_memory_engine.forgetting import forget, forget_all
-from assist_memory_engine.index import SearchIndex
-from assist_memory_engine.memory import MemoryEngine, index_path_for
-from assist_memory_engine.settings import StoreSettings
-from assist_memory_engine.vectors import content_hash
+from assist_memory_engine.memory.compaction import backup_folder
+from assist_memory_engine.memory.forgetting import forget, forget_all
+from assist_memory_engine.memory.memory_engine import MemoryEngine, index_path_for
+from assist_memory_engine.search.embeddings import EmbeddingConfig
+from assist_memory_engine.search.index import SearchIndex
+from assist_memory_engine.search.vectors import content_hash
+from assist_memory_engine.storage.settings import StoreSettings
 from tests.support.data_folder import files_containing
 from tests.support.embedding_server import EmbeddingServer, embed
 

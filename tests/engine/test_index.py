@@ -12,7 +12,9 @@ import pytest
 
 from assist_memory_engine import LocalBackend, MemoryStore
 from assist_memory_engine.errors import InvalidMemoryError
-from assist_memory_engine.index import (
+from assist_memory_engine.language.keywords import extract_keywords
+from assist_memory_engine.memory.memory_engine import MemoryEngine, index_path_for
+from assist_memory_engine.search.index import (
     COMMON_WORD_ROWS,
     TOKENIZER_VERSION,
     SearchIndex,
@@ -20,9 +22,7 @@ from assist_memory_engine.index import (
     fts_query,
     like_terms,
 )
-from assist_memory_engine.keywords import extract_keywords
-from assist_memory_engine.memory import MemoryEngine, index_path_for
-from assist_memory_engine.models import Memory
+from assist_memory_engine.storage.models import Memory
 
 STAMP = "2025-01-01T00:00:00+00:00"
 

@@ -20,7 +20,7 @@ import unicodedata
 import pytest
 
 from assist_memory_engine import MemoryStore
-from assist_memory_engine.compose import (
+from assist_memory_engine.conversation.compose import (
     BLOCK_END,
     BLOCK_START,
     DEFAULT_BUDGET,
@@ -30,9 +30,9 @@ from assist_memory_engine.compose import (
     SummaryLine,
     compose_memory_block,
 )
+from assist_memory_engine.conversation.prompt import BLOCK_TAG, build_prompt_with_memory
 from assist_memory_engine.errors import InvalidMemoryError
-from assist_memory_engine.models import Memory
-from assist_memory_engine.prompt import BLOCK_TAG, build_prompt_with_memory
+from assist_memory_engine.storage.models import Memory
 
 CORPUS_FILE = Path(__file__).parents[1] / "data" / "injection_corpus.txt"
 CORPUS: list[str] = [

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import pytest
 
 from assist_memory_engine import CATEGORIES, Memory
-from assist_memory_engine.markdown import (
+from assist_memory_engine.documents.markdown import (
     CATEGORY_TITLES,
     EMPTY_HINT,
     ReconcilePlan,

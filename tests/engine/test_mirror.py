@@ -19,10 +19,14 @@ from assist_memory_engine import (
     StorageError,
     StoreSettings,
 )
-from assist_memory_engine.markdown import ReconcilePlan, render_markdown
-from assist_memory_engine.memory import MemoryEngine
-from assist_memory_engine.mirror import MISSING, MarkdownMirror, markdown_folder
-from assist_memory_engine.store import ReconcileResult, StoreChange
+from assist_memory_engine.documents.markdown import ReconcilePlan, render_markdown
+from assist_memory_engine.documents.mirror import (
+    MISSING,
+    MarkdownMirror,
+    markdown_folder,
+)
+from assist_memory_engine.memory.memory_engine import MemoryEngine
+from assist_memory_engine.storage.store import ReconcileResult, StoreChange
 from tests.support.waiting import eventually
 
 from .conftest import (

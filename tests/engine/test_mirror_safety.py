@@ -19,8 +19,8 @@ import threading
 import pytest
 
 from assist_memory_engine import Memory, StorageError
-from assist_memory_engine.markdown import parse_markdown
-from assist_memory_engine.memory import MemoryEngine
+from assist_memory_engine.documents.markdown import parse_markdown
+from assist_memory_engine.memory.memory_engine import MemoryEngine
 
 CONTENTS = (
     ("preference", "Likes green tea"),

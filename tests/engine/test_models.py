@@ -16,7 +16,7 @@ from assist_memory_engine import (
     MemoryStore,
     StoreSettings,
 )
-from assist_memory_engine.models import memory_from_dict
+from assist_memory_engine.storage.models import memory_from_dict
 
 from .conftest import store_files
 

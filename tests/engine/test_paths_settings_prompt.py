@@ -14,8 +14,8 @@ from assist_memory_engine import (
     resolve_store_path,
 )
 from assist_memory_engine.config import InvalidConfigError
-from assist_memory_engine.paths import ADDON_OPTIONS_FILE, running_as_addon
-from assist_memory_engine.prompt import sanitize_memory_text
+from assist_memory_engine.conversation.prompt import sanitize_memory_text
+from assist_memory_engine.storage.paths import ADDON_OPTIONS_FILE, running_as_addon
 
 # -- resolve_store_path ------------------------------------------------------------
 

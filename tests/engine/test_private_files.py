@@ -18,7 +18,7 @@ import stat
 import pytest
 
 from assist_memory_engine import LocalBackend
-from assist_memory_engine.cli import main
+from assist_memory_engine.host.cli import main
 
 from .test_compaction import FakeLlm
 

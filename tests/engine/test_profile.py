@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from assist_memory_engine import InvalidMemoryError, StorageError
-from assist_memory_engine.profile import (
+from assist_memory_engine.conversation.profile import (
     DEFAULT_PROFILE,
     MAX_PROFILE_LENGTH,
     UserProfile,

@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 
 from assist_memory_engine import InvalidMemoryError
-from assist_memory_engine.backend import LocalBackend
+from assist_memory_engine.backend.local import LocalBackend
 from assist_memory_engine.config import InvalidConfigError, config_changes
-from assist_memory_engine.conversations import ConversationLog
-from assist_memory_engine.daily_log import DailyLog
-from assist_memory_engine.retention import (
+from assist_memory_engine.conversation.conversation_log import ConversationLog
+from assist_memory_engine.conversation.retention import (
     RetentionResult,
     RetentionSettings,
     enforce_retention,
 )
+from assist_memory_engine.documents.daily_log import DailyLog
 
 NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
 

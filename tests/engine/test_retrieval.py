@@ -12,10 +12,9 @@ import pytest
 
 from assist_memory_engine import LocalBackend, MemoryStore, StoreSettings
 from assist_memory_engine.config import InvalidConfigError
-from assist_memory_engine.memory import MemoryEngine
-from assist_memory_engine.models import Memory
-from assist_memory_engine.retrieval import DEFAULT_LIMIT, Retriever
-from assist_memory_engine.scoring import (
+from assist_memory_engine.memory.memory_engine import MemoryEngine
+from assist_memory_engine.search.retrieval import DEFAULT_LIMIT, Retriever
+from assist_memory_engine.search.scoring import (
     PREFERENCE_BOOST,
     TOPIC_BOOST,
     ScoredMemory,
@@ -24,6 +23,7 @@ from assist_memory_engine.scoring import (
     frequency_score,
     recency_score,
 )
+from assist_memory_engine.storage.models import Memory
 
 NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
 

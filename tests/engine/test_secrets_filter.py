@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from assist_memory_engine.extraction import RuleBasedExtractor
-from assist_memory_engine.secrets_filter import (
+from assist_memory_engine.language.extraction import RuleBasedExtractor
+from assist_memory_engine.language.secrets_filter import (
     REDACTED,
     SecretMatch,
     contains_secret,

@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from assist_memory_engine.backend import LocalBackend
-from assist_memory_engine.compaction import DEFAULT_THRESHOLD
-from assist_memory_engine.compose import DEFAULT_BUDGET
+from assist_memory_engine.backend.configure import apply_settings
+from assist_memory_engine.backend.local import LocalBackend
 from assist_memory_engine.config import (
     DEFAULT_CONFIG,
     SETTINGS,
@@ -26,12 +25,13 @@ from assist_memory_engine.config import (
     config_from_env,
     config_view,
 )
-from assist_memory_engine.configure import apply_settings
-from assist_memory_engine.models import DEFAULT_MAX_CONTENT_LENGTH
-from assist_memory_engine.openapi import openapi_document
-from assist_memory_engine.retention import RetentionSettings
-from assist_memory_engine.settings import StoreSettings
-from assist_memory_engine.turns import LearnSettings, TurnSettings
+from assist_memory_engine.conversation.compose import DEFAULT_BUDGET
+from assist_memory_engine.conversation.retention import RetentionSettings
+from assist_memory_engine.conversation.turns import LearnSettings, TurnSettings
+from assist_memory_engine.http.openapi import openapi_document
+from assist_memory_engine.memory.compaction import DEFAULT_THRESHOLD
+from assist_memory_engine.storage.models import DEFAULT_MAX_CONTENT_LENGTH
+from assist_memory_engine.storage.settings import StoreSettings
 
 from .test_compaction import FakeLlm
 

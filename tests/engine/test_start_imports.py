@@ -11,7 +11,7 @@ import sys
 def test_the_engine_starts_without_an_http_client() -> None:
     probe = (
         "import json, sys\n"
-        "import assist_memory_engine, assist_memory_engine.memory\n"
+        "import assist_memory_engine, assist_memory_engine.memory.memory_engine\n"
         "print(json.dumps([m for m in ('aiohttp', 'urllib.request') if m in sys.modules]))"
     )
     loaded = subprocess.run(
@@ -23,7 +23,7 @@ def test_the_engine_starts_without_an_http_client() -> None:
 def test_a_search_from_the_command_line_loads_no_http_stack(tmp_path: Path) -> None:
     probe = (
         "import json, sys\n"
-        "from assist_memory_engine.cli import main\n"
+        "from assist_memory_engine.host.cli import main\n"
         "data = sys.argv[1]\n"
         "assert main(['--data-dir', data, 'add', 'Likes green tea']) == 0\n"
         "assert main(['--data-dir', data, 'search', 'green tea']) == 0\n"

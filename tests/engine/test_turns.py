@@ -11,20 +11,20 @@ import sqlite3
 import pytest
 
 from assist_memory_engine import InvalidMemoryError
-from assist_memory_engine.compose import BLOCK_END, BLOCK_START
-from assist_memory_engine.conversations import ConversationLog
-from assist_memory_engine.extraction import Fact
-from assist_memory_engine.memory import MemoryEngine
-from assist_memory_engine.models import Memory
-from assist_memory_engine.profile import UserProfile
-from assist_memory_engine.settings import StoreSettings
-from assist_memory_engine.turns import (
+from assist_memory_engine.conversation.compose import BLOCK_END, BLOCK_START
+from assist_memory_engine.conversation.conversation_log import ConversationLog
+from assist_memory_engine.conversation.profile import UserProfile
+from assist_memory_engine.conversation.turns import (
     LearnSettings,
     TurnMemory,
     TurnSettings,
     scopes_for,
 )
-from assist_memory_engine.working import WorkingMemoryManager
+from assist_memory_engine.conversation.working import WorkingMemoryManager
+from assist_memory_engine.language.extraction import Fact
+from assist_memory_engine.memory.memory_engine import MemoryEngine
+from assist_memory_engine.storage.models import Memory
+from assist_memory_engine.storage.settings import StoreSettings
 from tests.support.data_folder import files_containing
 
 

@@ -13,14 +13,14 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from assist_memory_engine.embeddings import (
+from assist_memory_engine.memory.memory_engine import MemoryEngine
+from assist_memory_engine.search.embeddings import (
     EmbeddingClient,
     EmbeddingConfig,
     EmbeddingError,
 )
-from assist_memory_engine.memory import MemoryEngine
-from assist_memory_engine.scoring import HYBRID_BM25, HYBRID_VECTOR
-from assist_memory_engine.settings import StoreSettings
+from assist_memory_engine.search.scoring import HYBRID_BM25, HYBRID_VECTOR
+from assist_memory_engine.storage.settings import StoreSettings
 from tests.support.embedding_server import EmbeddingServer
 
 # Home Assistant's test plugin blocks sockets; these tests talk to a local server.

@@ -10,7 +10,7 @@ import threading
 import pytest
 
 from assist_memory_engine import LocalBackend, MemoryStore
-from assist_memory_engine.watch import DEBOUNCE, POLL_INTERVAL, ChangeWatcher
+from assist_memory_engine.documents.watch import DEBOUNCE, POLL_INTERVAL, ChangeWatcher
 from tests.support.waiting import PATIENCE, eventually
 
 

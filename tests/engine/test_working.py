@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from assist_memory_engine import InvalidMemoryError
-from assist_memory_engine.working import (
+from assist_memory_engine.conversation.working import (
     DEFAULT_TTL,
     MAX_VARIABLES_BYTES,
     WorkingMemory,

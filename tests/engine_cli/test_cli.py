@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from assist_memory_engine.cli import main
-from assist_memory_engine.memory import MemoryEngine
-from assist_memory_engine.settings import StoreSettings
-from assist_memory_engine.store import MemoryStore
+from assist_memory_engine.host.cli import main
+from assist_memory_engine.memory.memory_engine import MemoryEngine
+from assist_memory_engine.storage.settings import StoreSettings
+from assist_memory_engine.storage.store import MemoryStore
 
 ENV_VARS = ("MEMORY_FILE", "MEMORY_MAX_ITEMS", "MEMORY_MAX_CONTENT_LENGTH")
 
@@ -734,7 +734,7 @@ def test_console_entry_point(tmp_path: Path) -> None:
     base = [
         sys.executable,
         "-m",
-        "assist_memory_engine.cli",
+        "assist_memory_engine.host.cli",
         "--data-dir",
         str(tmp_path),
     ]

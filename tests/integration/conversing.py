@@ -21,7 +21,7 @@ from custom_components.assist_memory.const import (
     DATA_FOLDER,
     DOMAIN,
 )
-from custom_components.assist_memory.engine.compose import BLOCK_END
+from custom_components.assist_memory.engine.conversation.compose import BLOCK_END
 from custom_components.assist_memory.options import DEFAULT_OPTIONS
 
 MEMORY_AGENT = "conversation.assist_memory_memory_agent"

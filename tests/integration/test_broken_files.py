@@ -25,7 +25,10 @@ from pytest_homeassistant_custom_component.components.diagnostics import (
 from pytest_homeassistant_custom_component.typing import ClientSessionGenerator
 
 from custom_components.assist_memory.const import DOMAIN
-from custom_components.assist_memory.engine.journal import encode_begin, encode_put
+from custom_components.assist_memory.engine.storage.journal import (
+    encode_begin,
+    encode_put,
+)
 
 CONTENTS = ("Anna takes her coffee black", "Ben plays the violin", "Carla grows leeks")
 WORDS = ("coffee", "violin", "leeks")

@@ -19,7 +19,10 @@ from custom_components.assist_memory.const import (
     CONF_PROMPT_MODE,
     DOMAIN,
 )
-from custom_components.assist_memory.engine.compose import BLOCK_END, BLOCK_START
+from custom_components.assist_memory.engine.conversation.compose import (
+    BLOCK_END,
+    BLOCK_START,
+)
 
 from .agents import AGENT_ENTITY_ID, TASK_ENTITY_ID, LlmEntities
 from .conversing import (

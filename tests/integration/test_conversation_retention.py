@@ -32,7 +32,9 @@ from custom_components.assist_memory.const import (
     DATA_FOLDER,
     DOMAIN,
 )
-from custom_components.assist_memory.engine.conversations import ConversationLog
+from custom_components.assist_memory.engine.conversation.conversation_log import (
+    ConversationLog,
+)
 
 from .agents import AGENT_ENTITY_ID, LlmEntities
 from .conftest import configure_options

@@ -13,8 +13,8 @@ from custom_components.assist_memory.const import (
     CONF_MAX_ITEMS,
     DOMAIN,
 )
-from custom_components.assist_memory.engine.rest import ROUTES
-from custom_components.assist_memory.engine.rest_base import Route
+from custom_components.assist_memory.engine.http.memory_routes import ROUTES
+from custom_components.assist_memory.engine.http.routing import Route
 from custom_components.assist_memory.http import ha_path
 
 from .agents import TASK_ENTITY_ID, LlmEntities

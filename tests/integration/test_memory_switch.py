@@ -7,7 +7,7 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.assist_memory.const import CONF_AGENT_ID, CONF_MEMORY_ENABLED
-from custom_components.assist_memory.engine.compose import BLOCK_START
+from custom_components.assist_memory.engine.conversation.compose import BLOCK_START
 
 from .agents import AGENT_ENTITY_ID, LlmEntities
 from .conversing import EAGER, add, contents, options, say, speech

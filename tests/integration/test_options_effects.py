@@ -51,7 +51,7 @@ from custom_components.assist_memory.const import (
     CONF_SESSION_SUMMARY_LIMIT,
     DOMAIN,
 )
-from custom_components.assist_memory.engine.compose import BLOCK_START
+from custom_components.assist_memory.engine.conversation.compose import BLOCK_START
 
 from .agents import AGENT_ENTITY_ID, TASK_ENTITY_ID, LlmEntities
 from .conftest import configure_options

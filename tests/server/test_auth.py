@@ -15,8 +15,8 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 import pytest
 
-from assist_memory_engine.backend import LocalBackend
-from assist_memory_engine.server import INGRESS_ADDRESS, ServerApiHost, create_app
+from assist_memory_engine.backend.local import LocalBackend
+from assist_memory_engine.host.server import INGRESS_ADDRESS, ServerApiHost, create_app
 
 TOKEN = "the-token"  # noqa: S105 (a test token)
 Client = Callable[..., Awaitable[TestClient]]

@@ -15,7 +15,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from assist_memory_engine.conversations import ConversationLog
+from assist_memory_engine.conversation.conversation_log import ConversationLog
 from tests.support.server_process import ServerProcess, serve_command
 
 SECRETS = ("Zebra-Quartz-77", "48392017", "4111111111111111", "Qwerty-8842")

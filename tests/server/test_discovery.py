@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from assist_memory_engine.discovery import Supervisor, announce
+from assist_memory_engine.host.discovery import Supervisor, announce
 from tests.support.supervisor import SupervisorStandIn
 
 CONFIG = {"host": "a0d7b954-assist-memory", "port": 8099, "token": "server-token"}

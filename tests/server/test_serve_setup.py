@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from assist_memory_engine.cli import build_parser, main
 from assist_memory_engine.config import FLUSH_THRESHOLD, SETTINGS, InvalidConfigError
-from assist_memory_engine.discovery import Supervisor
-from assist_memory_engine.embeddings import EmbeddingConfig
-from assist_memory_engine.paths import ADDON_DATA_DIR
-from assist_memory_engine.serve_cli import ADDON_HOST, ServeSetup, serve_setup
-from assist_memory_engine.server import LlmEndpoint, web_ui_link
+from assist_memory_engine.host.cli import build_parser, main
+from assist_memory_engine.host.discovery import Supervisor
+from assist_memory_engine.host.serve_cli import ADDON_HOST, ServeSetup, serve_setup
+from assist_memory_engine.host.server import LlmEndpoint, web_ui_link
+from assist_memory_engine.search.embeddings import EmbeddingConfig
+from assist_memory_engine.storage.paths import ADDON_DATA_DIR
 from tests.support.server_process import clean_env
 
 

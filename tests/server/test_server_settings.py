@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from assist_memory_engine.backend import LocalBackend
+from assist_memory_engine.backend.local import LocalBackend
 from assist_memory_engine.config import DEFAULT_CONFIG
-from assist_memory_engine.server import CONFIG_FILE, ServerApiHost
+from assist_memory_engine.host.server import CONFIG_FILE, ServerApiHost
 
 
 @pytest.fixture

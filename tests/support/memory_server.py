@@ -1,6 +1,6 @@
 """The memory server as a real process on 127.0.0.1, for tests.
 
-`MemoryServer(data_dir)` runs `assist_memory_engine.server.serve` in a subprocess of
+`MemoryServer(data_dir)` runs `assist_memory_engine.host.server.serve` in a subprocess of
 this interpreter; `start` returns once `/health` answers, `stop` sends SIGTERM (the
 server flushes and exits) and waits. The port stays the same across restarts, so a
 client configured once finds the server again. Blocking: from async code, call
@@ -19,12 +19,12 @@ import time
 from typing import Self
 import urllib.request
 
-from assist_memory_engine.server import TOKEN_FILE
+from assist_memory_engine.host.server import TOKEN_FILE
 
 _RUN = """
 import asyncio, json, sys
 from pathlib import Path
-from assist_memory_engine.server import LlmEndpoint, ServerOptions, serve
+from assist_memory_engine.host.server import LlmEndpoint, ServerOptions, serve
 llm_url, config = json.loads(sys.argv[3])
 llm = LlmEndpoint(llm_url, "stand-in") if llm_url else None
 options = ServerOptions(

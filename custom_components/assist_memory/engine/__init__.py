@@ -6,9 +6,9 @@ installed package `assist_memory_engine` (add-on, CLI, benchmarks). Relative imp
 
 import logging
 
-from .backend import LocalBackend, MemoryBackend, MemoryFields, StoreStats
-from .compaction import CompactionResult, MemoryCompactor
+from .backend.local import LocalBackend, MemoryBackend, MemoryFields, StoreStats
 from .config import DEFAULT_CONFIG, SETTINGS, InvalidConfigError
+from .conversation.prompt import build_prompt_with_memory
 from .errors import (
     InvalidMemoryError,
     MemoryEngineError,
@@ -17,12 +17,12 @@ from .errors import (
     StorageError,
     StoreBusyError,
 )
-from .models import CATEGORIES, HOUSEHOLD_SCOPE, SOURCES, Memory
-from .paths import resolve_store_path
-from .prompt import build_prompt_with_memory
-from .secrets_filter import REDACTED, contains_secret, mentions_secret, redact
-from .settings import StoreSettings
-from .store import ImportResult, LoadReport, MemoryPage, MemoryStore
+from .language.secrets_filter import REDACTED, contains_secret, mentions_secret, redact
+from .memory.compaction import CompactionResult, MemoryCompactor
+from .storage.models import CATEGORIES, HOUSEHOLD_SCOPE, SOURCES, Memory
+from .storage.paths import resolve_store_path
+from .storage.settings import StoreSettings
+from .storage.store import ImportResult, LoadReport, MemoryPage, MemoryStore
 
 # A library logs; the application (Home Assistant, the server, the CLI) decides where to.
 logging.getLogger(__name__).addHandler(logging.NullHandler())

@@ -1,0 +1,1 @@
+"""The async API every host uses (`MemoryBackend`), in this process."""

@@ -1,0 +1,1 @@
+"""Around a conversation turn: the conversation log, working memory, the prompt block, the profile."""

@@ -1,0 +1,662 @@
+"""What memory does around one conversation turn, for any agent host.
+
+`begin` runs before the agent answers: working memory is touched, the most
+relevant memories are retrieved for the household and the speaking user, and the memory
+block is composed from the profile, those memories, recent session summaries and the
+earlier messages of the rolling window that the agent does not have. The
+user's message is persisted and the memories' use recorded by `after_begin`,
+which a host in a hurry runs once the agent has its memory.
+`end` runs after the answer: the reply is persisted, a new session gets its summary
+after the first reply, and the topic is updated for the next retrieval.
+A paused conversation ("stop remembering", `pause`) still gets its memory, but what
+the speaker said in it before is erased, and from then on nothing of it is logged,
+kept in working memory or learned from, until it has been idle as long as a working
+memory lives.
+
+What a conversation keeps belongs to the user who spoke (None: turns without a user):
+the window, the working memory and the summaries of another user's turns never reach
+a prompt, even in the same conversation id. Everything kept is redacted first.
+
+Home Assistant's conversation agent and the server call these through the backend;
+neither holds memory logic of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+import threading
+import time
+from typing import Any, Final
+
+from ..config import (
+    ATOMIC_CONTENT_MAX_LENGTH,
+    CONTEXT_LIMIT,
+    CONTEXT_SIZE,
+    DEFAULT_CONFIG,
+    ENABLE_USER_PROFILE,
+    EXTRACT_MIN_INTERVAL,
+    EXTRACT_MIN_MESSAGES,
+    FLUSH_THRESHOLD,
+    MEMORY_BUDGET,
+    RAG_TOP_N,
+    SESSION_SUMMARY_LIMIT,
+)
+from ..language.commands import about_whom
+from ..language.extraction import (
+    Fact,
+    RuleBasedExtractor,
+    plan_write_back,
+    states_replaced_fact,
+)
+from ..language.keywords import extract_keywords
+from ..language.provenance import SaidMessage, learned_from
+from ..language.secrets_filter import REDACTED, mentions_secret, redact
+from ..memory.memory_engine import MemoryEngine
+from ..search.scoring import ScoredMemory
+from ..storage.models import HOUSEHOLD_SCOPE, Memory
+from .compose import MessageLine, SummaryLine, compose_memory_block
+from .conversation_log import (
+    EVERYONE,
+    ConversationLog,
+    Message,
+    Speaker,
+    summarize_first_exchange,
+    timestamp,
+)
+from .profile import UserProfile, profile_updates
+from .prompt import build_prompt_with_memory
+from .throttle import ExtractionThrottle, FlushTracker
+from .working import MAX_TOPIC_LENGTH, WorkingMemoryManager, important_items
+
+# How many keywords of the last messages make up the working-memory topic.
+_TOPIC_WORDS: Final = 4
+# How many of a speaker's newest summaries a replaced fact is looked for in (older
+# ones never reach a prompt again).
+_SUMMARIES_CHECKED: Final = 100
+
+
+@dataclass(frozen=True, slots=True)
+class TurnSettings:
+    """What the memory agent gives the agent each turn; changes apply on the next."""
+
+    enable_user_profile: bool = ENABLE_USER_PROFILE.default
+    session_summary_limit: int = SESSION_SUMMARY_LIMIT.default
+    memory_budget: int = MEMORY_BUDGET.default
+    # None: the store's retrieval limit.
+    rag_top_n: int | None = None
+    # The rolling window: how many of the conversation's last messages, the one being
+    # answered included, the agent gets; 0 adds none.
+    context_limit: int = CONTEXT_LIMIT.default
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> TurnSettings:
+        """What each turn does by stored settings (the table's defaults for missing)."""
+        merged = {**DEFAULT_CONFIG, **options}
+        return cls(
+            enable_user_profile=bool(merged[ENABLE_USER_PROFILE.key]),
+            session_summary_limit=int(merged[SESSION_SUMMARY_LIMIT.key]),
+            memory_budget=int(merged[MEMORY_BUDGET.key]),
+            rag_top_n=int(merged[RAG_TOP_N.key]),
+            context_limit=int(merged[CONTEXT_LIMIT.key]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class LearnSettings:
+    """When and how facts are learned from conversations."""
+
+    min_interval: timedelta = timedelta(seconds=EXTRACT_MIN_INTERVAL.default)
+    min_messages: int = EXTRACT_MIN_MESSAGES.default
+    atomic_content_max_length: int = ATOMIC_CONTENT_MAX_LENGTH.default
+    context_size: int = CONTEXT_SIZE.default
+    # A fraction of the context size (the setting is in percent).
+    flush_threshold: float = FLUSH_THRESHOLD.default / 100
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> LearnSettings:
+        """When and how to learn by stored settings (the table's defaults for missing)."""
+        merged = {**DEFAULT_CONFIG, **options}
+        return cls(
+            min_interval=timedelta(seconds=int(merged[EXTRACT_MIN_INTERVAL.key])),
+            min_messages=int(merged[EXTRACT_MIN_MESSAGES.key]),
+            atomic_content_max_length=int(merged[ATOMIC_CONTENT_MAX_LENGTH.key]),
+            context_size=int(merged[CONTEXT_SIZE.key]),
+            flush_threshold=int(merged[FLUSH_THRESHOLD.key]) / 100,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractionBatch:
+    """The not yet learned messages of a session."""
+
+    session_id: str
+    message_ids: tuple[int, ...]
+    user_texts: tuple[str, ...]
+    transcript: str
+
+
+@dataclass(frozen=True, slots=True)
+class LearnResult:
+    """What learning from a batch changed."""
+
+    added: int = 0
+    refreshed: int = 0
+    replaced: int = 0
+    skipped: int = 0
+    profile_updates: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TurnContext:
+    """What the agent gets for this turn."""
+
+    session_id: str
+    scopes: tuple[str, ...]
+    memories: tuple[ScoredMemory, ...]
+    memory_block: str
+    prefixed_text: str
+    new_session: bool
+    topic: str | None = None
+    profile_used: bool = False
+    summaries_used: int = 0
+    messages_used: int = 0
+    # The host's own history of the conversation (since `live_since`) holds another
+    # speaker's messages: the host must not hand it to this one.
+    others_in_history: bool = False
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+def scopes_for(user_id: str | None) -> tuple[str, ...]:
+    """A turn sees the household's memories and, when known, the speaking user's."""
+    return (HOUSEHOLD_SCOPE, user_id) if user_id else (HOUSEHOLD_SCOPE,)
+
+
+class TurnMemory:
+    """Memory around conversation turns; thread-safe, synchronous."""
+
+    def __init__(
+        self,
+        engine: MemoryEngine,
+        log: ConversationLog,
+        working: WorkingMemoryManager,
+        profile: UserProfile,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """`clock` (seconds) times how long a paused conversation stays paused."""
+        self.engine = engine
+        self.log = log
+        self.working = working
+        self.profile = profile
+        self._lock = threading.Lock()
+        self._throttle = ExtractionThrottle()
+        self._flush = FlushTracker()
+        self._extractor = RuleBasedExtractor()
+        # Paused conversations: session id -> when their last turn came (`clock`).
+        self._clock = clock
+        self._paused: dict[str, float] = {}
+
+    def pause(self, session_id: str, user_id: str | None) -> None:
+        """Keep the conversation out of the log, working memory and learning from now.
+
+        What the speaker (`user_id`) said in it before is erased as deleting their
+        part of the conversation does; its working memory goes unarchived, and what
+        others said in it is not learned from either.
+        """
+        with self._lock:
+            self._paused[session_id] = self._clock()
+            self.working.forget(session_id)
+            self.log.mark_collected([m.id for m in self.log.uncollected(session_id)])
+        self.delete_conversation(session_id, user_id)
+
+    def _still_paused(self, session_id: str) -> bool:
+        """Whether the session is paused; a turn keeps it so (lock held)."""
+        if session_id not in self._paused:
+            return False
+        self._paused[session_id] = self._clock()
+        return True
+
+    def begin(
+        self,
+        *,
+        session_id: str,
+        text: str,
+        user_id: str | None = None,
+        settings: TurnSettings | None = None,
+        live_since: datetime | None = None,
+        deferred: bool = False,
+    ) -> TurnContext:
+        """Record the user's message and gather the memory for the agent.
+
+        A caller in a hurry passes `deferred`: then only reads happen here (the
+        message is checked, not stored) and it calls `after_begin` once the agent has
+        its memory, which stores the message and the memories' use; the agent waits
+        on no write (or checkpoint of the conversation log). Otherwise `begin` calls
+        it itself.
+
+        The rolling window is the conversation's last `context_limit` messages,
+        whole turns, counting the one being answered. The agent's host may still
+        hold the newest of them (Home Assistant's chat log, which forgets a
+        conversation after 5 minutes or a restart): `live_since` is when the oldest
+        message it holds was written. Messages of the window persisted before that
+        moment go into the block; the others, and the message being answered, reach
+        the agent anyway and are not repeated. Without `live_since` every earlier
+        message of the window goes into the block. When the host's history holds
+        another speaker's messages, `others_in_history` says so: the host drops it.
+        """
+        settings = settings or TurnSettings()
+        scopes = scopes_for(user_id)
+        with self._lock:
+            paused = self._still_paused(session_id)
+            said = self.log.check(session_id, "user", text, user_id)
+            previous = self.working.get(session_id)
+            if previous is not None and previous.user_id != user_id:
+                previous = None  # another user's: nothing of it for this one
+            new_session = previous is None and not self.log.messages(
+                session_id, limit=1, speaker=user_id
+            )
+            # Retrieval is boosted by the topic so far; this message sets the next one.
+            topic = previous.current_topic if previous else None
+            if not paused:
+                self.working.touch(
+                    session_id, topic=_topic(said) or None, user_id=user_id
+                )
+            # The message being answered counts in the window (and is not stored
+            # yet): the earlier messages fill the rest.
+            before = self.log.window(
+                session_id, max(settings.context_limit - 1, 0), speaker=user_id
+            )
+            others_in_history = live_since is not None and self.log.others_spoke(
+                session_id, user_id, timestamp(live_since)
+            )
+        # A history the host drops (another speaker's in it) holds nothing to skip.
+        conversation = _unseen(before, None if others_in_history else live_since)
+        results = self.engine.search(
+            text,
+            limit=settings.rag_top_n,
+            scopes=scopes,
+            topic=topic,
+            record_access=False,
+        )
+        memories = [r.memory for r in results]
+        profile = self._profile(scopes, settings)
+        summaries = self._summaries(session_id, settings, user_id)
+        block = compose_memory_block(
+            profile=profile,
+            memories=memories,
+            summaries=summaries,
+            conversation=conversation,
+            budget=settings.memory_budget,
+        )
+        context = TurnContext(
+            session_id=session_id,
+            scopes=scopes,
+            memories=tuple(results),
+            memory_block=block,
+            prefixed_text=build_prompt_with_memory(memories, text),
+            new_session=new_session,
+            topic=topic,
+            profile_used=bool(profile),
+            summaries_used=len(summaries),
+            messages_used=len(conversation),
+            others_in_history=others_in_history,
+        )
+        if not deferred:
+            self.after_begin(context, text=text, user_id=user_id)
+        return context
+
+    def after_begin(
+        self, context: TurnContext, *, text: str, user_id: str | None = None
+    ) -> None:
+        """Store what a deferred `begin` left: the user's message, the memories' use."""
+        with self._lock:
+            if not self._still_paused(context.session_id):
+                message = self.log.append(
+                    context.session_id, "user", text, user_id=user_id
+                )
+                # What "why did Assist say that?" shows for this turn.
+                self.log.record_turn_memories(
+                    message.id, (r.memory.id for r in context.memories)
+                )
+        if context.memories:
+            self.engine.store.record_access([r.memory.id for r in context.memories])
+
+    def end(
+        self,
+        *,
+        session_id: str,
+        user_text: str,
+        reply: str,
+        user_id: str | None = None,
+    ) -> None:
+        """Record the agent's reply; summarise a new session after its first reply."""
+        with self._lock:
+            if self._still_paused(session_id):
+                return
+            if reply.strip():
+                self.log.append(session_id, "assistant", reply, user_id=user_id)
+            if self.log.summary(session_id) is None and reply.strip():
+                # Redacted whole: a secret cut in two would not be recognised.
+                title, snippet = summarize_first_exchange(
+                    redact(user_text), redact(reply)
+                )
+                self.log.add_summary(session_id, title, snippet, user_id=user_id)
+            self._throttle.note_message(session_id, 2 if reply.strip() else 1)
+
+    def note_message(
+        self, session_id: str, role: str, text: str, user_id: str | None = None
+    ) -> None:
+        """Persist a message of a conversation memory did not take part in."""
+        with self._lock:
+            if self._still_paused(session_id):
+                return
+            self.log.append(session_id, role, text, user_id=user_id)
+            self._throttle.note_message(session_id)
+
+    # -- learning ----------------------------------------------------------------
+
+    def extraction_batch(
+        self,
+        session_id: str,
+        settings: LearnSettings,
+        *,
+        used_tokens: int = 0,
+    ) -> ExtractionBatch | None:
+        """The messages to learn from now, or None while throttled (the extraction throttle).
+
+        Extraction runs at most every `min_interval` and after `min_messages` new
+        messages; when the conversation uses `flush_threshold` of its context, it
+        runs once per cycle whatever the throttle says (the pre-compaction flush).
+        """
+        with self._lock:
+            if self._still_paused(session_id):
+                return None
+            self._throttle.min_interval = settings.min_interval
+            self._throttle.min_messages = settings.min_messages
+            self._flush.threshold = settings.flush_threshold
+            flush = self._flush.should_flush(
+                session_id, used_tokens, settings.context_size
+            )
+            if not flush and not self._throttle.should_extract(session_id):
+                return None
+            messages = self.log.uncollected(session_id)
+            self._throttle.mark_extracted(session_id)
+        if not messages:
+            return None
+        transcript = "\n".join(f"{m.role}: {m.content}" for m in messages)
+        return ExtractionBatch(
+            session_id=session_id,
+            message_ids=tuple(m.id for m in messages),
+            user_texts=tuple(m.content for m in messages if m.role == "user"),
+            transcript=transcript,
+        )
+
+    def rule_facts(self, batch: ExtractionBatch) -> list[Fact]:
+        """Facts the rule-based extractor finds in what the user said."""
+        return [
+            fact for text in batch.user_texts for fact in self._extractor.extract(text)
+        ]
+
+    def learn(
+        self,
+        batch: ExtractionBatch,
+        facts: list[Fact],
+        *,
+        scope: str,
+        settings: LearnSettings,
+        speaker_unknown: bool = False,
+    ) -> LearnResult:
+        """Write facts back: repeats refresh, a known key is replaced.
+
+        Secrets are never stored; facts longer than `atomic_content_max_length` are
+        left out. The batch's messages are marked as collected. A summary of the
+        speaker's that states a replaced fact no longer reaches a prompt.
+
+        `speaker_unknown`: nobody can tell who spoke (a conversation with another
+        agent, followed through the host's chat logs), so nothing about the speaker
+        is kept, neither a fact about them nor a profile line; facts about the
+        household or someone named are.
+        """
+        fitting = [
+            f
+            for f in facts
+            if len(f.content) <= settings.atomic_content_max_length
+            and not (speaker_unknown and about_the_speaker(f))
+        ]
+        existing: list[Memory] = []
+        if fitting:  # comparing with every memory is costly: only when there are facts
+            with self.engine.store.locked_records() as records:
+                existing = [m for m in records.values() if m.scope == scope]
+        plan = plan_write_back(fitting, existing, scope=scope)
+        store = self.engine.store
+        said = self._said(batch) if plan.adds else []
+        for fact in plan.adds:
+            store.add(
+                fact.content,
+                category=fact.category,
+                key=fact.key,
+                confidence=fact.confidence,
+                source=fact.source,
+                scope=scope,
+                session_id=batch.session_id,
+                metadata=learned_from(fact.content, said, "conversation"),
+            )
+        for memory_id in plan.refreshes:
+            fact = plan.refreshed_with[memory_id]
+            current = store.get(memory_id)
+            if current is not None:
+                store.update(
+                    memory_id, confidence=max(current.confidence, fact.confidence)
+                )
+        replaced: list[tuple[Memory, Fact]] = []
+        for memory_id, fact in plan.replacements:
+            before = store.get(memory_id)
+            store.update(
+                memory_id,
+                fact.content,
+                category=fact.category,
+                confidence=fact.confidence,
+                source=fact.source,
+            )
+            if before is not None:
+                replaced.append((before, fact))
+        profile_changes = sum(
+            self.profile.note_preference(scope, section, statement)
+            for text in (() if speaker_unknown else batch.user_texts)
+            for section, statement in profile_updates(text)
+            if not mentions_secret(statement)
+        )
+        if replaced:
+            self._supersede_summaries(scope, replaced)
+        self.log.mark_collected(batch.message_ids)
+        return LearnResult(
+            added=len(plan.adds),
+            refreshed=len(plan.refreshes),
+            replaced=len(plan.replacements),
+            skipped=len(plan.skipped) + len(facts) - len(fitting),
+            profile_updates=profile_changes,
+        )
+
+    def _said(self, batch: ExtractionBatch) -> list[SaidMessage]:
+        """What the users said in the batch's messages (a fact's possible origins)."""
+        wanted = set(batch.message_ids)
+        return [
+            SaidMessage(m.id, m.content, m.user_id)
+            for m in self.log.messages(batch.session_id)
+            if m.id in wanted and m.role == "user"
+        ]
+
+    def _supersede_summaries(
+        self, scope: str, replaced: list[tuple[Memory, Fact]]
+    ) -> None:
+        """Keep out of prompts the speaker's summaries stating what was replaced."""
+        owner = None if scope == HOUSEHOLD_SCOPE else scope
+        stale = [
+            summary.session_id
+            for summary in self.log.recent_summaries(_SUMMARIES_CHECKED, owner=owner)
+            if any(
+                states_replaced_fact(stated, old, fact)
+                for stated in self._extractor.extract(summary.title)
+                for old, fact in replaced
+            )
+        ]
+        self.log.supersede_summaries(stale)
+
+    def delete_conversation(self, session_id: str, owner: Speaker = EVERYONE) -> int:
+        """Delete a conversation (`owner`'s part of it); returns messages deleted.
+
+        Its working memory goes too (never archived) when it is the owner's.
+        """
+        with self._lock:
+            deleted = self.log.delete_session(session_id, owner=owner)
+            if deleted:
+                self._forget_quotes(session_id, owner)
+            working = self.working.get(session_id)
+            if owner is EVERYONE or (working is not None and working.user_id == owner):
+                self.working.forget(session_id)
+                self._throttle.forget(session_id)
+                self._flush.forget(session_id)
+        return deleted
+
+    def _forget_quotes(self, session_id: str, owner: Speaker) -> None:
+        """Memories learned in a deleted conversation stay, without quoting it."""
+        self._unquote(
+            memory
+            for memory in self.engine.store.get_all()
+            if memory.session_id == session_id
+            and "said" in memory.metadata
+            and (owner is EVERYONE or memory.metadata.get("speaker") == owner)
+        )
+
+    def forget_expired_quotes(self) -> int:
+        """Retention: memories whose quoted message is gone stop quoting it.
+
+        A memory may outlive the conversation it was learned in; the sentence it
+        quotes is kept no longer than the message. Returns how many were rewritten.
+        """
+        quoting = [
+            memory
+            for memory in self.engine.store.get_all()
+            if "said" in memory.metadata
+            and isinstance(memory.metadata.get("message_id"), int)
+        ]
+        if not quoting:
+            return 0
+        kept = self.log.existing_messages(m.metadata["message_id"] for m in quoting)
+        return self._unquote(m for m in quoting if m.metadata["message_id"] not in kept)
+
+    def _unquote(self, memories: Iterable[Memory]) -> int:
+        """Rewrite memories without their quote; how many.
+
+        An import keeps ids and times, and the old text leaves the files.
+        """
+        unquoted = [
+            {
+                **memory.to_dict(),
+                "metadata": {
+                    k: v
+                    for k, v in memory.metadata.items()
+                    if k not in ("said", "message_id")
+                },
+            }
+            for memory in memories
+        ]
+        if unquoted:
+            self.engine.store.import_(unquoted, mode="merge")
+        return len(unquoted)
+
+    def expire_sessions(self) -> int:
+        """End working memories idle for 30 minutes; archive their important items.
+
+        An item is kept for the user whose working memory it was (the household's
+        for turns without a user). Returns how many sessions ended (the
+        auto-cleanup of idle conversations).
+        """
+        with self._lock:
+            ended = self.working.expire()
+            idle_since = self._clock() - self.working.ttl.total_seconds()
+            for session_id, last_turn in list(self._paused.items()):
+                if last_turn < idle_since:
+                    del self._paused[session_id]
+        for working in ended:
+            self._throttle.forget(working.session_id)
+            self._flush.forget(working.session_id)
+            for item in important_items(working):
+                self.engine.store.add(
+                    item,
+                    category="note",
+                    source="inferred",
+                    confidence=0.7,
+                    scope=working.user_id or HOUSEHOLD_SCOPE,
+                    session_id=working.session_id,
+                )
+        return len(ended)
+
+    def overview(self, *, user_id: str | None, settings: TurnSettings) -> str:
+        """The memory block without a message: the profile and the most used memories.
+
+        For prompts made before the user speaks (the LLM API's prompt).
+        """
+        scopes = scopes_for(user_id)
+        page = self.engine.store.list(limit=1000, sort="most_used")
+        memories = [m for m in page.items if m.scope in scopes][
+            : settings.rag_top_n or self.engine.settings.retrieval_limit
+        ]
+        return compose_memory_block(
+            profile=self._profile(scopes, settings),
+            memories=memories,
+            summaries=self._summaries("", settings, user_id),
+            budget=settings.memory_budget,
+        )
+
+    def _profile(self, scopes: tuple[str, ...], settings: TurnSettings) -> str | None:
+        if not settings.enable_user_profile:
+            return None
+        documents = [
+            self.profile.read(scope) for scope in scopes if self.profile.exists(scope)
+        ]
+        return "\n".join(documents) or None
+
+    def _summaries(
+        self, session_id: str, settings: TurnSettings, user_id: str | None = None
+    ) -> list[SummaryLine]:
+        """The speaker's recent conversations: another user's never reach this prompt."""
+        if settings.session_summary_limit <= 0:
+            return []
+        limit = settings.session_summary_limit
+        return [
+            SummaryLine(summary.created_at[:10], summary.title, summary.snippet)
+            for summary in self.log.speaker_summaries(
+                user_id, limit, among=limit * 5 + 1, excluding=session_id
+            )
+        ]
+
+
+def about_the_speaker(fact: Fact) -> bool:
+    """Whether a learned fact is about whoever spoke ("The user's ...", 用户……).
+
+    Learning writes the speaker as "The user" and keys their facts `user_...`.
+    """
+    return about_whom(fact.content) == "speaker" or (fact.key or "").startswith("user_")
+
+
+def _unseen(before: list[Message], live_since: datetime | None) -> list[MessageLine]:
+    """The window's earlier messages the agent does not get otherwise (see `begin`)."""
+    cutoff = timestamp(live_since) if live_since is not None else None
+    return [
+        MessageLine(m.role, m.content)
+        for m in before
+        if cutoff is None or m.created_at < cutoff
+    ]
+
+
+def _topic(said: str) -> str:
+    """The session's current topic: the main keywords of the last message (redacted).
+
+    The marker that replaced a secret is no keyword. Cut to the length a topic may
+    have (a message may be one long word).
+    """
+    words = extract_keywords(said.replace(REDACTED, " ")).all()[:_TOPIC_WORDS]
+    return " ".join(words)[:MAX_TOPIC_LENGTH].strip()

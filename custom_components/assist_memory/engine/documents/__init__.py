@@ -1,0 +1,1 @@
+"""Documents: MEMORY.md beside the store, its edits, and the daily logs."""

@@ -1,0 +1,328 @@
+"""The Markdown view of memory: MEMORY.md from memories, and back.
+
+`MEMORY.md` is rendered from the store; a hand-edited copy is turned back into
+changes. Pure functions, no I/O. The format:
+
+    # Memory
+
+    ## Preferences
+
+    - Likes black coffee in the morning
+
+    ## Facts
+
+    - The spare key is under the blue flowerpot
+
+One `## <Category>` section per category that has memories (in `CATEGORIES` order), one
+`- bullet` per memory (oldest first, on one line). Reading accepts more than it writes:
+headers in any case, plural or singular, in English or Chinese; `-`, `*` or `+` bullets;
+indented continuation lines. A bullet before any header, or under a header that names
+no category, is a note.
+
+`plan_reconcile` compares the bullets with the memories they were rendered from and
+says what changed, keeping ids (and so access statistics) wherever a line survives.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+import difflib
+import re
+from typing import Final
+import unicodedata
+
+from ..storage.models import CATEGORIES, Memory, ReconcilePlan
+
+TITLE: Final = "# Memory"
+EMPTY_HINT: Final = (
+    "_No memories yet. Add one as a bullet (`- ...`) under a heading such as "
+    "`## Preferences` or `## Facts`._"
+)
+CATEGORY_TITLES: Final[Mapping[str, str]] = {
+    "preference": "Preferences",
+    "fact": "Facts",
+    "pattern": "Patterns",
+    "event": "Events",
+    "person": "People",
+    "routine": "Routines",
+    "note": "Notes",
+}
+_HEADER_NAMES: Final[Mapping[str, tuple[str, ...]]] = {
+    "preference": ("preference", "preferences", "偏好", "喜好"),
+    "fact": ("fact", "facts", "事实", "事實"),
+    "pattern": ("pattern", "patterns", "习惯", "習慣", "模式"),
+    "event": ("event", "events", "事件"),
+    "person": ("person", "persons", "people", "人物"),
+    "routine": ("routine", "routines", "日常", "例行"),
+    "note": ("note", "notes", "笔记", "筆記", "备注", "備註"),
+}
+HEADER_CATEGORIES: Final[Mapping[str, str]] = {
+    name: category
+    for category, names in _HEADER_NAMES.items()
+    for name in (*names, CATEGORY_TITLES[category].casefold())
+}
+NOTE: Final = "note"
+_ORDER: Final = {category: index for index, category in enumerate(CATEGORIES)}
+
+_HEADER: Final = re.compile(r"^ {0,3}#{1,6}(?:[ \t]+(.*?))?[ \t]*$")
+_CLOSING_HASHES: Final = re.compile(r"(?:^|[ \t]+)#+$")
+_BULLET: Final = re.compile(r"^[ \t]*[-*+](?:[ \t]+(.*))?$")
+# Above this many line pairs, a block of changed lines is paired in order instead of by
+# similarity (the pairing compares every old line with every new one).
+_MAX_SIMILARITY_PAIRS: Final = 2500
+
+
+def one_line(text: str) -> str:
+    """Whitespace (newlines included) collapsed to single spaces, ends trimmed."""
+    return " ".join(text.split())
+
+
+def rendered_order(memories: Iterable[Memory]) -> list[Memory]:
+    """Memories in the order MEMORY.md shows them: by category, then oldest first."""
+    return sorted(
+        memories, key=lambda m: (_ORDER.get(m.category, len(_ORDER)), m.created_at)
+    )
+
+
+def render_markdown(memories: Iterable[Memory]) -> str:
+    """MEMORY.md for these memories (one string join, fine for 100 000 of them)."""
+    return render_ordered(rendered_order(memories))
+
+
+def render_ordered(ordered: Iterable[Memory]) -> str:
+    """MEMORY.md for memories already in `rendered_order`."""
+    return render_lines((memory.category, memory.content) for memory in ordered)
+
+
+def render_lines(bullets: Iterable[tuple[str, str]]) -> str:
+    """MEMORY.md for (category, text) bullets already in rendered order."""
+    lines = [TITLE, ""]
+    category: str | None = None
+    for bullet_category, text in bullets:
+        if bullet_category != category:
+            if category is not None:
+                lines.append("")
+            category = bullet_category
+            lines.append(f"## {CATEGORY_TITLES.get(category, category.title())}")
+            lines.append("")
+        lines.append(f"- {one_line(text)}")
+    if category is None:
+        lines.append(EMPTY_HINT)
+    lines.append("")
+    return "\n".join(lines)
+
+
+def header_category(title: str) -> str | None:
+    """The category a header names ("Preferences", "facts:", "人物"), or None."""
+    name = unicodedata.normalize("NFKC", title).strip().rstrip(":").strip().casefold()
+    return HEADER_CATEGORIES.get(name)
+
+
+def parse_markdown(text: str) -> list[tuple[str, str]]:
+    """The bullets of a MEMORY.md as (category, text), in document order.
+
+    Continuation lines (indented, after a bullet) are joined to it, blank lines
+    between them included; any other line ends the bullet and is ignored.
+    """
+    bullets: list[tuple[str, str]] = []
+    category = NOTE
+    parts: list[str] | None = None
+
+    def finish() -> None:
+        if parts is not None and (bullet := one_line(" ".join(parts))):
+            bullets.append((category, bullet))
+
+    for line in text.splitlines():
+        if (header := _HEADER.match(line)) is not None:
+            finish()
+            parts = None
+            title = _CLOSING_HASHES.sub("", header.group(1) or "")
+            category = header_category(title) or NOTE
+        elif (bullet := _BULLET.match(line)) is not None:
+            finish()
+            parts = [bullet.group(1) or ""]
+        elif not line.strip():
+            continue
+        elif parts is not None and line[0] in " \t":
+            parts.append(line)
+        else:
+            finish()
+            parts = None
+    finish()
+    return bullets
+
+
+def plan_reconcile(
+    current: Sequence[Memory], parsed: Sequence[tuple[str, str]]
+) -> ReconcilePlan:
+    """The changes that turn `current` into the `parsed` bullets.
+
+    1. A bullet identical (whitespace aside) to a memory keeps it; under another
+       header only its category changes. Identical bullets take distinct memories
+       while there are some, the same header first.
+    2. Per category, the other memories and bullets are aligned with
+       `difflib.SequenceMatcher` in rendered order, the kept lines as anchors. In each
+       changed block old and new lines pair up one to one as content updates (by
+       similarity when the counts differ); the surplus are deletes or adds.
+    """
+    ordered = rendered_order(current)
+    old_texts = {m.id: one_line(m.content) for m in ordered}
+    texts = [one_line(text) for _, text in parsed]
+    plan = ReconcilePlan()
+    kept: dict[int, Memory] = {}  # bullet index -> the memory it keeps
+    kept_ids: set[str] = set()
+
+    def keep(index: int, candidates: list[Memory]) -> Memory:
+        memory = candidates.pop()
+        kept[index] = memory
+        kept_ids.add(memory.id)
+        return memory
+
+    # Candidate lists are built back to front: pop() takes the first in rendered order.
+    same_header: dict[tuple[str, str], list[Memory]] = {}
+    for memory in reversed(ordered):
+        key = (memory.category, old_texts[memory.id])
+        same_header.setdefault(key, []).append(memory)
+    for index, (category, _) in enumerate(parsed):
+        if candidates := same_header.get((category, texts[index])):
+            keep(index, candidates)
+    if unmatched := [index for index in range(len(parsed)) if index not in kept]:
+        elsewhere: dict[str, list[Memory]] = {}
+        for memory in reversed(ordered):
+            if memory.id not in kept_ids:
+                elsewhere.setdefault(old_texts[memory.id], []).append(memory)
+        for index in unmatched:
+            if candidates := elsewhere.get(texts[index]):
+                memory = keep(index, candidates)
+                plan.updates.append((memory.id, None, parsed[index][0]))
+
+    # Step 2, per category, with the kept lines as anchors: they compare by id, the
+    # others by text (a kept line never equals another line).
+    old_lines: dict[str, list[Memory]] = defaultdict(list)
+    for memory in ordered:
+        old_lines[memory.category].append(memory)
+    new_lines: dict[str, list[int]] = defaultdict(list)
+    for index, (category, _) in enumerate(parsed):
+        if index not in kept or kept[index].category == category:
+            new_lines[category].append(index)
+
+    def old_key(memory: Memory) -> tuple[bool, str]:
+        if memory.id in kept_ids:
+            return True, memory.id
+        return False, old_texts[memory.id]
+
+    def new_key(index: int) -> tuple[bool, str]:
+        if index in kept:
+            return True, kept[index].id
+        return False, texts[index]
+
+    for category in dict.fromkeys((*old_lines, *new_lines)):
+        old = old_lines.get(category, [])
+        new = new_lines.get(category, [])
+        if all(m.id in kept_ids for m in old) and all(i in kept for i in new):
+            continue  # nothing changed under this header
+        matcher = difflib.SequenceMatcher(
+            None, [old_key(m) for m in old], [new_key(i) for i in new], autojunk=False
+        )
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag != "equal":
+                _pair_block(
+                    plan,
+                    category,
+                    [m for m in old[i1:i2] if m.id not in kept_ids],
+                    [i for i in new[j1:j2] if i not in kept],
+                    texts,
+                )
+    return plan
+
+
+def _pair_block(
+    plan: ReconcilePlan,
+    category: str,
+    old: list[Memory],
+    new: list[int],
+    texts: Sequence[str],
+) -> None:
+    """Pair changed old and new lines one to one; the rest are deletes or adds."""
+    pairs = _best_pairs(
+        [one_line(m.content) for m in old], [texts[index] for index in new]
+    )
+    paired_old = {i for i, _ in pairs}
+    paired_new = {j for _, j in pairs}
+    for i, j in pairs:
+        plan.updates.append((old[i].id, texts[new[j]], None))
+    plan.deletes.extend(m.id for i, m in enumerate(old) if i not in paired_old)
+    plan.adds.extend(
+        (category, texts[index]) for j, index in enumerate(new) if j not in paired_new
+    )
+
+
+def _best_pairs(old: Sequence[str], new: Sequence[str]) -> list[tuple[int, int]]:
+    """min(len) order-preserving pairs (old index, new index), the most alike ones.
+
+    Equal counts (lines edited in place) pair in order; otherwise the pairs with the
+    highest total similarity win, earlier lines first on ties.
+    """
+    count = min(len(old), len(new))
+    if len(old) == len(new) or not count or len(old) * len(new) > _MAX_SIMILARITY_PAIRS:
+        return [(i, i) for i in range(count)]
+    swapped = len(old) < len(new)
+    long, short = (new, old) if swapped else (old, new)
+    similarity = [
+        [difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() for b in short]
+        for a in long
+    ]
+    # best[i][j]: highest total pairing all of short[:j] within long[:i] (j <= i).
+    best = [[0.0] * (len(short) + 1) for _ in range(len(long) + 1)]
+    for i in range(1, len(long) + 1):
+        for j in range(1, min(i, len(short)) + 1):
+            paired = best[i - 1][j - 1] + similarity[i - 1][j - 1]
+            best[i][j] = paired if j == i else max(paired, best[i - 1][j])
+    pairs: list[tuple[int, int]] = []
+    i, j = len(long), len(short)
+    while j:
+        if i > j and best[i - 1][j] >= best[i][j]:
+            i -= 1  # long[i - 1] stays unpaired: later lines give way first
+            continue
+        pairs.append((j - 1, i - 1) if swapped else (i - 1, j - 1))
+        i, j = i - 1, j - 1
+    pairs.reverse()
+    return pairs
+
+
+def rebase_plan(
+    plan: ReconcilePlan, base: Sequence[Memory], current: Mapping[str, Memory]
+) -> ReconcilePlan:
+    """A plan made against `base` (what the file showed), for the store as it is now.
+
+    Changes made since (by this program or another) survive: deleting a memory that
+    is gone already is skipped, editing one brings it back (the edit wins), and an
+    added line that a newer memory already holds (under the same header) is not
+    added twice.
+    """
+    base_by_id = {m.id: m for m in base}
+    fresh = Counter(
+        (m.category, one_line(m.content))
+        for m in current.values()
+        if m.id not in base_by_id
+    )
+    updates: list[tuple[str, str | None, str | None]] = []
+    wanted = list(plan.adds)
+    for memory_id, text, category in plan.updates:
+        if memory_id in current:
+            updates.append((memory_id, text, category))
+        elif (old := base_by_id.get(memory_id)) is not None:
+            wanted.append((category or old.category, text or old.content))
+    adds: list[tuple[str, str]] = []
+    for category, text in wanted:
+        key = (category, one_line(text))
+        if fresh[key]:
+            fresh[key] -= 1
+        else:
+            adds.append((category, text))
+    return ReconcilePlan(
+        adds=adds,
+        updates=updates,
+        deletes=[d for d in plan.deletes if d in current],
+    )

@@ -1,0 +1,579 @@
+"""The OpenAPI 3.1 document of the REST API, made from the routes themselves.
+
+`openapi_document(path_for, ...)` writes every route of `rest.ROUTES` at the path its
+host serves it (`path_for`), with its parameters, body and answers. Request schemas
+state exactly what the handlers accept (a request they describe is answered 2xx, or
+404 for an unknown id; any other is refused with 400), including the store's current
+content limit; answer schemas are strict about what we send. schemathesis checks both
+(tests/server/test_schemathesis.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+from ..config import SETTINGS
+from ..conversation.conversation_log import MAX_MESSAGE_LENGTH, ROLES
+from ..conversation.profile import MAX_PROFILE_LENGTH
+from ..conversation.working import MAX_SESSION_ID_LENGTH
+from ..documents.daily_log import MAX_ENTRY_LENGTH
+from ..storage.models import (
+    CATEGORIES,
+    DEFAULT_MAX_CONTENT_LENGTH,
+    MAX_KEY_LENGTH,
+    MAX_SCOPE_LENGTH,
+    MAX_TAG_LENGTH,
+    MAX_TAGS,
+    MAX_WHOLE_NUMBER,
+    SOURCES,
+)
+from .api import ROUTES
+from .routing import (
+    A_DAY,
+    A_TIME,
+    ANY_NOT_BLANK,
+    NO_NUL,
+    NOT_BLANK,
+    ONE_WORD,
+    ONE_WORD_OR_NONE,
+    SPACE,
+    Param,
+    Route,
+)
+from .turn_wire import option_range
+
+VERSION: Final = "1.0.0"
+
+_TEXT: Final = {"type": "string"}
+_NULLABLE_TEXT: Final = {"type": ["string", "null"]}
+_INT: Final = {"type": "integer"}
+_COUNT: Final = {"type": "integer", "minimum": 0}
+_BOOLEAN: Final = {"type": "boolean"}
+
+
+def _text(
+    pattern: str | None = NO_NUL, *, max_length: int | None = None, null: bool = False
+) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": ["string", "null"] if null else "string"}
+    if pattern:
+        schema["pattern"] = pattern
+    if max_length is not None:
+        schema["maxLength"] = max_length
+    return schema
+
+
+def _integer(minimum: int = 0, maximum: int = MAX_WHOLE_NUMBER) -> dict[str, Any]:
+    return {"type": "integer", "minimum": minimum, "maximum": maximum}
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def _object(
+    properties: dict[str, Any], required: list[str] | None = None
+) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties) if required is None else required,
+    }
+
+
+def _open(properties: dict[str, Any], required: Sequence[str] = ()) -> dict[str, Any]:
+    """A request object with these fields (others are ignored), `required` given."""
+    return _object(properties, list(required))
+
+
+def _closed(properties: dict[str, Any], required: Sequence[str] = ()) -> dict[str, Any]:
+    """A request object that takes no other field."""
+    return {**_open(properties, required), "additionalProperties": False}
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _list(item: dict[str, Any], **limits: int) -> dict[str, Any]:
+    return {"type": "array", "items": item, **limits}
+
+
+def _setting(key: str) -> dict[str, Any]:
+    """A setting of the settings table, within the range its option allows."""
+    return _nullable(_integer(**option_range(key)))
+
+
+_SESSION_ID: Final = _text(NOT_BLANK, max_length=MAX_SESSION_ID_LENGTH)
+_USER_ID: Final = _text(ONE_WORD_OR_NONE, max_length=MAX_SCOPE_LENGTH, null=True)
+_SCOPE: Final = _text(ONE_WORD, max_length=MAX_SCOPE_LENGTH)
+_TIME: Final = {"type": "string", "format": "date-time", "pattern": A_TIME}
+_CATEGORY: Final = {"type": "string", "enum": list(CATEGORIES)}
+_SOURCE: Final = {"type": "string", "enum": list(SOURCES)}
+_CONFIDENCE: Final = {"type": "number", "minimum": 0, "maximum": 1}
+_KEY: Final = _text(max_length=MAX_KEY_LENGTH, null=True)
+_TAGS: Final = _list(
+    _text(r"^[^,\x00]*$", max_length=MAX_TAG_LENGTH), maxItems=MAX_TAGS
+)
+_MESSAGE: Final = _text(NOT_BLANK, max_length=MAX_MESSAGE_LENGTH)
+_LIMIT: Final = _integer(1, 100)
+
+
+def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
+    """What the handlers accept, with the store's current content limit.
+
+    Other fields are ignored, except in a memory's and the settings' bodies, which
+    take no other field.
+    """
+    content = _text(NOT_BLANK, max_length=max_content_length)
+    # The fields of a new memory; `null` stands for "not given" where it may.
+    fields: dict[str, Any] = {
+        "category": _CATEGORY,
+        "key": _KEY,
+        "tags": _nullable(_TAGS),
+        "confidence": _CONFIDENCE,
+        "source": _SOURCE,
+        "scope": _SCOPE,
+        "session_id": _KEY,
+        "metadata": {"type": ["object", "null"]},
+    }
+    given_or_now = {"anyOf": [_TIME, {"const": ""}, {"type": "null"}]}
+    record = _open(
+        {
+            "id": _text(r"^[A-Za-z0-9_-]{1,64}$"),
+            "content": content,
+            **fields,
+            "metadata": {"type": "object"},
+            "created_at": given_or_now,
+            "updated_at": given_or_now,
+            "last_accessed": _nullable(_TIME),
+            "access_count": _integer(),
+        },
+        ["id", "content"],
+    )
+    fact = _open(
+        {
+            "content": _text(NOT_BLANK),
+            "category": _nullable(_CATEGORY),
+            "key": _KEY,
+            "confidence": _nullable(_CONFIDENCE),
+            "source": _nullable(_SOURCE),
+        },
+        ["content"],
+    )
+    batch = _open(
+        {
+            "session_id": _SESSION_ID,
+            "message_ids": _nullable(_list(_integer())),
+            "user_texts": _nullable(_list(_TEXT)),
+            "transcript": _NULLABLE_TEXT,
+        },
+        ["session_id"],
+    )
+    turn_settings = _nullable(
+        _open(
+            {
+                "enable_user_profile": {"type": ["boolean", "null"]},
+                "session_summary_limit": _setting("session_summary_limit"),
+                "memory_budget": _setting("memory_budget"),
+                "rag_top_n": _setting("rag_top_n"),
+                "context_limit": _setting("context_limit"),
+            }
+        )
+    )
+    interval = option_range("extract_min_interval")
+    percent = option_range("flush_threshold")
+    learn_settings = _nullable(
+        _open(
+            {
+                "min_interval": _nullable({"type": "number", **interval}),
+                "min_messages": _setting("extract_min_messages"),
+                "atomic_content_max_length": _setting("atomic_content_max_length"),
+                "context_size": _setting("context_size"),
+                "flush_threshold": _nullable(
+                    {
+                        "type": "number",
+                        "minimum": percent["minimum"] / 100,
+                        "maximum": percent["maximum"] / 100,
+                    }
+                ),
+            }
+        )
+    )
+    scopes = _nullable(_list(_TEXT))
+    limit = _nullable(_LIMIT)
+    return {
+        "Markdown": _open({"content": _TEXT}, ["content"]),
+        "Config": _closed({field.name: field.json_schema() for field in SETTINGS}),
+        "NewMemory": _closed({"content": content, **fields}, ["content"]),
+        "MemoryChanges": _closed(
+            {
+                "content": {"anyOf": [{"const": ""}, content, {"type": "null"}]},
+                **{name: _nullable(schema) for name, schema in fields.items()},
+            }
+        ),
+        "ProfileInput": _open(
+            {
+                "scope": _text(
+                    ONE_WORD_OR_NONE, max_length=MAX_SCOPE_LENGTH, null=True
+                ),
+                "content": _text(max_length=MAX_PROFILE_LENGTH),
+            },
+            ["content"],
+        ),
+        "Import": _open(
+            {
+                "document": {
+                    "anyOf": [
+                        _list(record),
+                        _open({"memories": _list(record)}, ["memories"]),
+                    ]
+                },
+                "mode": {"type": "string", "enum": ["merge", "replace"]},
+            },
+            ["document"],
+        ),
+        "TurnBegin": _open(
+            {
+                "session_id": _SESSION_ID,
+                "text": _MESSAGE,
+                "user_id": _USER_ID,
+                "settings": turn_settings,
+                "live_since": _nullable(_TIME),
+            },
+            ["session_id", "text"],
+        ),
+        "TurnEnd": _open(
+            {
+                "session_id": _SESSION_ID,
+                "user_text": _text(max_length=MAX_MESSAGE_LENGTH),
+                "reply": _text(max_length=MAX_MESSAGE_LENGTH),
+                "user_id": _USER_ID,
+            },
+            ["session_id", "user_text", "reply"],
+        ),
+        "TurnNote": _open(
+            {
+                "session_id": _SESSION_ID,
+                "role": {"type": "string", "enum": list(ROLES)},
+                "text": _MESSAGE,
+            },
+            ["session_id", "role", "text"],
+        ),
+        "TurnPause": _open(
+            {"session_id": _SESSION_ID, "user_id": _USER_ID}, ["session_id"]
+        ),
+        "ExtractionBatchRequest": _open(
+            {
+                "session_id": _SESSION_ID,
+                "settings": learn_settings,
+                "used_tokens": _nullable(_integer()),
+            },
+            ["session_id"],
+        ),
+        "RuleFacts": _open({"batch": batch}, ["batch"]),
+        "Learn": _open(
+            {
+                "batch": batch,
+                "facts": _nullable(_list(fact)),
+                "scope": _nullable(_SCOPE),
+                "settings": learn_settings,
+                "speaker_unknown": {"type": ["boolean", "null"]},
+            },
+            ["batch"],
+        ),
+        "Overview": _open({"user_id": _USER_ID, "settings": turn_settings}),
+        "TurnSearch": _open(
+            {
+                "query": _text(ANY_NOT_BLANK),
+                "limit": limit,
+                "scopes": scopes,
+                "topic": _NULLABLE_TEXT,
+                "record_access": {"type": ["boolean", "null"]},
+            },
+            ["query"],
+        ),
+        "TurnPrompt": _open(
+            {
+                "prompt": _TEXT,
+                "query": _NULLABLE_TEXT,
+                "limit": limit,
+                "scopes": scopes,
+            },
+            ["prompt"],
+        ),
+        "DailyLogEntry": _open(
+            {
+                "entry": _text(rf"[^{SPACE}\x00]", max_length=MAX_ENTRY_LENGTH),
+                "now": _nullable(_TIME),
+            },
+            ["entry"],
+        ),
+        "DailyLogSearch": _open(
+            {"query": _text(ANY_NOT_BLANK), "limit": limit}, ["query"]
+        ),
+    }
+
+
+RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
+    "Error": _object(
+        {
+            "error": _TEXT,
+            "code": _TEXT,
+            "placeholders": {"type": "object", "additionalProperties": _TEXT},
+        },
+        ["error", "code"],
+    ),
+    "Object": {"type": "object"},
+    "MarkdownResult": _object(
+        {"added": _COUNT, "updated": _COUNT, "removed": _COUNT, "content": _TEXT}
+    ),
+    "Memory": _object(
+        {
+            "id": _TEXT,
+            "content": _TEXT,
+            "category": _CATEGORY,
+            "key": _NULLABLE_TEXT,
+            "tags": _list(_TEXT),
+            "confidence": {"type": "number"},
+            "source": _SOURCE,
+            "scope": _TEXT,
+            "session_id": _NULLABLE_TEXT,
+            "metadata": {"type": "object"},
+            "created_at": _TEXT,
+            "updated_at": _TEXT,
+            "last_accessed": _NULLABLE_TEXT,
+            "access_count": _COUNT,
+        }
+    ),
+    "MemoryPage": _object(
+        {
+            "items": _list(_ref("Memory")),
+            "total": _COUNT,
+            "limit": _INT,
+            "offset": _COUNT,
+            "hasMore": _BOOLEAN,
+        }
+    ),
+    "SearchResult": {
+        "allOf": [
+            _ref("Memory"),
+            _object(
+                {
+                    "score": {"type": "number"},
+                    "score_parts": {"type": "object"},
+                    "matched": _list(_TEXT),
+                }
+            ),
+        ]
+    },
+    "SearchResults": _object({"query": _TEXT, "results": _list(_ref("SearchResult"))}),
+    "CompactionAnswer": {
+        "oneOf": [
+            _object({"originalCount": _COUNT, "compactedCount": _COUNT}),
+            _object({"message": _TEXT}),
+        ]
+    },
+    "Compactions": _object(
+        {
+            "enabled": _BOOLEAN,
+            "items": _list(
+                _object(
+                    {
+                        "id": _TEXT,
+                        "createdAt": _TEXT,
+                        "count": {"type": ["integer", "null"]},
+                    }
+                )
+            ),
+        }
+    ),
+    "Deleted": _object({"deleted": {"oneOf": [_TEXT, _COUNT]}}),
+    "WorkingMemory": _object(
+        {
+            "session_id": _TEXT,
+            "current_topic": _NULLABLE_TEXT,
+            "context_variables": {"type": "object"},
+            "turn_count": _COUNT,
+            "last_emotion": _NULLABLE_TEXT,
+            "created_at": _TEXT,
+            "updated_at": _TEXT,
+        }
+    ),
+    "WorkingMemories": _object({"items": _list(_ref("WorkingMemory"))}),
+    "Sessions": _object(
+        {
+            "items": _list(
+                _object(
+                    {
+                        "session_id": _TEXT,
+                        "title": _TEXT,
+                        "snippet": _TEXT,
+                        "created_at": _TEXT,
+                    }
+                )
+            )
+        }
+    ),
+    "Conversations": _object(
+        {
+            "items": _list(
+                _object(
+                    {
+                        "session_id": _TEXT,
+                        "first_message_at": _TEXT,
+                        "last_message_at": _TEXT,
+                        "message_count": _COUNT,
+                        "title": _NULLABLE_TEXT,
+                        "user_id": _NULLABLE_TEXT,
+                    }
+                )
+            ),
+            "total": _COUNT,
+        }
+    ),
+    "Conversation": _object(
+        {
+            "session_id": _TEXT,
+            "title": _NULLABLE_TEXT,
+            "messages": _list(
+                _object(
+                    {
+                        "id": _INT,
+                        "session_id": _TEXT,
+                        "role": {"type": "string", "enum": ["user", "assistant"]},
+                        "content": _TEXT,
+                        "created_at": _TEXT,
+                        "collected": {"type": "boolean"},
+                        "user_id": _NULLABLE_TEXT,
+                        # The memories the turn's <long_term_memory> block held.
+                        "memory_ids": _list(_TEXT),
+                    }
+                )
+            ),
+        }
+    ),
+    "DeletedConversation": _object({"deleted": _TEXT, "messages": _COUNT}),
+    "Profile": _object({"scope": _TEXT, "content": _TEXT}),
+    "DailyLogs": {
+        "type": "object",
+        "properties": {
+            "dates": _list(_TEXT),
+            "entries": _list(_object({"date": _TEXT, "time": _TEXT, "text": _TEXT})),
+        },
+    },
+    "DailyLog": _object({"date": _TEXT, "content": _TEXT}),
+    "ExportDocument": _object(
+        {
+            "format": _TEXT,
+            "version": _INT,
+            "exported_at": _TEXT,
+            "count": _COUNT,
+            "memories": _list(_ref("Memory")),
+        }
+    ),
+    "ImportResult": _object({"added": _COUNT, "updated": _COUNT, "total": _COUNT}),
+    "Stats": {"type": "object"},
+}
+
+# Path parameters that are more than any text.
+_PATH_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
+    "day": {"type": "string", "format": "date", "pattern": A_DAY},
+}
+
+
+def _parameter(param: Param) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": param.kind}
+    if param.kind == "integer":
+        schema["minimum"] = param.minimum
+        schema["maximum"] = param.maximum
+    if param.choices:
+        schema["enum"] = list(param.choices)
+    if param.pattern:
+        schema["pattern"] = param.pattern
+    if param.max_length is not None:
+        schema["maxLength"] = param.max_length
+    return {
+        "name": param.name,
+        "in": "query",
+        "required": param.required,
+        "description": param.description,
+        "schema": schema,
+    }
+
+
+def _json(schema_name: str) -> dict[str, Any]:
+    return {"application/json": {"schema": _ref(schema_name)}}
+
+
+def _error(description: str) -> dict[str, Any]:
+    return {"description": description, "content": _json("Error")}
+
+
+def _operation(route: Route) -> dict[str, Any]:
+    parameters = [
+        {
+            "name": name,
+            "in": "path",
+            "required": True,
+            "schema": _PATH_SCHEMAS.get(name, {"type": "string"}),
+        }
+        for name in route.path_params
+    ]
+    parameters += [_parameter(param) for param in route.params]
+    responses: dict[str, Any] = {
+        str(int(route.status)): {
+            "description": "Success",
+            "content": _json(route.answer),
+        },
+        "400": _error("Bad parameters or body"),
+        "401": _error("No or wrong credentials"),
+        "503": _error("The store cannot be read or written"),
+    }
+    if route.path_params:
+        responses["404"] = _error("Unknown id")
+    operation: dict[str, Any] = {
+        "operationId": route.operation_id,
+        "summary": route.summary,
+        "parameters": parameters,
+        "responses": responses,
+    }
+    if route.body:
+        responses["409"] = _error("The store is full, or an import names an id twice")
+        responses["413"] = _error("The body is larger than the server takes")
+        operation["requestBody"] = {"required": True, "content": _json(route.body)}
+    return operation
+
+
+def openapi_document(
+    path_for: Callable[[str], str],
+    *,
+    routes: Sequence[Route] = ROUTES,
+    server_url: str = "/",
+    title_suffix: str = "",
+    max_content_length: int = DEFAULT_MAX_CONTENT_LENGTH,
+) -> dict[str, Any]:
+    """The document, with each route at `path_for(route.path)`; bearer authentication.
+
+    `max_content_length` is the store's current content limit.
+    """
+    paths: dict[str, dict[str, Any]] = {}
+    for route in routes:
+        paths.setdefault(path_for(route.path), {})[route.method.lower()] = _operation(
+            route
+        )
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": f"Assist Memory{title_suffix}",
+            "version": VERSION,
+            "description": "Long-term memory for Home Assistant voice assistants.",
+        },
+        "servers": [{"url": server_url}],
+        "security": [{"bearer": []}],
+        "components": {
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+            "schemas": {**RESPONSE_SCHEMAS, **request_schemas(max_content_length)},
+        },
+        "paths": paths,
+    }

@@ -1,0 +1,218 @@
+"""The REST API's routes for a Home Assistant that keeps its memory in the add-on.
+
+The memory API (`rest.py`) covers memories, settings and compaction; the memory agent
+also needs the conversation turns (begin, end, learn, ...) and a few operations with
+the full parameters of the `MemoryBackend` protocol (search with scopes and topic,
+prompts, the daily log, reindex, compaction when due). `RemoteBackend` calls these;
+bodies and answers are the JSON forms of `turn_json.py`.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from ..documents.daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
+from ..memory.compaction import CompactionResult
+from .memory_routes import MAX_SEARCH_LIMIT, SKIPPED, compaction_answer
+from .routing import ApiHost, ApiRequest, Handler, Route, body_object
+from .turn_wire import (
+    JsonObject,
+    batch_from_json,
+    batch_json,
+    fact_from_json,
+    learn_result_json,
+    learn_settings_from_json,
+    turn_context_json,
+    turn_settings_from_json,
+)
+
+
+def _body(request: ApiRequest) -> JsonObject:
+    return JsonObject(body_object(request))
+
+
+def _scopes(body: JsonObject) -> list[str] | None:
+    return list(body.texts("scopes")) if body.data.get("scopes") is not None else None
+
+
+def log_entry_json(entry: LogEntry) -> dict[str, str]:
+    """A daily log entry as JSON."""
+    return {"date": entry.date, "time": entry.time, "text": entry.text}
+
+
+async def begin(host: ApiHost, request: ApiRequest) -> object:
+    """Record the user's message; the memory for the agent."""
+    body = _body(request)
+    context = await host.backend.begin_turn(
+        session_id=body.session_id(),
+        text=body.message("text"),
+        user_id=body.user_id(),
+        settings=turn_settings_from_json(body.data.get("settings")),
+        live_since=body.time("live_since"),
+    )
+    return turn_context_json(context)
+
+
+async def end(host: ApiHost, request: ApiRequest) -> object:
+    """Record the agent's reply."""
+    body = _body(request)
+    await host.backend.end_turn(
+        session_id=body.session_id(),
+        user_text=body.plain_text("user_text"),
+        reply=body.plain_text("reply"),
+        user_id=body.user_id(),
+    )
+    return {}
+
+
+async def note(host: ApiHost, request: ApiRequest) -> object:
+    """Persist a message of another agent's conversation."""
+    body = _body(request)
+    await host.backend.note_message(
+        body.session_id(), body.text("role"), body.message("text")
+    )
+    return {}
+
+
+async def pause(host: ApiHost, request: ApiRequest) -> object:
+    """Keep a conversation out of the log and of learning from now on.
+
+    What the speaker (`user_id`) said in it before is erased.
+    """
+    body = _body(request)
+    await host.backend.pause_session(body.session_id(), user_id=body.user_id())
+    return {}
+
+
+async def batch(host: ApiHost, request: ApiRequest) -> object:
+    """The messages to learn from now (`batch` is null while throttled)."""
+    body = _body(request)
+    found = await host.backend.extraction_batch(
+        body.session_id(),
+        learn_settings_from_json(body.data.get("settings")),
+        used_tokens=body.integer("used_tokens", 0),
+    )
+    return {"batch": None if found is None else batch_json(found)}
+
+
+async def rule_facts(host: ApiHost, request: ApiRequest) -> object:
+    """Facts the rule-based extractor finds in a batch."""
+    body = _body(request)
+    facts = await host.backend.rule_facts(batch_from_json(body.data.get("batch")))
+    return {"facts": [fact.to_dict() for fact in facts]}
+
+
+async def learn(host: ApiHost, request: ApiRequest) -> object:
+    """Write learned facts back."""
+    body = _body(request)
+    result = await host.backend.learn(
+        batch_from_json(body.data.get("batch")),
+        [fact_from_json(item) for item in body.items("facts")],
+        scope=body.scope(),
+        settings=learn_settings_from_json(body.data.get("settings")),
+        speaker_unknown=body.boolean("speaker_unknown", False),
+    )
+    return learn_result_json(result)
+
+
+async def overview(host: ApiHost, request: ApiRequest) -> object:
+    """The memory block without a message."""
+    body = _body(request)
+    content = await host.backend.memory_overview(
+        user_id=body.user_id(),
+        settings=turn_settings_from_json(body.data.get("settings")),
+    )
+    return {"content": content}
+
+
+async def search(host: ApiHost, request: ApiRequest) -> object:
+    """Ranked memories, with the protocol's scopes, topic and access recording."""
+    body = _body(request)
+    found = await host.backend.search(
+        body.text("query"),
+        limit=body.optional_integer("limit", minimum=1, maximum=MAX_SEARCH_LIMIT),
+        scopes=_scopes(body),
+        topic=body.optional_text("topic"),
+        record_access=body.boolean("record_access", False),
+    )
+    return {"results": [result.to_dict() for result in found]}
+
+
+async def prompt(host: ApiHost, request: ApiRequest) -> object:
+    """The prompt with memories in front (the `<long_term_memory>` block)."""
+    body = _body(request)
+    query = body.optional_text("query")
+    text = await host.backend.build_prompt(
+        body.text("prompt"),
+        # A blank query is none: the memories then go in without a search.
+        query=query if query and query.strip() else None,
+        limit=body.optional_integer("limit", minimum=1, maximum=MAX_SEARCH_LIMIT),
+        scopes=_scopes(body),
+    )
+    return {"prompt": text}
+
+
+async def append_log(host: ApiHost, request: ApiRequest) -> object:
+    """Append a line to the daily log (`now`: the caller's local time)."""
+    body = _body(request)
+    entry = await host.backend.append_daily_log(body.text("entry"), body.time("now"))
+    return log_entry_json(entry)
+
+
+async def search_logs(host: ApiHost, request: ApiRequest) -> object:
+    """Daily log entries matching a text, best first."""
+    body = _body(request)
+    found = await host.backend.search_daily_logs(
+        body.text("query"),
+        body.integer(
+            "limit", DEFAULT_SEARCH_LIMIT, minimum=1, maximum=MAX_SEARCH_LIMIT
+        ),
+    )
+    return {"entries": [log_entry_json(entry) for entry in found]}
+
+
+async def reindex(host: ApiHost, request: ApiRequest) -> object:
+    """Rebuild the search index."""
+    return {"indexed": await host.backend.reindex()}
+
+
+async def compact_if_due(host: ApiHost, request: ApiRequest) -> object:
+    """Compact when the threshold and the cooldown say so (the compaction trigger)."""
+    result: CompactionResult | None = await host.backend.maybe_compact()
+    return compaction_answer(result, SKIPPED)
+
+
+def _post(
+    path: str, operation_id: str, summary: str, handler: Handler, body: str
+) -> Route:
+    return Route("POST", path, operation_id, summary, handler, body=body)
+
+
+TURN_ROUTES: Final[tuple[Route, ...]] = (
+    _post("/api/turns/begin", "beginTurn", "Begin a conversation turn", begin,
+          "TurnBegin"),
+    _post("/api/turns/end", "endTurn", "End a conversation turn", end, "TurnEnd"),
+    _post("/api/turns/note", "noteMessage", "Record another agent's message", note,
+          "TurnNote"),
+    _post("/api/turns/pause", "pauseSession", "Keep a conversation out of memory",
+          pause, "TurnPause"),
+    _post("/api/turns/batch", "extractionBatch", "Messages to learn from", batch,
+          "ExtractionBatchRequest"),
+    _post("/api/turns/rule-facts", "ruleFacts", "Facts found by the rules",
+          rule_facts, "RuleFacts"),
+    _post("/api/turns/learn", "learn", "Write learned facts back", learn, "Learn"),
+    _post("/api/turns/overview", "memoryOverview", "The memory block without a message",
+          overview, "Overview"),
+    _post("/api/turns/search", "turnSearch", "Search memories for a turn", search,
+          "TurnSearch"),
+    _post("/api/turns/prompt", "buildPrompt", "A prompt with memories in front",
+          prompt, "TurnPrompt"),
+    _post("/api/turns/daily-log", "appendDailyLog", "Append to today's log",
+          append_log, "DailyLogEntry"),
+    _post("/api/turns/daily-log/search", "searchDailyLogs", "Search the daily logs",
+          search_logs, "DailyLogSearch"),
+    Route("POST", "/api/memory/reindex", "reindex", "Rebuild the search index",
+          reindex),
+    Route("POST", "/api/auto-memory/compact-if-due", "compactIfDue",
+          "Compact the memories when due", compact_if_due, answer="CompactionAnswer"),
+)  # fmt: skip

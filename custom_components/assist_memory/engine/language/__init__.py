@@ -1,0 +1,1 @@
+"""Language: keywords, spoken-language clean-up, secrets, memory sentences and extraction."""

@@ -1,0 +1,1 @@
+"""The memory engine: store, index, retrieval and MEMORY.md in step; compaction; forgetting."""

@@ -1,0 +1,190 @@
+"""Multi-stage retrieval: keywords, candidates, scores, top N.
+
+1. Keywords are extracted from the message (and the session's topic, when given).
+2. Candidates come from the full-text index (BM25), and from vector similarity when
+   embeddings are available.
+3. Each candidate is scored with the scoring formula (`scoring.py`).
+4. The best N are returned, each with its score parts and the words that matched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+import functools
+from typing import Final
+
+from ..language.keywords import (
+    Keywords,
+    cjk_pairs,
+    expresses_preference,
+    extract_keywords,
+    light_stem,
+)
+from ..language.when import TimeAsked, time_asked
+from ..storage.models import Memory
+from .index import SearchIndex, searchable_text, stored_terms
+from .scoring import (
+    HYBRID_BM25,
+    HYBRID_VECTOR,
+    TOPIC_BOOST,
+    ScoredMemory,
+    ScoreParts,
+    category_score,
+    frequency_score,
+    recency_score,
+)
+
+DEFAULT_LIMIT: Final = 5
+# How many index candidates to score for each result asked for.
+_CANDIDATES_PER_RESULT: Final = 5
+_MIN_CANDIDATES: Final = 25
+
+VectorSearch = Callable[[str, int], Mapping[str, float]]
+
+
+class Retriever:
+    """Ranks memories for a message."""
+
+    def __init__(
+        self,
+        index: SearchIndex,
+        fetch: Callable[[Sequence[str]], dict[str, Memory]],
+        *,
+        vectors: VectorSearch | None = None,
+        now: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        """`fetch` returns the memories for ids; `vectors` the cosine scores for a text."""
+        self._index = index
+        self._fetch = fetch
+        self._vectors = vectors
+        self._now = now
+
+    def retrieve(
+        self,
+        message: str,
+        *,
+        limit: int = DEFAULT_LIMIT,
+        scopes: Sequence[str] | None = None,
+        topic: str | None = None,
+    ) -> list[ScoredMemory]:
+        """The best `limit` memories for the message, best first ([] when none match)."""
+        now = self._now()
+        # "What did Claire say two weeks ago?": the time is not a keyword; it favours
+        # what was said then instead of what was used lately.
+        asked = time_asked(message, now)
+        keywords = extract_keywords(message)
+        if asked is not None and (rest := extract_keywords(asked.rest)).all():
+            keywords = rest
+        else:
+            asked = None
+        topic_keywords = extract_keywords(topic) if topic else None
+        pool = max(limit * _CANDIDATES_PER_RESULT, _MIN_CANDIDATES)
+        found = self._index.match(
+            keywords, limit=pool, scopes=scopes, enough=limit, context=topic_keywords
+        )
+        bm25 = {c.memory_id: c.keyword_score for c in found}
+        indexed_terms = {c.memory_id: c.terms for c in found}
+        similarity = dict(self._vectors(message, pool)) if self._vectors else {}
+        memories = self._fetch([*bm25, *similarity])
+        if scopes is not None:
+            allowed = set(scopes)
+            memories = {k: m for k, m in memories.items() if m.scope in allowed}
+        if not memories:
+            return []
+        best_bm25 = max(bm25.values(), default=0.0) or 1.0
+        wants_preference = expresses_preference(message)
+        results: list[ScoredMemory] = []
+        query = _QueryTerms.of(keywords)
+        topic_terms = _QueryTerms.of(topic_keywords) if topic_keywords else None
+        for memory_id, memory in memories.items():
+            terms = _terms_of(memory, indexed_terms.get(memory_id))
+            matched, coverage = query.matched(terms)
+            lexical = 0.5 * bm25.get(memory_id, 0.0) / best_bm25 + 0.5 * coverage
+            vector = similarity.get(memory_id) if similarity else None
+            keyword = (
+                lexical
+                if vector is None
+                else HYBRID_VECTOR * max(vector, 0.0) + HYBRID_BM25 * lexical
+            )
+            on_topic = topic_terms is not None and topic_terms.matched(terms)[1] > 0
+            parts = ScoreParts(
+                keyword=keyword,
+                category=category_score(memory, wants_preference=wants_preference),
+                recency=recency_score(memory, now)
+                if asked is None
+                else float(_said_within(memory, asked)),
+                frequency=frequency_score(memory),
+                confidence=memory.confidence,
+                topic_boost=TOPIC_BOOST if on_topic else 1.0,
+                bm25=bm25.get(memory_id, 0.0),
+                vector=vector,
+            )
+            results.append(ScoredMemory(memory, parts.total(), parts, matched))
+        results.sort(key=lambda r: (r.score, r.memory.updated_at), reverse=True)
+        return results[:limit]
+
+
+def _said_within(memory: Memory, asked: TimeAsked) -> bool:
+    try:
+        return asked.holds(datetime.fromisoformat(memory.created_at))
+    except ValueError:
+        return False
+
+
+def _terms_of(memory: Memory, indexed: str | None) -> frozenset[str]:
+    """A memory's stemmed words and Chinese grams, in one set.
+
+    From the terms the index stored for it when it came from there, else from its
+    text. One set serves both kinds: a stemmed word is never Chinese, a gram always.
+    """
+    if indexed is None:
+        indexed = _indexed_terms(searchable_text(memory))
+    return _stemmed(indexed)
+
+
+# Both cached: the same memories come back for many messages.
+_indexed_terms = functools.lru_cache(maxsize=8192)(stored_terms)
+
+
+@functools.lru_cache(maxsize=8192)
+def _stemmed(terms: str) -> frozenset[str]:
+    return frozenset(light_stem(term) for term in terms.split())
+
+
+@dataclass(frozen=True, slots=True)
+class _QueryTerms:
+    """A message's keywords, stemmed and paired once for all the candidates."""
+
+    words: tuple[tuple[str, str], ...]  # (word, stem)
+    prefixes: tuple[str, ...]
+    chinese: tuple[tuple[str, tuple[str, ...]], ...]  # (piece, its pairs)
+
+    @classmethod
+    def of(cls, keywords: Keywords) -> _QueryTerms:
+        return cls(
+            tuple((word, light_stem(word)) for word in keywords.words),
+            keywords.prefixes,
+            tuple((piece, tuple(cjk_pairs(piece))) for piece in keywords.chinese),
+        )
+
+    def matched(self, terms: frozenset[str]) -> tuple[tuple[str, ...], float]:
+        """Which keywords a memory (its `_terms_of`) contains, and the share covered."""
+        matched: list[str] = []
+        units = 0.0
+        total = len(self.words) + len(self.prefixes) + len(self.chinese)
+        for word, stem in self.words:
+            if stem in terms:
+                matched.append(word)
+                units += 1
+        for prefix in self.prefixes:
+            if any(term.startswith(prefix) for term in terms):
+                matched.append(prefix + "*")
+                units += 1
+        for piece, wanted in self.chinese:
+            found = sum(1 for gram in wanted if gram in terms)
+            if found:
+                matched.append(piece)
+                units += found / len(wanted)
+        return tuple(matched), (units / total if total else 0.0)
