@@ -27,7 +27,8 @@ from assist_memory_engine.conversation.turns import (
     TurnMemory,
 )
 from assist_memory_engine.conversation.working import WorkingMemoryManager
-from assist_memory_engine.language.extraction import Fact, RuleBasedExtractor
+from assist_memory_engine.language.facts import Fact
+from assist_memory_engine.language.rule_extraction import RuleBasedExtractor
 from assist_memory_engine.memory.memory_engine import MemoryEngine
 from assist_memory_engine.storage.models import CATEGORIES
 from assist_memory_engine.storage.settings import StoreSettings

@@ -14,11 +14,8 @@ from .const import CONF_AUTO_EXTRACT, CONF_EXTRACTOR_ENTITY, LOGGER
 from .data import AssistMemoryConfigEntry
 from .engine import HOUSEHOLD_SCOPE, MemoryEngineError
 from .engine.conversation.turns import ExtractionBatch, LearnSettings
-from .engine.language.extraction import (
-    LLM_EXTRACTION_INSTRUCTIONS,
-    Fact,
-    parse_llm_facts,
-)
+from .engine.language.facts import Fact
+from .engine.language.llm_facts import LLM_EXTRACTION_INSTRUCTIONS, parse_llm_facts
 from .ha_llm import FACTS_STRUCTURE, async_ask
 
 TASK_NAME = "Assist Memory: learn from a conversation"

@@ -14,7 +14,7 @@ from homeassistant.exceptions import HomeAssistantError
 import probatio
 
 from .const import LOGGER
-from .engine.language.extraction import EXTRACTION_SOURCES, MAX_LLM_CONTENT_LENGTH
+from .engine.language.facts import EXTRACTION_SOURCES, MAX_LLM_CONTENT_LENGTH
 from .engine.storage.models import CATEGORIES
 
 # FACTS_SCHEMA of the engine, as Home Assistant's AI Task takes a structure.

@@ -12,7 +12,7 @@ from assist_memory_engine.backend.local import MemoryBackend
 from assist_memory_engine.conversation.turns import LearnSettings, TurnSettings
 from assist_memory_engine.errors import MemoryEngineError
 from assist_memory_engine.language.commands import parse_command
-from assist_memory_engine.language.extraction import Fact
+from assist_memory_engine.language.facts import Fact
 from assist_memory_engine.storage.settings import StoreSettings
 
 EAGER = LearnSettings(min_interval=timedelta(0), min_messages=1)

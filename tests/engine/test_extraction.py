@@ -11,19 +11,23 @@ from typing import Any
 import pytest
 
 from assist_memory_engine import CATEGORIES, Memory, MemoryStore
-from assist_memory_engine.language.extraction import (
+from assist_memory_engine.language.facts import Fact
+from assist_memory_engine.language.llm_facts import (
     FACTS_SCHEMA,
     LLM_EXTRACTION_INSTRUCTIONS,
-    Fact,
-    RuleBasedExtractor,
-    WriteBackPlan,
     parse_llm_facts,
+)
+from assist_memory_engine.language.rule_extraction import RuleBasedExtractor
+from assist_memory_engine.language.sentences import split_sentences
+from assist_memory_engine.language.write_back import (
+    WriteBackPlan,
     plan_write_back,
-    split_sentences,
     states_replaced_fact,
 )
 
-LOGGER_NAME = "assist_memory_engine.language.extraction"
+# Dropped secrets are logged beside the fact, dropped LLM items beside the parser.
+SECRETS_LOGGER = Fact.__module__
+LLM_LOGGER = parse_llm_facts.__module__
 Expected = list[tuple[str, str | None, str]]
 
 # (sentence, [(category, key, content), ...]); [] means "nothing to remember".
@@ -578,7 +582,7 @@ def test_empty_and_punctuation_only_input() -> None:
 def test_a_dropped_secret_is_logged_without_the_secret(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    with caplog.at_level(logging.INFO, logger=LOGGER_NAME):
+    with caplog.at_level(logging.INFO, logger=SECRETS_LOGGER):
         facts = RuleBasedExtractor().extract(
             "My wifi password is Tulip-4242. I prefer oat milk."
         )
@@ -738,11 +742,11 @@ def test_llm_partially_bad_output_drops_each_bad_item_with_one_log_line(
         {"content": "y" * 500, "category": "note"},  # kept: exactly the limit
     ]
 
-    with caplog.at_level(logging.INFO, logger=LOGGER_NAME):
+    with caplog.at_level(logging.INFO, logger=LLM_LOGGER):
         facts = parse_llm_facts({"facts": items})
 
     assert [fact.content[:5] for fact in facts] == ["The u", "yyyyy"]
-    dropped = [r for r in caplog.records if r.name == LOGGER_NAME]
+    dropped = [r for r in caplog.records if r.name == LLM_LOGGER]
     assert len(dropped) == len(items) - 2
     assert all(r.levelno == logging.INFO for r in dropped)
     assert dropped[0].getMessage().startswith("Dropped fact 1 of the LLM's answer")
@@ -767,16 +771,16 @@ def test_llm_partially_bad_output_drops_each_bad_item_with_one_log_line(
 def test_llm_garbage_gives_no_facts_and_a_warning(
     raw: object, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level(logging.INFO, logger=LOGGER_NAME):
+    with caplog.at_level(logging.INFO, logger=LLM_LOGGER):
         assert parse_llm_facts(raw) == []
 
-    assert [r.levelno for r in caplog.records if r.name == LOGGER_NAME] == [
+    assert [r.levelno for r in caplog.records if r.name == LLM_LOGGER] == [
         logging.WARNING
     ]
 
 
 def test_llm_empty_answer_is_quiet(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.INFO, logger=LOGGER_NAME):
+    with caplog.at_level(logging.INFO, logger=LLM_LOGGER):
         assert parse_llm_facts('{"facts": []}') == []
 
     assert not caplog.records
@@ -932,7 +936,7 @@ def test_secrets_are_never_planned(caplog: pytest.LogCaptureFixture) -> None:
         Fact("The user likes coffee"),
     ]
 
-    with caplog.at_level(logging.INFO, logger=LOGGER_NAME):
+    with caplog.at_level(logging.INFO, logger=SECRETS_LOGGER):
         plan = plan_write_back(facts, [], scope="household")
 
     assert plan.adds == [facts[3]]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from assist_memory_engine.language.extraction import RuleBasedExtractor
+from assist_memory_engine.language.rule_extraction import RuleBasedExtractor
 
 Expected = list[tuple[str, str | None, str]]
 

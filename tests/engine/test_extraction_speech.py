@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from assist_memory_engine.language.extraction import (
-    Fact,
-    RuleBasedExtractor,
-    plan_write_back,
-)
+from assist_memory_engine.language.facts import Fact
+from assist_memory_engine.language.rule_extraction import RuleBasedExtractor
+from assist_memory_engine.language.write_back import plan_write_back
 from assist_memory_engine.storage.models import Memory
 
 Expected = list[tuple[str, str | None, str]]

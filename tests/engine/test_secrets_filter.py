@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assist_memory_engine.language.extraction import RuleBasedExtractor
+from assist_memory_engine.language.rule_extraction import RuleBasedExtractor
 from assist_memory_engine.language.secrets_filter import (
     REDACTED,
     SecretMatch,

@@ -21,7 +21,7 @@ from assist_memory_engine.conversation.turns import (
     scopes_for,
 )
 from assist_memory_engine.conversation.working import WorkingMemoryManager
-from assist_memory_engine.language.extraction import Fact
+from assist_memory_engine.language.facts import Fact
 from assist_memory_engine.memory.memory_engine import MemoryEngine
 from assist_memory_engine.storage.models import Memory
 from assist_memory_engine.storage.settings import StoreSettings

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Final
 
 from ..errors import MemoryEngineError
 from ..language.commands import MemoryCommand, command_scopes, join_items, reply
-from ..language.extraction import find_repeated
 from ..language.keywords import extract_keywords
 from ..language.provenance import Provenance
 from ..language.secrets_filter import contains_secret, redact
+from ..language.write_back import find_repeated
 
 if TYPE_CHECKING:
     from .local import MemoryBackend

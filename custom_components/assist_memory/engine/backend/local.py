@@ -53,7 +53,7 @@ from ..documents.daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
 from ..documents.markdown_writer import MarkdownWriter
 from ..documents.mirror import markdown_folder
 from ..documents.watch import ChangeWatcher, TaskFactory, default_task_factory
-from ..language.extraction import Fact
+from ..language.facts import Fact
 from ..memory.compaction import (
     BACKUP_FOLDER,
     DEFAULT_COOLDOWN,

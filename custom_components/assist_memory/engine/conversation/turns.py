@@ -44,15 +44,12 @@ from ..config import (
     SESSION_SUMMARY_LIMIT,
 )
 from ..language.commands import about_whom
-from ..language.extraction import (
-    Fact,
-    RuleBasedExtractor,
-    plan_write_back,
-    states_replaced_fact,
-)
+from ..language.facts import Fact
 from ..language.keywords import extract_keywords
 from ..language.provenance import SaidMessage, learned_from
+from ..language.rule_extraction import RuleBasedExtractor
 from ..language.secrets_filter import REDACTED, mentions_secret, redact
+from ..language.write_back import plan_write_back, states_replaced_fact
 from ..memory.memory_engine import MemoryEngine
 from ..search.scoring import ScoredMemory
 from ..storage.models import HOUSEHOLD_SCOPE, Memory

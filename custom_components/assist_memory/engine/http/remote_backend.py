@@ -50,7 +50,7 @@ from ..errors import (
     InvalidMemoryError,
     MemoryEngineError,
 )
-from ..language.extraction import Fact
+from ..language.facts import Fact
 from ..memory.compaction import BackupInfo, CompactionResult
 from ..search.scoring import ScoredMemory
 from ..storage.models import HOUSEHOLD_SCOPE, Memory, parse_time

@@ -31,7 +31,7 @@ from ..conversation.turns import (
 )
 from ..conversation.working import validate_session_id
 from ..errors import InvalidMemoryError
-from ..language.extraction import STATED_CONFIDENCE, Fact
+from ..language.facts import STATED_CONFIDENCE, Fact
 from ..search.scoring import ScoredMemory, ScoreParts
 from ..storage.models import (
     HOUSEHOLD_SCOPE,
