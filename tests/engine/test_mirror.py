@@ -26,7 +26,8 @@ from assist_memory_engine.documents.mirror import (
     markdown_folder,
 )
 from assist_memory_engine.memory.memory_engine import MemoryEngine
-from assist_memory_engine.storage.store import ReconcileResult, StoreChange
+from assist_memory_engine.storage.store import ReconcileResult
+from assist_memory_engine.storage.store_files import StoreChange
 from tests.support.waiting import eventually
 
 from .conftest import (

@@ -22,7 +22,8 @@ from .memory.compaction import CompactionResult, MemoryCompactor
 from .storage.models import CATEGORIES, HOUSEHOLD_SCOPE, SOURCES, Memory
 from .storage.paths import resolve_store_path
 from .storage.settings import StoreSettings
-from .storage.store import ImportResult, LoadReport, MemoryPage, MemoryStore
+from .storage.store import ImportResult, MemoryPage, MemoryStore
+from .storage.store_files import LoadReport
 
 # A library logs; the application (Home Assistant, the server, the CLI) decides where to.
 logging.getLogger(__name__).addHandler(logging.NullHandler())

@@ -72,11 +72,11 @@ from ..storage.settings import StoreSettings
 from ..storage.store import (
     ImportMode,
     ImportResult,
-    LoadReport,
     MemoryPage,
     ReconcileResult,
     SortOrder,
 )
+from ..storage.store_files import LoadReport
 
 if TYPE_CHECKING:  # the HTTP client behind LLM calls is not loaded at start
     import aiohttp

@@ -45,7 +45,8 @@ from ..storage.durable import (
     write_atomically,
 )
 from ..storage.models import Memory
-from ..storage.store import MemoryStore, ReconcileResult, StoreChange
+from ..storage.store import MemoryStore, ReconcileResult
+from ..storage.store_files import StoreChange
 from ..storage.untrusted_file import (
     Signature,
     UntrustedFile,

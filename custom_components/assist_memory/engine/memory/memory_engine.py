@@ -29,7 +29,8 @@ from ..search.scoring import ScoredMemory
 from ..search.vectors import VectorIndex
 from ..storage.models import Memory
 from ..storage.settings import StoreSettings
-from ..storage.store import LoadReport, MemoryStore, ReconcileResult, StoreChange
+from ..storage.store import MemoryStore, ReconcileResult
+from ..storage.store_files import LoadReport, StoreChange
 
 
 def index_path_for(store_path: Path) -> Path:

@@ -22,7 +22,7 @@ import threading
 from typing import Any, Final, Protocol
 
 from ..storage.models import Memory
-from ..storage.store import StoreChange
+from ..storage.store_files import StoreChange
 from .embeddings import EmbeddingClient, EmbeddingError
 from .index import SearchIndex, searchable_text
 
