@@ -15,18 +15,20 @@ from typing import Any
 import pytest
 
 from assist_memory_engine import InvalidMemoryError, StorageError
-from assist_memory_engine.conversation.conversation_log import (
+from assist_memory_engine.conversation.conversation_log import ConversationLog
+from assist_memory_engine.conversation.conversation_records import (
     MAX_MESSAGE_LENGTH,
-    ConversationLog,
     Message,
     SessionInfo,
     SessionSummary,
+    new_session_id,
+    timestamp,
+)
+from assist_memory_engine.conversation.session_titles import (
     first_sentence,
     is_cjk_text,
-    new_session_id,
     shorten,
     summarize_first_exchange,
-    timestamp,
 )
 
 START = datetime(2025, 3, 1, 8, 0, tzinfo=UTC)

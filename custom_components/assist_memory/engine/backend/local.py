@@ -24,10 +24,10 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol, TypedDict, Unpack
 
-from ..conversation.conversation_log import (
+from ..conversation.conversation_log import ConversationLog
+from ..conversation.conversation_records import (
     EVERYONE,
     Conversation,
-    ConversationLog,
     ConversationPage,
     SessionSummary,
     Speaker,

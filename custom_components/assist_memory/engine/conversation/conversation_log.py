@@ -1,20 +1,7 @@
 """The conversation log: every user and assistant message, in SQLite.
 
-One database file beside the store (the caller picks it, e.g. `<data>/conversations.db`):
-
-- `messages(id, session_id, role, content, user_id, created_at, collected)`: one row per
-  message; `id` only grows (AUTOINCREMENT), so ids are never reused after a delete;
-  `collected` is 1 once extraction has looked at the message.
-- `summaries(session_id, title, snippet, created_at, user_id, superseded)`: at most one
-  per session; `superseded` is 1 once it states a fact learned differently since.
-- `turn_memories(message_id, memory_id)`: which memories went into the
-  `<long_term_memory>` block of the turn a user message began ("why did Assist say
-  that?"); its rows go with their message (a trigger), whatever deletes it.
-- `PRAGMA user_version` holds the schema version (2; a version 1 file is migrated:
-  its summaries get the user of their conversation's first message, and every text
-  is redacted).
-
-Times are ISO 8601 strings in UTC, which sort as text in time order.
+One database file beside the store (the caller picks it, e.g. `<data>/conversations.db`),
+with the tables of `conversation_schema`.
 
 Privacy: every message, title and snippet is redacted (`secrets_filter.redact`) before
 it is stored. A message belongs to the user who spoke (`user_id`, None for a turn
@@ -37,214 +24,52 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
-from enum import Enum
 from pathlib import Path
-import re
 import sqlite3
 import threading
-from typing import Any, Final, Literal, Self
-import uuid
+from typing import Final, Literal, Self
 
 from ..errors import InvalidMemoryError, StorageError
-from ..language.secrets_filter import redact
 from ..storage.durable import create_private_file, make_private_folder
-from ..storage.models import parse_time, utc_time
+from ..storage.models import utc_time
+from .conversation_records import (
+    EVERYONE,
+    MAX_SNIPPET_LENGTH,
+    MAX_TITLE_LENGTH,
+    Message,
+    SessionInfo,
+    SessionSummary,
+    Speaker,
+    _check_count,
+    _message,
+    _validate_role,
+    _validate_summary_text,
+    _validate_user_id,
+    _whose,
+    new_session_id,
+    timestamp,
+    validate_message,
+)
+from .conversation_schema import (
+    _MIGRATE_FROM_1,
+    _SCHEMA,
+    SCHEMA_VERSION,
+    _redact_every_text,
+    _truncate_wal,
+)
 from .working import validate_session_id
 
-SCHEMA_VERSION: Final = 2
-ROLES: Final = ("user", "assistant")
-MAX_MESSAGE_LENGTH: Final = 20_000
-MAX_TITLE_LENGTH: Final = 200
-MAX_SNIPPET_LENGTH: Final = 1000
-MAX_USER_ID_LENGTH: Final = 200
-TITLE_LENGTH: Final = 60
-SNIPPET_LENGTH: Final = 160
-# Chinese and Japanese have no spaces and say more per character: cut shorter.
-CJK_TITLE_LENGTH: Final = 30
-CJK_SNIPPET_LENGTH: Final = 80
-DEFAULT_TITLE: Final = "Conversation"
 Synchronous = Literal["NORMAL", "FULL"]
 
-_SCHEMA: Final = (
-    (
-        "CREATE TABLE IF NOT EXISTS messages("
-        " id INTEGER PRIMARY KEY AUTOINCREMENT,"
-        " session_id TEXT NOT NULL,"
-        " role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),"
-        " content TEXT NOT NULL,"
-        " user_id TEXT,"
-        " created_at TEXT NOT NULL,"
-        " collected INTEGER NOT NULL DEFAULT 0)"
-    ),
-    (
-        "CREATE INDEX IF NOT EXISTS messages_by_session"
-        " ON messages(session_id, created_at, id)"
-    ),
-    "CREATE INDEX IF NOT EXISTS messages_by_time ON messages(created_at)",
-    (
-        "CREATE TABLE IF NOT EXISTS summaries("
-        " session_id TEXT PRIMARY KEY,"
-        " title TEXT NOT NULL,"
-        " snippet TEXT NOT NULL,"
-        " created_at TEXT NOT NULL,"
-        " user_id TEXT,"
-        " superseded INTEGER NOT NULL DEFAULT 0)"
-    ),
-    "CREATE INDEX IF NOT EXISTS summaries_by_time ON summaries(created_at)",
-    (
-        "CREATE TABLE IF NOT EXISTS turn_memories("
-        " message_id INTEGER NOT NULL,"
-        " memory_id TEXT NOT NULL,"
-        " PRIMARY KEY (message_id, memory_id))"
-    ),
-    (
-        "CREATE TRIGGER IF NOT EXISTS turn_memories_go_with_their_message"
-        " AFTER DELETE ON messages BEGIN"
-        " DELETE FROM turn_memories WHERE message_id = OLD.id; END"
-    ),
-)
-# Version 1 summaries had no user and could not be superseded.
-_MIGRATE_FROM_1: Final = (
-    "ALTER TABLE summaries ADD COLUMN user_id TEXT",
-    "ALTER TABLE summaries ADD COLUMN superseded INTEGER NOT NULL DEFAULT 0",
-    (
-        "UPDATE summaries SET user_id = (SELECT m.user_id FROM messages AS m"
-        " WHERE m.session_id = summaries.session_id ORDER BY m.created_at, m.id"
-        " LIMIT 1)"
-    ),
-)
+
 # SQLite accepts at most 32 766 parameters per statement; stay well below.
 _BATCH: Final = 500
 
 
 def _system_clock() -> datetime:
     return datetime.now(UTC)
-
-
-def new_session_id() -> str:
-    """A new unique session id (a random UUID as 32 hex characters)."""
-    return uuid.uuid4().hex
-
-
-class _Everyone(Enum):
-    EVERYONE = "everyone"
-
-
-# Whose messages a call is about: EVERYONE's, one user's, or (None) those of turns
-# without a user.
-EVERYONE: Final = _Everyone.EVERYONE
-type Speaker = str | _Everyone | None
-
-
-def _whose(speaker: Speaker) -> tuple[bool, str | None]:
-    """The parameters of the condition "(? OR user_id IS ?)" for `speaker`'s rows."""
-    if isinstance(speaker, _Everyone):
-        return True, None
-    return False, speaker
-
-
-@dataclass(frozen=True, slots=True)
-class Message:
-    """One stored message."""
-
-    id: int
-    session_id: str
-    role: str
-    content: str
-    created_at: str
-    collected: bool = False
-    user_id: str | None = None
-    # The memories given to the assistant for the turn this message began.
-    memory_ids: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the JSON form."""
-        return {
-            "id": self.id,
-            "session_id": self.session_id,
-            "role": self.role,
-            "content": self.content,
-            "created_at": self.created_at,
-            "collected": self.collected,
-            "user_id": self.user_id,
-            "memory_ids": list(self.memory_ids),
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class SessionInfo:
-    """One conversation in a listing; `title` comes from its summary, if any."""
-
-    session_id: str
-    first_message_at: str
-    last_message_at: str
-    message_count: int
-    title: str | None = None
-    # Who started it (the user of its first message; None: a turn without a user).
-    user_id: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the JSON form."""
-        return {
-            "session_id": self.session_id,
-            "first_message_at": self.first_message_at,
-            "last_message_at": self.last_message_at,
-            "message_count": self.message_count,
-            "title": self.title,
-            "user_id": self.user_id,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class SessionSummary:
-    """A short description of one conversation (its session summary)."""
-
-    session_id: str
-    title: str
-    snippet: str
-    created_at: str
-    user_id: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the JSON form."""
-        return {
-            "session_id": self.session_id,
-            "title": self.title,
-            "snippet": self.snippet,
-            "created_at": self.created_at,
-            "user_id": self.user_id,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class ConversationPage:
-    """A page of conversations and how many there are in all."""
-
-    items: list[SessionInfo]
-    total: int
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the JSON form."""
-        return {"items": [info.to_dict() for info in self.items], "total": self.total}
-
-
-@dataclass(frozen=True, slots=True)
-class Conversation:
-    """One conversation's messages (of one user, or everyone's) and its title."""
-
-    session_id: str
-    title: str | None
-    messages: list[Message]
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the JSON form."""
-        return {
-            "session_id": self.session_id,
-            "title": self.title,
-            "messages": [message.to_dict() for message in self.messages],
-        }
 
 
 class ConversationLog:
@@ -797,188 +622,3 @@ class ConversationLog:
         if when is None:
             return utc_time(self._clock()).isoformat()
         return timestamp(when)
-
-
-def _truncate_wal(db: sqlite3.Connection) -> None:
-    """Copy the write-ahead log into the database and empty it.
-
-    Its frames still hold text deleted since (secure_delete clears the database
-    file, not the log). A reader in another process may hold the log back; the next
-    delete or retention run truncates it then.
-    """
-    db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-
-
-def _redact_every_text(db: sqlite3.Connection) -> None:
-    """Redact what a version 1 file kept as it was said."""
-    for message_id, content in db.execute("SELECT id, content FROM messages"):
-        if (redacted := redact(content)) != content:
-            db.execute(
-                "UPDATE messages SET content=? WHERE id=?", (redacted, message_id)
-            )
-    summaries = db.execute("SELECT session_id, title, snippet FROM summaries")
-    for session_id, title, snippet in summaries.fetchall():
-        if (redact(title), redact(snippet)) != (title, snippet):
-            db.execute(
-                "UPDATE summaries SET title=?, snippet=? WHERE session_id=?",
-                (redact(title), redact(snippet), session_id),
-            )
-
-
-# -- validation and small helpers ------------------------------------------------------
-
-
-def timestamp(value: object) -> str:
-    """An ISO 8601 time (text or datetime) as the UTC text the log stores.
-
-    A time without a zone is taken as UTC. Raises InvalidMemoryError otherwise.
-    """
-    if isinstance(value, str):
-        value = parse_time(value, "when")
-    if not isinstance(value, datetime):
-        raise InvalidMemoryError(
-            "invalid_timestamp", "when must be an ISO 8601 time", field="when"
-        )
-    return utc_time(value, "when").isoformat()
-
-
-def _check_count(value: object, name: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidMemoryError(
-            f"invalid_{name}", f"{name} must be a whole number >= 0", field=name
-        )
-
-
-def _validate_role(value: object) -> str:
-    if value not in ROLES:
-        raise InvalidMemoryError(
-            "invalid_role",
-            f"role must be one of: {', '.join(ROLES)}",
-            role=value,
-        )
-    return str(value)
-
-
-def validate_message(value: object) -> str:
-    """A message is non-blank text without NUL of at most MAX_MESSAGE_LENGTH."""
-    if not isinstance(value, str) or "\x00" in value:
-        raise InvalidMemoryError(
-            "invalid_content", "content must be text without NUL", field="content"
-        )
-    text = redact(value.strip())
-    if not text:
-        raise InvalidMemoryError(
-            "empty_content", "content must not be empty", field="content"
-        )
-    if len(value) > MAX_MESSAGE_LENGTH:
-        raise InvalidMemoryError(
-            "content_too_long",
-            f"content is {len(value)} characters, the limit is {MAX_MESSAGE_LENGTH}",
-            length=len(value),
-            max_length=MAX_MESSAGE_LENGTH,
-        )
-    return text
-
-
-def _validate_user_id(value: object) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str) or len(value) > MAX_USER_ID_LENGTH or "\x00" in value:
-        raise InvalidMemoryError(
-            "invalid_user_id",
-            f"user_id must be text of at most {MAX_USER_ID_LENGTH} characters",
-            field="user_id",
-        )
-    return value.strip() or None
-
-
-def _validate_summary_text(
-    value: object, name: str, max_length: int, *, required: bool
-) -> str:
-    text = redact(value.strip()) if isinstance(value, str) else None
-    if (
-        text is None
-        or (required and not text)
-        or len(text) > max_length
-        or "\x00" in text
-    ):
-        raise InvalidMemoryError(
-            f"invalid_{name}",
-            f"{name} must be {'non-empty ' if required else ''}text"
-            f" of at most {max_length} characters",
-            field=name,
-        )
-    return text
-
-
-def _message(row: tuple[Any, ...]) -> Message:
-    return Message(
-        id=row[0],
-        session_id=row[1],
-        role=row[2],
-        content=row[3],
-        user_id=row[4],
-        created_at=row[5],
-        collected=bool(row[6]),
-    )
-
-
-# -- summaries without an LLM ---------------------------------------------------------
-
-_CJK: Final = re.compile(
-    "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"
-)
-# A sentence ends at CJK end punctuation, a line break, or . ! ? before a space or the
-# end (so "3.5" and "example.com" do not end one).
-_SENTENCE_END: Final = re.compile(r"[。！？!?]+|\n|[.!?]+(?=\s|$)")
-_TRAILING: Final = ".。!！;；,，:：、 "
-
-
-def first_sentence(text: str) -> str:
-    """The first sentence of `text`, with its whitespace tidied."""
-    text = text.strip()
-    match = _SENTENCE_END.search(text)
-    sentence = text[: match.end()] if match else text
-    return " ".join(sentence.split())
-
-
-def is_cjk_text(text: str) -> bool:
-    """True when at least half of the text's non-space characters are CJK."""
-    letters = sum(1 for char in text if not char.isspace())
-    return letters > 0 and 2 * len(_CJK.findall(text)) >= letters
-
-
-def shorten(text: str, limit: int, cjk_limit: int) -> str:
-    """Cut `text` to about `limit` characters at a word boundary, adding "…".
-
-    Text that is mostly Chinese or Japanese has no spaces: it is cut at `cjk_limit`
-    characters instead.
-    """
-    if is_cjk_text(text):
-        limit = cjk_limit
-        if len(text) <= limit:
-            return text
-        return text[:limit].rstrip(_TRAILING) + "…"
-    if len(text) <= limit:
-        return text
-    cut = text[: limit + 1].rfind(" ")
-    head = text[:cut] if cut > limit // 2 else text[:limit]
-    return head.rstrip(_TRAILING) + "…"
-
-
-def summarize_first_exchange(user_text: str, assistant_text: str) -> tuple[str, str]:
-    """A (title, snippet) for a new session's summary when no LLM is available.
-
-    The title is the user's first sentence cut to about 60 characters at a word
-    boundary (30 characters for Chinese), without closing punctuation; the snippet is
-    the assistant's first sentence cut to about 160 (80 for Chinese). With no user
-    text the title falls back to the snippet, then to "Conversation".
-    """
-    user_sentence = first_sentence(user_text).rstrip(_TRAILING)
-    snippet = shorten(
-        first_sentence(assistant_text), SNIPPET_LENGTH, CJK_SNIPPET_LENGTH
-    )
-    title = shorten(user_sentence, TITLE_LENGTH, CJK_TITLE_LENGTH)
-    if not title:
-        title = shorten(snippet.rstrip(_TRAILING), TITLE_LENGTH, CJK_TITLE_LENGTH)
-    return title or DEFAULT_TITLE, snippet

@@ -54,16 +54,11 @@ from ..memory.memory_engine import MemoryEngine
 from ..search.scoring import ScoredMemory
 from ..storage.models import HOUSEHOLD_SCOPE, Memory
 from .compose import MessageLine, SummaryLine, compose_memory_block
-from .conversation_log import (
-    EVERYONE,
-    ConversationLog,
-    Message,
-    Speaker,
-    summarize_first_exchange,
-    timestamp,
-)
+from .conversation_log import ConversationLog
+from .conversation_records import EVERYONE, Message, Speaker, timestamp
 from .profile import UserProfile, profile_updates
 from .prompt import build_prompt_with_memory
+from .session_titles import summarize_first_exchange
 from .throttle import ExtractionThrottle, FlushTracker
 from .working import MAX_TOPIC_LENGTH, WorkingMemoryManager, important_items
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from ..config import SETTINGS
-from ..conversation.conversation_log import MAX_MESSAGE_LENGTH, ROLES
+from ..conversation.conversation_records import MAX_MESSAGE_LENGTH, ROLES
 from ..conversation.profile import MAX_PROFILE_LENGTH
 from ..conversation.working import MAX_SESSION_ID_LENGTH
 from ..documents.daily_log import MAX_ENTRY_LENGTH

@@ -30,7 +30,7 @@ from urllib.parse import quote
 import aiohttp
 
 from ..backend.local import MemoryFields, StoreStats
-from ..conversation.conversation_log import (
+from ..conversation.conversation_records import (
     Conversation,
     ConversationPage,
     SessionSummary,

@@ -14,7 +14,7 @@ import sys
 from typing import Any, Final, cast
 
 from ..config import SETTINGS_BY_KEY
-from ..conversation.conversation_log import (
+from ..conversation.conversation_records import (
     MAX_MESSAGE_LENGTH,
     Conversation,
     ConversationPage,
