@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from assist_memory_engine.backend.answers import answer_command
-from assist_memory_engine.backend.local import MemoryBackend
+from assist_memory_engine.backend.protocol import MemoryBackend
 from assist_memory_engine.conversation.turns import LearnSettings, TurnSettings
 from assist_memory_engine.errors import MemoryEngineError
 from assist_memory_engine.language.commands import parse_command

@@ -6,7 +6,8 @@ installed package `assist_memory_engine` (add-on, CLI, benchmarks). Relative imp
 
 import logging
 
-from .backend.local import LocalBackend, MemoryBackend, MemoryFields, StoreStats
+from .backend.local import LocalBackend
+from .backend.protocol import MemoryBackend, MemoryFields, StoreStats
 from .config import DEFAULT_CONFIG, SETTINGS, InvalidConfigError
 from .conversation.prompt import build_prompt_with_memory
 from .errors import (

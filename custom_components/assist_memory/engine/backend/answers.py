@@ -25,7 +25,7 @@ from ..language.secrets_filter import contains_secret, redact
 from ..language.write_back import find_repeated
 
 if TYPE_CHECKING:
-    from .local import MemoryBackend
+    from .protocol import MemoryBackend
 
 RECALL_ITEMS: Final = 3
 # A repeat is looked for among the best matches of its own scope.

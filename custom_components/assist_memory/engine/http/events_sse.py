@@ -16,7 +16,7 @@ from typing import Final
 
 from aiohttp import web
 
-from ..backend.local import MemoryBackend
+from ..backend.protocol import MemoryBackend
 
 EVENTS_PATH: Final = "/memory/events"
 KEEP_ALIVE_SECONDS: Final = 25.0

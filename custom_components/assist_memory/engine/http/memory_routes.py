@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any, Final, cast, get_args
 
-from ..backend.local import StoreStats
+from ..backend.protocol import StoreStats
 from ..config import config_changes, config_view
 from ..documents.daily_log import validate_date
 from ..errors import InvalidMemoryError

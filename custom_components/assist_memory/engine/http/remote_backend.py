@@ -29,7 +29,7 @@ from urllib.parse import quote
 
 import aiohttp
 
-from ..backend.local import MemoryFields, StoreStats
+from ..backend.protocol import MemoryFields, StoreStats
 from ..conversation.conversation_records import (
     Conversation,
     ConversationPage,

@@ -25,7 +25,7 @@ from http import HTTPStatus
 import re
 from typing import Any, Final, Protocol, cast
 
-from ..backend.local import MemoryBackend
+from ..backend.protocol import MemoryBackend
 from ..errors import DuplicateIdError, MemoryEngineError, MemoryFullError, StorageError
 from ..storage.jsonfast import MAX_REQUEST_DEPTH, nesting_depth
 from ..storage.models import MAX_WHOLE_NUMBER

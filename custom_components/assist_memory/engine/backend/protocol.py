@@ -1,0 +1,270 @@
+"""The async API every caller uses: `MemoryBackend`, the same in and out of process.
+
+`LocalBackend` (`local`) runs it in this process; `RemoteBackend`
+(`http/remote_backend`) speaks to the add-on's server with the same protocol.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any, Protocol, TypedDict, Unpack
+
+from ..conversation.conversation_records import (
+    Conversation,
+    ConversationPage,
+    SessionSummary,
+)
+from ..conversation.turns import (
+    ExtractionBatch,
+    LearnResult,
+    LearnSettings,
+    TurnContext,
+    TurnSettings,
+)
+from ..conversation.working import WorkingMemory
+from ..documents.daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
+from ..language.facts import Fact
+from ..memory.compaction import BackupInfo, CompactionResult
+from ..search.scoring import ScoredMemory
+from ..storage.models import HOUSEHOLD_SCOPE, Memory
+from ..storage.settings import StoreSettings
+from ..storage.store import (
+    ImportMode,
+    ImportResult,
+    MemoryPage,
+    ReconcileResult,
+    SortOrder,
+)
+
+
+class MemoryFields(TypedDict, total=False):
+    """Optional fields of a memory given on add or update."""
+
+    category: str
+    key: str
+    tags: Sequence[str] | str
+    confidence: float
+    source: str
+    scope: str
+    session_id: str
+    metadata: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class StoreStats:
+    """Counts and settings, without any memory content (safe for diagnostics)."""
+
+    count: int
+    max_items: int
+    max_content_length: int
+    last_changed: str | None
+    by_category: dict[str, int] = field(default_factory=dict)
+    by_source: dict[str, int] = field(default_factory=dict)
+    scopes: int = 0
+    retrieval_limit: int = 5
+    eviction_threshold: int = 0
+    indexed: int = 0
+    full_text_search: bool = True
+    search_fallback_reason: str | None = None
+    vector_search: str | None = None
+    vector_degraded_reason: str | None = None
+
+
+class MemoryBackend(Protocol):
+    """What Home Assistant, the server and the CLI need from a memory store."""
+
+    async def add(self, content: str, **fields: Unpack[MemoryFields]) -> Memory:
+        """Store a new memory."""
+
+    async def get(self, memory_id: str) -> Memory | None:
+        """One memory, or None."""
+
+    async def list(
+        self,
+        *,
+        offset: int = 0,
+        limit: int = 50,
+        category: str | None = None,
+        scope: str | None = None,
+        tags: Sequence[str] | str | None = None,
+        sort: SortOrder = "newest",
+    ) -> MemoryPage:
+        """A filtered page of memories."""
+
+    async def update(
+        self, memory_id: str, content: str | None = None, **fields: Unpack[MemoryFields]
+    ) -> Memory | None:
+        """Change fields of a memory; None for an unknown id."""
+
+    async def delete(self, memory_id: str) -> bool:
+        """Remove a memory; False for an unknown id."""
+
+    async def clear(self) -> int:
+        """Remove every memory; returns how many there were."""
+
+    async def search(
+        self,
+        query: str,
+        *,
+        limit: int | None = None,
+        scopes: Sequence[str] | None = None,
+        topic: str | None = None,
+        record_access: bool = False,
+    ) -> builtins.list[ScoredMemory]:
+        """Ranked memories for a message, with their score parts."""
+
+    async def build_prompt(
+        self,
+        prompt: str,
+        *,
+        query: str | None = None,
+        limit: int | None = None,
+        scopes: Sequence[str] | None = None,
+    ) -> str:
+        """The prompt with the `<long_term_memory>` block in front."""
+
+    async def reindex(self) -> int:
+        """Rebuild the search index; returns how many memories it holds."""
+
+    async def export(self) -> dict[str, Any]:
+        """Every memory as an export document."""
+
+    async def import_(
+        self, document: object, *, mode: ImportMode = "merge"
+    ) -> ImportResult:
+        """Restore an export document."""
+
+    async def stats(self) -> StoreStats:
+        """Counts and settings."""
+
+    async def read_markdown(self) -> str:
+        """MEMORY.md: every memory under its category header."""
+
+    async def write_markdown(self, text: str) -> ReconcileResult:
+        """Make the memories match an edited MEMORY.md."""
+
+    async def append_daily_log(
+        self, entry: str, now: datetime | None = None
+    ) -> LogEntry:
+        """Append a time-stamped line to today's log."""
+
+    async def read_daily_log(self, day: str | date) -> str:
+        """One day's log ("" when there is none)."""
+
+    async def daily_log_dates(self) -> builtins.list[str]:
+        """The days that have a log, newest first."""
+
+    async def search_daily_logs(
+        self, query: str, limit: int = DEFAULT_SEARCH_LIMIT
+    ) -> builtins.list[LogEntry]:
+        """Log entries matching the query, best first."""
+
+    def add_listener(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call `listener` after every change; returns a function that unsubscribes."""
+
+    async def close(self) -> None:
+        """Flush and release everything."""
+
+    async def set_settings(self, settings: StoreSettings) -> None:
+        """Apply new limits."""
+
+    # Compaction.
+    @property
+    def compaction_enabled(self) -> bool:
+        """True when an LLM is set for compaction."""
+
+    async def compact(self) -> CompactionResult | None:
+        """Compact now; None when skipped or failed."""
+
+    async def maybe_compact(self) -> CompactionResult | None:
+        """Compact when due; never raises."""
+
+    async def undo_compaction(self) -> CompactionResult | None:
+        """Undo the newest compaction; None when there is none."""
+
+    async def compaction_backups(self) -> builtins.list[BackupInfo]:
+        """The saved states before the last compactions, newest first."""
+
+    # Conversations: turns, working memory, the rolling window.
+    async def begin_turn(
+        self,
+        *,
+        session_id: str,
+        text: str,
+        user_id: str | None = None,
+        settings: TurnSettings | None = None,
+        live_since: datetime | None = None,
+    ) -> TurnContext:
+        """Record the user's message and gather memory for the agent."""
+
+    async def end_turn(
+        self, *, session_id: str, user_text: str, reply: str, user_id: str | None = None
+    ) -> None:
+        """Record the agent's reply."""
+
+    async def note_message(self, session_id: str, role: str, text: str) -> None:
+        """Persist a message of another agent's conversation."""
+
+    async def pause_session(self, session_id: str, *, user_id: str | None) -> None:
+        """Keep the conversation out of the log and of learning from now on.
+
+        What the speaker (`user_id`; None: turns without a user) said in it before
+        is erased.
+        """
+
+    async def extraction_batch(
+        self, session_id: str, settings: LearnSettings, *, used_tokens: int = 0
+    ) -> ExtractionBatch | None:
+        """The messages to learn from now, or None while throttled."""
+
+    async def rule_facts(self, batch: ExtractionBatch) -> builtins.list[Fact]:
+        """Facts found by the rule-based extractor."""
+
+    async def learn(
+        self,
+        batch: ExtractionBatch,
+        facts: builtins.list[Fact],
+        *,
+        scope: str,
+        settings: LearnSettings,
+        speaker_unknown: bool = False,
+    ) -> LearnResult:
+        """Write learned facts back (`speaker_unknown`: none about the speaker)."""
+
+    async def memory_overview(
+        self, *, user_id: str | None, settings: TurnSettings | None = None
+    ) -> str:
+        """The memory block without a message (the LLM API's prompt)."""
+
+    async def working_memory(self, session_id: str) -> WorkingMemory | None:
+        """A conversation's working memory, or None when unknown or ended."""
+
+    async def working_sessions(self) -> builtins.list[WorkingMemory]:
+        """The working memory of every active conversation."""
+
+    async def recent_sessions(self, limit: int = 20) -> builtins.list[SessionSummary]:
+        """Summaries of the latest conversations, newest first."""
+
+    async def conversations(
+        self, *, limit: int = 20, offset: int = 0, owner: str | None = None
+    ) -> ConversationPage:
+        """Conversations, the most recently active first (only `owner`'s, if given)."""
+
+    async def conversation(
+        self, session_id: str, *, owner: str | None = None
+    ) -> Conversation | None:
+        """A conversation's messages (only `owner`'s, if given); None when none."""
+
+    async def delete_conversation(
+        self, session_id: str, *, owner: str | None = None
+    ) -> int:
+        """Delete a conversation (only `owner`'s part, if given); messages deleted."""
+
+    async def read_profile(self, scope: str = HOUSEHOLD_SCOPE) -> str:
+        """The user profile document."""
+
+    async def write_profile(self, scope: str, text: str) -> None:
+        """Replace the user profile document."""
