@@ -20,7 +20,7 @@ from homeassistant.helpers.update_coordinator import DataUpdateCoordinator, Upda
 
 from .const import DOMAIN, LOGGER
 from .data import AssistMemoryConfigEntry
-from .engine import MemoryBackend, MemoryEngineError, StoreStats
+from .engine import MemoryEngineError, MemoryOperations, StoreStats
 from .engine.errors import AuthenticationError
 from .engine.http.remote_backend import RemoteBackend
 
@@ -38,7 +38,7 @@ class MemoryCoordinator(DataUpdateCoordinator[StoreStats]):
         self,
         hass: HomeAssistant,
         entry: AssistMemoryConfigEntry,
-        backend: MemoryBackend,
+        backend: MemoryOperations,
     ) -> None:
         self.backend = backend
         remote = backend if isinstance(backend, RemoteBackend) else None

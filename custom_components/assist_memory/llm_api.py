@@ -25,7 +25,15 @@ import probatio
 
 from .const import CONF_ENABLE_AGENTIC_SEARCH, DOMAIN
 from .data import AssistMemoryConfigEntry
-from .engine import CATEGORIES, Memory, MemoryBackend, MemoryEngineError, redact
+from .engine import (
+    CATEGORIES,
+    DocumentOperations,
+    Memory,
+    MemoryBackend,
+    MemoryEngineError,
+    MemoryOperations,
+    redact,
+)
 from .engine.conversation.turns import TurnSettings, scopes_for
 from .engine.documents.markdown import render_markdown
 from .engine.language.commands import scopes_about
@@ -97,7 +105,10 @@ class ReadMemoryTool(_MemoryTool):
     )
 
     async def _async_run(
-        self, backend: MemoryBackend, args: dict[str, Any], llm_context: llm.LLMContext
+        self,
+        backend: MemoryOperations,
+        args: dict[str, Any],
+        llm_context: llm.LLMContext,
     ) -> JsonObjectType:
         """The Markdown view of the memories the speaker may see."""
         memories: list[Memory] = []
@@ -131,7 +142,10 @@ class AppendMemoryTool(_MemoryTool):
     annotations = llm.ToolAnnotations(destructive=False, open_world=False)
 
     async def _async_run(
-        self, backend: MemoryBackend, args: dict[str, Any], llm_context: llm.LLMContext
+        self,
+        backend: MemoryOperations,
+        args: dict[str, Any],
+        llm_context: llm.LLMContext,
     ) -> JsonObjectType:
         """Add the fact for the speaking user or the household, as it says."""
         fact = redact(args["fact"])
@@ -157,7 +171,10 @@ class SearchMemoryTool(_MemoryTool):
     )
 
     async def _async_run(
-        self, backend: MemoryBackend, args: dict[str, Any], llm_context: llm.LLMContext
+        self,
+        backend: MemoryOperations,
+        args: dict[str, Any],
+        llm_context: llm.LLMContext,
     ) -> JsonObjectType:
         """The best matches for the query."""
         found = await backend.search(
@@ -180,7 +197,10 @@ class AppendDailyLogTool(_MemoryTool):
     annotations = llm.ToolAnnotations(destructive=False, open_world=False)
 
     async def _async_run(
-        self, backend: MemoryBackend, args: dict[str, Any], llm_context: llm.LLMContext
+        self,
+        backend: DocumentOperations,
+        args: dict[str, Any],
+        llm_context: llm.LLMContext,
     ) -> JsonObjectType:
         """Append the entry to today's log."""
         entry = await backend.append_daily_log(redact(args["entry"]), dt_util.now())
@@ -207,7 +227,10 @@ class SearchMemoryByTimeTool(_MemoryTool):
     )
 
     async def _async_run(
-        self, backend: MemoryBackend, args: dict[str, Any], llm_context: llm.LLMContext
+        self,
+        backend: MemoryOperations,
+        args: dict[str, Any],
+        llm_context: llm.LLMContext,
     ) -> JsonObjectType:
         """Matches for the keyword within the time range."""
         start = _moment(args.get("start"), "start")

@@ -21,14 +21,14 @@ from homeassistant.core import HomeAssistant, callback
 import probatio
 
 from .api_host import loaded_entry
-from .engine import MemoryBackend, MemoryEngineError
+from .engine import MemoryEngineError, TurnOperations
 
 _CONVERSATION_ID = "conversation_id"
 _MAX_PAGE = 100
 
 # What a command asks the backend, given the caller's owner (None: everyone's); None
 # is "no such conversation".
-type _Ask = Callable[[MemoryBackend, str | None], Awaitable[dict[str, Any] | None]]
+type _Ask = Callable[[TurnOperations, str | None], Awaitable[dict[str, Any] | None]]
 
 
 @callback
@@ -73,7 +73,7 @@ async def ws_list(
 ) -> None:
     """The caller's conversations (everyone's for an administrator), newest first."""
 
-    async def ask(backend: MemoryBackend, owner: str | None) -> dict[str, Any]:
+    async def ask(backend: TurnOperations, owner: str | None) -> dict[str, Any]:
         page = await backend.conversations(
             limit=msg["limit"], offset=msg["offset"], owner=owner
         )
@@ -94,7 +94,7 @@ async def ws_get(
 ) -> None:
     """One conversation's messages (the caller's own, unless an administrator)."""
 
-    async def ask(backend: MemoryBackend, owner: str | None) -> dict[str, Any] | None:
+    async def ask(backend: TurnOperations, owner: str | None) -> dict[str, Any] | None:
         found = await backend.conversation(msg[_CONVERSATION_ID], owner=owner)
         return None if found is None else found.to_dict()
 
@@ -114,7 +114,7 @@ async def ws_delete(
     """Delete a conversation (the caller's own messages, unless an administrator)."""
     conversation_id = msg[_CONVERSATION_ID]
 
-    async def ask(backend: MemoryBackend, owner: str | None) -> dict[str, Any] | None:
+    async def ask(backend: TurnOperations, owner: str | None) -> dict[str, Any] | None:
         deleted = await backend.delete_conversation(conversation_id, owner=owner)
         return {"deleted": conversation_id, "messages": deleted} if deleted else None
 

@@ -33,9 +33,9 @@ from .const import DOMAIN
 from .engine import (
     InvalidMemoryError,
     Memory,
-    MemoryBackend,
     MemoryEngineError,
     MemoryFields,
+    MemoryOperations,
 )
 from .engine.storage.store import SORT_ORDERS
 
@@ -46,7 +46,7 @@ DELETE: Final = "assist_memory/memories/delete"
 MAX_PAGE: Final = 200
 
 type Handler = Callable[
-    [HomeAssistant, ActiveConnection, dict[str, Any], MemoryBackend],
+    [HomeAssistant, ActiveConnection, dict[str, Any], MemoryOperations],
     Awaitable[dict[str, Any] | None],
 ]
 
@@ -134,7 +134,7 @@ async def ws_list(
     hass: HomeAssistant,
     connection: ActiveConnection,
     msg: dict[str, Any],
-    backend: MemoryBackend,
+    backend: MemoryOperations,
 ) -> dict[str, Any] | None:
     """A page of the caller's memories (an administrator's: all, or one scope)."""
     user = connection.user
@@ -165,7 +165,7 @@ async def ws_get(
     hass: HomeAssistant,
     connection: ActiveConnection,
     msg: dict[str, Any],
-    backend: MemoryBackend,
+    backend: MemoryOperations,
 ) -> dict[str, Any] | None:
     """One memory of the caller's."""
     memory = _mine(connection, await backend.get(msg["memory_id"]))
@@ -187,7 +187,7 @@ async def ws_update(
     hass: HomeAssistant,
     connection: ActiveConnection,
     msg: dict[str, Any],
-    backend: MemoryBackend,
+    backend: MemoryOperations,
 ) -> dict[str, Any] | None:
     """Change a memory of the caller's (its scope stays)."""
     if _mine(connection, await backend.get(msg["memory_id"])) is None:
@@ -208,7 +208,7 @@ async def ws_delete(
     hass: HomeAssistant,
     connection: ActiveConnection,
     msg: dict[str, Any],
-    backend: MemoryBackend,
+    backend: MemoryOperations,
 ) -> dict[str, Any] | None:
     """Forget a memory of the caller's: every copy of its text is erased."""
     if _mine(connection, await backend.get(msg["memory_id"])) is None:

@@ -7,7 +7,15 @@ installed package `assist_memory_engine` (add-on, CLI, benchmarks). Relative imp
 import logging
 
 from .backend.local import LocalBackend
-from .backend.protocol import MemoryBackend, MemoryFields, StoreStats
+from .backend.protocol import (
+    CompactionOperations,
+    DocumentOperations,
+    MemoryBackend,
+    MemoryFields,
+    MemoryOperations,
+    StoreStats,
+    TurnOperations,
+)
 from .config import DEFAULT_CONFIG, SETTINGS, InvalidConfigError
 from .conversation.prompt import build_prompt_with_memory
 from .errors import (
@@ -36,7 +44,9 @@ __all__ = [
     "REDACTED",
     "SETTINGS",
     "SOURCES",
+    "CompactionOperations",
     "CompactionResult",
+    "DocumentOperations",
     "ImportResult",
     "InvalidConfigError",
     "InvalidMemoryError",
@@ -49,12 +59,14 @@ __all__ = [
     "MemoryFields",
     "MemoryFullError",
     "MemoryNotFoundError",
+    "MemoryOperations",
     "MemoryPage",
     "MemoryStore",
     "StorageError",
     "StoreBusyError",
     "StoreSettings",
     "StoreStats",
+    "TurnOperations",
     "build_prompt_with_memory",
     "contains_secret",
     "mentions_secret",

@@ -25,7 +25,7 @@ from ..language.secrets_filter import contains_secret, redact
 from ..language.write_back import find_repeated
 
 if TYPE_CHECKING:
-    from .protocol import MemoryBackend
+    from .protocol import MemoryBackend, MemoryOperations
 
 RECALL_ITEMS: Final = 3
 # A repeat is looked for among the best matches of its own scope.
@@ -68,7 +68,7 @@ async def answer_command(
 
 
 async def _remember(
-    backend: MemoryBackend,
+    backend: MemoryOperations,
     command: MemoryCommand,
     user_id: str | None,
     language: str,
@@ -98,7 +98,10 @@ async def _remember(
 
 
 async def _recall(
-    backend: MemoryBackend, command: MemoryCommand, user_id: str | None, language: str
+    backend: MemoryOperations,
+    command: MemoryCommand,
+    user_id: str | None,
+    language: str,
 ) -> str:
     found = await backend.search(
         command.subject,
@@ -113,7 +116,10 @@ async def _recall(
 
 
 async def _forget(
-    backend: MemoryBackend, command: MemoryCommand, user_id: str | None, language: str
+    backend: MemoryOperations,
+    command: MemoryCommand,
+    user_id: str | None,
+    language: str,
 ) -> str:
     found = await backend.search(
         command.subject,

@@ -20,7 +20,7 @@ from datetime import date, datetime, timedelta
 import functools
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Unpack
+from typing import TYPE_CHECKING, Any, Final, Unpack, override
 
 from ..conversation.conversation_log import ConversationLog
 from ..conversation.conversation_records import (
@@ -75,7 +75,7 @@ from ..storage.store import (
     SortOrder,
 )
 from ..storage.store_files import LoadReport
-from .protocol import MemoryFields, StoreStats
+from .protocol import MemoryBackend, MemoryFields, StoreStats
 
 if TYPE_CHECKING:  # the HTTP client behind LLM calls is not loaded at start
     import aiohttp
@@ -89,7 +89,7 @@ CONVERSATIONS_FILE: Final = "conversations.db"
 SESSION_SWEEP_SECONDS: Final = 60.0
 
 
-class LocalBackend:
+class LocalBackend(MemoryBackend):
     """A MemoryEngine in this process, used from asyncio."""
 
     def __init__(self, engine: MemoryEngine) -> None:
@@ -346,8 +346,8 @@ class LocalBackend:
             except Exception:
                 _LOGGER.exception("A memory change listener failed")
 
+    @override
     def add_listener(self, listener: Callable[[], None]) -> Callable[[], None]:
-        """Call `listener` (in the event loop) after every change."""
         return _subscribe(self._listeners, listener)
 
     def add_rejected_edit_listener(
@@ -359,14 +359,15 @@ class LocalBackend:
         """
         return _subscribe(self._rejected_edit_listeners, listener)
 
+    @override
     async def add(self, content: str, **fields: Unpack[MemoryFields]) -> Memory:
-        """Store a new memory."""
         return await self._change(self.store.add, content, **fields)
 
+    @override
     async def get(self, memory_id: str) -> Memory | None:
-        """One memory, or None."""
         return await self._run(self.store.get, memory_id)
 
+    @override
     async def list(
         self,
         *,
@@ -377,7 +378,6 @@ class LocalBackend:
         tags: Sequence[str] | str | None = None,
         sort: SortOrder = "newest",
     ) -> MemoryPage:
-        """A filtered page of memories."""
         return await self._run(
             self.store.list,
             offset=offset,
@@ -388,20 +388,21 @@ class LocalBackend:
             sort=sort,
         )
 
+    @override
     async def update(
         self, memory_id: str, content: str | None = None, **fields: Unpack[MemoryFields]
     ) -> Memory | None:
-        """Change fields of a memory; None for an unknown id."""
         return await self._change(self.store.update, memory_id, content, **fields)
 
+    @override
     async def delete(self, memory_id: str) -> bool:
-        """Remove a memory and every copy of its text; False for an unknown id."""
         return bool(await self._change(forget, self.engine, [memory_id]))
 
+    @override
     async def clear(self) -> int:
-        """Remove every memory and every copy of their text."""
         return await self._change(forget_all, self.engine)
 
+    @override
     async def search(
         self,
         query: str,
@@ -411,7 +412,6 @@ class LocalBackend:
         topic: str | None = None,
         record_access: bool = False,
     ) -> builtins.list[ScoredMemory]:
-        """Ranked memories for a message, with the parts of the scoring formula."""
         return await self._run(
             self.engine.search,
             query,
@@ -421,6 +421,7 @@ class LocalBackend:
             record_access=record_access,
         )
 
+    @override
     async def build_prompt(
         self,
         prompt: str,
@@ -429,7 +430,6 @@ class LocalBackend:
         limit: int | None = None,
         scopes: Sequence[str] | None = None,
     ) -> str:
-        """The prompt with the best memories for `query` in front (all without one)."""
 
         def compose() -> str:
             if query:
@@ -449,22 +449,22 @@ class LocalBackend:
 
         return await self._run(compose)
 
+    @override
     async def reindex(self) -> int:
-        """Rebuild the search index from the store."""
         return await self._run(self.engine.reindex)
 
+    @override
     async def export(self) -> dict[str, Any]:
-        """Every memory as an export document."""
         return await self._run(self.store.export)
 
+    @override
     async def import_(
         self, document: object, *, mode: ImportMode = "merge"
     ) -> ImportResult:
-        """Restore an export document."""
         return await self._change(self.store.import_, document, mode=mode)
 
+    @override
     async def stats(self) -> StoreStats:
-        """Counts, settings and the search index's state (no content)."""
 
         def collect() -> StoreStats:
             self.engine.flush_index()
@@ -491,35 +491,35 @@ class LocalBackend:
 
         return await self._run(collect)
 
+    @override
     async def read_markdown(self) -> str:
-        """MEMORY.md: every memory under its category header."""
         return await self._run(self.engine.read_markdown)
 
+    @override
     async def write_markdown(self, text: str) -> ReconcileResult:
-        """Make the memories match an edited MEMORY.md (errors raised, nothing changed)."""
         result = await self._run(self.engine.write_markdown, text)
         if result.changed:
             self._changed()
         return result
 
+    @override
     async def append_daily_log(
         self, entry: str, now: datetime | None = None
     ) -> LogEntry:
-        """Append a time-stamped line to today's log (memory listeners are not told)."""
         return await self._run(self.engine.append_daily_log, entry, now)
 
+    @override
     async def read_daily_log(self, day: str | date) -> str:
-        """One day's log ("" when there is none)."""
         return await self._run(self.engine.read_daily_log, day)
 
+    @override
     async def daily_log_dates(self) -> builtins.list[str]:
-        """The days that have a log, newest first."""
         return await self._run(self.engine.daily_log_dates)
 
+    @override
     async def search_daily_logs(
         self, query: str, limit: int = DEFAULT_SEARCH_LIMIT
     ) -> builtins.list[LogEntry]:
-        """Log entries sharing keywords with the query, best first."""
         return await self._run(self.engine.search_daily_logs, query, limit)
 
     # -- compaction ---------------------------------------------------------------
@@ -537,41 +537,42 @@ class LocalBackend:
         self.compactor.cooldown = cooldown
 
     @property
+    @override
     def compaction_enabled(self) -> bool:
-        """True when an LLM is set for compaction."""
         return self.compactor.llm is not None
 
+    @override
     async def compact(self) -> CompactionResult | None:
-        """Compact now (None: skipped, or the LLM failed; then nothing changed)."""
         result = await self.compactor.compact()
         if result is not None:
             self._changed()
         return result
 
+    @override
     async def maybe_compact(self) -> CompactionResult | None:
-        """Compact when due (threshold, cooldown); never raises."""
         result = await self.compactor.maybe_compact()
         if result is not None:
             self._changed()
         return result
 
+    @override
     async def undo_compaction(self) -> CompactionResult | None:
-        """Put back what the newest compaction changed (None: nothing to undo)."""
         result = await self.compactor.undo()
         if result is not None:
             self._changed()
         return result
 
+    @override
     async def compaction_backups(self) -> builtins.list[BackupInfo]:
-        """The saved states before the last compactions, newest first."""
         return await self.compactor.backups()
 
+    @override
     async def set_settings(self, settings: StoreSettings) -> None:
-        """Apply new limits."""
         await self._run(self.store.set_settings, settings)
 
+    @override
     async def close(self) -> None:
-        """Stop watching, fold the journal, close the index and the worker (once)."""
+        # Stop watching, fold the journal, close the index and the worker.
         if self._closed:
             return
         self._closed = True
@@ -593,6 +594,7 @@ class LocalBackend:
 
     # -- conversation turns -----------------------------------------------------
 
+    @override
     async def begin_turn(
         self,
         *,
@@ -602,11 +604,6 @@ class LocalBackend:
         settings: TurnSettings | None = None,
         live_since: datetime | None = None,
     ) -> TurnContext:
-        """Record the user's message and gather memory for the agent.
-
-        `live_since`: when the oldest message the agent's host still holds was
-        written (see `TurnMemory.begin`).
-        """
         context = await self._run(
             self.turns.begin,
             session_id=session_id,
@@ -626,10 +623,10 @@ class LocalBackend:
         )
         return context
 
+    @override
     async def end_turn(
         self, *, session_id: str, user_text: str, reply: str, user_id: str | None = None
     ) -> None:
-        """Record the agent's reply."""
         await self._run(
             self.turns.end,
             session_id=session_id,
@@ -638,29 +635,27 @@ class LocalBackend:
             user_id=user_id,
         )
 
+    @override
     async def note_message(self, session_id: str, role: str, text: str) -> None:
-        """Persist a message of another agent's conversation."""
         await self._run(self.turns.note_message, session_id, role, text)
 
+    @override
     async def pause_session(self, session_id: str, *, user_id: str | None) -> None:
-        """Keep the conversation out of the log and of learning from now on.
-
-        What the speaker said in it before is erased.
-        """
         await self._run(self.turns.pause, session_id, user_id)
 
+    @override
     async def extraction_batch(
         self, session_id: str, settings: LearnSettings, *, used_tokens: int = 0
     ) -> ExtractionBatch | None:
-        """The messages to learn from now, or None while throttled."""
         return await self._run(
             self.turns.extraction_batch, session_id, settings, used_tokens=used_tokens
         )
 
+    @override
     async def rule_facts(self, batch: ExtractionBatch) -> builtins.list[Fact]:
-        """Facts found by the rule-based extractor."""
         return await self._run(self.turns.rule_facts, batch)
 
+    @override
     async def learn(
         self,
         batch: ExtractionBatch,
@@ -670,7 +665,6 @@ class LocalBackend:
         settings: LearnSettings,
         speaker_unknown: bool = False,
     ) -> LearnResult:
-        """Write learned facts back (`speaker_unknown`: none about the speaker)."""
         return await self._change(
             self.turns.learn,
             batch,
@@ -680,30 +674,30 @@ class LocalBackend:
             speaker_unknown=speaker_unknown,
         )
 
+    @override
     async def memory_overview(
         self, *, user_id: str | None, settings: TurnSettings | None = None
     ) -> str:
-        """The memory block without a message (the LLM API's prompt)."""
         return await self._run(
             self.turns.overview, user_id=user_id, settings=settings or TurnSettings()
         )
 
+    @override
     async def working_memory(self, session_id: str) -> WorkingMemory | None:
-        """A conversation's working memory, or None when unknown or ended."""
         return await self._run(self.turns.working.get, session_id)
 
+    @override
     async def working_sessions(self) -> builtins.list[WorkingMemory]:
-        """The working memory of every active conversation."""
         return await self._run(self.turns.working.sessions)
 
+    @override
     async def recent_sessions(self, limit: int = 20) -> builtins.list[SessionSummary]:
-        """Summaries of the latest conversations, newest first."""
         return await self._run(self.turns.log.recent_summaries, limit)
 
+    @override
     async def conversations(
         self, *, limit: int = 20, offset: int = 0, owner: str | None = None
     ) -> ConversationPage:
-        """Conversations, the most recently active first (only `owner`'s, if given)."""
         log, whose = self.turns.log, _owner(owner)
 
         def page() -> ConversationPage:
@@ -714,10 +708,10 @@ class LocalBackend:
 
         return await self._run(page)
 
+    @override
     async def conversation(
         self, session_id: str, *, owner: str | None = None
     ) -> Conversation | None:
-        """A conversation's messages (only `owner`'s, if given); None when none."""
         log, whose = self.turns.log, _owner(owner)
 
         def read() -> Conversation | None:
@@ -732,23 +726,20 @@ class LocalBackend:
 
         return await self._run(read)
 
+    @override
     async def delete_conversation(
         self, session_id: str, *, owner: str | None = None
     ) -> int:
-        """Delete a conversation (only `owner`'s part, if given); messages deleted.
-
-        Its text is in no file once this returns.
-        """
         return await self._run(
             self.turns.delete_conversation, session_id, _owner(owner)
         )
 
+    @override
     async def read_profile(self, scope: str = HOUSEHOLD_SCOPE) -> str:
-        """The user profile document."""
         return await self._run(self.turns.profile.read, scope)
 
+    @override
     async def write_profile(self, scope: str, text: str) -> None:
-        """Replace the user profile document."""
         await self._run(self.turns.profile.write, scope, text)
 
 

@@ -1,5 +1,9 @@
 """The async API every caller uses: `MemoryBackend`, the same in and out of process.
 
+It is the union of four protocols, one per job: `MemoryOperations` (the memories),
+`DocumentOperations` (MEMORY.md, daily logs, the profile), `CompactionOperations` and
+`TurnOperations` (conversation turns). Each operation is documented here, once.
+
 `LocalBackend` (`local`) runs it in this process; `RemoteBackend`
 (`http/remote_backend`) speaks to the add-on's server with the same protocol.
 """
@@ -73,8 +77,8 @@ class StoreStats:
     vector_degraded_reason: str | None = None
 
 
-class MemoryBackend(Protocol):
-    """What Home Assistant, the server and the CLI need from a memory store."""
+class MemoryOperations(Protocol):
+    """The memories: add, read, change, search, export and import; limits; listeners."""
 
     async def add(self, content: str, **fields: Unpack[MemoryFields]) -> Memory:
         """Store a new memory."""
@@ -100,10 +104,10 @@ class MemoryBackend(Protocol):
         """Change fields of a memory; None for an unknown id."""
 
     async def delete(self, memory_id: str) -> bool:
-        """Remove a memory; False for an unknown id."""
+        """Remove a memory and every copy of its text; False for an unknown id."""
 
     async def clear(self) -> int:
-        """Remove every memory; returns how many there were."""
+        """Remove every memory and every copy of their text; returns how many."""
 
     async def search(
         self,
@@ -114,7 +118,7 @@ class MemoryBackend(Protocol):
         topic: str | None = None,
         record_access: bool = False,
     ) -> builtins.list[ScoredMemory]:
-        """Ranked memories for a message, with their score parts."""
+        """Ranked memories for a message, with the parts of the scoring formula."""
 
     async def build_prompt(
         self,
@@ -124,10 +128,13 @@ class MemoryBackend(Protocol):
         limit: int | None = None,
         scopes: Sequence[str] | None = None,
     ) -> str:
-        """The prompt with the `<long_term_memory>` block in front."""
+        """The prompt with the `<long_term_memory>` block in front.
+
+        The block holds the best memories for `query` (all of them without one).
+        """
 
     async def reindex(self) -> int:
-        """Rebuild the search index; returns how many memories it holds."""
+        """Rebuild the search index from the store; returns how many memories it holds."""
 
     async def export(self) -> dict[str, Any]:
         """Every memory as an export document."""
@@ -138,18 +145,37 @@ class MemoryBackend(Protocol):
         """Restore an export document."""
 
     async def stats(self) -> StoreStats:
-        """Counts and settings."""
+        """Counts, settings and the search index's state (no content)."""
+
+    def add_listener(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call `listener` (in the event loop) after every change.
+
+        Returns a function that unsubscribes.
+        """
+
+    async def close(self) -> None:
+        """Flush and release everything (once)."""
+
+    async def set_settings(self, settings: StoreSettings) -> None:
+        """Apply new limits."""
+
+
+class DocumentOperations(Protocol):
+    """The files people read and edit: MEMORY.md, the daily logs, the user profile."""
 
     async def read_markdown(self) -> str:
         """MEMORY.md: every memory under its category header."""
 
     async def write_markdown(self, text: str) -> ReconcileResult:
-        """Make the memories match an edited MEMORY.md."""
+        """Make the memories match an edited MEMORY.md (errors raised, nothing changed)."""
 
     async def append_daily_log(
         self, entry: str, now: datetime | None = None
     ) -> LogEntry:
-        """Append a time-stamped line to today's log."""
+        """Append a time-stamped line to today's log (`now` decides the day).
+
+        Memory listeners are not told.
+        """
 
     async def read_daily_log(self, day: str | date) -> str:
         """One day's log ("" when there is none)."""
@@ -160,35 +186,41 @@ class MemoryBackend(Protocol):
     async def search_daily_logs(
         self, query: str, limit: int = DEFAULT_SEARCH_LIMIT
     ) -> builtins.list[LogEntry]:
-        """Log entries matching the query, best first."""
+        """Log entries sharing keywords with the query, best first."""
 
-    def add_listener(self, listener: Callable[[], None]) -> Callable[[], None]:
-        """Call `listener` after every change; returns a function that unsubscribes."""
+    async def read_profile(self, scope: str = HOUSEHOLD_SCOPE) -> str:
+        """The user profile document."""
 
-    async def close(self) -> None:
-        """Flush and release everything."""
+    async def write_profile(self, scope: str, text: str) -> None:
+        """Replace the user profile document."""
 
-    async def set_settings(self, settings: StoreSettings) -> None:
-        """Apply new limits."""
 
-    # Compaction.
+class CompactionOperations(Protocol):
+    """Compaction: an LLM merges related memories; the state before is kept to undo it."""
+
     @property
     def compaction_enabled(self) -> bool:
         """True when an LLM is set for compaction."""
 
     async def compact(self) -> CompactionResult | None:
-        """Compact now; None when skipped or failed."""
+        """Compact now; None when skipped, not enabled or the LLM failed.
+
+        When it returns None, nothing changed.
+        """
 
     async def maybe_compact(self) -> CompactionResult | None:
-        """Compact when due; never raises."""
+        """Compact when due (threshold, cooldown); never raises (a failure is logged)."""
 
     async def undo_compaction(self) -> CompactionResult | None:
-        """Undo the newest compaction; None when there is none."""
+        """Put back what the newest compaction changed; None when there is none."""
 
     async def compaction_backups(self) -> builtins.list[BackupInfo]:
         """The saved states before the last compactions, newest first."""
 
-    # Conversations: turns, working memory, the rolling window.
+
+class TurnOperations(Protocol):
+    """Conversation turns: before and after a turn, learning, working memory, the log."""
+
     async def begin_turn(
         self,
         *,
@@ -198,7 +230,11 @@ class MemoryBackend(Protocol):
         settings: TurnSettings | None = None,
         live_since: datetime | None = None,
     ) -> TurnContext:
-        """Record the user's message and gather memory for the agent."""
+        """Record the user's message and gather memory for the agent.
+
+        `live_since`: when the oldest message the agent's host still holds was
+        written (see `TurnMemory.begin`).
+        """
 
     async def end_turn(
         self, *, session_id: str, user_text: str, reply: str, user_id: str | None = None
@@ -261,10 +297,20 @@ class MemoryBackend(Protocol):
     async def delete_conversation(
         self, session_id: str, *, owner: str | None = None
     ) -> int:
-        """Delete a conversation (only `owner`'s part, if given); messages deleted."""
+        """Delete a conversation (only `owner`'s part, if given); messages deleted.
 
-    async def read_profile(self, scope: str = HOUSEHOLD_SCOPE) -> str:
-        """The user profile document."""
+        Its text is in no file once this returns.
+        """
 
-    async def write_profile(self, scope: str, text: str) -> None:
-        """Replace the user profile document."""
+
+class MemoryBackend(
+    MemoryOperations,
+    DocumentOperations,
+    CompactionOperations,
+    TurnOperations,
+    Protocol,
+):
+    """Everything Home Assistant, the server and the CLI need from a memory store.
+
+    A caller that needs one part takes only that protocol.
+    """

@@ -16,7 +16,7 @@ from typing import Final
 
 from aiohttp import web
 
-from ..backend.protocol import MemoryBackend
+from ..backend.protocol import MemoryOperations
 
 EVENTS_PATH: Final = "/memory/events"
 KEEP_ALIVE_SECONDS: Final = 25.0
@@ -24,7 +24,7 @@ _STREAMS: Final = web.AppKey("assist_memory_event_streams", set[asyncio.Event])
 _CHANGED: Final = b"event: changed\ndata: {}\n\n"
 
 
-def add_event_stream(app: web.Application, backend: MemoryBackend) -> None:
+def add_event_stream(app: web.Application, backend: MemoryOperations) -> None:
     """Serve the change events of `backend` at EVENTS_PATH."""
     app[_STREAMS] = set()
 

@@ -24,12 +24,12 @@ import builtins
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime
 import logging
-from typing import Any, Final, Unpack, cast
+from typing import Any, Final, Unpack, cast, override
 from urllib.parse import quote
 
 import aiohttp
 
-from ..backend.protocol import MemoryFields, StoreStats
+from ..backend.protocol import MemoryBackend, MemoryFields, StoreStats
 from ..conversation.conversation_records import (
     Conversation,
     ConversationPage,
@@ -84,7 +84,7 @@ DEFAULT_TIMEOUT: Final = 10.0
 COMPACTION_TIMEOUT: Final = 180.0
 
 
-class RemoteBackend:
+class RemoteBackend(MemoryBackend):
     """A memory server's store, used from asyncio."""
 
     def __init__(
@@ -203,8 +203,9 @@ class RemoteBackend:
             except Exception:
                 _LOGGER.exception("A memory change listener failed")
 
+    @override
     def add_listener(self, listener: Callable[[], None]) -> Callable[[], None]:
-        """Call `listener` after this backend's writes."""
+        # Told of this backend's own writes only.
         self._listeners.append(listener)
 
         def remove() -> None:
@@ -213,14 +214,15 @@ class RemoteBackend:
 
         return remove
 
+    @override
     async def close(self) -> None:
-        """Nothing to release: the session is the caller's."""
+        # Nothing to release: the session is the caller's.
         self._listeners.clear()
 
     # -- memories ---------------------------------------------------------------------
 
+    @override
     async def add(self, content: str, **fields: Unpack[MemoryFields]) -> Memory:
-        """Store a new memory."""
         memory = await self._read(
             memory_from_json,
             "POST",
@@ -230,8 +232,8 @@ class RemoteBackend:
         self._notify()
         return memory
 
+    @override
     async def get(self, memory_id: str) -> Memory | None:
-        """One memory, or None."""
         return await self._read(
             _optional(memory_from_json),
             "GET",
@@ -239,6 +241,7 @@ class RemoteBackend:
             missing_ok=True,
         )
 
+    @override
     async def list(
         self,
         *,
@@ -249,7 +252,7 @@ class RemoteBackend:
         tags: Sequence[str] | str | None = None,
         sort: SortOrder = "newest",
     ) -> MemoryPage:
-        """A filtered page of memories (asked in parts of the server's page size)."""
+        # Asked in parts of the server's page size.
         query: dict[str, str] = {"sort": sort}
         if category:
             query["category"] = category
@@ -270,10 +273,10 @@ class RemoteBackend:
             if len(found) < size or len(items) >= limit:
                 return MemoryPage(items, total, offset, limit)
 
+    @override
     async def update(
         self, memory_id: str, content: str | None = None, **fields: Unpack[MemoryFields]
     ) -> Memory | None:
-        """Change fields of a memory; None for an unknown id."""
         body = _plain_fields(fields)
         if content is not None:
             body["content"] = content
@@ -288,8 +291,8 @@ class RemoteBackend:
             self._notify()
         return memory
 
+    @override
     async def delete(self, memory_id: str) -> bool:
-        """Remove a memory; False for an unknown id."""
         answer = await self._call(
             "DELETE", f"/memory/long-term/{_segment(memory_id)}", missing_ok=True
         )
@@ -298,14 +301,15 @@ class RemoteBackend:
         self._notify()
         return True
 
+    @override
     async def clear(self) -> int:
-        """Remove every memory; returns how many there were."""
         removed = await self._read(
             _field("deleted", int), "DELETE", "/memory/long-term"
         )
         self._notify()
         return removed
 
+    @override
     async def search(
         self,
         query: str,
@@ -315,7 +319,6 @@ class RemoteBackend:
         topic: str | None = None,
         record_access: bool = False,
     ) -> builtins.list[ScoredMemory]:
-        """Ranked memories for a message, with their score parts."""
         body = {
             "query": query,
             "limit": limit,
@@ -330,6 +333,7 @@ class RemoteBackend:
             body=body,
         )
 
+    @override
     async def build_prompt(
         self,
         prompt: str,
@@ -338,7 +342,6 @@ class RemoteBackend:
         limit: int | None = None,
         scopes: Sequence[str] | None = None,
     ) -> str:
-        """The prompt with the `<long_term_memory>` block in front."""
         body = {
             "prompt": prompt,
             "query": query,
@@ -349,18 +352,18 @@ class RemoteBackend:
             _field("prompt", str), "POST", "/api/turns/prompt", body=body
         )
 
+    @override
     async def reindex(self) -> int:
-        """Rebuild the server's search index."""
         return await self._read(_field("indexed", int), "POST", "/api/memory/reindex")
 
+    @override
     async def export(self) -> dict[str, Any]:
-        """Every memory as an export document."""
         return await self._read(_document, "GET", "/memory/export")
 
+    @override
     async def import_(
         self, document: object, *, mode: ImportMode = "merge"
     ) -> ImportResult:
-        """Restore an export document."""
         result = await self._read(
             lambda a: ImportResult(int(a["added"]), int(a["updated"]), int(a["total"])),
             "POST",
@@ -370,12 +373,14 @@ class RemoteBackend:
         self._notify()
         return result
 
+    @override
     async def stats(self) -> StoreStats:
-        """Counts and settings (the fields the server's /memory/stats gives)."""
+        # The fields the server's /memory/stats gives.
         return await self._read(_stats_from_json, "GET", "/memory/stats")
 
+    @override
     async def set_settings(self, settings: StoreSettings) -> None:
-        """Change the server's limits (kept in its config.json)."""
+        # The server keeps them in its config.json.
         await self._call(
             "PUT",
             "/api/memory/config",
@@ -389,12 +394,12 @@ class RemoteBackend:
 
     # -- MEMORY.md and daily logs -----------------------------------------------------
 
+    @override
     async def read_markdown(self) -> str:
-        """MEMORY.md: every memory under its category header."""
         return await self._read(_field("content", str), "GET", "/api/memory/main")
 
+    @override
     async def write_markdown(self, text: str) -> ReconcileResult:
-        """Make the memories match an edited MEMORY.md."""
         result = await self._read(
             lambda a: ReconcileResult(
                 int(a["added"]), int(a["updated"]), int(a["removed"])
@@ -407,30 +412,30 @@ class RemoteBackend:
             self._notify()
         return result
 
+    @override
     async def append_daily_log(
         self, entry: str, now: datetime | None = None
     ) -> LogEntry:
-        """Append a time-stamped line to today's log (`now` decides the day)."""
         body = {"entry": entry, "now": None if now is None else now.isoformat()}
         return await self._read(_log_entry, "POST", "/api/turns/daily-log", body=body)
 
+    @override
     async def read_daily_log(self, day: str | date) -> str:
-        """One day's log ("" when there is none)."""
         text = day.isoformat() if isinstance(day, date) else day
         return await self._read(
             _field("content", str), "GET", f"/memory/daily/{_segment(text)}"
         )
 
+    @override
     async def daily_log_dates(self) -> builtins.list[str]:
-        """The days that have a log, newest first."""
         return await self._read(
             lambda a: [str(day) for day in a["dates"]], "GET", "/memory/daily"
         )
 
+    @override
     async def search_daily_logs(
         self, query: str, limit: int = DEFAULT_SEARCH_LIMIT
     ) -> builtins.list[LogEntry]:
-        """Log entries matching the query, best first."""
         return await self._read(
             lambda a: [_log_entry(entry) for entry in a["entries"]],
             "POST",
@@ -441,12 +446,13 @@ class RemoteBackend:
     # -- compaction: the server's LLM and settings ---------------------------
 
     @property
+    @override
     def compaction_enabled(self) -> bool:
-        """Whether the server compacts, as it said on the last connect or listing."""
+        # As the server said on the last connect or listing.
         return self._compaction_enabled
 
+    @override
     async def compact(self) -> CompactionResult | None:
-        """Compact now; None when skipped, failed or not enabled on the server."""
         try:
             result = await self._read(
                 _compaction_result,
@@ -463,8 +469,8 @@ class RemoteBackend:
             self._notify()
         return result
 
+    @override
     async def maybe_compact(self) -> CompactionResult | None:
-        """Compact when due; never raises (a failure is logged)."""
         try:
             result = await self._read(
                 _compaction_result,
@@ -481,15 +487,15 @@ class RemoteBackend:
             self._notify()
         return result
 
+    @override
     async def undo_compaction(self) -> CompactionResult | None:
-        """Undo the newest compaction; None when there is none."""
         result = await self._read(_compaction_result, "POST", "/api/auto-memory/undo")
         if result is not None:
             self._notify()
         return result
 
+    @override
     async def compaction_backups(self) -> builtins.list[BackupInfo]:
-        """The saved states before the last compactions, newest first."""
         enabled, backups = await self._read(
             _backups, "GET", "/api/auto-memory/compactions"
         )
@@ -498,6 +504,7 @@ class RemoteBackend:
 
     # -- conversations ------------------------------------------------------------------
 
+    @override
     async def begin_turn(
         self,
         *,
@@ -507,7 +514,6 @@ class RemoteBackend:
         settings: TurnSettings | None = None,
         live_since: datetime | None = None,
     ) -> TurnContext:
-        """Record the user's message and gather memory for the agent."""
         body = {
             "session_id": session_id,
             "text": text,
@@ -519,10 +525,10 @@ class RemoteBackend:
             turn_context_from_json, "POST", "/api/turns/begin", body=body
         )
 
+    @override
     async def end_turn(
         self, *, session_id: str, user_text: str, reply: str, user_id: str | None = None
     ) -> None:
-        """Record the agent's reply."""
         body = {
             "session_id": session_id,
             "user_text": user_text,
@@ -531,23 +537,20 @@ class RemoteBackend:
         }
         await self._call("POST", "/api/turns/end", body=body)
 
+    @override
     async def note_message(self, session_id: str, role: str, text: str) -> None:
-        """Persist a message of another agent's conversation."""
         body = {"session_id": session_id, "role": role, "text": text}
         await self._call("POST", "/api/turns/note", body=body)
 
+    @override
     async def pause_session(self, session_id: str, *, user_id: str | None) -> None:
-        """Keep the conversation out of the log and of learning from now on.
-
-        What the speaker said in it before is erased.
-        """
         body = {"session_id": session_id, "user_id": user_id}
         await self._call("POST", "/api/turns/pause", body=body)
 
+    @override
     async def extraction_batch(
         self, session_id: str, settings: LearnSettings, *, used_tokens: int = 0
     ) -> ExtractionBatch | None:
-        """The messages to learn from now, or None while throttled."""
         body = {
             "session_id": session_id,
             "settings": learn_settings_json(settings),
@@ -560,8 +563,8 @@ class RemoteBackend:
             body=body,
         )
 
+    @override
     async def rule_facts(self, batch: ExtractionBatch) -> builtins.list[Fact]:
-        """Facts found by the rule-based extractor."""
         return await self._read(
             lambda a: [fact_from_json(fact) for fact in a["facts"]],
             "POST",
@@ -569,6 +572,7 @@ class RemoteBackend:
             body={"batch": batch_json(batch)},
         )
 
+    @override
     async def learn(
         self,
         batch: ExtractionBatch,
@@ -578,7 +582,6 @@ class RemoteBackend:
         settings: LearnSettings,
         speaker_unknown: bool = False,
     ) -> LearnResult:
-        """Write learned facts back (`speaker_unknown`: none about the speaker)."""
         body = {
             "batch": batch_json(batch),
             "facts": [fact.to_dict() for fact in facts],
@@ -592,10 +595,10 @@ class RemoteBackend:
         self._notify()
         return result
 
+    @override
     async def memory_overview(
         self, *, user_id: str | None, settings: TurnSettings | None = None
     ) -> str:
-        """The memory block without a message (the LLM API's prompt)."""
         body = {
             "user_id": user_id,
             "settings": turn_settings_json(settings or TurnSettings()),
@@ -604,8 +607,8 @@ class RemoteBackend:
             _field("content", str), "POST", "/api/turns/overview", body=body
         )
 
+    @override
     async def working_memory(self, session_id: str) -> WorkingMemory | None:
-        """A conversation's working memory, or None when unknown or ended."""
         return await self._read(
             _optional(WorkingMemory.from_dict),
             "GET",
@@ -613,16 +616,16 @@ class RemoteBackend:
             missing_ok=True,
         )
 
+    @override
     async def working_sessions(self) -> builtins.list[WorkingMemory]:
-        """The working memory of every active conversation."""
         return await self._read(
             lambda a: [WorkingMemory.from_dict(item) for item in a["items"]],
             "GET",
             "/memory/working",
         )
 
+    @override
     async def recent_sessions(self, limit: int = 20) -> builtins.list[SessionSummary]:
-        """Summaries of the latest conversations, newest first."""
         return await self._read(
             lambda a: [SessionSummary(**item) for item in a["items"]],
             "GET",
@@ -630,10 +633,10 @@ class RemoteBackend:
             query={"limit": str(limit)},
         )
 
+    @override
     async def conversations(
         self, *, limit: int = 20, offset: int = 0, owner: str | None = None
     ) -> ConversationPage:
-        """Conversations, the most recently active first (only `owner`'s, if given)."""
         query = {"limit": str(limit), "offset": str(offset)}
         return await self._read(
             conversation_page_from_json,
@@ -642,10 +645,10 @@ class RemoteBackend:
             query=_with_owner(query, owner),
         )
 
+    @override
     async def conversation(
         self, session_id: str, *, owner: str | None = None
     ) -> Conversation | None:
-        """A conversation's messages (only `owner`'s, if given); None when none."""
         return await self._read(
             _optional(conversation_from_json),
             "GET",
@@ -654,10 +657,10 @@ class RemoteBackend:
             missing_ok=True,
         )
 
+    @override
     async def delete_conversation(
         self, session_id: str, *, owner: str | None = None
     ) -> int:
-        """Delete a conversation (only `owner`'s part, if given); messages deleted."""
         answer = await self._call(
             "DELETE",
             f"/memory/sessions/{_segment(session_id)}",
@@ -666,14 +669,14 @@ class RemoteBackend:
         )
         return 0 if answer is None else int(answer["messages"])
 
+    @override
     async def read_profile(self, scope: str = HOUSEHOLD_SCOPE) -> str:
-        """The user profile document."""
         return await self._read(
             _field("content", str), "GET", "/memory/profile", query={"scope": scope}
         )
 
+    @override
     async def write_profile(self, scope: str, text: str) -> None:
-        """Replace the user profile document."""
         await self._call(
             "PUT", "/memory/profile", body={"scope": scope, "content": text}
         )
