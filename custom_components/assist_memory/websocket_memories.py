@@ -37,6 +37,7 @@ from .engine import (
     MemoryEngineError,
     MemoryFields,
 )
+from .engine.list_filters import LAST_USED, ORIGINS
 from .engine.store import SORT_ORDERS
 
 LIST: Final = "assist_memory/memories/list"
@@ -127,6 +128,8 @@ def _mine(connection: ActiveConnection, memory: Memory | None) -> Memory | None:
         probatio.Optional("tags"): probatio.Any(str, [str]),
         probatio.Optional("sort", default="newest"): probatio.In(SORT_ORDERS),
         probatio.Optional("scope"): str,
+        probatio.Optional("origin"): probatio.In(ORIGINS),
+        probatio.Optional("last_used"): probatio.In(LAST_USED),
     }
 )
 @_answer
@@ -148,6 +151,8 @@ async def ws_list(
         scope=scope if user.is_admin else user.id,
         tags=msg.get("tags"),
         sort=msg["sort"],
+        origin=msg.get("origin"),
+        last_used=msg.get("last_used"),
     )
     return {
         "items": [memory.to_dict() for memory in page.items],

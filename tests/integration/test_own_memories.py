@@ -131,3 +131,24 @@ async def test_commands_while_not_loaded(
     assert await hass.config_entries.async_unload(loaded_entry.entry_id)
     answer = await anna.ask("memories/list")
     assert answer["error"]["code"] == "not_loaded"
+
+
+async def test_own_memories_by_origin_and_last_use(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry, anna: Person
+) -> None:
+    await say(hass, "Remember that my bike is in the shed", user_id=anna.user.id)
+    backend = loaded_entry.runtime_data.backend
+    await backend.add("Anna likes green tea", scope=anna.user.id, source="inferred")
+    await add(hass, "The bins go out on Tuesday")  # the household's: never Anna's
+
+    async def listed(**filters: str) -> tuple[list[str], int]:
+        answer = await anna.ask("memories/list", **filters)
+        page = answer["result"]
+        return [m["content"] for m in page["items"]], page["total"]
+
+    assert await listed(origin="stated") == (["my bike is in the shed"], 1)
+    assert await listed(origin="learned") == (["Anna likes green tea"], 1)
+    assert (await listed(last_used="never"))[1] == 2
+    assert await listed(last_used="recent") == ([], 0)
+    refused = await anna.ask("memories/list", origin="guessed")
+    assert refused["error"]["code"] == "invalid_format"

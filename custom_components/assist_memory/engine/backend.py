@@ -45,6 +45,7 @@ from .durable import keep_private
 from .embeddings import EmbeddingConfig, HttpContext
 from .extraction import Fact
 from .forgetting import forget, forget_all
+from .list_filters import LastUsed, Origin
 from .markdown_writer import MarkdownWriter
 from .memory import MemoryEngine
 from .mirror import markdown_folder
@@ -140,8 +141,10 @@ class MemoryBackend(Protocol):
         scope: str | None = None,
         tags: Sequence[str] | str | None = None,
         sort: SortOrder = "newest",
+        origin: Origin | None = None,
+        last_used: LastUsed | None = None,
     ) -> MemoryPage:
-        """A filtered page of memories."""
+        """A filtered page of memories (`origin`, `last_used`: see `list_filters`)."""
 
     async def update(
         self, memory_id: str, content: str | None = None, **fields: Unpack[MemoryFields]
@@ -606,6 +609,8 @@ class LocalBackend:
         scope: str | None = None,
         tags: Sequence[str] | str | None = None,
         sort: SortOrder = "newest",
+        origin: Origin | None = None,
+        last_used: LastUsed | None = None,
     ) -> MemoryPage:
         """A filtered page of memories."""
         return await self._run(
@@ -616,6 +621,8 @@ class LocalBackend:
             scope=scope,
             tags=tags,
             sort=sort,
+            origin=origin,
+            last_used=last_used,
         )
 
     async def update(

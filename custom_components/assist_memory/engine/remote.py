@@ -40,6 +40,7 @@ from .errors import (
     MemoryEngineError,
 )
 from .extraction import Fact
+from .list_filters import LastUsed, Origin
 from .models import HOUSEHOLD_SCOPE, Memory, parse_time
 from .rest import MAX_PAGE_SIZE
 from .scoring import ScoredMemory
@@ -238,9 +239,15 @@ class RemoteBackend:
         scope: str | None = None,
         tags: Sequence[str] | str | None = None,
         sort: SortOrder = "newest",
+        origin: Origin | None = None,
+        last_used: LastUsed | None = None,
     ) -> MemoryPage:
         """A filtered page of memories (asked in parts of the server's page size)."""
         query: dict[str, str] = {"sort": sort}
+        if origin is not None:
+            query["origin"] = origin
+        if last_used is not None:
+            query["last_used"] = last_used
         if category:
             query["category"] = category
         if scope is not None:
