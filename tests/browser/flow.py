@@ -86,6 +86,14 @@ class Labels:
     category: str
     tags: str
     preference: str
+    # The filter chips: where a memory came from, when it was last used.
+    origin: str
+    learned_chip: str
+    last_used: str
+    recent_chip: str
+    never_chip: str
+    any_chip: str
+    all_chip: str
     order: str
     most_used: str
     search_label: str
@@ -164,6 +172,13 @@ ENGLISH = Labels(
     category="Category",
     tags="Tags",
     preference="Preference",
+    origin="Where it came from",
+    learned_chip="Learned by Assist",
+    last_used="Last used in an answer",
+    recent_chip="In the last 7 days",
+    never_chip="Never",
+    any_chip="Any",
+    all_chip="All",
     order="Order",
     most_used="Most used first",
     search_label="Search what Assist knows",
@@ -238,6 +253,13 @@ CHINESE = Labels(
     category="类别",
     tags="标签",
     preference="偏好",
+    origin="来源",
+    learned_chip="Assist 推断的",
+    last_used="上次用于回答",
+    recent_chip="最近 7 天内",
+    never_chip="从未用过",
+    any_chip="不限",
+    all_chip="全部",
     order="排序",
     most_used="最常用优先",
     search_label="搜索 Assist 记得的内容",
@@ -345,6 +367,12 @@ def walk_through(
             has=page.get_by_text(text, exact=True)
         )
 
+    def chip(group: str, name: str) -> Locator:
+        """A filter chip of one row (person, category, origin, last used)."""
+        return app.get_by_role("group", name=group).get_by_role(
+            "button", name=name, exact=True
+        )
+
     def add(content: str, *, preference: bool = False) -> None:
         app.get_by_role("button", name=words.add).click()
         dialog = app.get_by_role("dialog")
@@ -381,13 +409,18 @@ def walk_through(
     # A question whose answer is given the tea memories (seen under Sessions).
     converse(words.tea_question)
 
-    # Filter by category and order by use.
-    app.get_by_label(words.category).select_option(label=words.preference)
+    # Filter by category (a chip, pressed from the keyboard) and order by use.
+    preference = chip(words.category, words.preference)
+    preference.focus()
+    preference.press("Enter")
+    expect(chip(words.category, words.preference)).to_have_attribute(
+        "aria-pressed", "true"
+    )
     expect(item(words.cat)).to_have_count(0)
     expect(item(words.tea)).to_be_visible()
     app.get_by_label(words.order).select_option(label=words.most_used)
-    screens.shot("memories-filtered")
-    app.get_by_label(words.category).select_option(index=0)
+    screens.shot("memories-filtered", scan=True)
+    chip(words.category, words.all_chip).click()
     expect(item(words.cat)).to_be_visible()
 
     # Search as you type: the words that matched are marked; the card is the same.
@@ -512,6 +545,23 @@ def walk_through(
 
     # Review: what Assist learned by itself is kept; the repeated tea memory merged.
     routes.add(words.learned, source="inferred", confidence=0.6)
+    # The chips: learned by Assist, used in an answer lately, never used.
+    tab(words.tab_memories)
+    chip(words.origin, words.learned_chip).click()
+    expect(item(words.learned)).to_be_visible()
+    expect(item(words.boiler)).to_have_count(0)
+    chip(words.origin, words.any_chip).click()
+    chip(words.last_used, words.recent_chip).click()
+    expect(item(words.tea)).to_be_visible()
+    expect(item(words.boiler)).to_have_count(0)
+    chip(words.last_used, words.never_chip).click()
+    expect(chip(words.last_used, words.never_chip)).to_have_attribute(
+        "aria-pressed", "true"
+    )
+    expect(item(words.boiler)).to_be_visible()
+    expect(item(words.tea)).to_have_count(0)
+    screens.shot("memories-never-used", scan=True)
+    chip(words.last_used, words.any_chip).click()
     tab(words.tab_review)
     queue = app.get_by_role("list", name=words.to_check)
     learned = queue.locator(":scope > li").filter(has_text=words.learned)

@@ -38,6 +38,8 @@ export class MeTransport extends HaTransport {
           sort: query.sort ?? "newest",
           ...(query.category ? { category: query.category } : {}),
           ...(query.tag ? { tags: query.tag } : {}),
+          ...(query.origin ? { origin: query.origin } : {}),
+          ...(query.last_used ? { last_used: query.last_used } : {}),
         });
         return { ...page, hasMore: page.offset + page.items.length < page.total };
       }
