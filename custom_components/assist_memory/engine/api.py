@@ -9,9 +9,10 @@ from typing import Final
 
 from .rest import ROUTES as MEMORY_ROUTES
 from .rest_base import ApiHost, ApiRequest, ApiResponse, Route, error_body, run_route
+from .rest_compaction import COMPACTION_ROUTES
 from .rest_turns import TURN_ROUTES
 
-ROUTES: Final[tuple[Route, ...]] = MEMORY_ROUTES + TURN_ROUTES
+ROUTES: Final[tuple[Route, ...]] = MEMORY_ROUTES + COMPACTION_ROUTES + TURN_ROUTES
 
 
 def _pattern(path: str) -> re.Pattern[str]:

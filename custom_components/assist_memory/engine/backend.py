@@ -32,6 +32,7 @@ from .compaction import (
     CompactionResult,
     MemoryCompactor,
 )
+from .compaction_preview import CompactionPreview, CompactionPreviews
 from .conversations import (
     EVERYONE,
     Conversation,
@@ -234,6 +235,14 @@ class MemoryBackend(Protocol):
     async def maybe_compact(self) -> CompactionResult | None:
         """Compact when due; never raises."""
 
+    async def preview_compaction(self) -> CompactionPreview | None:
+        """What compacting now would change, nothing written; None when it cannot."""
+
+    async def apply_compaction(
+        self, revision: str
+    ) -> CompactionResult | CompactionPreview | None:
+        """Apply a preview unchanged, or a fresh preview when the memories changed."""
+
     async def undo_compaction(self) -> CompactionResult | None:
         """Undo the newest compaction; None when there is none."""
 
@@ -350,6 +359,7 @@ class LocalBackend:
             ),
         )
         self.compactor = MemoryCompactor(engine, None, run=self._run)
+        self.compaction_previews = CompactionPreviews(self.compactor)
         self.markdown = MarkdownWriter(engine.mirror)
         # Folding the journal rewrites every memory: on a thread of its own, so no
         # add or read waits for it.
@@ -791,6 +801,19 @@ class LocalBackend:
         if result is not None:
             self._changed()
         return result
+
+    async def preview_compaction(self) -> CompactionPreview | None:
+        """What compacting now would change (see `compaction_preview`)."""
+        return await self.compaction_previews.preview()
+
+    async def apply_compaction(
+        self, revision: str
+    ) -> CompactionResult | CompactionPreview | None:
+        """Apply the preview of `revision`, or answer a fresh one."""
+        answer = await self.compaction_previews.apply(revision)
+        if isinstance(answer, CompactionResult):
+            self._changed()
+        return answer
 
     async def undo_compaction(self) -> CompactionResult | None:
         """Put back what the newest compaction changed (None: nothing to undo)."""

@@ -14,7 +14,7 @@ other: backed up first, undone by `MemoryCompactor.undo`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 import hashlib
 import json
@@ -55,6 +55,52 @@ class CompactionPreview:
                 {"category": category, "content": text} for category, text in self.added
             ],
         }
+
+
+def preview_from_dict(answer: Mapping[str, Any]) -> CompactionPreview:
+    """A preview as the REST API answers it (the server keeps the plan)."""
+
+    def fact(item: Mapping[str, Any]) -> Memory:
+        return Memory(
+            id=str(item["id"]),
+            content=str(item["content"]),
+            category=str(item["category"]),
+        )
+
+    return CompactionPreview(
+        revision=str(answer["revision"]),
+        original_count=int(answer["originalCount"]),
+        compacted_count=int(answer["compactedCount"]),
+        removed=[fact(item) for item in answer["removed"]],
+        rewritten=[
+            (fact(item), str(item["newContent"]), str(item["newCategory"]))
+            for item in answer["rewritten"]
+        ],
+        added=[(str(a["category"]), str(a["content"])) for a in answer["added"]],
+        base=[],
+        bullets=[],
+    )
+
+
+def preview_answer(answer: Mapping[str, Any]) -> CompactionPreview | None:
+    """The REST API's preview answer: a preview, or None for a message."""
+    return preview_from_dict(answer) if "revision" in answer else None
+
+
+def applied_answer(
+    answer: Mapping[str, Any],
+) -> CompactionResult | CompactionPreview | None:
+    """The REST API's apply answer: the counts, a fresh preview, or None."""
+    if answer.get("applied") is False:
+        return preview_from_dict(answer["preview"])
+    return result_answer(answer)
+
+
+def result_answer(answer: Mapping[str, Any]) -> CompactionResult | None:
+    """The REST API's compaction answer: the counts, or None for a message."""
+    if "originalCount" not in answer:
+        return None
+    return CompactionResult(int(answer["originalCount"]), int(answer["compactedCount"]))
 
 
 def _fact(memory: Memory) -> dict[str, str]:
