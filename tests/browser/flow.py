@@ -108,6 +108,9 @@ class Labels:
     compacted: str
     not_enabled: str
     compaction_changes: str
+    compaction_preview: str
+    apply: str
+    stale: str
     undo: str
     undone: str
     export: str
@@ -132,6 +135,8 @@ class Labels:
     boiler: str
     # Added behind the page's back (as learning would): it appears by itself.
     live: str
+    # Added while a compaction is previewed: the preview is stale.
+    late: str
     # Learned by Assist itself, unsure: to check under Review.
     learned: str
     # What was said in a conversation before the walk (its title), and a log entry.
@@ -193,6 +198,9 @@ ENGLISH = Labels(
     compacted=r"Compacted: \d+ memories became \d+\.",
     not_enabled="Compaction needs “LLM compaction” on",
     compaction_changes="What the last compaction changed",
+    compaction_preview="What compaction would change",
+    apply="Apply",
+    stale="The memories changed since this preview.",
     undo="Undo last compaction",
     undone="The last compaction was undone.",
     export="Export to a file",
@@ -215,6 +223,7 @@ ENGLISH = Labels(
     search_words="green tea",
     boiler="The boiler is serviced in May",
     live="The window cleaner comes on Fridays",
+    late="The piano tuner comes in June",
     learned="Someone seems to like jazz in the evening",
     said="Is the garden gate locked",
     logged="Watered the tomatoes in the greenhouse",
@@ -274,6 +283,9 @@ CHINESE = Labels(
     compacted=r"整理完成：\d+ 条记忆合并为 \d+ 条。",
     not_enabled="整理记忆需要在“高级”中开启",
     compaction_changes="上次整理的变化",
+    compaction_preview="整理将做出的变化",
+    apply="应用",
+    stale="预览之后记忆有了变化。",
     undo="撤销上次整理",
     undone="已撤销上次整理。",
     export="导出到文件",
@@ -296,6 +308,7 @@ CHINESE = Labels(
     search_words="绿茶",
     boiler="锅炉每年五月保养",
     live="擦窗工每周五来",
+    late="钢琴调音师六月来",
     learned="好像有人晚上喜欢听爵士乐",
     said="花园的门锁好了吗",
     logged="给温室里的番茄浇了水",
@@ -525,7 +538,20 @@ def walk_through(
 
     # Compaction: the duplicate tea memory is merged away, then the undo brings it back.
     if compaction:
+        # First what it would change (nothing applied yet), then Apply.
         app.get_by_role("button", name=words.compact).click()
+        preview = app.get_by_role("region", name=words.compaction_preview)
+        expect(preview.locator("del")).to_contain_text([words.tea_again])
+        screens.shot("compaction-preview", scan=True)
+        tab(words.tab_memories)
+        expect(item(words.tea_again)).to_be_visible()
+        tab(words.tab_settings)
+        # Changed since the preview: applying says so and shows a fresh preview.
+        routes.add(words.late)
+        preview.get_by_role("button", name=words.apply).click()
+        expect(status).to_contain_text(words.stale)
+        expect(preview.locator("del")).to_contain_text([words.tea_again])
+        preview.get_by_role("button", name=words.apply).click()
         expect(status).to_have_text(re.compile(words.compacted))
         # What it changed: the repeated tea memory taken away.
         changes = app.get_by_role("region", name=words.compaction_changes)
