@@ -654,10 +654,18 @@ def on_a_phone(page: Page, app: Locator, words: Labels, screens: Screens) -> Non
 
 
 def survive_offline(
-    page: Page, app: Locator, words: Labels, offline: Callable[[bool], None]
+    page: Page,
+    app: Locator,
+    words: Labels,
+    offline: Callable[[bool], None],
+    *,
+    message: str | None = None,
+    screens: Screens | None = None,
 ) -> None:
-    """Offline: a page that cannot load says why, in the reader's language, with Retry;
-    a memory that cannot be saved keeps its text in the open dialog for another try."""
+    """Offline: a page that cannot load says why (`message`; by default that the
+    memory service cannot be reached), in the reader's language, with Retry; a memory
+    that cannot be saved keeps its text in the open dialog for another try."""
+    message = message or words.offline
     app.get_by_role("tab", name=words.tab_memories, exact=True).click()
     expect(app.get_by_role("button", name=words.add)).to_be_visible()
     offline(True)
@@ -665,7 +673,7 @@ def survive_offline(
     dialog = app.get_by_role("dialog")
     dialog.get_by_label(words.content).fill(words.boiler + "!")
     dialog.get_by_role("button", name=words.save).click()
-    expect(dialog.get_by_role("alert")).to_contain_text(words.offline)
+    expect(dialog.get_by_role("alert")).to_contain_text(message)
     expect(dialog.get_by_label(words.content)).to_have_value(words.boiler + "!")
     offline(False)
     dialog.get_by_role("button", name=words.save).click()
@@ -674,8 +682,10 @@ def survive_offline(
     offline(True)
     app.get_by_role("tab", name=words.tab_sessions, exact=True).click()
     alert = app.locator(".messages p.alert")
-    expect(alert).to_contain_text(words.offline)
+    expect(alert).to_contain_text(message)
     expect(alert).not_to_contain_text("fetch")
+    if screens is not None:
+        screens.shot("retry", scan=True)
     offline(False)
     alert.get_by_role("button", name=words.retry).click()
     expect(alert).to_be_hidden()

@@ -120,10 +120,9 @@ export class MemoriesView {
       fill(this.element,
         h("div", { class: "bar" },
           h("h2", { id: "memories-title" }, t("memories.title")),
-          // A person sees, corrects and deletes their memories; adding and clearing
-          // are the household's administrators'.
-          this.ctx.personal ? null
-            : h("button", { class: "primary", onclick: () => this.add() }, t("memories.add")),
+          // A person sees, adds, corrects and deletes their own memories; clearing
+          // is the household's administrators'.
+          h("button", { class: "primary", onclick: () => this.add() }, t("memories.add")),
           this.ctx.personal ? null
             : h("button", { class: "danger", onclick: () => this.clearAll() }, t("memories.clear"))),
         h("div", { role: "search", class: "searchbar" },
@@ -288,7 +287,7 @@ export class MemoriesView {
       await this.show();
     });
     if (!done) return;
-    this.ctx.notify(t("bulk.deleted", { count: memories.length }), this.ctx.personal ? null : {
+    this.ctx.notify(t("bulk.deleted", { count: memories.length }), {
       label: t("undo"),
       run: async () => {
         await api.restore(memories);
@@ -400,7 +399,7 @@ export class MemoriesView {
       this.ctx.notify(t("memories.alreadyGone"));
       return;
     }
-    this.ctx.notify(t("memories.deleted"), this.ctx.personal ? null : {
+    this.ctx.notify(t("memories.deleted"), {
       label: t("undo"),
       run: async () => {
         await api.restore([memory]);
