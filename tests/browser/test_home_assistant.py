@@ -367,8 +367,7 @@ def use_memory_server(url: str, token: str, server: MemoryServer) -> None:
         token=token,
     )
     assert form.get("step_id") == "server", form
-    answer = ha._form_input(form)
-    answer.update(url=server.url, token=server.token)
+    answer = {"url": server.url, "token": server.token}
     _, result = ha.request(
         "POST", f"{flows}/{form['flow_id']}", json_body=answer, token=token
     )
