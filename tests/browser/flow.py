@@ -709,11 +709,14 @@ def stamps(document: dict[str, object]) -> set[tuple[str, str, str]]:
 
 
 def five_thousand(path: Path) -> dict[str, object]:
-    """An export document of 5 000 memories (about 2 MiB), written to `path`."""
+    """An export document of 5 000 memories with longer texts (about 5 MiB: more than
+    one Home Assistant websocket message takes), written to `path`."""
+    details = " Ask before moving it; it opens the shed and the garage." * 15
     memories = [
         {
             "id": f"{n:016x}",
-            "content": f"Round trip memory number {n}: the spare key is in drawer {n}",
+            "content": f"Round trip memory number {n}: the spare key is in drawer {n}."
+            + details,
             "category": "fact",
             "tags": ["round-trip"],
             "created_at": f"2025-01-01T00:00:{n % 60:02d}+00:00",
@@ -722,6 +725,7 @@ def five_thousand(path: Path) -> dict[str, object]:
     ]
     document: dict[str, object] = {"memories": memories, "count": len(memories)}
     path.write_text(json.dumps(document), encoding="utf-8")
+    assert path.stat().st_size > 4 * 1024 * 1024
     return document
 
 
