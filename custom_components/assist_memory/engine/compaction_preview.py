@@ -130,7 +130,7 @@ class CompactionPreviews:
         llm = compactor.llm
         if llm is None:
             return None
-        base = await compactor.run(self._facts)
+        base = await compactor.run(compactor.facts)  # read only: nothing written
         if not base:
             return None
         bullets = await compactor.ask(llm, base)
@@ -150,15 +150,11 @@ class CompactionPreviews:
         latest = self._latest
         # A hand edit of MEMORY.md is taken in first: it changes the revision too.
         await self.compactor.run(self.compactor.engine.reconcile_markdown)
-        now = revision_of(await self.compactor.run(self._facts))
+        now = revision_of(await self.compactor.run(self.compactor.facts))
         if latest is None or latest.revision != revision or now != revision:
             return await self.preview()
         self._latest = None
         return await self.compactor.apply(latest.base, latest.bullets)
-
-    def _facts(self) -> list[Memory]:
-        """The household's facts as a compaction shows them, read without writing."""
-        return self.compactor.facts()
 
 
 def _preview(base: list[Memory], bullets: list[tuple[str, str]]) -> CompactionPreview:
