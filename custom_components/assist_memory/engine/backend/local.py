@@ -62,11 +62,13 @@ from ..memory.compaction import (
     CompactionResult,
     MemoryCompactor,
 )
+from ..memory.compaction_preview import CompactionPreview, CompactionPreviews
 from ..memory.forgetting import forget, forget_all
 from ..memory.memory_engine import MemoryEngine
 from ..search.embeddings import EmbeddingConfig, HttpContext
 from ..search.scoring import ScoredMemory
 from ..storage.durable import keep_private
+from ..storage.list_filters import LastUsed, Origin
 from ..storage.models import HOUSEHOLD_SCOPE, Memory
 from ..storage.settings import StoreSettings
 from ..storage.store import (
@@ -140,8 +142,10 @@ class MemoryBackend(Protocol):
         scope: str | None = None,
         tags: Sequence[str] | str | None = None,
         sort: SortOrder = "newest",
+        origin: Origin | None = None,
+        last_used: LastUsed | None = None,
     ) -> MemoryPage:
-        """A filtered page of memories."""
+        """A filtered page of memories (`origin`, `last_used`: see `list_filters`)."""
 
     async def update(
         self, memory_id: str, content: str | None = None, **fields: Unpack[MemoryFields]
@@ -230,6 +234,14 @@ class MemoryBackend(Protocol):
 
     async def maybe_compact(self) -> CompactionResult | None:
         """Compact when due; never raises."""
+
+    async def preview_compaction(self) -> CompactionPreview | None:
+        """What compacting now would change, nothing written; None when it cannot."""
+
+    async def apply_compaction(
+        self, revision: str
+    ) -> CompactionResult | CompactionPreview | None:
+        """Apply a preview unchanged, or a fresh preview when the memories changed."""
 
     async def undo_compaction(self) -> CompactionResult | None:
         """Undo the newest compaction; None when there is none."""
@@ -347,6 +359,7 @@ class LocalBackend:
             ),
         )
         self.compactor = MemoryCompactor(engine, None, run=self._run)
+        self.compaction_previews = CompactionPreviews(self.compactor)
         self.markdown = MarkdownWriter(engine.mirror)
         # Folding the journal rewrites every memory: on a thread of its own, so no
         # add or read waits for it.
@@ -606,6 +619,8 @@ class LocalBackend:
         scope: str | None = None,
         tags: Sequence[str] | str | None = None,
         sort: SortOrder = "newest",
+        origin: Origin | None = None,
+        last_used: LastUsed | None = None,
     ) -> MemoryPage:
         """A filtered page of memories."""
         return await self._run(
@@ -616,6 +631,8 @@ class LocalBackend:
             scope=scope,
             tags=tags,
             sort=sort,
+            origin=origin,
+            last_used=last_used,
         )
 
     async def update(
@@ -784,6 +801,19 @@ class LocalBackend:
         if result is not None:
             self._changed()
         return result
+
+    async def preview_compaction(self) -> CompactionPreview | None:
+        """What compacting now would change (see `compaction_preview`)."""
+        return await self.compaction_previews.preview()
+
+    async def apply_compaction(
+        self, revision: str
+    ) -> CompactionResult | CompactionPreview | None:
+        """Apply the preview of `revision`, or answer a fresh one."""
+        answer = await self.compaction_previews.apply(revision)
+        if isinstance(answer, CompactionResult):
+            self._changed()
+        return answer
 
     async def undo_compaction(self) -> CompactionResult | None:
         """Put back what the newest compaction changed (None: nothing to undo)."""
