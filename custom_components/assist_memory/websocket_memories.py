@@ -1,8 +1,12 @@
-"""A person's own memories over the websocket: list, get, update and delete them.
+"""A person's own memories over the websocket: list, get, add, update, delete, restore.
 
 Scoped to the calling Home Assistant user: everyone sees and changes the memories of
 their own scope (their user id); administrators see and change every memory and may
-list one scope. A memory of someone else is answered as unknown, so nobody learns
+list one scope. Someone who is not an administrator adds memories to their own scope
+only, never to the household's: a household memory goes into everyone's
+conversations, which is the administrators' to decide. Restoring (the undo of a
+delete) puts back memories of their own scope, with their ids, and never over a
+memory of someone else. A memory of someone else is answered as unknown, so nobody learns
 that it exists. (The panel's `assist_memory/request` serves administrators.)
 Errors come with the translation keys of the services' errors.
 """
@@ -37,12 +41,15 @@ from .engine import (
     MemoryFields,
     MemoryOperations,
 )
+from .engine.storage.list_filters import LAST_USED, ORIGINS
 from .engine.storage.store import SORT_ORDERS
 
 LIST: Final = "assist_memory/memories/list"
 GET: Final = "assist_memory/memories/get"
 UPDATE: Final = "assist_memory/memories/update"
 DELETE: Final = "assist_memory/memories/delete"
+ADD: Final = "assist_memory/memories/add"
+RESTORE: Final = "assist_memory/memories/restore"
 MAX_PAGE: Final = 200
 
 type Handler = Callable[
@@ -54,7 +61,7 @@ type Handler = Callable[
 @callback
 def async_register_memory_commands(hass: HomeAssistant) -> None:
     """Register the commands (once, when the integration is set up)."""
-    for command in (ws_list, ws_get, ws_update, ws_delete):
+    for command in (ws_list, ws_get, ws_add, ws_update, ws_delete, ws_restore):
         async_register_command(hass, command)
 
 
@@ -73,7 +80,7 @@ def _answer(handler: Handler) -> Any:
             result = await handler(hass, connection, msg, entry.runtime_data.backend)
         except Unauthorized:
             connection.send_error(
-                msg["id"], ERR_UNAUTHORIZED, "Only your own memories can be listed"
+                msg["id"], ERR_UNAUTHORIZED, "Only your own memories are yours to see"
             )
             return
         except MemoryEngineError as err:
@@ -127,6 +134,8 @@ def _mine(connection: ActiveConnection, memory: Memory | None) -> Memory | None:
         probatio.Optional("tags"): probatio.Any(str, [str]),
         probatio.Optional("sort", default="newest"): probatio.In(SORT_ORDERS),
         probatio.Optional("scope"): str,
+        probatio.Optional("origin"): probatio.In(ORIGINS),
+        probatio.Optional("last_used"): probatio.In(LAST_USED),
     }
 )
 @_answer
@@ -148,6 +157,8 @@ async def ws_list(
         scope=scope if user.is_admin else user.id,
         tags=msg.get("tags"),
         sort=msg["sort"],
+        origin=msg.get("origin"),
+        last_used=msg.get("last_used"),
     )
     return {
         "items": [memory.to_dict() for memory in page.items],
@@ -216,3 +227,66 @@ async def ws_delete(
     if not await backend.delete(msg["memory_id"]):
         return None
     return {"deleted": msg["memory_id"]}
+
+
+def _own_scope(connection: ActiveConnection, scope: str | None) -> str:
+    """The scope the caller may write to: their own, or any for an administrator."""
+    user = connection.user
+    if user is None or not (user.is_admin or scope in (None, user.id)):
+        raise Unauthorized
+    return user.id if scope is None else scope
+
+
+@websocket_command(
+    {
+        probatio.Required("type"): ADD,
+        probatio.Required("content"): str,
+        probatio.Optional("category"): str,
+        probatio.Optional("tags"): probatio.Any(str, [str]),
+        probatio.Optional("scope"): str,
+    }
+)
+@_answer
+async def ws_add(
+    hass: HomeAssistant,
+    connection: ActiveConnection,
+    msg: dict[str, Any],
+    backend: MemoryOperations,
+) -> dict[str, Any] | None:
+    """A new memory of the caller's (an administrator's: of any scope)."""
+    fields: MemoryFields = {"scope": _own_scope(connection, msg.get("scope"))}
+    for name in ("category", "tags"):
+        if name in msg:
+            fields[name] = msg[name]
+    memory = await backend.add(msg["content"], **fields)
+    return {"memory": memory.to_dict()}
+
+
+@websocket_command(
+    {
+        probatio.Required("type"): RESTORE,
+        probatio.Required("memories"): probatio.All(
+            [dict], probatio.Length(min=1, max=MAX_PAGE)
+        ),
+    }
+)
+@_answer
+async def ws_restore(
+    hass: HomeAssistant,
+    connection: ActiveConnection,
+    msg: dict[str, Any],
+    backend: MemoryOperations,
+) -> dict[str, Any] | None:
+    """Put deleted memories of the caller's back as they were (ids, times, origin)."""
+    for record in msg["memories"]:
+        memory_id, scope = record.get("id"), record.get("scope")
+        if not isinstance(memory_id, str) or not isinstance(scope, str):
+            raise InvalidMemoryError(
+                "invalid_import", "each memory needs its id and scope"
+            )
+        _own_scope(connection, scope)
+        existing = await backend.get(memory_id)
+        if existing is not None and _mine(connection, existing) is None:
+            raise Unauthorized
+    result = await backend.import_({"memories": msg["memories"]}, mode="merge")
+    return {"restored": result.added + result.updated}

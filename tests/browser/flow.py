@@ -86,6 +86,14 @@ class Labels:
     category: str
     tags: str
     preference: str
+    # The filter chips: where a memory came from, when it was last used.
+    origin: str
+    learned_chip: str
+    last_used: str
+    recent_chip: str
+    never_chip: str
+    any_chip: str
+    all_chip: str
     order: str
     most_used: str
     search_label: str
@@ -100,6 +108,9 @@ class Labels:
     compacted: str
     not_enabled: str
     compaction_changes: str
+    compaction_preview: str
+    apply: str
+    stale: str
     undo: str
     undone: str
     export: str
@@ -124,6 +135,8 @@ class Labels:
     boiler: str
     # Added behind the page's back (as learning would): it appears by itself.
     live: str
+    # Added while a compaction is previewed: the preview is stale.
+    late: str
     # Learned by Assist itself, unsure: to check under Review.
     learned: str
     # What was said in a conversation before the walk (its title), and a log entry.
@@ -164,6 +177,13 @@ ENGLISH = Labels(
     category="Category",
     tags="Tags",
     preference="Preference",
+    origin="Where it came from",
+    learned_chip="Learned by Assist",
+    last_used="Last used in an answer",
+    recent_chip="In the last 7 days",
+    never_chip="Never",
+    any_chip="Any",
+    all_chip="All",
     order="Order",
     most_used="Most used first",
     search_label="Search what Assist knows",
@@ -178,6 +198,9 @@ ENGLISH = Labels(
     compacted=r"Compacted: \d+ memories became \d+\.",
     not_enabled="Compaction needs “LLM compaction” on",
     compaction_changes="What the last compaction changed",
+    compaction_preview="What compaction would change",
+    apply="Apply",
+    stale="The memories changed since this preview.",
     undo="Undo last compaction",
     undone="The last compaction was undone.",
     export="Export to a file",
@@ -200,6 +223,7 @@ ENGLISH = Labels(
     search_words="green tea",
     boiler="The boiler is serviced in May",
     live="The window cleaner comes on Fridays",
+    late="The piano tuner comes in June",
     learned="Someone seems to like jazz in the evening",
     said="Is the garden gate locked",
     logged="Watered the tomatoes in the greenhouse",
@@ -238,6 +262,13 @@ CHINESE = Labels(
     category="类别",
     tags="标签",
     preference="偏好",
+    origin="来源",
+    learned_chip="Assist 推断的",
+    last_used="上次用于回答",
+    recent_chip="最近 7 天内",
+    never_chip="从未用过",
+    any_chip="不限",
+    all_chip="全部",
     order="排序",
     most_used="最常用优先",
     search_label="搜索 Assist 记得的内容",
@@ -252,6 +283,9 @@ CHINESE = Labels(
     compacted=r"整理完成：\d+ 条记忆合并为 \d+ 条。",
     not_enabled="整理记忆需要在“高级”中开启",
     compaction_changes="上次整理的变化",
+    compaction_preview="整理将做出的变化",
+    apply="应用",
+    stale="预览之后记忆有了变化。",
     undo="撤销上次整理",
     undone="已撤销上次整理。",
     export="导出到文件",
@@ -274,6 +308,7 @@ CHINESE = Labels(
     search_words="绿茶",
     boiler="锅炉每年五月保养",
     live="擦窗工每周五来",
+    late="钢琴调音师六月来",
     learned="好像有人晚上喜欢听爵士乐",
     said="花园的门锁好了吗",
     logged="给温室里的番茄浇了水",
@@ -345,6 +380,12 @@ def walk_through(
             has=page.get_by_text(text, exact=True)
         )
 
+    def chip(group: str, name: str) -> Locator:
+        """A filter chip of one row (person, category, origin, last used)."""
+        return app.get_by_role("group", name=group).get_by_role(
+            "button", name=name, exact=True
+        )
+
     def add(content: str, *, preference: bool = False) -> None:
         app.get_by_role("button", name=words.add).click()
         dialog = app.get_by_role("dialog")
@@ -381,13 +422,18 @@ def walk_through(
     # A question whose answer is given the tea memories (seen under Sessions).
     converse(words.tea_question)
 
-    # Filter by category and order by use.
-    app.get_by_label(words.category).select_option(label=words.preference)
+    # Filter by category (a chip, pressed from the keyboard) and order by use.
+    preference = chip(words.category, words.preference)
+    preference.focus()
+    preference.press("Enter")
+    expect(chip(words.category, words.preference)).to_have_attribute(
+        "aria-pressed", "true"
+    )
     expect(item(words.cat)).to_have_count(0)
     expect(item(words.tea)).to_be_visible()
     app.get_by_label(words.order).select_option(label=words.most_used)
-    screens.shot("memories-filtered")
-    app.get_by_label(words.category).select_option(index=0)
+    screens.shot("memories-filtered", scan=True)
+    chip(words.category, words.all_chip).click()
     expect(item(words.cat)).to_be_visible()
 
     # Search as you type: the words that matched are marked; the card is the same.
@@ -492,7 +538,20 @@ def walk_through(
 
     # Compaction: the duplicate tea memory is merged away, then the undo brings it back.
     if compaction:
+        # First what it would change (nothing applied yet), then Apply.
         app.get_by_role("button", name=words.compact).click()
+        preview = app.get_by_role("region", name=words.compaction_preview)
+        expect(preview.locator("del")).to_contain_text([words.tea_again])
+        screens.shot("compaction-preview", scan=True)
+        tab(words.tab_memories)
+        expect(item(words.tea_again)).to_be_visible()
+        tab(words.tab_settings)
+        # Changed since the preview: applying says so and shows a fresh preview.
+        routes.add(words.late)
+        preview.get_by_role("button", name=words.apply).click()
+        expect(status).to_contain_text(words.stale)
+        expect(preview.locator("del")).to_contain_text([words.tea_again])
+        preview.get_by_role("button", name=words.apply).click()
         expect(status).to_have_text(re.compile(words.compacted))
         # What it changed: the repeated tea memory taken away.
         changes = app.get_by_role("region", name=words.compaction_changes)
@@ -512,6 +571,23 @@ def walk_through(
 
     # Review: what Assist learned by itself is kept; the repeated tea memory merged.
     routes.add(words.learned, source="inferred", confidence=0.6)
+    # The chips: learned by Assist, used in an answer lately, never used.
+    tab(words.tab_memories)
+    chip(words.origin, words.learned_chip).click()
+    expect(item(words.learned)).to_be_visible()
+    expect(item(words.boiler)).to_have_count(0)
+    chip(words.origin, words.any_chip).click()
+    chip(words.last_used, words.recent_chip).click()
+    expect(item(words.tea)).to_be_visible()
+    expect(item(words.boiler)).to_have_count(0)
+    chip(words.last_used, words.never_chip).click()
+    expect(chip(words.last_used, words.never_chip)).to_have_attribute(
+        "aria-pressed", "true"
+    )
+    expect(item(words.boiler)).to_be_visible()
+    expect(item(words.tea)).to_have_count(0)
+    screens.shot("memories-never-used", scan=True)
+    chip(words.last_used, words.any_chip).click()
     tab(words.tab_review)
     queue = app.get_by_role("list", name=words.to_check)
     learned = queue.locator(":scope > li").filter(has_text=words.learned)
@@ -578,10 +654,18 @@ def on_a_phone(page: Page, app: Locator, words: Labels, screens: Screens) -> Non
 
 
 def survive_offline(
-    page: Page, app: Locator, words: Labels, offline: Callable[[bool], None]
+    page: Page,
+    app: Locator,
+    words: Labels,
+    offline: Callable[[bool], None],
+    *,
+    message: str | None = None,
+    screens: Screens | None = None,
 ) -> None:
-    """Offline: a page that cannot load says why, in the reader's language, with Retry;
-    a memory that cannot be saved keeps its text in the open dialog for another try."""
+    """Offline: a page that cannot load says why (`message`; by default that the
+    memory service cannot be reached), in the reader's language, with Retry; a memory
+    that cannot be saved keeps its text in the open dialog for another try."""
+    message = message or words.offline
     app.get_by_role("tab", name=words.tab_memories, exact=True).click()
     expect(app.get_by_role("button", name=words.add)).to_be_visible()
     offline(True)
@@ -589,7 +673,7 @@ def survive_offline(
     dialog = app.get_by_role("dialog")
     dialog.get_by_label(words.content).fill(words.boiler + "!")
     dialog.get_by_role("button", name=words.save).click()
-    expect(dialog.get_by_role("alert")).to_contain_text(words.offline)
+    expect(dialog.get_by_role("alert")).to_contain_text(message)
     expect(dialog.get_by_label(words.content)).to_have_value(words.boiler + "!")
     offline(False)
     dialog.get_by_role("button", name=words.save).click()
@@ -598,8 +682,10 @@ def survive_offline(
     offline(True)
     app.get_by_role("tab", name=words.tab_sessions, exact=True).click()
     alert = app.locator(".messages p.alert")
-    expect(alert).to_contain_text(words.offline)
+    expect(alert).to_contain_text(message)
     expect(alert).not_to_contain_text("fetch")
+    if screens is not None:
+        screens.shot("retry", scan=True)
     offline(False)
     alert.get_by_role("button", name=words.retry).click()
     expect(alert).to_be_hidden()
@@ -623,11 +709,14 @@ def stamps(document: dict[str, object]) -> set[tuple[str, str, str]]:
 
 
 def five_thousand(path: Path) -> dict[str, object]:
-    """An export document of 5 000 memories (about 2 MiB), written to `path`."""
+    """An export document of 5 000 memories with longer texts (about 5 MiB: more than
+    one Home Assistant websocket message takes), written to `path`."""
+    details = " Ask before moving it; it opens the shed and the garage." * 15
     memories = [
         {
             "id": f"{n:016x}",
-            "content": f"Round trip memory number {n}: the spare key is in drawer {n}",
+            "content": f"Round trip memory number {n}: the spare key is in drawer {n}."
+            + details,
             "category": "fact",
             "tags": ["round-trip"],
             "created_at": f"2025-01-01T00:00:{n % 60:02d}+00:00",
@@ -636,6 +725,7 @@ def five_thousand(path: Path) -> dict[str, object]:
     ]
     document: dict[str, object] = {"memories": memories, "count": len(memories)}
     path.write_text(json.dumps(document), encoding="utf-8")
+    assert path.stat().st_size > 4 * 1024 * 1024
     return document
 
 

@@ -23,7 +23,8 @@ import time
 from playwright.sync_api import Browser, Locator, Page, expect
 import pytest
 
-from tests.support.ha_process import ha_instance as ha
+from tests.support.ha_process import HomeAssistantProcess, ha_instance as ha
+from tests.support.memory_server import MemoryServer
 
 from .conftest import ROOT, free_port, post_json, stop, wait_for_http
 from .flow import (
@@ -34,6 +35,7 @@ from .flow import (
     Screens,
     on_a_phone,
     round_trip,
+    survive_offline,
     walk_through,
 )
 
@@ -295,8 +297,15 @@ def test_about_me(
         )
         screens = Screens(page, screenshots, axe)
         expect(app.get_by_role("tab")).to_have_text(["Memories", "Sessions"])
-        expect(app.get_by_role("button", name="Add memory")).to_have_count(0)
         bike = app.get_by_role("listitem").filter(has_text="bike is the green one")
+        # The chips (no person to pick: these are one's own).
+        expect(app.get_by_role("group", name="Who it is about")).to_have_count(0)
+        origin = app.get_by_role("group", name="Where it came from")
+        origin.get_by_role("button", name="Learned by Assist", exact=True).click()
+        expect(bike).to_have_count(0)
+        origin.get_by_role("button", name="Stated", exact=True).click()
+        expect(bike).to_be_visible()
+        origin.get_by_role("button", name="Any", exact=True).click()
         bike.get_by_text("Where this came from").click()
         expect(bike).to_contain_text("asked Assist to remember this.")
         screens.shot("about-me", scan=True)
@@ -308,8 +317,32 @@ def test_about_me(
         expect(edited).to_be_visible()
         edited.get_by_role("button", name="Delete").click()
         status = app.locator("p.status")
-        expect(status).to_have_text("Memory deleted.")
+        expect(status).to_contain_text("Memory deleted.")
         expect(edited).to_have_count(0)
+        # Undo: the same memory back.
+        status.get_by_role("button", name="Undo", exact=True).click()
+        expect(status).to_have_text("Memory restored.")
+        expect(edited).to_be_visible()
+        # A memory of one's own, added here (never the household's).
+        app.get_by_role("button", name="Add memory").click()
+        dialog = app.get_by_role("dialog")
+        expect(dialog.get_by_label("Who it is about")).to_have_count(0)
+        dialog.get_by_label("Memory").fill("I park on the left side")
+        dialog.get_by_role("button", name="Save").click()
+        expect(
+            app.get_by_role("listitem").filter(has_text="I park on the left side")
+        ).to_be_visible()
+        status_code, page_ = ha.request(
+            "GET",
+            f"{home_assistant.url}/api/assist_memory/memory/long-term?limit=100",
+            token=home_assistant.token,
+        )
+        assert status_code == 200, page_
+        (parked,) = [
+            m for m in page_["items"] if m["content"] == "I park on the left side"
+        ]
+        assert parked["scope"] not in ("", "household"), parked
+        screens.shot("about-me-added", scan=True)
         app.get_by_role("tab", name="Sessions", exact=True).click()
         mine = app.get_by_role("list", name="Recent conversations").get_by_role(
             "listitem"
@@ -318,3 +351,72 @@ def test_about_me(
         screens.shot("about-me-sessions", scan=True)
     finally:
         context.close()
+
+
+def use_memory_server(url: str, token: str, server: MemoryServer) -> None:
+    """Assist Memory set up on a memory server (the config flow's server step)."""
+    flows = f"{url}/api/config/config_entries/flow"
+    _, menu = ha.request(
+        "POST", flows, json_body={"handler": "assist_memory"}, token=token
+    )
+    assert menu.get("type") == "menu", menu
+    _, form = ha.request(
+        "POST",
+        f"{flows}/{menu['flow_id']}",
+        json_body={"next_step_id": "server"},
+        token=token,
+    )
+    assert form.get("step_id") == "server", form
+    answer = {"url": server.url, "token": server.token}
+    _, result = ha.request(
+        "POST", f"{flows}/{form['flow_id']}", json_body=answer, token=token
+    )
+    assert result.get("type") == "create_entry", result
+
+
+def test_retry_when_the_memory_server_stops(
+    *, browser: Browser, tmp_path: Path, screenshots: Path, axe: Path
+) -> None:
+    """Home Assistant on a memory server that stops under the open panel: what
+    failed is said in the reader's language with Retry, typed text is kept, and
+    Retry works once the server is back."""
+    server = MemoryServer(tmp_path / "server")
+    server.start()
+    config = tmp_path / "home-assistant"
+    (config / "custom_components").mkdir(parents=True)
+    url = f"http://127.0.0.1:{free_port()}"
+    (config / "configuration.yaml").write_text(CONFIGURATION)
+    ha.write_http_settings(config, url)
+    (config / "custom_components" / "assist_memory").symlink_to(
+        ROOT / "custom_components" / "assist_memory"
+    )
+    process = HomeAssistantProcess(config, url)
+    process.start()
+    context = browser.new_context(locale="en-US")
+    try:
+        token = ha.onboard(url)
+        ha.wait_until_running(url, token)
+        use_memory_server(url, token, server)
+        page = context.new_page()
+        page.set_default_timeout(30_000)
+        app = open_manager(page, HomeAssistant(url, token, config))
+        page.set_default_timeout(15_000)
+
+        def server_down(down: bool) -> None:
+            if down:
+                server.stop()
+            else:
+                server.start()
+
+        survive_offline(
+            page,
+            app,
+            ENGLISH,
+            server_down,
+            message="Cannot reach the memory server.",
+            screens=Screens(page, screenshots, axe),
+        )
+    finally:
+        context.close()
+        process.stop()
+        server.stop()

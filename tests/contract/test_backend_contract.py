@@ -103,6 +103,52 @@ async def test_list_pages_and_filters(backend: MemoryBackend) -> None:
     assert await _code_of(backend.list(limit=0)) in {"invalid_paging", "bad_request"}
 
 
+async def test_list_by_origin_and_last_use(backend: MemoryBackend) -> None:
+    now = datetime.now(UTC)
+
+    def memory(number: int, source: str, used_days_ago: int | None) -> object:
+        used = None if used_days_ago is None else now - timedelta(days=used_days_ago)
+        return {
+            "id": f"m{number}",
+            "content": f"memory number {number}",
+            "source": source,
+            "created_at": (now - timedelta(days=400 - number)).isoformat(),
+            "last_accessed": None if used is None else used.isoformat(),
+            "access_count": 0 if used is None else 3,
+        }
+
+    await backend.import_(
+        {
+            "memories": [
+                memory(0, "user_stated", 1),
+                memory(1, "inferred", 2),
+                memory(2, "inferred", 30),
+                memory(3, "user_stated", 200),
+                memory(4, "inferred", None),
+                memory(5, "system", 120),
+            ]
+        }
+    )
+
+    async def ids(**filters: object) -> tuple[list[str], int]:
+        page = await backend.list(sort="oldest", **filters)  # type: ignore[arg-type]
+        return [m.id for m in page.items], page.total
+
+    assert await ids(origin="stated") == (["m0", "m3"], 2)
+    assert await ids(origin="learned") == (["m1", "m2", "m4", "m5"], 4)
+    assert await ids(last_used="recent") == (["m0", "m1"], 2)
+    assert await ids(last_used="dormant") == (["m3", "m5"], 2)
+    assert await ids(last_used="never") == (["m4"], 1)
+    assert await ids(origin="learned", last_used="dormant") == (["m5"], 1)
+    # Paging counts the filtered memories.
+    page = await backend.list(origin="learned", offset=1, limit=2, sort="oldest")
+    assert ([m.id for m in page.items], page.total) == (["m2", "m4"], 4)
+    bad_origin = backend.list(origin="guessed")  # type: ignore[arg-type]
+    assert await _code_of(bad_origin) in {"invalid_origin", "bad_request"}
+    bad_bucket = backend.list(last_used="yesterday")  # type: ignore[arg-type]
+    assert await _code_of(bad_bucket) in {"invalid_last_used", "bad_request"}
+
+
 async def test_clear(backend: MemoryBackend) -> None:
     await backend.add("one")
     await backend.add("two")

@@ -28,6 +28,10 @@ from assist_memory_engine.memory.compaction import (
     MemoryCompactor,
     clean_answer,
 )
+from assist_memory_engine.memory.compaction_preview import (
+    CompactionPreview,
+    CompactionPreviews,
+)
 from assist_memory_engine.memory.memory_engine import MemoryEngine
 from assist_memory_engine.storage.models import Memory
 from assist_memory_engine.storage.settings import StoreSettings
@@ -1067,3 +1071,132 @@ def test_clean_answer() -> None:
     assert parse_markdown(clean_answer("## Facts\n  * [2025-01-02] x")) == [
         ("fact", "x")
     ]
+
+
+# -- Compaction shown before it is applied ------------------------------------------
+
+COMPACTED_CONTENTS = {
+    "m002": "Anna likes her coffee black, every morning",
+    "m004": "The car is red since it was repainted",
+    "m005": "Tom walks the dog at seven",
+    "m006": "Tom is Anna's brother",
+}
+
+
+def every_file(folder: Path) -> dict[str, tuple[bytes, int]]:
+    """The bytes and modification time of every file below a folder."""
+    return {
+        str(path.relative_to(folder)): (path.read_bytes(), path.stat().st_mtime_ns)
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and path.suffix != ".lock"
+    }
+
+
+async def test_a_preview_shows_the_plan_and_writes_nothing(
+    engine: MemoryEngine,
+    make: Callable[..., MemoryCompactor],
+    tmp_path: Path,
+) -> None:
+    seed(engine)
+    # A hand edit of MEMORY.md waiting: a compaction would take it in first.
+    text = engine.mirror.path.read_text(encoding="utf-8")
+    body, version, end = text.rpartition("\n<!-- assist-memory ")
+    engine.mirror.path.write_text(
+        f"{body}\n- The garden gate squeaks\n{version}{end}", encoding="utf-8"
+    )
+    before = every_file(tmp_path)
+    llm = FakeLlm()
+
+    preview = await CompactionPreviews(make(llm)).preview()
+
+    assert isinstance(preview, CompactionPreview)
+    assert every_file(tmp_path) == before
+    assert backup_files(engine) == []
+    assert len(llm.calls) == 1
+    assert (preview.original_count, preview.compacted_count) == (6, 4)
+    answer = preview.to_dict()
+    assert {m["content"] for m in answer["removed"]} == {
+        "Anna likes coffee",
+        "The car is blue",
+    }
+    assert [
+        (m["content"], m["newContent"], m["newCategory"]) for m in answer["rewritten"]
+    ] == [
+        (
+            "Anna likes her coffee black",
+            "Anna likes her coffee black, every morning",
+            "preference",
+        )
+    ]
+    assert answer["added"] == []
+    assert answer["revision"] == preview.revision
+
+
+async def test_applying_the_preview_reuses_its_plan(
+    engine: MemoryEngine, make: Callable[..., MemoryCompactor]
+) -> None:
+    seed(engine)
+    llm = FakeLlm()
+    compactor = make(llm)
+    previews = CompactionPreviews(compactor)
+    preview = await previews.preview()
+    assert preview is not None
+
+    result = await previews.apply(preview.revision)
+
+    assert result == CompactionResult(original_count=6, compacted_count=4)
+    assert len(llm.calls) == 1  # the LLM was not asked again
+    assert contents(engine) == COMPACTED_CONTENTS
+    # A compaction like any other: backed up, and undone.
+    assert len(backup_files(engine)) == 1
+    assert await compactor.undo() is not None
+    assert len(contents(engine)) == 6
+    # The plan is used once: applying it again makes a fresh preview.
+    again = await previews.apply(preview.revision)
+    assert isinstance(again, CompactionPreview)
+    assert len(contents(engine)) == 6
+
+
+async def test_memories_changed_since_the_preview_get_a_fresh_one(
+    engine: MemoryEngine, make: Callable[..., MemoryCompactor]
+) -> None:
+    seed(engine)
+    llm = FakeLlm()
+    previews = CompactionPreviews(make(llm))
+    stale = await previews.preview()
+    assert stale is not None
+    engine.store.update("m005", "Tom walks the dog at eight")
+    before = contents(engine)
+
+    fresh = await previews.apply(stale.revision)
+
+    assert isinstance(fresh, CompactionPreview)
+    assert fresh.revision != stale.revision
+    assert contents(engine) == before  # nothing applied
+    assert backup_files(engine) == []
+    assert len(llm.calls) == 2  # the fresh plan was asked for once
+    applied = await previews.apply(fresh.revision)
+    assert isinstance(applied, CompactionResult)
+    assert len(llm.calls) == 2
+
+
+async def test_an_unknown_revision_is_never_applied(
+    engine: MemoryEngine, make: Callable[..., MemoryCompactor]
+) -> None:
+    seed(engine)
+    previews = CompactionPreviews(make(FakeLlm()))
+
+    fresh = await previews.apply("not-a-revision")
+
+    assert isinstance(fresh, CompactionPreview)
+    assert len(contents(engine)) == 6
+
+
+async def test_no_preview_without_an_llm_facts_or_answer(
+    engine: MemoryEngine, make: Callable[..., MemoryCompactor]
+) -> None:
+    assert await CompactionPreviews(make(None)).preview() is None
+    assert await CompactionPreviews(make(FakeLlm())).preview() is None  # no facts
+    seed(engine)
+    assert await CompactionPreviews(make(FakeLlm(None))).preview() is None
+    assert await CompactionPreviews(make(FakeLlm(None))).apply("x") is None

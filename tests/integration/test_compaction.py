@@ -16,6 +16,7 @@ from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.exceptions import ServiceValidationError
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
+from pytest_homeassistant_custom_component.typing import WebSocketGenerator
 
 from custom_components.assist_memory.const import (
     CONF_AGENT_ID,
@@ -189,3 +190,37 @@ async def test_compaction_options_through_the_flow(
     result_now = await backend.maybe_compact()
     assert result_now is not None
     assert result_now.compacted_count == 1
+
+
+@pytest.mark.parametrize("entry_options", [ENABLED])
+@pytest.mark.usefixtures("loaded_entry")
+async def test_the_panel_previews_a_compaction_before_applying_it(
+    hass: HomeAssistant, hass_ws_client: WebSocketGenerator, llm: LlmEntities
+) -> None:
+    await add(hass, "Anna takes her coffee black", category="preference")
+    await add(hass, "Anna drinks black coffee", category="preference")
+    llm.task.answer = COMPACTED
+    admin = await hass_ws_client(hass)
+
+    async def request(path: str, body: object = None) -> Any:
+        message = {"type": "assist_memory/request", "method": "POST", "path": path}
+        if body is not None:
+            message["body"] = body
+        await admin.send_json_auto_id(message)
+        answer = await admin.receive_json()
+        assert answer["result"]["status"] == 200, answer
+        return answer["result"]["body"]
+
+    preview = await request("/api/auto-memory/compact/preview")
+    assert [m["content"] for m in preview["removed"]] == ["Anna drinks black coffee"]
+    assert await contents(hass) == [
+        "Anna drinks black coffee",
+        "Anna takes her coffee black",
+    ]
+    asked = len(llm.task.instructions)
+    applied = await request(
+        "/api/auto-memory/compact/apply", {"revision": preview["revision"]}
+    )
+    assert applied == {"applied": True, "originalCount": 2, "compactedCount": 1}
+    assert len(llm.task.instructions) == asked  # the previewed plan, not a new one
+    assert await contents(hass) == ["Anna takes her coffee black"]

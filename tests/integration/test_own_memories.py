@@ -131,3 +131,89 @@ async def test_commands_while_not_loaded(
     assert await hass.config_entries.async_unload(loaded_entry.entry_id)
     answer = await anna.ask("memories/list")
     assert answer["error"]["code"] == "not_loaded"
+
+
+async def test_own_memories_by_origin_and_last_use(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry, anna: Person
+) -> None:
+    await say(hass, "Remember that my bike is in the shed", user_id=anna.user.id)
+    backend = loaded_entry.runtime_data.backend
+    await backend.add("Anna likes green tea", scope=anna.user.id, source="inferred")
+    await add(hass, "The bins go out on Tuesday")  # the household's: never Anna's
+
+    async def listed(**filters: str) -> tuple[list[str], int]:
+        answer = await anna.ask("memories/list", **filters)
+        page = answer["result"]
+        return [m["content"] for m in page["items"]], page["total"]
+
+    assert await listed(origin="stated") == (["my bike is in the shed"], 1)
+    assert await listed(origin="learned") == (["Anna likes green tea"], 1)
+    assert (await listed(last_used="never"))[1] == 2
+    assert await listed(last_used="recent") == ([], 0)
+    refused = await anna.ask("memories/list", origin="guessed")
+    assert refused["error"]["code"] == "invalid_format"
+
+
+async def test_people_add_memories_to_their_own_scope_only(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    hass_ws_client: WebSocketGenerator,
+    anna: Person,
+    tom: Person,
+) -> None:
+    added = await anna.ask(
+        "memories/add", content="My bike is the red one", tags=["bike"]
+    )
+    memory = added["result"]["memory"]
+    assert (memory["content"], memory["scope"]) == (
+        "My bike is the red one",
+        anna.user.id,
+    )
+    assert memory["source"] == "user_stated"
+    # Not to someone else, nor to the household (it would speak in everyone's
+    # conversations: the administrators' to decide).
+    for scope in (tom.user.id, HOUSEHOLD_SCOPE):
+        refused = await anna.ask("memories/add", content="Tom owes me", scope=scope)
+        assert refused["error"]["code"] == "unauthorized"
+    empty = await anna.ask("memories/add", content=" ")
+    assert empty["error"]["translation_key"] == "empty_content"
+    admin = await hass_ws_client(hass)
+    await admin.send_json_auto_id(
+        {
+            "type": "assist_memory/memories/add",
+            "content": "The bins go out on Tuesday",
+            "scope": HOUSEHOLD_SCOPE,
+        }
+    )
+    assert (await admin.receive_json())["result"]["memory"]["scope"] == HOUSEHOLD_SCOPE
+    assert await contents(hass) == [
+        "My bike is the red one",
+        "The bins go out on Tuesday",
+    ]
+
+
+async def test_undo_of_a_delete_restores_the_same_memory(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry, anna: Person, tom: Person
+) -> None:
+    await say(hass, "Remember that my bike is in the shed", user_id=anna.user.id)
+    (bike,) = (await anna.ask("memories/list"))["result"]["items"]
+    assert (await anna.ask("memories/delete", memory_id=bike["id"]))["success"]
+
+    # Nobody else can put it back.
+    refused = await tom.ask("memories/restore", memories=[bike])
+    assert refused["error"]["code"] == "unauthorized"
+    restored = await anna.ask("memories/restore", memories=[bike])
+    assert restored["result"] == {"restored": 1}
+    (again,) = (await anna.ask("memories/list"))["result"]["items"]
+    assert again == bike  # the same memory: id, times, where it came from
+
+    # Never over a memory of someone else, and never a memory without its id.
+    await say(hass, "Remember that my dentist is Dr. Chen", user_id=tom.user.id)
+    (dentist,) = (await tom.ask("memories/list"))["result"]["items"]
+    taken = {**dentist, "scope": anna.user.id, "content": "Anna was here"}
+    refused = await anna.ask("memories/restore", memories=[taken])
+    assert refused["error"]["code"] == "unauthorized"
+    no_id = {k: v for k, v in bike.items() if k != "id"}
+    invalid = await anna.ask("memories/restore", memories=[no_id])
+    assert invalid["error"]["translation_key"] == "invalid_import"
+    assert await contents(hass) == sorted([dentist["content"], bike["content"]])

@@ -4,7 +4,8 @@ Usage: python -m tests.support.compaction_llm PORT   (from the repository root)
 
 POST /v1/chat/completions answers like a careful model asked to compact: the facts it
 was shown, each duplicate (same words, ignoring case, dates and punctuation) kept once.
-Single-threaded; runs until SIGTERM. `compact` also answers for the AI Task entity of
+GET /v1/calls answers how many completions were asked for (a preview and its apply
+ask once). Single-threaded; runs until SIGTERM. `compact` also answers for the AI Task entity of
 the Home Assistant test (ha_config/custom_components/browser_llm).
 """
 
@@ -41,13 +42,22 @@ def compact(prompt: str) -> str:
 
 
 class Handler(BaseHTTPRequestHandler):
-    """The chat completions endpoint."""
+    """The chat completions endpoint, and how often it was called."""
+
+    calls = 0
+
+    def do_GET(self) -> None:
+        if self.path != "/v1/calls":
+            self._reply(404, {"error": "not found"})
+            return
+        self._reply(200, {"calls": Handler.calls})
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         if self.path != "/v1/chat/completions":
             self._reply(404, {"error": "not found"})
             return
+        Handler.calls += 1
         answer = compact(str(body["messages"][-1]["content"]))
         choice = {
             "index": 0,

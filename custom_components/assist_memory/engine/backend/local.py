@@ -60,11 +60,13 @@ from ..memory.compaction import (
     CompactionResult,
     MemoryCompactor,
 )
+from ..memory.compaction_preview import CompactionPreview, CompactionPreviews
 from ..memory.forgetting import forget, forget_all
 from ..memory.memory_engine import MemoryEngine
 from ..search.embeddings import EmbeddingConfig, HttpContext
 from ..search.scoring import ScoredMemory
 from ..storage.durable import keep_private
+from ..storage.list_filters import LastUsed, Origin
 from ..storage.models import HOUSEHOLD_SCOPE, Memory
 from ..storage.settings import StoreSettings
 from ..storage.store import (
@@ -117,6 +119,7 @@ class LocalBackend(MemoryBackend):
             ),
         )
         self.compactor = MemoryCompactor(engine, None, run=self._run)
+        self.compaction_previews = CompactionPreviews(self.compactor)
         self.markdown = MarkdownWriter(engine.mirror)
         # Folding the journal rewrites every memory: on a thread of its own, so no
         # add or read waits for it.
@@ -377,6 +380,8 @@ class LocalBackend(MemoryBackend):
         scope: str | None = None,
         tags: Sequence[str] | str | None = None,
         sort: SortOrder = "newest",
+        origin: Origin | None = None,
+        last_used: LastUsed | None = None,
     ) -> MemoryPage:
         return await self._run(
             self.store.list,
@@ -386,6 +391,8 @@ class LocalBackend(MemoryBackend):
             scope=scope,
             tags=tags,
             sort=sort,
+            origin=origin,
+            last_used=last_used,
         )
 
     @override
@@ -554,6 +561,19 @@ class LocalBackend(MemoryBackend):
         if result is not None:
             self._changed()
         return result
+
+    @override
+    async def preview_compaction(self) -> CompactionPreview | None:
+        return await self.compaction_previews.preview()
+
+    @override
+    async def apply_compaction(
+        self, revision: str
+    ) -> CompactionResult | CompactionPreview | None:
+        answer = await self.compaction_previews.apply(revision)
+        if isinstance(answer, CompactionResult):
+            self._changed()
+        return answer
 
     @override
     async def undo_compaction(self) -> CompactionResult | None:

@@ -32,7 +32,9 @@ from ..conversation.working import WorkingMemory
 from ..documents.daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
 from ..language.facts import Fact
 from ..memory.compaction import BackupInfo, CompactionResult
+from ..memory.compaction_preview import CompactionPreview
 from ..search.scoring import ScoredMemory
+from ..storage.list_filters import LastUsed, Origin
 from ..storage.models import HOUSEHOLD_SCOPE, Memory
 from ..storage.settings import StoreSettings
 from ..storage.store import (
@@ -95,8 +97,10 @@ class MemoryOperations(Protocol):
         scope: str | None = None,
         tags: Sequence[str] | str | None = None,
         sort: SortOrder = "newest",
+        origin: Origin | None = None,
+        last_used: LastUsed | None = None,
     ) -> MemoryPage:
-        """A filtered page of memories."""
+        """A filtered page of memories (`origin`, `last_used`: see `list_filters`)."""
 
     async def update(
         self, memory_id: str, content: str | None = None, **fields: Unpack[MemoryFields]
@@ -210,6 +214,14 @@ class CompactionOperations(Protocol):
 
     async def maybe_compact(self) -> CompactionResult | None:
         """Compact when due (threshold, cooldown); never raises (a failure is logged)."""
+
+    async def preview_compaction(self) -> CompactionPreview | None:
+        """What compacting now would change, nothing written; None when it cannot."""
+
+    async def apply_compaction(
+        self, revision: str
+    ) -> CompactionResult | CompactionPreview | None:
+        """Apply a preview unchanged, or a fresh preview when the memories changed."""
 
     async def undo_compaction(self) -> CompactionResult | None:
         """Put back what the newest compaction changed; None when there is none."""

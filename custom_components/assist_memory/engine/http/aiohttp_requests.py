@@ -40,6 +40,11 @@ async def read_json_body(request: web.Request) -> object:
             f"the body is larger than the limit of {request.client_max_size} bytes",
             "body_too_large",
         ) from None
+    return json_body(raw)
+
+
+def json_body(raw: bytes) -> object:
+    """A request body's JSON (None when empty); ApiError when it is not usable."""
     if not raw.strip():
         return None
     try:

@@ -7,11 +7,12 @@ from http import HTTPStatus
 import re
 from typing import Final
 
+from .compaction_routes import COMPACTION_ROUTES
 from .memory_routes import ROUTES as MEMORY_ROUTES
 from .routing import ApiHost, ApiRequest, ApiResponse, Route, error_body, run_route
 from .turn_routes import TURN_ROUTES
 
-ROUTES: Final[tuple[Route, ...]] = MEMORY_ROUTES + TURN_ROUTES
+ROUTES: Final[tuple[Route, ...]] = MEMORY_ROUTES + COMPACTION_ROUTES + TURN_ROUTES
 
 
 def _pattern(path: str) -> re.Pattern[str]:

@@ -15,6 +15,7 @@ from ..config import config_changes, config_view
 from ..documents.daily_log import validate_date
 from ..errors import InvalidMemoryError
 from ..memory.compaction import CompactionResult
+from ..storage.list_filters import LAST_USED, ORIGINS, LastUsed, Origin
 from ..storage.models import CATEGORIES, HOUSEHOLD_SCOPE, MAX_SCOPE_LENGTH, Memory
 from ..storage.store import ImportMode, SortOrder
 from .routing import (
@@ -114,6 +115,17 @@ P_OFFSET = Param("offset", "integer", description="Items to skip.")
 P_CATEGORY = Param("category", description="Only this category.", choices=CATEGORIES)
 P_TAG = Param("tag", description="Only memories with this tag.")
 P_SORT = Param("sort", description="Order.", choices=get_args(SortOrder))
+P_ORIGIN = Param(
+    "origin",
+    description="stated: said or added by a person; learned: inferred by extraction.",
+    choices=ORIGINS,
+)
+P_LAST_USED = Param(
+    "last_used",
+    description="recent: used in an answer in the last 7 days; dormant: not for 90 "
+    "days; never: never used.",
+    choices=LAST_USED,
+)
 P_SESSIONS = Param("limit", "integer", description="How many.", minimum=1, maximum=100)
 P_PROFILE_SCOPE = Param(
     "scope",
@@ -205,6 +217,8 @@ async def list_memories(host: ApiHost, request: ApiRequest) -> object:
         scope=query_text(request, P_SCOPE),
         tags=query_text(request, P_TAG),
         sort=sort,
+        origin=cast(Origin | None, query_choice(request, P_ORIGIN, None)),
+        last_used=cast(LastUsed | None, query_choice(request, P_LAST_USED, None)),
     )
     return {
         "items": [memory_json(m) for m in page.items],
@@ -385,7 +399,8 @@ ROUTES: Final[tuple[Route, ...]] = (
     Route("GET", "/api/auto-memory/compactions", "compactions",
           "Compactions that can be undone", compactions, answer="Compactions"),
     Route("GET", "/memory/long-term", "listMemories", "List long-term memories",
-          list_memories, (P_LIMIT, P_OFFSET, P_CATEGORY, P_SCOPE, P_TAG, P_SORT),
+          list_memories, (P_LIMIT, P_OFFSET, P_CATEGORY, P_SCOPE, P_TAG, P_SORT,
+                         P_ORIGIN, P_LAST_USED),
           answer="MemoryPage"),
     Route("POST", "/memory/long-term", "addMemory", "Add a memory", add_memory,
           body="NewMemory", answer="Memory", status=HTTPStatus.CREATED),

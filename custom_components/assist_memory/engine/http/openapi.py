@@ -204,6 +204,7 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
     limit = _nullable(_LIMIT)
     return {
         "Markdown": _open({"content": _TEXT}, ["content"]),
+        "CompactionApply": _open({"revision": _TEXT}, ["revision"]),
         "Config": _closed({field.name: field.json_schema() for field in SETTINGS}),
         "NewMemory": _closed({"content": content, **fields}, ["content"]),
         "MemoryChanges": _closed(
@@ -371,6 +372,45 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
     "CompactionAnswer": {
         "oneOf": [
             _object({"originalCount": _COUNT, "compactedCount": _COUNT}),
+            _object({"message": _TEXT}),
+        ]
+    },
+    "CompactionPreview": _object(
+        {
+            "revision": _TEXT,
+            "originalCount": _COUNT,
+            "compactedCount": _COUNT,
+            "removed": _list(_ref("CompactedFact")),
+            "rewritten": _list(
+                _object(
+                    {
+                        "id": _TEXT,
+                        "content": _TEXT,
+                        "category": _TEXT,
+                        "newContent": _TEXT,
+                        "newCategory": _TEXT,
+                    }
+                )
+            ),
+            "added": _list(_object({"category": _TEXT, "content": _TEXT})),
+        }
+    ),
+    "CompactedFact": _object({"id": _TEXT, "content": _TEXT, "category": _TEXT}),
+    "CompactionPreviewAnswer": {
+        "oneOf": [_ref("CompactionPreview"), _object({"message": _TEXT})]
+    },
+    "CompactionApplyAnswer": {
+        "oneOf": [
+            _object(
+                {
+                    "applied": {"const": True},
+                    "originalCount": _COUNT,
+                    "compactedCount": _COUNT,
+                }
+            ),
+            _object(
+                {"applied": {"const": False}, "preview": _ref("CompactionPreview")}
+            ),
             _object({"message": _TEXT}),
         ]
     },

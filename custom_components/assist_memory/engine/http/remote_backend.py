@@ -52,7 +52,14 @@ from ..errors import (
 )
 from ..language.facts import Fact
 from ..memory.compaction import BackupInfo, CompactionResult
+from ..memory.compaction_preview import (
+    CompactionPreview,
+    applied_answer,
+    preview_answer,
+    result_answer,
+)
 from ..search.scoring import ScoredMemory
+from ..storage.list_filters import LastUsed, Origin
 from ..storage.models import HOUSEHOLD_SCOPE, Memory, parse_time
 from ..storage.settings import StoreSettings
 from ..storage.store import (
@@ -251,9 +258,15 @@ class RemoteBackend(MemoryBackend):
         scope: str | None = None,
         tags: Sequence[str] | str | None = None,
         sort: SortOrder = "newest",
+        origin: Origin | None = None,
+        last_used: LastUsed | None = None,
     ) -> MemoryPage:
         # Asked in parts of the server's page size.
         query: dict[str, str] = {"sort": sort}
+        if origin is not None:
+            query["origin"] = origin
+        if last_used is not None:
+            query["last_used"] = last_used
         if category:
             query["category"] = category
         if scope is not None:
@@ -453,18 +466,7 @@ class RemoteBackend(MemoryBackend):
 
     @override
     async def compact(self) -> CompactionResult | None:
-        try:
-            result = await self._read(
-                _compaction_result,
-                "POST",
-                "/api/auto-memory/compact",
-                seconds=COMPACTION_TIMEOUT,
-            )
-        except InvalidMemoryError as err:
-            if err.code != "compaction_not_enabled":
-                raise
-            self._compaction_enabled = False
-            return None
+        result = await self._compaction_call(result_answer, "/api/auto-memory/compact")
         if result is not None:
             self._notify()
         return result
@@ -473,7 +475,7 @@ class RemoteBackend(MemoryBackend):
     async def maybe_compact(self) -> CompactionResult | None:
         try:
             result = await self._read(
-                _compaction_result,
+                result_answer,
                 "POST",
                 "/api/auto-memory/compact-if-due",
                 seconds=COMPACTION_TIMEOUT,
@@ -488,8 +490,39 @@ class RemoteBackend(MemoryBackend):
         return result
 
     @override
+    async def preview_compaction(self) -> CompactionPreview | None:
+        return await self._compaction_call(
+            preview_answer, "/api/auto-memory/compact/preview"
+        )
+
+    @override
+    async def apply_compaction(
+        self, revision: str
+    ) -> CompactionResult | CompactionPreview | None:
+        answer = await self._compaction_call(
+            applied_answer, "/api/auto-memory/compact/apply", {"revision": revision}
+        )
+        if isinstance(answer, CompactionResult):
+            self._notify()
+        return answer
+
+    async def _compaction_call[T](
+        self, parse: Callable[[Any], T], path: str, body: object = None
+    ) -> T | None:
+        """A compaction route's answer; None when the server does not compact."""
+        try:
+            return await self._read(
+                parse, "POST", path, body=body, seconds=COMPACTION_TIMEOUT
+            )
+        except InvalidMemoryError as err:
+            if err.code != "compaction_not_enabled":
+                raise
+            self._compaction_enabled = False
+            return None
+
+    @override
     async def undo_compaction(self) -> CompactionResult | None:
-        result = await self._read(_compaction_result, "POST", "/api/auto-memory/undo")
+        result = await self._read(result_answer, "POST", "/api/auto-memory/undo")
         if result is not None:
             self._notify()
         return result
@@ -743,13 +776,6 @@ def _message(answer: object, default: str) -> str:
 
 def _log_entry(answer: Any) -> LogEntry:
     return LogEntry(str(answer["date"]), str(answer["time"]), str(answer["text"]))
-
-
-def _compaction_result(answer: Any) -> CompactionResult | None:
-    """The compaction answer: the counts, or a message when nothing was done."""
-    if "originalCount" not in answer:
-        return None
-    return CompactionResult(int(answer["originalCount"]), int(answer["compactedCount"]))
 
 
 def _stats_from_json(answer: Any) -> StoreStats:

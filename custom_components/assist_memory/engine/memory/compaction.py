@@ -341,6 +341,15 @@ class MemoryCompactor:
         if not base:
             _LOGGER.debug("No memories to compact")
             return None
+        bullets = await self.ask(llm, base)
+        if bullets is None:
+            return None
+        return await self._applied(base, bullets)
+
+    async def ask(
+        self, llm: LlmCaller, base: list[Memory]
+    ) -> list[tuple[str, str]] | None:
+        """The LLM's bullets for these facts; None when it failed or was rejected."""
         try:
             answer = await llm.complete(COMPACTION_INSTRUCTIONS, facts_for_prompt(base))
         finally:
@@ -349,10 +358,29 @@ class MemoryCompactor:
             _LOGGER.warning("Memory compaction skipped: the LLM gave no answer")
             return None
         try:
-            bullets = parse_compaction(answer, len(base))
+            return parse_compaction(answer, len(base))
         except ValueError as err:
             _LOGGER.warning("Rejected the LLM's memory compaction: %s", err)
             return None
+
+    async def apply(
+        self, base: list[Memory], bullets: list[tuple[str, str]]
+    ) -> CompactionResult | None:
+        """Make the store hold bullets the LLM gave for `base` (a planned compaction).
+
+        None when one already runs, or the plan cannot be stored.
+        """
+        if self._running:
+            return None
+        self._running = True
+        try:
+            return await self._applied(base, bullets)
+        finally:
+            self._running = False
+
+    async def _applied(
+        self, base: list[Memory], bullets: list[tuple[str, str]]
+    ) -> CompactionResult | None:
         result = await self._run(functools.partial(self._apply, base, bullets))
         if result is not None:
             _LOGGER.info(
@@ -365,8 +393,16 @@ class MemoryCompactor:
     def _snapshot(self) -> list[Memory]:
         """The facts to show the LLM; a pending hand edit of MEMORY.md goes in first."""
         self.engine.reconcile_markdown()
+        return self.facts()
+
+    def facts(self) -> list[Memory]:
+        """The facts a compaction shows the LLM, as stored now (blocking; no write)."""
         with self.engine.store.locked_records() as records:
             return rendered_order(_compacted(records).values())
+
+    def run[T](self, func: Callable[[], T]) -> Awaitable[T]:
+        """Run blocking work as this compactor does (on the backend's worker)."""
+        return self._run(func)
 
     def _apply(
         self, base: list[Memory], bullets: list[tuple[str, str]]

@@ -18,6 +18,7 @@ from typing import Any, Final, Literal
 
 from ..errors import DuplicateIdError, InvalidMemoryError, MemoryFullError
 from .journal import encode_access, encode_delete, encode_put
+from .list_filters import memory_filter
 from .models import (
     DEFAULT_CATEGORY,
     DEFAULT_SOURCE,
@@ -302,8 +303,13 @@ class MemoryStore(StoreFiles):
         scope: str | None = None,
         tags: Sequence[str] | str | None = None,
         sort: SortOrder = "newest",
+        origin: str | None = None,
+        last_used: str | None = None,
     ) -> MemoryPage:
-        """A page of memories matching every filter given, in the chosen order."""
+        """A page of memories matching every filter given, in the chosen order.
+
+        `origin` and `last_used` are the filters of `list_filters`.
+        """
         if not _is_int(offset) or not _is_int(limit) or offset < 0 or limit < 1:
             raise InvalidMemoryError(
                 "invalid_paging", "offset must be >= 0 and limit >= 1"
@@ -316,6 +322,7 @@ class MemoryStore(StoreFiles):
             )
         wanted_category = validate_category(category) if category else None
         wanted_tags = _tags_to_find(tags)
+        passes = memory_filter(origin, last_used, self._clock())
         with self._read() as records:
             matches = [
                 m
@@ -323,6 +330,7 @@ class MemoryStore(StoreFiles):
                 if (wanted_category is None or m.category == wanted_category)
                 and (scope is None or m.scope == scope)
                 and wanted_tags.issubset(m.tags)
+                and (passes is None or passes(m))
             ]
         matches.sort(key=_SORT_KEYS[sort], reverse=sort != "oldest")
         return MemoryPage(

@@ -49,6 +49,11 @@ export class MemoryApi {
   readConfig() { return this.call("GET", "/api/memory/config"); }
   writeConfig(changes) { return this.call("PUT", "/api/memory/config", { body: changes }); }
   compact() { return this.call("POST", "/api/auto-memory/compact"); }
+  // What compacting would change (nothing written), then exactly that plan applied.
+  previewCompaction() { return this.call("POST", "/api/auto-memory/compact/preview"); }
+  applyCompaction(revision) {
+    return this.call("POST", "/api/auto-memory/compact/apply", { body: { revision } });
+  }
   undoCompaction() { return this.call("POST", "/api/auto-memory/undo"); }
   compactions() { return this.call("GET", "/api/auto-memory/compactions"); }
   working() { return this.call("GET", "/memory/working"); }

@@ -161,6 +161,11 @@ details.advanced > summary { cursor: pointer; font-weight: 600; }
 .card-foot .origin[open] { flex-basis: 100%; }
 .origin summary { cursor: pointer; color: var(--am-muted); font-size: 13px; }
 .card-foot .actions { margin-left: auto; }
+/* Filter chips, as Home Assistant draws them: one pressed per row, with a tick. */
+.chip-row { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; margin: 6px 0; }
+.chip-label { color: var(--am-muted); font-size: 13px; min-width: 150px; }
+.filter-chip { border-radius: 8px; min-height: 32px; padding: 4px 12px; font-size: 14px; white-space: nowrap; }
+.filter-chip[aria-pressed="true"] { background: color-mix(in srgb, var(--am-accent) 18%, var(--am-card)); border-color: var(--am-accent-ink); font-weight: 500; }
 .filter-box > summary { cursor: pointer; color: var(--am-muted); font-size: 13px; margin: 4px 0; }
 @media (max-width: 600px) {
   main { padding: 4px 10px 24px; }
@@ -169,5 +174,8 @@ details.advanced > summary { cursor: pointer; font-weight: 600; }
   .card { padding: 8px 10px; }
   .card-foot .actions button { min-height: 32px; padding: 4px 12px; }
   .messages { padding: 0 10px; }
+  /* A row of chips scrolls sideways rather than taking the screen. */
+  .chip-row { flex-wrap: nowrap; overflow-x: auto; }
+  .chip-label { min-width: 0; }
 }
 `;

@@ -2,9 +2,10 @@ import { HaTransport } from "./transport-ha.js";
 
 // "About me" in Home Assistant: the REST calls the views make, answered with the
 // websocket commands scoped to the signed-in user (their own memories and
-// conversations; any user, not only administrators). What those commands cannot do
-// (add, search on the server, restore, the household's counts) is answered here or
-// refused as the REST API would.
+// conversations; any user, not only administrators). A memory added here is the
+// person's own; the undo of a delete puts theirs back. What those commands cannot do
+// (search on the server, the household's counts) is answered here or refused as the
+// REST API would.
 const SEARCH_SCAN = 200; // the most the list command gives at once
 
 export class MeTransport extends HaTransport {
@@ -38,9 +39,18 @@ export class MeTransport extends HaTransport {
           sort: query.sort ?? "newest",
           ...(query.category ? { category: query.category } : {}),
           ...(query.tag ? { tags: query.tag } : {}),
+          ...(query.origin ? { origin: query.origin } : {}),
+          ...(query.last_used ? { last_used: query.last_used } : {}),
         });
         return { ...page, hasMore: page.offset + page.items.length < page.total };
       }
+      case "POST /memory/long-term": {
+        const { content, category, tags } = body;
+        return (await call("assist_memory/memories/add", { content, category, tags })).memory;
+      }
+      // Only the undo of a delete: the person's own memories back as they were.
+      case "POST /memory/import":
+        return call("assist_memory/memories/restore", { memories: body.document });
       case "GET /memory/long-term/{id}":
         return (await call("assist_memory/memories/get",
           { memory_id: decodeURIComponent(memoryId) })).memory;

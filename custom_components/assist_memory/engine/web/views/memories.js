@@ -4,6 +4,20 @@ import { download, exportFile } from "../exports.js";
 
 export const CATEGORIES = ["preference", "fact", "pattern", "event", "person", "routine", "note"];
 const SORTS = ["newest", "most_used", "updated", "oldest"];
+// The list API's filters by origin and last use (the server's buckets: 7 and 90 days).
+const ORIGINS = ["stated", "learned"];
+const LAST_USED = ["recent", "dormant", "never"];
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+function originOf(memory) {
+  return memory.source === "user_stated" ? "stated" : "learned";
+}
+
+function usedIn(memory, bucket) {
+  if (!memory.last_accessed) return bucket === "never";
+  const since = Date.now() - new Date(memory.last_accessed).getTime();
+  return { recent: since <= 7 * DAY_MS, dormant: since > 90 * DAY_MS }[bucket] ?? false;
+}
 const PAGE_SIZE = 20;
 const SEARCH_LIMIT = 50;
 // Typing faster than this is one search, of the text at the pause.
@@ -29,7 +43,9 @@ function highlight(text, words) {
 export class MemoriesView {
   constructor(ctx) {
     this.ctx = ctx;
-    this.filters = { category: "", scope: "", tag: "", sort: "newest" };
+    this.filters = {
+      category: "", scope: "", tag: "", origin: "", last_used: "", sort: "newest",
+    };
     this.query = "";
     this.offset = 0;
     this.element = h("section", { "aria-labelledby": "memories-title" });
@@ -67,9 +83,10 @@ export class MemoriesView {
       const ids = this.shownIds;
       return (memory) => ids.has(memory.id);
     }
-    const { category, scope, tag } = this.filters;
+    const { category, scope, tag, origin, last_used: lastUsed } = this.filters;
     return (memory) => (!category || memory.category === category)
-      && (!scope || memory.scope === scope) && (!tag || memory.tags.includes(tag));
+      && (!scope || memory.scope === scope) && (!tag || memory.tags.includes(tag))
+      && (!origin || originOf(memory) === origin) && (!lastUsed || usedIn(memory, lastUsed));
   }
 
   // How full the memory is, warning from 90 % with the way to raise the limit.
@@ -103,10 +120,9 @@ export class MemoriesView {
       fill(this.element,
         h("div", { class: "bar" },
           h("h2", { id: "memories-title" }, t("memories.title")),
-          // A person sees, corrects and deletes their memories; adding and clearing
-          // are the household's administrators'.
-          this.ctx.personal ? null
-            : h("button", { class: "primary", onclick: () => this.add() }, t("memories.add")),
+          // A person sees, adds, corrects and deletes their own memories; clearing
+          // is the household's administrators'.
+          h("button", { class: "primary", onclick: () => this.add() }, t("memories.add")),
           this.ctx.personal ? null
             : h("button", { class: "danger", onclick: () => this.clearAll() }, t("memories.clear"))),
         h("div", { role: "search", class: "searchbar" },
@@ -138,8 +154,18 @@ export class MemoriesView {
     this.renderBulk();
   }
 
+  // Filters as chips (one pressed per row) in Home Assistant's look; the tag and the
+  // order as fields.
   filterBar() {
     const { t, people } = this.ctx;
+    const chips = (label, name, values, labelOf) => h("div", {
+      class: "chip-row", role: "group", "aria-label": label,
+    }, h("span", { class: "chip-label", "aria-hidden": "true" }, label),
+    values.map((value) => h("button", {
+      type: "button", class: "filter-chip", "aria-pressed": String(this.filters[name] === value),
+      onclick: () => this.filter(name, value),
+    }, this.filters[name] === value ? h("span", { "aria-hidden": "true" }, "✓ ") : null,
+    labelOf(value))));
     const select = (label, name, values, labelOf) => field(label, h("select", {
       onchange: (event) => this.filter(name, event.target.value),
     }, values.map((value) => h("option", { value, selected: this.filters[name] === value },
@@ -152,11 +178,17 @@ export class MemoriesView {
       ontoggle: (event) => {
         if (event.target.open !== open) this.filtersOpen = event.target.open;
       },
-    }, h("summary", {}, t("memories.filters")), h("div", { class: "filters" },
-      select(t("memories.person"), "scope", ["", ...people.scopes()],
-        (value) => (value ? people.name(value) : t("memories.everyone"))),
-      select(t("memories.category"), "category", ["", ...CATEGORIES],
-        (value) => (value ? t(`category.${value}`) : t("memories.all"))),
+    }, h("summary", {}, t("memories.filters")),
+    // One person sees only their own: no person to pick.
+    this.ctx.personal ? null : chips(t("memories.person"), "scope", ["", ...people.scopes()],
+      (value) => (value ? people.name(value) : t("memories.everyone"))),
+    chips(t("memories.category"), "category", ["", ...CATEGORIES],
+      (value) => (value ? t(`category.${value}`) : t("memories.all"))),
+    chips(t("memories.origin"), "origin", ["", ...ORIGINS],
+      (value) => (value ? t(`origin.${value}`) : t("memories.any"))),
+    chips(t("memories.lastUsed"), "last_used", ["", ...LAST_USED],
+      (value) => (value ? t(`used.${value}`) : t("memories.any"))),
+    h("div", { class: "filters" },
       field(t("memories.tag"), h("input", {
         type: "search", value: this.filters.tag, placeholder: "#",
         // "#anna" and "anna" find the same tag.
@@ -168,7 +200,7 @@ export class MemoriesView {
   card(memory, words) {
     const { t, language, people } = this.ctx;
     const meta = memory.metadata ?? {};
-    const stated = memory.source === "user_stated";
+    const stated = originOf(memory) === "stated";
     return h("li", { class: "card" },
       h("label", { class: "select" },
         h("input", {
@@ -255,7 +287,7 @@ export class MemoriesView {
       await this.show();
     });
     if (!done) return;
-    this.ctx.notify(t("bulk.deleted", { count: memories.length }), this.ctx.personal ? null : {
+    this.ctx.notify(t("bulk.deleted", { count: memories.length }), {
       label: t("undo"),
       run: async () => {
         await api.restore(memories);
@@ -367,7 +399,7 @@ export class MemoriesView {
       this.ctx.notify(t("memories.alreadyGone"));
       return;
     }
-    this.ctx.notify(t("memories.deleted"), this.ctx.personal ? null : {
+    this.ctx.notify(t("memories.deleted"), {
       label: t("undo"),
       run: async () => {
         await api.restore([memory]);

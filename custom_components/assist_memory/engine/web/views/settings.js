@@ -8,12 +8,14 @@ const MAIN = ["conversationRetentionDays", "dailyLogRetentionDays", "learnFromOt
 const CHOICES = { promptMode: ["system", "prefix"] };
 
 // The settings a person decides, with help; the rest under Advanced, each explained;
-// compaction (disabled, with the reason, while it cannot run) with what it changed.
+// compaction (disabled, with the reason, while it cannot run): what it would change
+// shown first, applied on request, then what it changed, with undo.
 export class SettingsView {
   constructor(ctx) {
     this.ctx = ctx;
     this.element = h("section", { "aria-labelledby": "settings-title" });
     this.lastCompaction = null; // {removed, added} of the last compaction here
+    this.preview = null; // what compacting would change, until applied or cancelled
   }
 
   async show() {
@@ -59,6 +61,7 @@ export class SettingsView {
         }, t("compaction.run")),
         h("button", { onclick: () => this.undo() }, t("compaction.undo"))),
       canCompact ? null : h("p", { id: "compaction-why", class: "hint" }, t("compaction.why")),
+      this.preview ? this.diff(changes(this.preview), this.preview) : null,
       this.lastCompaction ? this.diff(this.lastCompaction) : null,
       compactions.items.length
         ? h("ul", { class: "plain", "aria-label": t("compaction.backups") },
@@ -85,32 +88,50 @@ export class SettingsView {
       h("p", { id: `help-${name}`, class: "hint" }, t(`help.${name}`)));
   }
 
-  // What the last compaction changed: the memories it took away and those it wrote.
-  diff({ removed, added }) {
+  // A compaction's changes: the memories taken away (struck through) and the text
+  // written. `preview`: what it would change, with Apply.
+  diff({ removed, added }, preview = null) {
     const { t } = this.ctx;
-    return h("section", { class: "diff", "aria-labelledby": "diff-title" },
-      h("h3", { id: "diff-title" }, t("compaction.changes")),
+    const id = preview ? "preview-title" : "diff-title";
+    return h("section", { class: "diff", "aria-labelledby": id },
+      h("h3", { id }, t(preview ? "compaction.preview" : "compaction.changes")),
       h("div", { class: "diff-columns" },
         h("div", {},
           h("h4", {}, t("compaction.removed", { count: removed.length })),
           h("ul", { class: "removed" }, removed.map((text) => h("li", {}, h("del", {}, text))))),
         h("div", {},
           h("h4", {}, t("compaction.added", { count: added.length })),
-          h("ul", { class: "added" }, added.map((text) => h("li", {}, h("ins", {}, text)))))));
+          h("ul", { class: "added" }, added.map((text) => h("li", {}, h("ins", {}, text)))))),
+      preview ? h("div", { class: "actions" },
+        h("button", { onclick: () => { this.preview = null; this.ctx.run(() => this.show()); } },
+          t("cancel")),
+        h("button", { class: "primary", onclick: () => this.apply(preview) },
+          t("compaction.apply"))) : null);
   }
 
+  // Compact now: first what it would change; Apply runs exactly that.
   compact() {
-    const { api } = this.ctx;
     return this.ctx.run(async () => {
-      const before = contents(await api.exportAll());
-      const answer = await api.compact();
-      const after = contents(await api.exportAll());
-      this.lastCompaction = answer.message ? null : {
-        removed: [...before].filter((text) => !after.has(text)),
-        added: [...after].filter((text) => !before.has(text)),
-      };
+      const answer = await this.ctx.api.previewCompaction();
+      const planned = answer.message ? null : changes(answer);
+      const nothing = planned && !planned.removed.length && !planned.added.length;
+      this.lastCompaction = null;
+      this.preview = planned && !nothing ? answer : null;
       await this.show();
-      this.ctx.notify(this.describe(answer));
+      if (answer.message) this.ctx.notify(this.describe(answer));
+      else if (nothing) this.ctx.notify(this.ctx.t("compaction.nothing"));
+    });
+  }
+
+  // Applied unless the memories changed since the preview: then the fresh one shows.
+  apply(preview) {
+    return this.ctx.run(async () => {
+      const answer = await this.ctx.api.applyCompaction(preview.revision);
+      this.preview = answer.applied === false ? answer.preview : null;
+      this.lastCompaction = answer.applied ? changes(preview) : null;
+      await this.show();
+      this.ctx.notify(answer.applied === false
+        ? this.ctx.t("compaction.stale") : this.describe(answer));
     });
   }
 
@@ -131,8 +152,16 @@ export class SettingsView {
   }
 }
 
-function contents(document_) {
-  return new Set(document_.memories.map((memory) => memory.content));
+// A preview's changes as texts: what goes (removed, or rewritten from) and what is
+// written (rewritten to, or added).
+function changes(preview) {
+  return {
+    removed: [...preview.removed, ...preview.rewritten].map((memory) => memory.content),
+    added: [
+      ...preview.rewritten.map((memory) => memory.newContent),
+      ...preview.added.map((memory) => memory.content),
+    ],
+  };
 }
 
 function control(name, value, t) {
