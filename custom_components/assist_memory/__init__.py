@@ -13,18 +13,18 @@ from homeassistant.helpers.typing import ConfigType
 
 from .const import CONF_STORAGE, DOMAIN, STORAGE_REMOTE
 from .coordinator import MemoryCoordinator
-from .data import AssistMemoryConfigEntry, AssistMemoryData
 from .engine import LoadReport, LocalBackend, MemoryBackend, MemoryEngineError
 from .engine.backend.configure import apply_settings
 from .engine.storage.settings import StoreSettings
 from .follow import async_follow_if_asked, async_stop_following
-from .http import async_register_views
-from .llm_api import AssistMemoryAPI
+from .llm_tools import AssistMemoryAPI
 from .options import async_apply_options, compaction_llm, embedding_config, store_path
 from .panel import async_register_panel, async_register_static
 from .pipeline import async_set_pipeline_agent_if_asked
-from .remote_entry import async_open_remote
 from .repairs import async_report_rejected_edit, async_report_set_aside_files
+from .rest_views import async_register_views
+from .runtime_data import AssistMemoryConfigEntry, AssistMemoryData
+from .server_connection import async_open_remote
 from .services import async_setup_services
 from .websocket_api import async_register_commands
 

@@ -63,12 +63,12 @@ from .const import (
     STORAGE_EMBEDDED,
     STORAGE_REMOTE,
 )
-from .data import AssistMemoryConfigEntry
 from .engine.config import SETTINGS_BY_KEY, AnySetting
 from .engine.search.embeddings import EmbeddingClient, EmbeddingError
 from .options import DEFAULT_OPTIONS, embedding_config, store_path
 from .pipeline import is_memory_agent, pipelines_loaded
-from .remote_entry import async_check_server
+from .runtime_data import AssistMemoryConfigEntry
+from .server_connection import async_check_server
 
 
 def _remote_data(url: str, token: str) -> dict[str, str]:

@@ -27,7 +27,6 @@ from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
 from .chat_history import prepare_history, words_for_the_agent
 from .const import CONF_MEMORY_ENABLED, CONF_PROMPT_MODE, LOGGER, PROMPT_MODE_PREFIX
-from .data import AssistMemoryConfigEntry
 from .engine import MemoryEngineError
 from .engine.backend.answers import answer_command
 from .engine.conversation.compose import merge_prompts
@@ -36,8 +35,9 @@ from .engine.conversation.turns import TurnSettings
 from .engine.errors import BackendUnavailableError
 from .engine.language.commands import MemoryCommand, parse_command, reply_language
 from .entity import AssistMemoryEntity
-from .extraction import async_schedule_extraction
+from .learning import async_schedule_extraction
 from .options import wrapped_agent_id
+from .runtime_data import AssistMemoryConfigEntry
 
 PARALLEL_UPDATES = 0
 

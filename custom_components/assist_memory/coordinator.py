@@ -19,10 +19,10 @@ from homeassistant.helpers.debounce import Debouncer
 from homeassistant.helpers.update_coordinator import DataUpdateCoordinator, UpdateFailed
 
 from .const import DOMAIN, LOGGER
-from .data import AssistMemoryConfigEntry
 from .engine import MemoryEngineError, MemoryOperations, StoreStats
 from .engine.errors import AuthenticationError
 from .engine.http.remote_backend import RemoteBackend
+from .runtime_data import AssistMemoryConfigEntry
 
 CONNECTED_INTERVAL: Final = timedelta(seconds=30)
 RECONNECT_INTERVAL: Final = timedelta(seconds=10)

@@ -11,8 +11,8 @@ from homeassistant.core import HomeAssistant
 
 from .const import CONF_EMBEDDING_API_KEY, CONF_EMBEDDING_URL
 from .coordinator import MemoryCoordinator
-from .data import AssistMemoryConfigEntry
 from .engine import MemoryEngineError, StoreStats
+from .runtime_data import AssistMemoryConfigEntry
 
 # Keys, and the addresses of the memory server and the embedding endpoint (they
 # tell where a person's memories live and may carry credentials).

@@ -10,7 +10,7 @@ from homeassistant.helpers.device_registry import DeviceEntryType, DeviceInfo
 from homeassistant.helpers.entity import Entity
 
 from .const import DOMAIN
-from .data import AssistMemoryConfigEntry
+from .runtime_data import AssistMemoryConfigEntry
 
 
 class AssistMemoryEntity(Entity):

@@ -23,9 +23,9 @@ from homeassistant.components.conversation.const import ChatLogEventType
 from homeassistant.core import HomeAssistant, callback
 
 from .const import CONF_LEARN_FROM_OTHER_AGENTS, LOGGER
-from .data import AssistMemoryConfigEntry
 from .engine import MemoryEngineError
-from .extraction import async_schedule_extraction
+from .learning import async_schedule_extraction
+from .runtime_data import AssistMemoryConfigEntry
 
 
 @callback

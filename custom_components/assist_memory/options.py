@@ -24,7 +24,6 @@ from .const import (
     CONF_EXTRACTOR_ENTITY,
     DATA_FOLDER,
 )
-from .data import AssistMemoryConfigEntry
 from .engine import LocalBackend
 from .engine.backend.configure import apply_settings
 from .engine.config import DEFAULT_CONFIG
@@ -32,6 +31,7 @@ from .engine.search.embeddings import EmbeddingConfig
 from .engine.storage.paths import STORE_FILE_NAME
 from .follow import async_follow_if_asked
 from .ha_llm import HassLlmCaller
+from .runtime_data import AssistMemoryConfigEntry
 
 COMPACTION_TASK_NAME = "Assist Memory: compact the memories"
 

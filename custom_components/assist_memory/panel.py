@@ -24,7 +24,7 @@ from homeassistant.core import Event, HomeAssistant
 from homeassistant.helpers.translation import async_get_translations
 
 from .const import DOMAIN
-from .data import AssistMemoryConfigEntry
+from .runtime_data import AssistMemoryConfigEntry
 
 PANEL_URL_PATH: Final = "assist-memory"
 # "About me": every user's own memories and conversations (the scoped websocket API).

@@ -17,8 +17,8 @@ from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import entity_registry as er
 
 from .const import CONF_AGENT_ID, CONF_PIPELINE_AGENT, DOMAIN, LOGGER
-from .data import AssistMemoryConfigEntry
 from .options import wrapped_agent_id
+from .runtime_data import AssistMemoryConfigEntry
 
 PIPELINES_DOMAIN = "assist_pipeline"
 

@@ -14,8 +14,8 @@ from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 from homeassistant.helpers.update_coordinator import CoordinatorEntity
 
 from .coordinator import MemoryCoordinator
-from .data import AssistMemoryConfigEntry
 from .entity import AssistMemoryEntity
+from .runtime_data import AssistMemoryConfigEntry
 
 # The coordinator reads the counts; entities only show them.
 PARALLEL_UPDATES = 0

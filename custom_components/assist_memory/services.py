@@ -27,8 +27,7 @@ from homeassistant.helpers import config_validation as cv, service
 import probatio
 
 from .const import DOMAIN
-from .conversation_owner import async_conversation_owner
-from .data import AssistMemoryConfigEntry
+from .conversation_access import async_conversation_owner
 from .engine import (
     HOUSEHOLD_SCOPE,
     InvalidMemoryError,
@@ -40,6 +39,7 @@ from .engine import (
 from .engine.memory.compaction import CompactionResult
 from .engine.storage.store import SORT_ORDERS
 from .pipeline import async_set_pipeline_agent
+from .runtime_data import AssistMemoryConfigEntry
 
 ATTR_ID = "id"
 ATTR_CONTENT = "content"

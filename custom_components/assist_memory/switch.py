@@ -15,8 +15,8 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
 from .const import CONF_AUTO_EXTRACT
-from .data import AssistMemoryConfigEntry
 from .entity import AssistMemoryEntity
+from .runtime_data import AssistMemoryConfigEntry
 
 PARALLEL_UPDATES = 0
 

@@ -19,8 +19,8 @@ from homeassistant.components.websocket_api.decorators import (
 from homeassistant.core import HomeAssistant, callback
 import probatio
 
-from .api_host import EntryApiHost, loaded_entry
 from .engine.http.api import dispatch
+from .entry_api_host import EntryApiHost, loaded_entry
 from .websocket_conversations import async_register_conversation_commands
 from .websocket_events import async_register_event_commands
 from .websocket_import import async_register_import_commands

@@ -20,8 +20,8 @@ from homeassistant.components.websocket_api.decorators import (
 from homeassistant.core import HomeAssistant, callback
 import probatio
 
-from .api_host import loaded_entry
 from .engine import MemoryEngineError, TurnOperations
+from .entry_api_host import loaded_entry
 
 _CONVERSATION_ID = "conversation_id"
 _MAX_PAGE = 100

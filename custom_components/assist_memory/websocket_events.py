@@ -24,7 +24,7 @@ from homeassistant.components.websocket_api.messages import (
 from homeassistant.core import HomeAssistant, callback
 import probatio
 
-from .api_host import loaded_entry
+from .entry_api_host import loaded_entry
 
 SUBSCRIBE: Final = "assist_memory/subscribe"
 

@@ -34,11 +34,11 @@ from homeassistant.util.hass_dict import HassKey
 from homeassistant.util.ulid import ulid_now
 import probatio
 
-from .api_host import EntryApiHost, loaded_entry
 from .engine.http.aiohttp_requests import json_body
 from .engine.http.api import dispatch
 from .engine.http.memory_routes import MAX_IMPORT_BYTES
 from .engine.http.routing import ApiError, error_answer
+from .entry_api_host import EntryApiHost, loaded_entry
 
 BEGIN: Final = "assist_memory/import/begin"
 CHUNK: Final = "assist_memory/import/chunk"

@@ -32,7 +32,6 @@ from homeassistant.core import HomeAssistant, callback
 from homeassistant.exceptions import Unauthorized
 import probatio
 
-from .api_host import loaded_entry
 from .const import DOMAIN
 from .engine import (
     InvalidMemoryError,
@@ -43,6 +42,7 @@ from .engine import (
 )
 from .engine.storage.list_filters import LAST_USED, ORIGINS
 from .engine.storage.store import SORT_ORDERS
+from .entry_api_host import loaded_entry
 
 LIST: Final = "assist_memory/memories/list"
 GET: Final = "assist_memory/memories/get"

@@ -15,7 +15,7 @@ from custom_components.assist_memory.const import (
 )
 from custom_components.assist_memory.engine.http.memory_routes import ROUTES
 from custom_components.assist_memory.engine.http.routing import Route
-from custom_components.assist_memory.http import ha_path
+from custom_components.assist_memory.rest_views import ha_path
 
 from .agents import TASK_ENTITY_ID, LlmEntities
 

@@ -21,12 +21,12 @@ from homeassistant.core import HomeAssistant, callback
 from homeassistant.exceptions import Unauthorized
 from homeassistant.helpers.http import HomeAssistantView
 
-from .api_host import EntryApiHost, loaded_entry
 from .engine.http.aiohttp_requests import answer_route, json_response
 from .engine.http.memory_routes import ROUTES
 from .engine.http.openapi import openapi_document
 from .engine.http.routing import ApiResponse, Route, error_body
 from .engine.storage.models import DEFAULT_MAX_CONTENT_LENGTH
+from .entry_api_host import EntryApiHost, loaded_entry
 
 URL_PREFIX: Final = "/api/assist_memory"
 

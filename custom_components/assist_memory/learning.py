@@ -11,12 +11,12 @@ from __future__ import annotations
 from homeassistant.core import HomeAssistant, callback
 
 from .const import CONF_AUTO_EXTRACT, CONF_EXTRACTOR_ENTITY, LOGGER
-from .data import AssistMemoryConfigEntry
 from .engine import HOUSEHOLD_SCOPE, MemoryEngineError
 from .engine.conversation.turns import ExtractionBatch, LearnSettings
 from .engine.language.facts import Fact
 from .engine.language.llm_facts import LLM_EXTRACTION_INSTRUCTIONS, parse_llm_facts
 from .ha_llm import FACTS_STRUCTURE, async_ask
+from .runtime_data import AssistMemoryConfigEntry
 
 TASK_NAME = "Assist Memory: learn from a conversation"
 

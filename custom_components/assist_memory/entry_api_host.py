@@ -7,9 +7,9 @@ from typing import Any
 from homeassistant.core import HomeAssistant
 
 from .const import DOMAIN
-from .data import AssistMemoryConfigEntry
 from .engine import MemoryBackend
 from .options import DEFAULT_OPTIONS, async_apply_options
+from .runtime_data import AssistMemoryConfigEntry
 
 
 def loaded_entry(hass: HomeAssistant) -> AssistMemoryConfigEntry | None:

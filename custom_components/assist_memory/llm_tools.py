@@ -24,7 +24,6 @@ from homeassistant.util.json import JsonObjectType
 import probatio
 
 from .const import CONF_ENABLE_AGENTIC_SEARCH, DOMAIN
-from .data import AssistMemoryConfigEntry
 from .engine import (
     CATEGORIES,
     DocumentOperations,
@@ -39,6 +38,7 @@ from .engine.documents.markdown import render_markdown
 from .engine.language.commands import scopes_about
 from .engine.language.provenance import Provenance
 from .engine.storage.models import utc_time
+from .runtime_data import AssistMemoryConfigEntry
 
 API_PROMPT = (
     "You have a long-term memory for this household (tools: read_memory, search_memory, "

@@ -14,10 +14,10 @@ from homeassistant.exceptions import ConfigEntryAuthFailed, ConfigEntryNotReady
 from homeassistant.helpers.aiohttp_client import async_get_clientsession
 
 from .const import DOMAIN, LOGGER
-from .data import AssistMemoryConfigEntry
 from .engine import MemoryEngineError
 from .engine.errors import AuthenticationError
 from .engine.http.remote_backend import RemoteBackend
+from .runtime_data import AssistMemoryConfigEntry
 
 
 def remote_backend(hass: HomeAssistant, url: str, token: str) -> RemoteBackend:
