@@ -35,6 +35,7 @@ from .engine.conversation.turns import TurnSettings
 from .engine.errors import BackendUnavailableError
 from .engine.language.commands import MemoryCommand, parse_command, reply_language
 from .entity import AssistMemoryEntity
+from .follow import async_mark_own_conversation
 from .learning import async_schedule_extraction
 from .options import wrapped_agent_id
 from .runtime_data import AssistMemoryConfigEntry
@@ -83,7 +84,7 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
     ) -> conversation.ConversationResult:
         """Gather memory, let the wrapped agent answer, then learn in the background."""
         backend = self.entry.runtime_data.backend
-        self.entry.runtime_data.own_conversations.add(chat_log.conversation_id)
+        async_mark_own_conversation(self.entry, chat_log.conversation_id)
         agent_id = self.wrapped_agent_id
         uses_llm = agent_id != conversation.HOME_ASSISTANT_AGENT
         # Memory off (the `enabled` option): every turn passes through untouched.

@@ -21,6 +21,7 @@ from typing import Any
 from homeassistant.components.conversation.chat_log import async_subscribe_chat_logs
 from homeassistant.components.conversation.const import ChatLogEventType
 from homeassistant.core import HomeAssistant, callback
+from homeassistant.helpers.chat_session import current_session
 
 from .const import CONF_LEARN_FROM_OTHER_AGENTS, LOGGER
 from .engine import MemoryEngineError
@@ -36,6 +37,22 @@ def async_follow_if_asked(hass: HomeAssistant, entry: AssistMemoryConfigEntry) -
         async_stop_following(entry)
     elif data.stop_following is None:
         data.stop_following = _async_follow_other_agents(hass, entry)
+
+
+@callback
+def async_mark_own_conversation(
+    entry: AssistMemoryConfigEntry, conversation_id: str
+) -> None:
+    """Keep the memory agent's conversation out of following while its session lasts.
+
+    Let go when Home Assistant ends the chat session, so the set stays small.
+    """
+    own = entry.runtime_data.own_conversations
+    if conversation_id in own:
+        return
+    own.add(conversation_id)
+    if (session := current_session.get()) is not None:
+        session.async_on_cleanup(lambda: own.discard(conversation_id))
 
 
 @callback

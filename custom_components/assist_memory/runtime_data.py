@@ -28,7 +28,8 @@ class AssistMemoryData:
     store_path: Path | None
     load_report: LoadReport
     coordinator: MemoryCoordinator
-    # Conversations the memory agent handles (not learned twice from chat logs).
+    # Conversations the memory agent handles now (not learned twice from chat
+    # logs); each let go when its chat session ends (`follow`).
     own_conversations: set[str] = field(default_factory=set)
     # The options the running memory has (`options.async_apply_options`).
     applied_options: dict[str, Any] = field(default_factory=dict)

@@ -311,6 +311,22 @@ async def test_learning_from_other_agents(
     assert await contents(hass) == ["The household's dog is called Rex"]
 
 
+async def test_the_agents_own_conversations_are_let_go_with_their_chat_logs(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry
+) -> None:
+    """Kept apart from other agents' only while Home Assistant keeps the chat log."""
+    own = loaded_entry.runtime_data.own_conversations
+    first = await say(hass, "Hello")
+    assert first.conversation_id in own
+    await say(hass, "Hello again", first.conversation_id)
+
+    await forget_chat_logs(hass)
+
+    assert first.conversation_id not in own
+    second = await say(hass, "Hello")
+    assert own == {second.conversation_id}
+
+
 @pytest.mark.parametrize(
     "entry_options",
     [
