@@ -835,7 +835,6 @@ def test_exact_duplicate_is_a_refresh() -> None:
     assert not plan.adds
     assert not plan.replacements
     assert not plan.skipped
-    assert plan.has_changes
 
 
 @pytest.mark.parametrize(
@@ -1001,7 +1000,6 @@ def test_empty_plan() -> None:
     plan = plan_write_back([], [_memory("m1", "x")], scope="household")
 
     assert plan == WriteBackPlan()
-    assert not plan.has_changes
 
 
 def test_extract_plan_and_apply_to_a_real_store(

@@ -57,7 +57,6 @@ def test_first_extraction_needs_four_messages_but_no_wait(
     throttle.note_message("s1")
 
     assert throttle.should_extract("s1")
-    assert throttle.pending_messages("s1") == 4
 
 
 def test_after_an_extraction_both_time_and_messages_are_needed(
@@ -65,7 +64,7 @@ def test_after_an_extraction_both_time_and_messages_are_needed(
 ) -> None:
     throttle.note_message("s1", 4)
     throttle.mark_extracted("s1")
-    assert throttle.pending_messages("s1") == 0
+    assert not throttle.should_extract("s1"), "no new message since"
 
     throttle.note_message("s1", 4)
     clock.advance(59.9)
@@ -94,7 +93,7 @@ def test_sessions_are_independent(
     assert not throttle.should_extract("kitchen")
 
     throttle.forget("kitchen")
-    assert throttle.pending_messages("kitchen") == 0
+    assert not throttle.should_extract("kitchen"), "its messages are forgotten"
     throttle.note_message("kitchen", 4)
     assert throttle.should_extract("kitchen"), "a forgotten session starts afresh"
     throttle.forget("never-seen")
@@ -141,13 +140,11 @@ def test_flush_once_per_cycle_at_75_percent() -> None:
 
     assert not tracker.should_flush("s", 7499, 10000)
     assert tracker.should_flush("s", 7500, 10000)
-    assert tracker.flushed("s")
     assert not tracker.should_flush("s", 8000, 10000), "only once per cycle"
     assert not tracker.should_flush("s", 9999, 10000)
 
-    tracker.reset_cycle("s")
+    tracker.forget("s")
 
-    assert not tracker.flushed("s")
     assert not tracker.should_flush("s", 1000, 10000)
     assert tracker.should_flush("s", 9000, 10000), "a new cycle flushes again"
 
@@ -163,24 +160,12 @@ def test_flush_sessions_are_independent() -> None:
     assert tracker.should_flush("a", 90, 100)
 
 
-def test_compaction_start_is_the_last_chance() -> None:
-    tracker = FlushTracker()
-
-    assert tracker.should_flush_before_compaction("s"), "no flush yet in this cycle"
-    assert not tracker.should_flush_before_compaction("s")
-    assert not tracker.should_flush("s", 99, 100)
-
-    tracker.reset_cycle("s")
-    assert tracker.should_flush("s", 99, 100)
-    assert not tracker.should_flush_before_compaction("s"), "already flushed"
-
-
 def test_unknown_context_size_never_flushes() -> None:
     tracker = FlushTracker()
 
     assert not tracker.should_flush("s", 500, 0)
     assert not tracker.should_flush("s", 500, -1)
-    assert not tracker.flushed("s")
+    assert tracker.should_flush("s", 80, 100), "the cycle is still open"
 
 
 def test_custom_threshold() -> None:

@@ -380,15 +380,6 @@ class ConversationLog:
             db.execute("COMMIT")
         return changed
 
-    def count_since_collected(self, session_id: str) -> int:
-        """How many messages of the session extraction has not looked at yet."""
-        with self._locked() as db:
-            row = db.execute(
-                "SELECT COUNT(*) FROM messages WHERE session_id=? AND collected=0",
-                (session_id,),
-            ).fetchone()
-        return int(row[0])
-
     def existing_messages(self, message_ids: Iterable[int]) -> set[int]:
         """Which of these message ids the log still holds."""
         wanted = sorted(set(message_ids))

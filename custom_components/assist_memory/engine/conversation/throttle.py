@@ -77,11 +77,6 @@ class ExtractionThrottle:
             raise ValueError("count must not be negative")
         self._state(session_id).new_messages += count
 
-    def pending_messages(self, session_id: str) -> int:
-        """New messages since the session's last extraction."""
-        state = self._sessions.get(session_id)
-        return state.new_messages if state else 0
-
     def should_extract(self, session_id: str) -> bool:
         """True when enough messages and enough time since the last extraction.
 
@@ -117,9 +112,7 @@ class FlushTracker:
     """The pre-compaction flush: once per compaction cycle and session.
 
     `should_flush` turns true once when usage reaches `threshold` of the context;
-    `should_flush_before_compaction` is the last chance when compaction starts and no
-    flush happened in the cycle. `reset_cycle` starts a new cycle (call it when the
-    conversation was compacted or cleared).
+    `forget` starts a new cycle (the conversation ended or was cleared).
     """
 
     def __init__(self, threshold: float = DEFAULT_FLUSH_THRESHOLD) -> None:
@@ -139,21 +132,6 @@ class FlushTracker:
         self._flushed.add(session_id)
         return True
 
-    def should_flush_before_compaction(self, session_id: str) -> bool:
-        """True when compaction starts and this cycle has not flushed yet."""
-        if session_id in self._flushed:
-            return False
-        self._flushed.add(session_id)
-        return True
-
-    def flushed(self, session_id: str) -> bool:
-        """Whether this cycle of the session has flushed."""
-        return session_id in self._flushed
-
-    def reset_cycle(self, session_id: str) -> None:
-        """The conversation was compacted or cleared: the next threshold flushes again."""
-        self._flushed.discard(session_id)
-
     def forget(self, session_id: str) -> None:
-        """Drop the session (same as `reset_cycle`; named for symmetry)."""
+        """Drop the session: the next threshold flushes again."""
         self._flushed.discard(session_id)

@@ -40,11 +40,6 @@ class WriteBackPlan:
     skipped: list[tuple[Fact, str]] = field(default_factory=list)
     refreshed_with: dict[str, Fact] = field(default_factory=dict)
 
-    @property
-    def has_changes(self) -> bool:
-        """Whether the caller has anything to write."""
-        return bool(self.adds or self.refreshes or self.replacements)
-
 
 _SUBJECT_WORDS: Final = re.compile(
     r"\b(?:the\s+)?(?:user|household)(?:'s)?\b|用户家的|用户家|用户的|用户|用戶的|用戶",

@@ -285,11 +285,6 @@ class MemoryCompactor:
         """True while a compaction or an undo runs."""
         return self._running
 
-    @property
-    def last_attempt(self) -> datetime | None:
-        """When the LLM was last asked (the cooldown starts there), or None."""
-        return self._last_attempt
-
     def fact_count(self) -> int:
         """How many memories a compaction would work on (blocking)."""
         with self.engine.store.locked_records() as records:
