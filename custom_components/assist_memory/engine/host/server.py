@@ -1,6 +1,6 @@
 """The standalone memory server (and the add-on's): the REST API, the web UI, /health.
 
-Routes are the engine's (`rest.py`) at the memory server's REST paths (`/api/memory/main`,
+Routes are the engine's (`http/api.py`) at the memory server's REST paths (`/api/memory/main`,
 `/memory/long-term`, ...), the OpenAPI document at `/openapi.json`, the web UI
 (`web/`) at `/`. Everything but `/health` and the UI's files needs the bearer token
 (compared in constant time); in the add-on, requests from the Supervisor's ingress

@@ -1,8 +1,8 @@
 """The REST API's building blocks: routes, requests, answers, errors, parameters.
 
-Handlers live in `rest.py` (memories, settings, compaction) and `rest_turns.py`
-(conversation turns, for a Home Assistant that keeps its memory in the add-on); `api.py`
-gathers them. Each `Route` names its method, its path (the memory server's REST paths: `/api/memory/main`,
+Handlers live in `memory_routes.py` (memories, settings), `compaction_routes.py` and
+`turn_routes.py` (conversation turns, for a Home Assistant that keeps its memory in the
+add-on); `api.py` gathers them. Each `Route` names its method, its path (the memory server's REST paths: `/api/memory/main`,
 `/memory/long-term/{id}`, ...), its parameters and its handler. A handler gets the
 `ApiHost` it runs in (its backend and its settings) and an `ApiRequest` (path
 parameters, query and parsed JSON body) and answers an `ApiResponse`. The routes also

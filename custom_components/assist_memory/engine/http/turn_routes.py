@@ -1,10 +1,10 @@
 """The REST API's routes for a Home Assistant that keeps its memory in the add-on.
 
-The memory API (`rest.py`) covers memories, settings and compaction; the memory agent
-also needs the conversation turns (begin, end, learn, ...) and a few operations with
-the full parameters of the `MemoryBackend` protocol (search with scopes and topic,
-prompts, the daily log, reindex, compaction when due). `RemoteBackend` calls these;
-bodies and answers are the JSON forms of `turn_json.py`.
+The memory API (`memory_routes.py`, `compaction_routes.py`) covers memories, settings
+and compaction; the memory agent also needs the conversation turns (begin, end, learn,
+...) and a few operations with the full parameters of the `MemoryBackend` protocol
+(search with scopes and topic, prompts, the daily log, reindex, compaction when due). `RemoteBackend` calls these;
+bodies and answers are the JSON forms of `turn_wire.py`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """JSON forms of what crosses the wire around a conversation turn.
 
-The server's turn routes (`rest_turns.py`) and the remote backend (`remote.py`) use the
+The server's turn routes (`turn_routes.py`) and the remote backend (`remote_backend.py`) use the
 same functions, so the two sides cannot disagree. Readers check every field: a missing
 or mistyped one raises InvalidMemoryError with the code `bad_request` (a 400 answer on
 the server, a clear error in the client).
