@@ -18,10 +18,13 @@ import pytest
 import voluptuous as vol
 import yaml
 
-from assist_memory_engine.config import SETTINGS_BY_KEY, AnySetting
-from assist_memory_engine.host.discovery import SERVICE
-from assist_memory_engine.host.serve_cli import LOG_LEVELS, SERVER_KEYS
-from assist_memory_engine.host.server import DEFAULT_PORT
+from custom_components.assist_memory.engine.config import SETTINGS_BY_KEY, AnySetting
+from custom_components.assist_memory.engine.host.discovery import SERVICE
+from custom_components.assist_memory.engine.host.serve_cli import (
+    LOG_LEVELS,
+    SERVER_KEYS,
+)
+from custom_components.assist_memory.engine.host.server import DEFAULT_PORT
 
 ROOT = Path(__file__).resolve().parents[2]
 ADDON = ROOT / "addon"

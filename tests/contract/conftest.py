@@ -13,9 +13,9 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from assist_memory_engine.backend.local import LocalBackend
-from assist_memory_engine.backend.protocol import MemoryBackend
-from assist_memory_engine.http.remote_backend import RemoteBackend
+from custom_components.assist_memory.engine.backend.local import LocalBackend
+from custom_components.assist_memory.engine.backend.protocol import MemoryBackend
+from custom_components.assist_memory.engine.http.remote_backend import RemoteBackend
 from tests.support.memory_server import MemoryServer
 
 

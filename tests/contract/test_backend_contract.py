@@ -7,13 +7,16 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from assist_memory_engine.backend.answers import answer_command
-from assist_memory_engine.backend.protocol import MemoryBackend
-from assist_memory_engine.conversation.turns import LearnSettings, TurnSettings
-from assist_memory_engine.errors import MemoryEngineError
-from assist_memory_engine.language.commands import parse_command
-from assist_memory_engine.language.facts import Fact
-from assist_memory_engine.storage.settings import StoreSettings
+from custom_components.assist_memory.engine.backend.answers import answer_command
+from custom_components.assist_memory.engine.backend.protocol import MemoryBackend
+from custom_components.assist_memory.engine.conversation.turns import (
+    LearnSettings,
+    TurnSettings,
+)
+from custom_components.assist_memory.engine.errors import MemoryEngineError
+from custom_components.assist_memory.engine.language.commands import parse_command
+from custom_components.assist_memory.engine.language.facts import Fact
+from custom_components.assist_memory.engine.storage.settings import StoreSettings
 
 EAGER = LearnSettings(min_interval=timedelta(0), min_messages=1)
 

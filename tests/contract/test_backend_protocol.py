@@ -11,15 +11,15 @@ from typing import Any
 
 import pytest
 
-from assist_memory_engine.backend.local import LocalBackend
-from assist_memory_engine.backend.protocol import (
+from custom_components.assist_memory.engine.backend.local import LocalBackend
+from custom_components.assist_memory.engine.backend.protocol import (
     CompactionOperations,
     DocumentOperations,
     MemoryBackend,
     MemoryOperations,
     TurnOperations,
 )
-from assist_memory_engine.http.remote_backend import RemoteBackend
+from custom_components.assist_memory.engine.http.remote_backend import RemoteBackend
 
 PARTS = (MemoryOperations, DocumentOperations, CompactionOperations, TurnOperations)
 

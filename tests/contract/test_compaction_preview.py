@@ -19,11 +19,16 @@ import aiohttp
 import pytest
 import pytest_socket
 
-from assist_memory_engine.backend.local import LocalBackend, MemoryBackend
-from assist_memory_engine.http.remote_backend import RemoteBackend
-from assist_memory_engine.language.llm import OpenAiChatCaller
-from assist_memory_engine.memory.compaction import CompactionResult
-from assist_memory_engine.memory.compaction_preview import CompactionPreview
+from custom_components.assist_memory.engine.backend.local import (
+    LocalBackend,
+    MemoryBackend,
+)
+from custom_components.assist_memory.engine.http.remote_backend import RemoteBackend
+from custom_components.assist_memory.engine.language.llm import OpenAiChatCaller
+from custom_components.assist_memory.engine.memory.compaction import CompactionResult
+from custom_components.assist_memory.engine.memory.compaction_preview import (
+    CompactionPreview,
+)
 from tests.support.memory_server import MemoryServer, free_port
 
 ROOT = Path(__file__).parents[2]

@@ -14,20 +14,20 @@ import aiohttp
 from aiohttp import web
 import pytest
 
-from assist_memory_engine.conversation.turns import LearnSettings
-from assist_memory_engine.errors import (
+from custom_components.assist_memory.engine.conversation.turns import LearnSettings
+from custom_components.assist_memory.engine.errors import (
     AuthenticationError,
     BackendUnavailableError,
     InvalidMemoryError,
     MemoryEngineError,
 )
-from assist_memory_engine.http.remote_backend import RemoteBackend
-from assist_memory_engine.memory.compaction import CompactionResult
-from assist_memory_engine.storage.settings import StoreSettings
+from custom_components.assist_memory.engine.http.remote_backend import RemoteBackend
+from custom_components.assist_memory.engine.memory.compaction import CompactionResult
+from custom_components.assist_memory.engine.storage.settings import StoreSettings
 from tests.support.memory_server import MemoryServer, free_port
 
 type Routes = dict[str, Callable[[web.Request], Awaitable[web.StreamResponse]]]
-REMOTE_LOGGER = "assist_memory_engine.http.remote_backend"
+REMOTE_LOGGER = "custom_components.assist_memory.engine.http.remote_backend"
 
 
 @pytest.fixture

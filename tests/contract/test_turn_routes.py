@@ -9,12 +9,15 @@ from typing import Any
 
 import pytest
 
-from assist_memory_engine.backend.local import LocalBackend
-from assist_memory_engine.config import DEFAULT_CONFIG
-from assist_memory_engine.conversation.turns import LearnSettings, TurnSettings
-from assist_memory_engine.errors import InvalidMemoryError
-from assist_memory_engine.http.api import dispatch
-from assist_memory_engine.http.turn_wire import (
+from custom_components.assist_memory.engine.backend.local import LocalBackend
+from custom_components.assist_memory.engine.config import DEFAULT_CONFIG
+from custom_components.assist_memory.engine.conversation.turns import (
+    LearnSettings,
+    TurnSettings,
+)
+from custom_components.assist_memory.engine.errors import InvalidMemoryError
+from custom_components.assist_memory.engine.http.api import dispatch
+from custom_components.assist_memory.engine.http.turn_wire import (
     JsonObject,
     learn_settings_from_json,
     learn_settings_json,

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from assist_memory_engine import MemoryStore, StoreSettings
+from custom_components.assist_memory.engine import MemoryStore, StoreSettings
 
 
 @pytest.fixture(autouse=True)

@@ -15,11 +15,11 @@ import json
 from pathlib import Path
 import random
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from assist_memory_engine import MemoryStore, StoreSettings
+if TYPE_CHECKING:
+    from assist_memory_engine import MemoryStore
 
-SETTINGS = StoreSettings(max_items=0, max_content_length=4000)
 MAX_RECORDS = 120
 
 
@@ -34,7 +34,10 @@ def emit(**fields: Any) -> None:
 
 
 def open_store(path: Path) -> MemoryStore:
-    store = MemoryStore(path, SETTINGS)
+    # The writer process runs the installed engine; the test imports only `digest`.
+    from assist_memory_engine import MemoryStore, StoreSettings
+
+    store = MemoryStore(path, StoreSettings(max_items=0, max_content_length=4000))
     store.init()
     return store
 

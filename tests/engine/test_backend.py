@@ -12,7 +12,7 @@ import threading
 
 import pytest
 
-from assist_memory_engine import (
+from custom_components.assist_memory.engine import (
     InvalidMemoryError,
     LocalBackend,
     MemoryFullError,

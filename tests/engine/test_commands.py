@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assist_memory_engine.language.commands import (
+from custom_components.assist_memory.engine.language.commands import (
     CommandScopes,
     MemoryCommand,
     about_whom,

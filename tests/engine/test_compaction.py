@@ -18,24 +18,30 @@ from typing import Any
 
 import pytest
 
-from assist_memory_engine.documents.markdown import parse_markdown, render_markdown
-from assist_memory_engine.errors import InvalidMemoryError, StorageError
-from assist_memory_engine.language.llm import LlmCaller
-from assist_memory_engine.memory.compaction import (
+from custom_components.assist_memory.engine.documents.markdown import (
+    parse_markdown,
+    render_markdown,
+)
+from custom_components.assist_memory.engine.errors import (
+    InvalidMemoryError,
+    StorageError,
+)
+from custom_components.assist_memory.engine.language.llm import LlmCaller
+from custom_components.assist_memory.engine.memory.compaction import (
     COMPACTION_INSTRUCTIONS,
     BackupInfo,
     CompactionResult,
     MemoryCompactor,
     clean_answer,
 )
-from assist_memory_engine.memory.compaction_preview import (
+from custom_components.assist_memory.engine.memory.compaction_preview import (
     CompactionPreview,
     CompactionPreviews,
 )
-from assist_memory_engine.memory.memory_engine import MemoryEngine
-from assist_memory_engine.storage.models import Memory
-from assist_memory_engine.storage.settings import StoreSettings
-from assist_memory_engine.storage.store import MemoryStore
+from custom_components.assist_memory.engine.memory.memory_engine import MemoryEngine
+from custom_components.assist_memory.engine.storage.models import Memory
+from custom_components.assist_memory.engine.storage.settings import StoreSettings
+from custom_components.assist_memory.engine.storage.store import MemoryStore
 
 from .conftest import markdown_body, read_snapshot, store_files
 

@@ -7,7 +7,7 @@ import unicodedata
 
 import pytest
 
-from assist_memory_engine.conversation.compose import (
+from custom_components.assist_memory.engine.conversation.compose import (
     _CLOSING,
     _HASHES,
     _OPENING,
@@ -21,7 +21,7 @@ from assist_memory_engine.conversation.compose import (
     neutralize,
     strip_memory_block,
 )
-from assist_memory_engine.storage.models import Memory
+from custom_components.assist_memory.engine.storage.models import Memory
 
 PROFILE = """# Profile
 

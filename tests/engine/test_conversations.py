@@ -14,9 +14,11 @@ from typing import Any
 
 import pytest
 
-from assist_memory_engine import InvalidMemoryError, StorageError
-from assist_memory_engine.conversation.conversation_log import ConversationLog
-from assist_memory_engine.conversation.conversation_records import (
+from custom_components.assist_memory.engine import InvalidMemoryError, StorageError
+from custom_components.assist_memory.engine.conversation.conversation_log import (
+    ConversationLog,
+)
+from custom_components.assist_memory.engine.conversation.conversation_records import (
     MAX_MESSAGE_LENGTH,
     Message,
     SessionInfo,
@@ -24,7 +26,7 @@ from assist_memory_engine.conversation.conversation_records import (
     new_session_id,
     timestamp,
 )
-from assist_memory_engine.conversation.session_titles import (
+from custom_components.assist_memory.engine.conversation.session_titles import (
     first_sentence,
     is_cjk_text,
     shorten,

@@ -7,14 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from assist_memory_engine import InvalidMemoryError, LocalBackend, StorageError
-from assist_memory_engine.documents.daily_log import (
+from custom_components.assist_memory.engine import (
+    InvalidMemoryError,
+    LocalBackend,
+    StorageError,
+)
+from custom_components.assist_memory.engine.documents.daily_log import (
     MAX_ENTRY_LENGTH,
     DailyLog,
     LogEntry,
     validate_date,
 )
-from assist_memory_engine.memory.memory_engine import MemoryEngine
+from custom_components.assist_memory.engine.memory.memory_engine import MemoryEngine
 
 TAIPEI = timezone(timedelta(hours=8))
 

@@ -19,19 +19,19 @@ from typing import Any
 
 import pytest
 
-from assist_memory_engine import (
+from custom_components.assist_memory.engine import (
     MemoryStore,
     StorageError,
     StoreBusyError,
     StoreSettings,
 )
-from assist_memory_engine.storage.durable import (
+from custom_components.assist_memory.engine.storage.durable import (
     process_lock,
     replace_unless_changed,
     storage_error,
     write_atomically,
 )
-from assist_memory_engine.storage.journal import encode_delete
+from custom_components.assist_memory.engine.storage.journal import encode_delete
 
 from .conftest import journal_lines, read_snapshot, store_files
 from .crash_writer import digest

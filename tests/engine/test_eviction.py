@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from assist_memory_engine import (
+from custom_components.assist_memory.engine import (
     InvalidMemoryError,
     MemoryFullError,
     MemoryStore,
     StoreSettings,
 )
-from assist_memory_engine.config import InvalidConfigError
-from assist_memory_engine.memory.memory_engine import MemoryEngine
+from custom_components.assist_memory.engine.config import InvalidConfigError
+from custom_components.assist_memory.engine.memory.memory_engine import MemoryEngine
 
 from .conftest import SteppingClock, read_snapshot
 

@@ -10,16 +10,18 @@ from typing import Any
 
 import pytest
 
-from assist_memory_engine import CATEGORIES, Memory, MemoryStore
-from assist_memory_engine.language.facts import Fact
-from assist_memory_engine.language.llm_facts import (
+from custom_components.assist_memory.engine import CATEGORIES, Memory, MemoryStore
+from custom_components.assist_memory.engine.language.facts import Fact
+from custom_components.assist_memory.engine.language.llm_facts import (
     FACTS_SCHEMA,
     LLM_EXTRACTION_INSTRUCTIONS,
     parse_llm_facts,
 )
-from assist_memory_engine.language.rule_extraction import RuleBasedExtractor
-from assist_memory_engine.language.sentences import split_sentences
-from assist_memory_engine.language.write_back import (
+from custom_components.assist_memory.engine.language.rule_extraction import (
+    RuleBasedExtractor,
+)
+from custom_components.assist_memory.engine.language.sentences import split_sentences
+from custom_components.assist_memory.engine.language.write_back import (
     WriteBackPlan,
     plan_write_back,
     states_replaced_fact,

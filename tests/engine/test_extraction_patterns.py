@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from assist_memory_engine.language.rule_extraction import RuleBasedExtractor
+from custom_components.assist_memory.engine.language.rule_extraction import (
+    RuleBasedExtractor,
+)
 
 Expected = list[tuple[str, str | None, str]]
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import pytest
 
-from assist_memory_engine.language.facts import Fact
-from assist_memory_engine.language.rule_extraction import RuleBasedExtractor
-from assist_memory_engine.language.write_back import plan_write_back
-from assist_memory_engine.storage.models import Memory
+from custom_components.assist_memory.engine.language.facts import Fact
+from custom_components.assist_memory.engine.language.rule_extraction import (
+    RuleBasedExtractor,
+)
+from custom_components.assist_memory.engine.language.write_back import plan_write_back
+from custom_components.assist_memory.engine.storage.models import Memory
 
 Expected = list[tuple[str, str | None, str]]
 

@@ -18,14 +18,17 @@ import zlib
 
 import pytest
 
-from assist_memory_engine import MemoryStore
-from assist_memory_engine.memory.compaction import backup_folder
-from assist_memory_engine.memory.forgetting import forget, forget_all
-from assist_memory_engine.memory.memory_engine import MemoryEngine, index_path_for
-from assist_memory_engine.search.embeddings import EmbeddingConfig
-from assist_memory_engine.search.index import SearchIndex
-from assist_memory_engine.search.vectors import content_hash
-from assist_memory_engine.storage.settings import StoreSettings
+from custom_components.assist_memory.engine import MemoryStore
+from custom_components.assist_memory.engine.memory.compaction import backup_folder
+from custom_components.assist_memory.engine.memory.forgetting import forget, forget_all
+from custom_components.assist_memory.engine.memory.memory_engine import (
+    MemoryEngine,
+    index_path_for,
+)
+from custom_components.assist_memory.engine.search.embeddings import EmbeddingConfig
+from custom_components.assist_memory.engine.search.index import SearchIndex
+from custom_components.assist_memory.engine.search.vectors import content_hash
+from custom_components.assist_memory.engine.storage.settings import StoreSettings
 from tests.support.data_folder import files_containing
 from tests.support.embedding_server import EmbeddingServer, embed
 

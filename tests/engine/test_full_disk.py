@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from assist_memory_engine import MemoryStore, StorageError
+from custom_components.assist_memory.engine import MemoryStore, StorageError
 
 
 def _mount(*args: str) -> subprocess.CompletedProcess[str]:

@@ -10,11 +10,14 @@ import threading
 
 import pytest
 
-from assist_memory_engine import LocalBackend, MemoryStore
-from assist_memory_engine.errors import InvalidMemoryError
-from assist_memory_engine.language.keywords import extract_keywords
-from assist_memory_engine.memory.memory_engine import MemoryEngine, index_path_for
-from assist_memory_engine.search.index import (
+from custom_components.assist_memory.engine import LocalBackend, MemoryStore
+from custom_components.assist_memory.engine.errors import InvalidMemoryError
+from custom_components.assist_memory.engine.language.keywords import extract_keywords
+from custom_components.assist_memory.engine.memory.memory_engine import (
+    MemoryEngine,
+    index_path_for,
+)
+from custom_components.assist_memory.engine.search.index import (
     COMMON_WORD_ROWS,
     TOKENIZER_VERSION,
     SearchIndex,
@@ -22,7 +25,7 @@ from assist_memory_engine.search.index import (
     fts_query,
     like_terms,
 )
-from assist_memory_engine.storage.models import Memory
+from custom_components.assist_memory.engine.storage.models import Memory
 
 STAMP = "2025-01-01T00:00:00+00:00"
 

@@ -19,8 +19,8 @@ import unicodedata
 
 import pytest
 
-from assist_memory_engine import MemoryStore
-from assist_memory_engine.conversation.compose import (
+from custom_components.assist_memory.engine import MemoryStore
+from custom_components.assist_memory.engine.conversation.compose import (
     BLOCK_END,
     BLOCK_START,
     DEFAULT_BUDGET,
@@ -30,9 +30,12 @@ from assist_memory_engine.conversation.compose import (
     SummaryLine,
     compose_memory_block,
 )
-from assist_memory_engine.conversation.prompt import BLOCK_TAG, build_prompt_with_memory
-from assist_memory_engine.errors import InvalidMemoryError
-from assist_memory_engine.storage.models import Memory
+from custom_components.assist_memory.engine.conversation.prompt import (
+    BLOCK_TAG,
+    build_prompt_with_memory,
+)
+from custom_components.assist_memory.engine.errors import InvalidMemoryError
+from custom_components.assist_memory.engine.storage.models import Memory
 
 CORPUS_FILE = Path(__file__).parents[1] / "data" / "injection_corpus.txt"
 CORPUS: list[str] = [

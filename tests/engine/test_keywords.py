@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from assist_memory_engine.language.keywords import (
+from custom_components.assist_memory.engine.language.keywords import (
     Keywords,
     chinese_pieces,
     cjk_grams,
@@ -17,7 +17,7 @@ from assist_memory_engine.language.keywords import (
     light_stem,
     normalize,
 )
-from assist_memory_engine.memory.memory_engine import MemoryEngine
+from custom_components.assist_memory.engine.memory.memory_engine import MemoryEngine
 
 
 @pytest.fixture(params=[True, False], ids=["fts5", "like"])

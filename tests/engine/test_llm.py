@@ -9,7 +9,11 @@ import logging
 from aiohttp import ClientSession
 import pytest
 
-from assist_memory_engine.language.llm import LlmCaller, OpenAiChatCaller, chat_endpoint
+from custom_components.assist_memory.engine.language.llm import (
+    LlmCaller,
+    OpenAiChatCaller,
+    chat_endpoint,
+)
 from tests.support.chat_server import ChatServer
 
 # Home Assistant's test plugin blocks sockets; these tests talk to a local server.

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from assist_memory_engine import CATEGORIES, Memory
-from assist_memory_engine.documents.markdown import (
+from custom_components.assist_memory.engine import CATEGORIES, Memory
+from custom_components.assist_memory.engine.documents.markdown import (
     CATEGORY_TITLES,
     EMPTY_HINT,
     ReconcilePlan,

@@ -27,13 +27,13 @@ import random
 import stat
 import threading
 
-from assist_memory_engine.documents.markdown import (
+from custom_components.assist_memory.engine.documents.markdown import (
     CATEGORY_TITLES,
     one_line,
     parse_markdown,
 )
-from assist_memory_engine.memory.memory_engine import MemoryEngine
-from assist_memory_engine.storage.settings import StoreSettings
+from custom_components.assist_memory.engine.memory.memory_engine import MemoryEngine
+from custom_components.assist_memory.engine.storage.settings import StoreSettings
 
 FUZZ_EDITS = int(os.environ.get("ASSIST_MEMORY_FUZZ_EDITS", "120"))
 FUZZ_SEED = int(os.environ.get("ASSIST_MEMORY_FUZZ_SEED", "1313"))

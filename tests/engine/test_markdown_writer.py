@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from assist_memory_engine import LocalBackend
-from assist_memory_engine.documents.written_base import load_base
+from custom_components.assist_memory.engine import LocalBackend
+from custom_components.assist_memory.engine.documents.written_base import load_base
 
 # Generous: only a read stuck behind MEMORY.md (forever, here) runs out of it.
 STUCK_SECONDS = 30

@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from assist_memory_engine import (
+from custom_components.assist_memory.engine import (
     InvalidMemoryError,
     LocalBackend,
     Memory,
@@ -19,15 +19,18 @@ from assist_memory_engine import (
     StorageError,
     StoreSettings,
 )
-from assist_memory_engine.documents.markdown import ReconcilePlan, render_markdown
-from assist_memory_engine.documents.mirror import (
+from custom_components.assist_memory.engine.documents.markdown import (
+    ReconcilePlan,
+    render_markdown,
+)
+from custom_components.assist_memory.engine.documents.mirror import (
     MISSING,
     MarkdownMirror,
     markdown_folder,
 )
-from assist_memory_engine.memory.memory_engine import MemoryEngine
-from assist_memory_engine.storage.store import ReconcileResult
-from assist_memory_engine.storage.store_files import StoreChange
+from custom_components.assist_memory.engine.memory.memory_engine import MemoryEngine
+from custom_components.assist_memory.engine.storage.store import ReconcileResult
+from custom_components.assist_memory.engine.storage.store_files import StoreChange
 from tests.support.waiting import eventually
 
 from .conftest import (

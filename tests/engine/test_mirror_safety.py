@@ -18,9 +18,9 @@ import threading
 
 import pytest
 
-from assist_memory_engine import Memory, StorageError
-from assist_memory_engine.documents.markdown import parse_markdown
-from assist_memory_engine.memory.memory_engine import MemoryEngine
+from custom_components.assist_memory.engine import Memory, StorageError
+from custom_components.assist_memory.engine.documents.markdown import parse_markdown
+from custom_components.assist_memory.engine.memory.memory_engine import MemoryEngine
 
 CONTENTS = (
     ("preference", "Likes green tea"),

@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from assist_memory_engine import (
+from custom_components.assist_memory.engine import (
     CATEGORIES,
     InvalidMemoryError,
     Memory,
     MemoryStore,
     StoreSettings,
 )
-from assist_memory_engine.storage.models import memory_from_dict
+from custom_components.assist_memory.engine.storage.models import memory_from_dict
 
 from .conftest import store_files
 

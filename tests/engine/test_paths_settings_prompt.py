@@ -6,16 +6,21 @@ from pathlib import Path
 
 import pytest
 
-from assist_memory_engine import (
+from custom_components.assist_memory.engine import (
     Memory,
     MemoryStore,
     StoreSettings,
     build_prompt_with_memory,
     resolve_store_path,
 )
-from assist_memory_engine.config import InvalidConfigError
-from assist_memory_engine.conversation.prompt import sanitize_memory_text
-from assist_memory_engine.storage.paths import ADDON_OPTIONS_FILE, running_as_addon
+from custom_components.assist_memory.engine.config import InvalidConfigError
+from custom_components.assist_memory.engine.conversation.prompt import (
+    sanitize_memory_text,
+)
+from custom_components.assist_memory.engine.storage.paths import (
+    ADDON_OPTIONS_FILE,
+    running_as_addon,
+)
 
 # -- resolve_store_path ------------------------------------------------------------
 

@@ -17,8 +17,8 @@ import stat
 
 import pytest
 
-from assist_memory_engine import LocalBackend
-from assist_memory_engine.host.cli import main
+from custom_components.assist_memory.engine import LocalBackend
+from custom_components.assist_memory.engine.host.cli import main
 
 from .test_compaction import FakeLlm
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from assist_memory_engine import InvalidMemoryError, StorageError
-from assist_memory_engine.conversation.profile import (
+from custom_components.assist_memory.engine import InvalidMemoryError, StorageError
+from custom_components.assist_memory.engine.conversation.profile import (
     DEFAULT_PROFILE,
     MAX_PROFILE_LENGTH,
     UserProfile,

@@ -19,10 +19,10 @@ from typing import Any
 
 from hypothesis import HealthCheck, event, given, settings, strategies as st
 
-from assist_memory_engine import MemoryStore
-from assist_memory_engine.errors import MemoryEngineError
-from assist_memory_engine.memory.memory_engine import MemoryEngine
-from assist_memory_engine.storage.store import EXPORT_FORMAT
+from custom_components.assist_memory.engine import MemoryStore
+from custom_components.assist_memory.engine.errors import MemoryEngineError
+from custom_components.assist_memory.engine.memory.memory_engine import MemoryEngine
+from custom_components.assist_memory.engine.storage.store import EXPORT_FORMAT
 
 # Moderate for the default run; for a longer search:
 # PROPERTY_EXAMPLES=2000 pytest tests/engine/test_properties.py

@@ -13,24 +13,29 @@ from typing import Any
 
 import pytest
 
-from assist_memory_engine.backend.configure import apply_settings
-from assist_memory_engine.backend.local import LocalBackend
-from assist_memory_engine.config import (
+from custom_components.assist_memory.engine.backend.configure import apply_settings
+from custom_components.assist_memory.engine.backend.local import LocalBackend
+from custom_components.assist_memory.engine.config import (
     DEFAULT_CONFIG,
     SETTINGS,
     InvalidConfigError,
     config_changes,
 )
-from assist_memory_engine.errors import StorageError
-from assist_memory_engine.http.api import ROUTES, dispatch, find_route
-from assist_memory_engine.http.memory_routes import (
+from custom_components.assist_memory.engine.errors import StorageError
+from custom_components.assist_memory.engine.http.api import ROUTES, dispatch, find_route
+from custom_components.assist_memory.engine.http.memory_routes import (
     NOT_ENABLED,
     NOTHING_TO_UNDO,
     SKIPPED,
 )
-from assist_memory_engine.http.openapi import openapi_document
-from assist_memory_engine.http.routing import ApiRequest, ApiResponse, Route, run_route
-from assist_memory_engine.storage.settings import StoreSettings
+from custom_components.assist_memory.engine.http.openapi import openapi_document
+from custom_components.assist_memory.engine.http.routing import (
+    ApiRequest,
+    ApiResponse,
+    Route,
+    run_route,
+)
+from custom_components.assist_memory.engine.storage.settings import StoreSettings
 
 from .test_compaction import FakeLlm
 

@@ -7,16 +7,21 @@ from pathlib import Path
 
 import pytest
 
-from assist_memory_engine import InvalidMemoryError
-from assist_memory_engine.backend.local import LocalBackend
-from assist_memory_engine.config import InvalidConfigError, config_changes
-from assist_memory_engine.conversation.conversation_log import ConversationLog
-from assist_memory_engine.conversation.retention import (
+from custom_components.assist_memory.engine import InvalidMemoryError
+from custom_components.assist_memory.engine.backend.local import LocalBackend
+from custom_components.assist_memory.engine.config import (
+    InvalidConfigError,
+    config_changes,
+)
+from custom_components.assist_memory.engine.conversation.conversation_log import (
+    ConversationLog,
+)
+from custom_components.assist_memory.engine.conversation.retention import (
     RetentionResult,
     RetentionSettings,
     enforce_retention,
 )
-from assist_memory_engine.documents.daily_log import DailyLog
+from custom_components.assist_memory.engine.documents.daily_log import DailyLog
 
 NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
 

@@ -10,11 +10,18 @@ from typing import Any
 
 import pytest
 
-from assist_memory_engine import LocalBackend, MemoryStore, StoreSettings
-from assist_memory_engine.config import InvalidConfigError
-from assist_memory_engine.memory.memory_engine import MemoryEngine
-from assist_memory_engine.search.retrieval import DEFAULT_LIMIT, Retriever
-from assist_memory_engine.search.scoring import (
+from custom_components.assist_memory.engine import (
+    LocalBackend,
+    MemoryStore,
+    StoreSettings,
+)
+from custom_components.assist_memory.engine.config import InvalidConfigError
+from custom_components.assist_memory.engine.memory.memory_engine import MemoryEngine
+from custom_components.assist_memory.engine.search.retrieval import (
+    DEFAULT_LIMIT,
+    Retriever,
+)
+from custom_components.assist_memory.engine.search.scoring import (
     PREFERENCE_BOOST,
     TOPIC_BOOST,
     ScoredMemory,
@@ -23,7 +30,7 @@ from assist_memory_engine.search.scoring import (
     frequency_score,
     recency_score,
 )
-from assist_memory_engine.storage.models import Memory
+from custom_components.assist_memory.engine.storage.models import Memory
 
 NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from assist_memory_engine.language.rule_extraction import RuleBasedExtractor
-from assist_memory_engine.language.secrets_filter import (
+from custom_components.assist_memory.engine.language.rule_extraction import (
+    RuleBasedExtractor,
+)
+from custom_components.assist_memory.engine.language.secrets_filter import (
     REDACTED,
     SecretMatch,
     contains_secret,

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from assist_memory_engine.backend.configure import apply_settings
-from assist_memory_engine.backend.local import LocalBackend
-from assist_memory_engine.config import (
+from custom_components.assist_memory.engine.backend.configure import apply_settings
+from custom_components.assist_memory.engine.backend.local import LocalBackend
+from custom_components.assist_memory.engine.config import (
     DEFAULT_CONFIG,
     SETTINGS,
     SETTINGS_BY_KEY,
@@ -25,13 +25,20 @@ from assist_memory_engine.config import (
     config_from_env,
     config_view,
 )
-from assist_memory_engine.conversation.compose import DEFAULT_BUDGET
-from assist_memory_engine.conversation.retention import RetentionSettings
-from assist_memory_engine.conversation.turns import LearnSettings, TurnSettings
-from assist_memory_engine.http.openapi import openapi_document
-from assist_memory_engine.memory.compaction import DEFAULT_THRESHOLD
-from assist_memory_engine.storage.models import DEFAULT_MAX_CONTENT_LENGTH
-from assist_memory_engine.storage.settings import StoreSettings
+from custom_components.assist_memory.engine.conversation.compose import DEFAULT_BUDGET
+from custom_components.assist_memory.engine.conversation.retention import (
+    RetentionSettings,
+)
+from custom_components.assist_memory.engine.conversation.turns import (
+    LearnSettings,
+    TurnSettings,
+)
+from custom_components.assist_memory.engine.http.openapi import openapi_document
+from custom_components.assist_memory.engine.memory.compaction import DEFAULT_THRESHOLD
+from custom_components.assist_memory.engine.storage.models import (
+    DEFAULT_MAX_CONTENT_LENGTH,
+)
+from custom_components.assist_memory.engine.storage.settings import StoreSettings
 
 from .test_compaction import FakeLlm
 

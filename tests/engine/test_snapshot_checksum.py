@@ -7,7 +7,7 @@ from pathlib import Path
 import re
 import zlib
 
-from assist_memory_engine import MemoryStore
+from custom_components.assist_memory.engine import MemoryStore
 
 
 def write_store(path: Path) -> list[str]:

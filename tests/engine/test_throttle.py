@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from assist_memory_engine.conversation.throttle import (
+from custom_components.assist_memory.engine.conversation.throttle import (
     ExtractionThrottle,
     FlushTracker,
     estimate_tokens,

@@ -10,21 +10,28 @@ import sqlite3
 
 import pytest
 
-from assist_memory_engine import InvalidMemoryError
-from assist_memory_engine.conversation.compose import BLOCK_END, BLOCK_START
-from assist_memory_engine.conversation.conversation_log import ConversationLog
-from assist_memory_engine.conversation.profile import UserProfile
-from assist_memory_engine.conversation.turns import (
+from custom_components.assist_memory.engine import InvalidMemoryError
+from custom_components.assist_memory.engine.conversation.compose import (
+    BLOCK_END,
+    BLOCK_START,
+)
+from custom_components.assist_memory.engine.conversation.conversation_log import (
+    ConversationLog,
+)
+from custom_components.assist_memory.engine.conversation.profile import UserProfile
+from custom_components.assist_memory.engine.conversation.turns import (
     LearnSettings,
     TurnMemory,
     TurnSettings,
     scopes_for,
 )
-from assist_memory_engine.conversation.working import WorkingMemoryManager
-from assist_memory_engine.language.facts import Fact
-from assist_memory_engine.memory.memory_engine import MemoryEngine
-from assist_memory_engine.storage.models import Memory
-from assist_memory_engine.storage.settings import StoreSettings
+from custom_components.assist_memory.engine.conversation.working import (
+    WorkingMemoryManager,
+)
+from custom_components.assist_memory.engine.language.facts import Fact
+from custom_components.assist_memory.engine.memory.memory_engine import MemoryEngine
+from custom_components.assist_memory.engine.storage.models import Memory
+from custom_components.assist_memory.engine.storage.settings import StoreSettings
 from tests.support.data_folder import files_containing
 
 

@@ -13,14 +13,17 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from assist_memory_engine.memory.memory_engine import MemoryEngine
-from assist_memory_engine.search.embeddings import (
+from custom_components.assist_memory.engine.memory.memory_engine import MemoryEngine
+from custom_components.assist_memory.engine.search.embeddings import (
     EmbeddingClient,
     EmbeddingConfig,
     EmbeddingError,
 )
-from assist_memory_engine.search.scoring import HYBRID_BM25, HYBRID_VECTOR
-from assist_memory_engine.storage.settings import StoreSettings
+from custom_components.assist_memory.engine.search.scoring import (
+    HYBRID_BM25,
+    HYBRID_VECTOR,
+)
+from custom_components.assist_memory.engine.storage.settings import StoreSettings
 from tests.support.embedding_server import EmbeddingServer
 
 # Home Assistant's test plugin blocks sockets; these tests talk to a local server.

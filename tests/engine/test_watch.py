@@ -9,8 +9,12 @@ import threading
 
 import pytest
 
-from assist_memory_engine import LocalBackend, MemoryStore
-from assist_memory_engine.documents.watch import DEBOUNCE, POLL_INTERVAL, ChangeWatcher
+from custom_components.assist_memory.engine import LocalBackend, MemoryStore
+from custom_components.assist_memory.engine.documents.watch import (
+    DEBOUNCE,
+    POLL_INTERVAL,
+    ChangeWatcher,
+)
 from tests.support.waiting import PATIENCE, eventually
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from assist_memory_engine.language.when import time_asked
-from assist_memory_engine.memory.memory_engine import MemoryEngine
-from assist_memory_engine.search.retrieval import Retriever
+from custom_components.assist_memory.engine.language.when import time_asked
+from custom_components.assist_memory.engine.memory.memory_engine import MemoryEngine
+from custom_components.assist_memory.engine.search.retrieval import Retriever
 
 NOW = datetime(2025, 6, 11, 12, 0, tzinfo=UTC)  # a Wednesday
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from assist_memory_engine import InvalidMemoryError
-from assist_memory_engine.conversation.working import (
+from custom_components.assist_memory.engine import InvalidMemoryError
+from custom_components.assist_memory.engine.conversation.working import (
     DEFAULT_TTL,
     MAX_VARIABLES_BYTES,
     WorkingMemory,

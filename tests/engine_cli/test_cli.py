@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from assist_memory_engine.host.cli import main
-from assist_memory_engine.memory.memory_engine import MemoryEngine
-from assist_memory_engine.storage.settings import StoreSettings
-from assist_memory_engine.storage.store import MemoryStore
+from custom_components.assist_memory.engine.host.cli import main
+from custom_components.assist_memory.engine.memory.memory_engine import MemoryEngine
+from custom_components.assist_memory.engine.storage.settings import StoreSettings
+from custom_components.assist_memory.engine.storage.store import MemoryStore
 
 ENV_VARS = ("MEMORY_FILE", "MEMORY_MAX_ITEMS", "MEMORY_MAX_CONTENT_LENGTH")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import subprocess
 import sys
 
-from assist_memory_engine.language.facts import Fact
+from custom_components.assist_memory.engine.language.facts import Fact
 from script.extraction_quality import Item, items, matches, problems
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,8 +15,12 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 import pytest
 
-from assist_memory_engine.backend.local import LocalBackend
-from assist_memory_engine.host.server import INGRESS_ADDRESS, ServerApiHost, create_app
+from custom_components.assist_memory.engine.backend.local import LocalBackend
+from custom_components.assist_memory.engine.host.server import (
+    INGRESS_ADDRESS,
+    ServerApiHost,
+    create_app,
+)
 
 TOKEN = "the-token"  # noqa: S105 (a test token)
 Client = Callable[..., Awaitable[TestClient]]

@@ -15,7 +15,9 @@ from typing import Any
 import aiohttp
 import pytest
 
-from assist_memory_engine.conversation.conversation_log import ConversationLog
+from custom_components.assist_memory.engine.conversation.conversation_log import (
+    ConversationLog,
+)
 from tests.support.server_process import ServerProcess, serve_command
 
 SECRETS = ("Zebra-Quartz-77", "48392017", "4111111111111111", "Qwerty-8842")

@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from assist_memory_engine.host.discovery import Supervisor, announce
+from custom_components.assist_memory.engine.host.discovery import Supervisor, announce
 from tests.support.supervisor import SupervisorStandIn
 
 CONFIG = {"host": "a0d7b954-assist-memory", "port": 8099, "token": "server-token"}

@@ -10,8 +10,8 @@ import threading
 from aiohttp.test_utils import TestClient, TestServer
 import pytest
 
-from assist_memory_engine.backend.local import LocalBackend
-from assist_memory_engine.host.server import ServerApiHost, create_app
+from custom_components.assist_memory.engine.backend.local import LocalBackend
+from custom_components.assist_memory.engine.host.server import ServerApiHost, create_app
 
 # Generous: only an answer stuck behind the worker (forever, here) runs out of it.
 STUCK_SECONDS = 30

@@ -30,7 +30,7 @@ import pytest
 import pytest_socket
 import schemathesis
 
-from assist_memory_engine.http.api import ROUTES
+from custom_components.assist_memory.engine.http.api import ROUTES
 from tests.support.memory_server import MemoryServer, free_port
 
 ROOT = Path(__file__).parents[2]

@@ -11,8 +11,8 @@ import re
 import aiohttp
 import pytest
 
-from assist_memory_engine.http.api import ROUTES
-from assist_memory_engine.http.routing import Route
+from custom_components.assist_memory.engine.http.api import ROUTES
+from custom_components.assist_memory.engine.http.routing import Route
 from tests.support.memory_server import MemoryServer
 
 

@@ -8,13 +8,21 @@ from pathlib import Path
 
 import pytest
 
-from assist_memory_engine.config import FLUSH_THRESHOLD, SETTINGS, InvalidConfigError
-from assist_memory_engine.host.cli import build_parser, main
-from assist_memory_engine.host.discovery import Supervisor
-from assist_memory_engine.host.serve_cli import ADDON_HOST, ServeSetup, serve_setup
-from assist_memory_engine.host.server import LlmEndpoint, web_ui_link
-from assist_memory_engine.search.embeddings import EmbeddingConfig
-from assist_memory_engine.storage.paths import ADDON_DATA_DIR
+from custom_components.assist_memory.engine.config import (
+    FLUSH_THRESHOLD,
+    SETTINGS,
+    InvalidConfigError,
+)
+from custom_components.assist_memory.engine.host.cli import build_parser, main
+from custom_components.assist_memory.engine.host.discovery import Supervisor
+from custom_components.assist_memory.engine.host.serve_cli import (
+    ADDON_HOST,
+    ServeSetup,
+    serve_setup,
+)
+from custom_components.assist_memory.engine.host.server import LlmEndpoint, web_ui_link
+from custom_components.assist_memory.engine.search.embeddings import EmbeddingConfig
+from custom_components.assist_memory.engine.storage.paths import ADDON_DATA_DIR
 from tests.support.server_process import clean_env
 
 

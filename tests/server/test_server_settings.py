@@ -9,9 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from assist_memory_engine.backend.local import LocalBackend
-from assist_memory_engine.config import DEFAULT_CONFIG
-from assist_memory_engine.host.server import CONFIG_FILE, ServerApiHost
+from custom_components.assist_memory.engine.backend.local import LocalBackend
+from custom_components.assist_memory.engine.config import DEFAULT_CONFIG
+from custom_components.assist_memory.engine.host.server import (
+    CONFIG_FILE,
+    ServerApiHost,
+)
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ import time
 from typing import Self
 import urllib.request
 
-from assist_memory_engine.host.server import TOKEN_FILE
+from custom_components.assist_memory.engine.host.server import TOKEN_FILE
 
 _RUN = """
 import asyncio, json, sys
