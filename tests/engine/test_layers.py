@@ -85,3 +85,23 @@ def test_an_upward_import_is_caught() -> None:
     ) == [f"line {source.count(chr(10)) + 2}: host.server"]
     assert _upward_imports(("storage", "models"), "from ..config import X\n") == []
     assert _upward_imports(("errors",), "from . import config\n") == ["line 1: config"]
+
+
+def test_the_engine_imports_neither_home_assistant_nor_the_glue() -> None:
+    """The engine runs without Home Assistant (server, add-on, CLI)."""
+    outside = {"homeassistant", "custom_components"}
+    found: list[str] = []
+    for path in _engine_modules():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            found.extend(
+                f"{path.relative_to(ENGINE)}: {name}"
+                for name in names
+                if name.split(".")[0] in outside
+            )
+    assert found == []
