@@ -35,6 +35,7 @@ from .scoring import (
     frequency_score,
     recency_score,
 )
+from .second_round import follow_up, merged
 
 DEFAULT_LIMIT: Final = 5
 # How many index candidates to score for each result asked for.
@@ -69,7 +70,30 @@ class Retriever:
         scopes: Sequence[str] | None = None,
         topic: str | None = None,
     ) -> list[ScoredMemory]:
-        """The best `limit` memories for the message, best first ([] when none match)."""
+        """The best `limit` memories for the message, best first ([] when none match).
+
+        Names the best results give that the message does not say are searched
+        again, for questions of two steps (`second_round.py`); by their words only
+        (another embedding of the question would cost a request and add little).
+        """
+        first = self._round(message, limit=limit, scopes=scopes, topic=topic)
+        query = follow_up(message, first)
+        if query is None:
+            return first
+        second = self._round(
+            query, limit=limit, scopes=scopes, topic=topic, with_vectors=False
+        )
+        return merged(first, second, limit)
+
+    def _round(
+        self,
+        message: str,
+        *,
+        limit: int,
+        scopes: Sequence[str] | None,
+        topic: str | None,
+        with_vectors: bool = True,
+    ) -> list[ScoredMemory]:
         now = self._now()
         # "What did Claire say two weeks ago?": the time is not a keyword; it favours
         # what was said then instead of what was used lately.
@@ -86,7 +110,8 @@ class Retriever:
         )
         bm25 = {c.memory_id: c.keyword_score for c in found}
         indexed_terms = {c.memory_id: c.terms for c in found}
-        similarity = dict(self._vectors(message, pool)) if self._vectors else {}
+        vectors = self._vectors if with_vectors else None
+        similarity = dict(vectors(message, pool)) if vectors else {}
         memories = self._fetch([*bm25, *similarity])
         if scopes is not None:
             allowed = set(scopes)
