@@ -54,9 +54,14 @@ class Retriever:
         fetch: Callable[[Sequence[str]], dict[str, Memory]],
         *,
         vectors: VectorSearch | None = None,
+        related: Callable[[Sequence[str]], list[str]] | None = None,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
-        """`fetch` returns the memories for ids; `vectors` the cosine scores for a text."""
+        """`fetch` returns the memories for ids; `vectors` the cosine scores for a text.
+
+        `related`: the household's words for a question's terms (`expansion.py`).
+        """
+        self._related = related
         self._index = index
         self._fetch = fetch
         self._vectors = vectors
@@ -77,7 +82,11 @@ class Retriever:
         (another embedding of the question would cost a request and add little).
         """
         first = self._round(message, limit=limit, scopes=scopes, topic=topic)
-        query = follow_up(message, first)
+        related: list[str] = []
+        if self._related is not None:
+            keywords = extract_keywords(message)
+            related = self._related([*keywords.words, *keywords.chinese])
+        query = follow_up(message, first, related)
         if query is None:
             return first
         second = self._round(

@@ -8,7 +8,8 @@ that finds joins the ranking at a lower weight, so it fills the places the quest
 own words left rather than pushing them down.
 
 Names are English capitalised words inside a sentence (not its first word); Chinese
-has no capitals, so a Chinese question gets no second round.
+has no capitals, so a Chinese question gets a second round only for the household's
+own words (`expansion.py`: 小宝 for a question about 儿子).
 """
 
 from __future__ import annotations
@@ -41,15 +42,24 @@ def names_in(text: str) -> Iterator[str]:
             yield name
 
 
-def follow_up(question: str, first: Sequence[ScoredMemory]) -> str | None:
-    """The second round's query, or None when the best results name nobody new."""
+def follow_up(
+    question: str, first: Sequence[ScoredMemory], related: Sequence[str] = ()
+) -> str | None:
+    """The second round's query, or None when there is nothing new to search.
+
+    New: the names the best results give, and `related`, the household's words for
+    what the question names (`expansion.py`: "son" for Leo, 小宝 for 儿子).
+    """
     said = {word.lower() for word in _WORD.findall(question)}
     said |= {re.sub(r"['\u2019]s$", "", word) for word in said}
     new = dict.fromkeys(
-        name
-        for result in first[:NAMED_BY_BEST]
-        for name in names_in(result.memory.content)
-        if name.lower() not in said
+        [
+            name
+            for result in first[:NAMED_BY_BEST]
+            for name in names_in(result.memory.content)
+            if name.lower() not in said
+        ]
+        + list(related)
     )
     return f"{question} {' '.join(new)}" if new else None
 
