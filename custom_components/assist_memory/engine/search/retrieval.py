@@ -33,6 +33,7 @@ from .scoring import (
     ScoreParts,
     category_score,
     frequency_score,
+    lexical_score,
     recency_score,
 )
 from .second_round import follow_up, merged
@@ -135,7 +136,7 @@ class Retriever:
         for memory_id, memory in memories.items():
             terms = _terms_of(memory, indexed_terms.get(memory_id))
             matched, coverage = query.matched(terms)
-            lexical = 0.5 * bm25.get(memory_id, 0.0) / best_bm25 + 0.5 * coverage
+            lexical = lexical_score(bm25.get(memory_id, 0.0) / best_bm25, coverage)
             vector = similarity.get(memory_id) if similarity else None
             keyword = (
                 lexical
