@@ -71,7 +71,10 @@ def test_full_width_characters_are_normalised() -> None:
         ("the of and or not", ()),
         # Where things are: the place word is what a question about it asks.
         ("What's under the sink?", ("under", "sink")),
-        ("the shelf above the washing machine", ("shelf", "above", "washing", "machine")),
+        (
+            "the shelf above the washing machine",
+            ("shelf", "above", "washing", "machine"),
+        ),
         ("below, between or against the wall", ("below", "between", "against", "wall")),
     ],
 )
