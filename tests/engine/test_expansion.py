@@ -67,6 +67,15 @@ def test_the_vocabulary_follows_the_store(engine: MemoryEngine) -> None:
     assert vocabulary.related(["儿子"]) == ["小宝"]
 
 
+def test_a_word_said_of_many_gives_only_the_most_said(engine: MemoryEngine) -> None:
+    """A second round of many names would cost more than it finds: three at most."""
+    for name, times in (("Leo", 3), ("Max", 2), ("Sam", 2), ("Tom", 1), ("Ben", 1)):
+        for number in range(times):
+            engine.store.add(f"The user's son {name} plays game {number}")
+
+    assert engine.vocabulary.related(["son"]) == ["leo", "max", "sam"]
+
+
 def test_the_vocabulary_is_learnt_again_at_start(store_path: Path) -> None:
     first = MemoryEngine(store_path)
     first.init()

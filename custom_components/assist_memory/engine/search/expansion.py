@@ -55,6 +55,8 @@ _NOT_ROLES: Final = frozenset(
     "car house home flat name names favourite favorite way own new old first last "
     "next other best".split()
 )
+# At most this many of the household's words are added to a question.
+MOST_RELATED: Final = 3
 # A Chinese name as long as a piece of a question can hold.
 _ZH_LONGEST: Final = 4
 
@@ -101,22 +103,25 @@ class HouseholdVocabulary:
                         self._link(name, role, 1)
 
     def related(self, terms: Iterable[str]) -> list[str]:
-        """The other side of every name or role among a question's terms.
+        """The other side of the names and roles among a question's terms.
 
         English terms are whole words; a Chinese piece is searched for every name or
-        role inside it.
+        role inside it. The most often said first, at most MOST_RELATED: a second
+        round of many names would cost more than it finds.
         """
-        found: dict[str, None] = {}
+        found: Counter[str] = Counter()
         with self._lock:
             if not self._links:
                 return []
             asked = list(terms)
             for term in asked:
                 for part in _parts(term):
-                    for other in sorted(self._links.get(part, ())):
-                        found[other] = None
-            said = set(asked)
-        return [term for term in found if term not in said]
+                    found.update(self._links.get(part, {}))
+        said = set(asked)
+        ranked = sorted(
+            (t for t in found if t not in said), key=lambda t: (-found[t], t)
+        )
+        return ranked[:MOST_RELATED]
 
     def _forget(self, memory_id: str) -> None:
         for role, name in self._pairs.pop(memory_id, ()):
