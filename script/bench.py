@@ -318,8 +318,14 @@ def ranking_at_scale(size: int, query_count: int) -> None:
     table(
         f"Ranking at scale ({found.queries} queries, each taken from one of"
         f" {found.memories:,} memories of varied age, use, confidence and category)",
-        ["system", "source memory in the top 10"],
-        [["ours", f"{found.ours:.3f}"], ["BM25", f"{found.bm25:.3f}"]],
+        ["queries", "n", "ours: source memory in the top 10", "BM25"],
+        [
+            ["all", found.queries, f"{found.ours:.3f}", f"{found.bm25:.3f}"],
+            *(
+                [name, hits.queries, f"{hits.ours:.3f}", f"{hits.bm25:.3f}"]
+                for name, hits in found.by_words.items()
+            ),
+        ],
     )
 
 

@@ -115,7 +115,12 @@ def session_memories(session: dict[str, Any]) -> list[dict[str, Any]]:
 def ranked_by_us(engine: MemoryEngine, text: str, now: datetime) -> list[str]:
     """Our ranking of the store's memories for a question asked at `now`."""
     engine.flush_index()
-    retriever = Retriever(engine.index, engine.store.get_many, now=lambda: now)
+    retriever = Retriever(
+        engine.index,
+        engine.store.get_many,
+        related=engine.vocabulary.related,
+        now=lambda: now,
+    )
     return [result.memory.id for result in retriever.retrieve(text, limit=DEPTH)]
 
 

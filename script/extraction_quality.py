@@ -281,6 +281,7 @@ def replaced(steps: Sequence[Item]) -> bool:
                 message_ids=(),
                 user_texts=(step["say"],),
                 transcript=f"user: {step['say']}",
+                language=step["lang"],
             )
             facts = turns.rule_facts(batch)
             turns.learn(batch, facts, scope=SPEAKER_SCOPE, settings=LearnSettings())
@@ -300,7 +301,8 @@ def measure(found: Sequence[Item]) -> Report:
     report = Report()
     sequences: dict[str, list[Item]] = defaultdict(list)
     for item in found:
-        judge(item, extractor.extract(item["say"]), report)
+        # The conversation's language, as Home Assistant gives it with a turn.
+        judge(item, extractor.extract(item["say"], language=item["lang"]), report)
         if "sequence" in item:
             sequences[item["sequence"]].append(item)
     updates: dict[str, list[bool]] = defaultdict(list)

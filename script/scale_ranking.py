@@ -8,6 +8,10 @@ the index's candidates) is put next to a fair BM25 over the same texts (FTS5 wit
 Porter stemmer, stop words dropped, Chinese cut into characters and pairs): the share of
 queries whose memory is in each one's top 10. Recency, use, confidence and category
 must not bury the words.
+
+The queries are split by whether our keywords keep all their words: a query may hold a
+word our stop words drop ("most", "anything") or a Chinese pair across a function
+character (了电), which the baseline keeps; that tests the stop words, not the ranking.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from typing import Final
 
 from conversation_quality import FairBm25, ranked_by_us, stop_words
 
+from assist_memory_engine.language.keywords import extract_keywords
 from assist_memory_engine.memory.memory_engine import MemoryEngine
 from assist_memory_engine.storage.settings import StoreSettings
 
@@ -31,16 +36,27 @@ NOW: Final = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 _CATEGORIES: Final = ("fact", "preference", "person", "routine", "event", "note")
 _WORD: Final = re.compile(r"[A-Za-z][A-Za-z'-]+")
 _HAN_RUN: Final = re.compile(r"[\u3400-\u9fff]{4,}")
+_HAN: Final = re.compile(r"[\u3400-\u9fff]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Hits:
+    """How many queries, and how often the source memory is in ours and BM25's top 10."""
+
+    queries: int
+    ours: float
+    bm25: float
 
 
 @dataclass(frozen=True, slots=True)
 class ScaleRanking:
-    """How often the source memory is in the top 10, ours and BM25's."""
+    """Hits of all the queries, and by whether our keywords keep all their words."""
 
     memories: int
     queries: int
     ours: float
     bm25: float
+    by_words: dict[str, Hits]
 
 
 def household_records(texts: Sequence[str], seed: int) -> list[dict[str, object]]:
@@ -80,6 +96,14 @@ def query_from(text: str, stop: frozenset[str], rng: random.Random) -> str | Non
     return " ".join(rng.sample(words, min(len(words), rng.randint(2, 3))))
 
 
+def keeps_every_word(query: str) -> bool:
+    """Whether our keywords keep all of the query's words (or its Chinese piece whole)."""
+    keywords = extract_keywords(query)
+    if _HAN.fullmatch(query):
+        return list(keywords.chinese) == [query]
+    return set(keywords.words) == {word.lower() for word in query.split()}
+
+
 def measure_at_scale(texts: Sequence[str], query_count: int, seed: int) -> ScaleRanking:
     """Both rankings over the texts, for queries taken from memories picked at random."""
     rng = random.Random(seed)
@@ -99,10 +123,22 @@ def measure_at_scale(texts: Sequence[str], query_count: int, seed: int) -> Scale
         engine.init()
         try:
             engine.store.import_({"memories": records}, mode="replace")
-            ours = sum(
-                source in ranked_by_us(engine, q, NOW)[:TOP] for q, source in asked
-            )
+            ours = [source in ranked_by_us(engine, q, NOW)[:TOP] for q, source in asked]
         finally:
             engine.close()
-    bm25 = sum(source in baseline.search(q, TOP) for q, source in asked)
-    return ScaleRanking(len(texts), len(asked), ours / len(asked), bm25 / len(asked))
+    bm25 = [source in baseline.search(q, TOP) for q, source in asked]
+    groups: dict[str, list[int]] = {"all words kept": [], "a word dropped": []}
+    for number, (query, _) in enumerate(asked):
+        kept = keeps_every_word(query)
+        groups["all words kept" if kept else "a word dropped"].append(number)
+    by_words = {
+        name: Hits(
+            len(numbers),
+            sum(ours[n] for n in numbers) / max(len(numbers), 1),
+            sum(bm25[n] for n in numbers) / max(len(numbers), 1),
+        )
+        for name, numbers in groups.items()
+    }
+    return ScaleRanking(
+        len(texts), len(asked), sum(ours) / len(asked), sum(bm25) / len(asked), by_words
+    )

@@ -144,6 +144,7 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
                     result.response.speech.get("plain", {}).get("speech", ""),
                     user_id,
                     _used_tokens(chat_log),
+                    language=user_input.language,
                 ),
                 f"assist_memory_turn_{chat_log.conversation_id}",
                 # Not started here: the answer goes back first.
@@ -162,6 +163,8 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
         answer: str,
         user_id: str | None,
         used_tokens: int,
+        *,
+        language: str,
     ) -> None:
         """Record the answer, then learn from the conversation in the background."""
         try:
@@ -175,7 +178,12 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
             LOGGER.warning("Assist Memory could not record an answer: %s", err.message)
             return
         async_schedule_extraction(
-            self.hass, self.entry, session_id, user_id, used_tokens=used_tokens
+            self.hass,
+            self.entry,
+            session_id,
+            user_id,
+            used_tokens=used_tokens,
+            language=language,
         )
 
     async def _async_answer_command(

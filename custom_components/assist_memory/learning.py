@@ -8,6 +8,8 @@ none is set or the LLM fails, the rule-based extractor.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from homeassistant.core import HomeAssistant, callback
 
 from .const import CONF_AUTO_EXTRACT, CONF_EXTRACTOR_ENTITY, LOGGER
@@ -30,11 +32,13 @@ def async_schedule_extraction(
     used_tokens: int = 0,
     *,
     speaker_unknown: bool = False,
+    language: str | None = None,
 ) -> None:
     """Learn from the session in the background when the options allow it.
 
     `speaker_unknown`: nobody can tell who spoke (a followed conversation), so
-    nothing about the speaker is learned.
+    nothing about the speaker is learned. `language`: the conversation's, when known
+    (the rules then write Chinese in its script).
     """
     if not entry.options.get(CONF_AUTO_EXTRACT, True):
         return
@@ -48,6 +52,7 @@ def async_schedule_extraction(
             user_id,
             used_tokens,
             speaker_unknown=speaker_unknown,
+            language=language,
         ),
         f"assist_memory_extract_{session_id}",
     )
@@ -61,6 +66,7 @@ async def async_extract(
     used_tokens: int = 0,
     *,
     speaker_unknown: bool = False,
+    language: str | None = None,
 ) -> None:
     """Extract facts from the session's new messages and write them back."""
     backend = entry.runtime_data.backend
@@ -71,6 +77,7 @@ async def async_extract(
         )
         if batch is None:
             return
+        batch = replace(batch, language=language)
         facts = await _async_llm_facts(hass, entry, batch)
         if facts is None:
             facts = await backend.rule_facts(batch)

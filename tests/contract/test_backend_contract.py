@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -285,6 +286,25 @@ async def test_turns_working_memory_and_learning(backend: MemoryBackend) -> None
     assert "Anna waters the plants on Sundays" in overview
     learned = await backend.list(scope="anna")
     assert learned.total == result.added
+
+
+async def test_rule_facts_in_the_conversations_language(
+    backend: MemoryBackend,
+) -> None:
+    # Written alike in both scripts: only the conversation's language tells.
+    await backend.note_message("hant", "user", "我太太不吃牛肉")
+    batch = await backend.extraction_batch("hant", EAGER)
+    assert batch is not None
+    assert batch.language is None
+    assert [f.content for f in await backend.rule_facts(batch)] == [
+        "用户的太太不吃牛肉"
+    ]
+    in_traditional = replace(batch, language="zh-Hant")
+    facts = await backend.rule_facts(in_traditional)
+    assert [f.content for f in facts] == ["用戶的太太不吃牛肉"]
+    await backend.learn(in_traditional, facts, scope="household", settings=EAGER)
+    learned = await backend.list(scope="household")
+    assert [m.content for m in learned.items] == ["用戶的太太不吃牛肉"]
 
 
 async def test_learning_when_the_speaker_is_unknown(backend: MemoryBackend) -> None:

@@ -284,3 +284,29 @@ def test_a_newer_statement_replaces_the_older(first: str, then: str) -> None:
     assert [(memory_id, fact.content) for memory_id, fact in plan.replacements] == [
         ("m1", new.content)
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "content"),
+    [
+        # Written alike in both scripts: the conversation's language decides.
+        ("我太太不吃牛肉", "zh-Hant", "用戶的太太不吃牛肉"),
+        ("我太太不吃牛肉", "zh-TW", "用戶的太太不吃牛肉"),
+        ("我太太不吃牛肉", "zh-hk", "用戶的太太不吃牛肉"),
+        ("我太太不吃牛肉", "zh-Hans", "用户的太太不吃牛肉"),
+        ("我太太不吃牛肉", "zh-CN", "用户的太太不吃牛肉"),
+        ("我太太不吃牛肉", "zh", "用户的太太不吃牛肉"),
+        ("我太太不吃牛肉", None, "用户的太太不吃牛肉"),
+        # Words only traditional Chinese writes that way stay traditional whatever
+        # the language says (a pipeline set to Chinese may hear either script).
+        ("我喜歡貓", "zh-Hans", "用戶喜歡貓"),
+        ("我喜歡貓", None, "用戶喜歡貓"),
+        # An English conversation quoting Chinese: the text decides.
+        ("我太太不吃牛肉", "en", "用户的太太不吃牛肉"),
+    ],
+)
+def test_the_conversations_language_decides_the_script(
+    text: str, language: str | None, content: str
+) -> None:
+    facts = RuleBasedExtractor().extract(text, language=language)
+    assert [f.content for f in facts] == [content]

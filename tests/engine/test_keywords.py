@@ -69,6 +69,13 @@ def test_full_width_characters_are_normalised() -> None:
         ("Coffee coffee COFFEE", ("coffee",)),  # no repeats
         ("O'Brien's dog", ("o'brien's", "dog")),
         ("the of and or not", ()),
+        # Where things are: the place word is what a question about it asks.
+        ("What's under the sink?", ("under", "sink")),
+        (
+            "the shelf above the washing machine",
+            ("shelf", "above", "washing", "machine"),
+        ),
+        ("below, between or against the wall", ("below", "between", "against", "wall")),
     ],
 )
 def test_english_stop_words_and_short_tokens(text: str, words: tuple[str, ...]) -> None:
@@ -229,6 +236,17 @@ def test_keys_and_tags_are_searchable(engine: MemoryEngine) -> None:
 
     assert found(engine, "bakery") == ["Opens at nine"]
     assert found(engine, "errands") == ["Opens at nine"]
+
+
+def test_the_place_a_question_names_decides(engine: MemoryEngine) -> None:
+    """ "What's under the sink?" is answered by what is under it, not by the sink."""
+    engine.store.add("The kitchen sink is white")
+    engine.store.add("The kitchen sink has a new tap")
+    engine.store.add("The spare bleach is kept under the kitchen sink in a box")
+
+    assert found(engine, "What's under the kitchen sink?")[0] == (
+        "The spare bleach is kept under the kitchen sink in a box"
+    )
 
 
 def test_stop_words_only_finds_nothing(engine: MemoryEngine) -> None:

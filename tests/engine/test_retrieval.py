@@ -30,6 +30,7 @@ from custom_components.assist_memory.engine.search.scoring import (
     frequency_score,
     recency_score,
 )
+from custom_components.assist_memory.engine.search.second_round import names_in
 from custom_components.assist_memory.engine.storage.models import Memory
 
 NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
@@ -611,3 +612,65 @@ def test_the_words_outweigh_recency_use_confidence_and_category(
     results = retriever.retrieve("when does the piano tuner come in spring")
 
     assert [r.memory.id for r in results] == ["words", "signals"]
+
+
+# -- a second round for questions of two steps -------------------------------------
+
+
+def test_a_second_round_follows_a_name_the_first_round_found(
+    engine: MemoryEngine, retriever: Retriever
+) -> None:
+    # "Where did the plumber grow up?": the first memory names him, the second says
+    # where he grew up, and shares no word with the question.
+    load(
+        engine,
+        record("hop1", "The plumber who fixed the leaking radiator was Tomasz"),
+        record("hop2", "Tomasz grew up in Gdansk"),
+        record("other", "Marta grew up in Porto"),
+        record("noise", "The radiator in the hall is cold again"),
+    )
+
+    results = retriever.retrieve(
+        "Where did the plumber who fixed the radiator grow up?"
+    )
+
+    ids = [r.memory.id for r in results]
+    assert ids[0] == "hop1"
+    assert "hop2" in ids
+    assert "other" not in ids
+    found = by_id(results)
+    # Found through the name only: below what the question itself matched.
+    assert found["hop2"].score < found["hop1"].score
+    assert found["hop2"].matched == ("tomasz",)
+
+
+def test_no_second_round_for_names_the_question_already_says(
+    engine: MemoryEngine, retriever: Retriever
+) -> None:
+    load(
+        engine,
+        record("said", "Tomasz fixed the leaking radiator"),
+        record("elsewhere", "Tomasz grew up in Gdansk"),
+    )
+
+    results = retriever.retrieve("Who fixed the radiator, was it Tomasz?")
+
+    # Both match the question's own words; nothing is added or reordered by a name
+    # the question already said.
+    assert [r.memory.id for r in results] == ["said", "elsewhere"]
+    assert all(r.parts.keyword > 0 for r in results)
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("Rachel: I'm on nights, so Sam's doing the school runs", ["Sam"]),
+        ("The plumber was Tomasz. He grew up in Gdansk", ["Tomasz", "Gdansk"]),
+        ("Anna takes her coffee black", []),
+        ("小宇报了周六上午的奥数班", []),
+    ],
+)
+def test_names_for_a_second_round(text: str, names: list[str]) -> None:
+    # Capitalised words inside a sentence; a sentence's first word, a speaker's
+    # name before a colon and "I'm" are not names.
+    assert list(names_in(text)) == names

@@ -163,6 +163,19 @@ async def test_turns_are_persisted_and_learned_from(
 
 
 @pytest.mark.parametrize(
+    "entry_options", [options(**{CONF_AGENT_ID: AGENT_ENTITY_ID, **EAGER})]
+)
+@pytest.mark.usefixtures("loaded_entry", "llm")
+async def test_a_traditional_chinese_conversation_is_learned_in_traditional(
+    hass: HomeAssistant,
+) -> None:
+    # The sentence is written alike in both scripts: only the language tells.
+    await say(hass, "我太太不吃牛肉", language="zh-Hant")
+    await say(hass, "我先生不吃辣", language="zh-Hans")
+    assert await contents(hass) == ["用戶的太太不吃牛肉", "用户的先生不吃辣"]
+
+
+@pytest.mark.parametrize(
     "entry_options",
     [
         options(

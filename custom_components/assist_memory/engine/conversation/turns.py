@@ -127,6 +127,8 @@ class ExtractionBatch:
     message_ids: tuple[int, ...]
     user_texts: tuple[str, ...]
     transcript: str
+    # The conversation's language (a tag such as "zh-Hant"), when the caller knows it.
+    language: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -388,7 +390,9 @@ class TurnMemory:
     def rule_facts(self, batch: ExtractionBatch) -> list[Fact]:
         """Facts the rule-based extractor finds in what the user said."""
         return [
-            fact for text in batch.user_texts for fact in self._extractor.extract(text)
+            fact
+            for text in batch.user_texts
+            for fact in self._extractor.extract(text, language=batch.language)
         ]
 
     def learn(

@@ -167,6 +167,7 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
             "message_ids": _nullable(_list(_integer())),
             "user_texts": _nullable(_list(_TEXT)),
             "transcript": _NULLABLE_TEXT,
+            "language": _NULLABLE_TEXT,
         },
         ["session_id"],
     )

@@ -322,6 +322,7 @@ def batch_json(batch: ExtractionBatch) -> dict[str, Any]:
         "message_ids": list(batch.message_ids),
         "user_texts": list(batch.user_texts),
         "transcript": batch.transcript,
+        "language": batch.language,
     }
 
 
@@ -333,6 +334,7 @@ def batch_from_json(data: object) -> ExtractionBatch:
         message_ids=body.integers("message_ids"),
         user_texts=body.texts("user_texts"),
         transcript=body.text("transcript", ""),
+        language=body.optional_text("language"),
     )
 
 

@@ -38,8 +38,11 @@ class RuleBasedExtractor:
         self.stated_confidence = stated_confidence
         self.explicit_confidence = explicit_confidence
 
-    def extract(self, text: str) -> list[Fact]:
-        """Every fact the user stated in `text` (one or more sentences)."""
+    def extract(self, text: str, *, language: str | None = None) -> list[Fact]:
+        """Every fact the user stated in `text` (one or more sentences).
+
+        `language`: the conversation's (a tag such as "zh-Hant"), when known.
+        """
         facts: list[Fact] = []
         seen: set[tuple[str | None, str]] = set()
         for sentence in split_sentences(text):
@@ -47,7 +50,7 @@ class RuleBasedExtractor:
             for clause in _split_clauses(spoken_clean(sentence)):
                 for content, category, key, explicit in self._clause(clause, question):
                     fact = Fact(
-                        content=in_speakers_script(sentence, content),
+                        content=in_speakers_script(sentence, content, language),
                         category=category,
                         key=key,
                         confidence=self.explicit_confidence

@@ -6,7 +6,8 @@ correction keeps what it corrects to ("Sorry, it's on Tuesday, not Wednesday" ->
 "it's on Tuesday"); the write-back then replaces the older memory by its key.
 
 Memories are written in the script the user spoke: a sentence in traditional Chinese
-gets 用戶, not 用户.
+gets 用戶, not 用户. Many sentences are written alike in both scripts (我太太不吃牛肉);
+for those the conversation's language (zh-Hant, zh-TW, ...) tells.
 """
 
 from __future__ import annotations
@@ -85,9 +86,21 @@ def is_traditional(text: str) -> bool:
     return any(char in _TRADITIONAL_ONLY for char in text)
 
 
-def in_speakers_script(said: str, content: str) -> str:
-    """A memory's content in the script of what the user said."""
-    if not is_traditional(said):
+def writes_traditional(language: str | None) -> bool:
+    """Whether a language tag names traditional Chinese (zh-Hant, zh-TW, zh-HK, zh-MO)."""
+    parts = (language or "").replace("_", "-").lower().split("-")
+    if parts[0] != "zh" or "hans" in parts:
+        return False
+    return any(part in ("hant", "tw", "hk", "mo") for part in parts[1:])
+
+
+def in_speakers_script(said: str, content: str, language: str | None = None) -> str:
+    """A memory's content in the script of what the user said.
+
+    Traditional when the words are, or when the conversation is in traditional
+    Chinese (the words then are the same in both scripts).
+    """
+    if not (is_traditional(said) or writes_traditional(language)):
         return content
     for simplified, traditional in _TO_TRADITIONAL:
         content = content.replace(simplified, traditional)

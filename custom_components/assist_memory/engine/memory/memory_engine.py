@@ -23,6 +23,7 @@ from ..documents.daily_log import DEFAULT_SEARCH_LIMIT, DailyLog, LogEntry
 from ..documents.mirror import MarkdownMirror
 from ..errors import InvalidMemoryError
 from ..search.embeddings import EmbeddingClient, EmbeddingConfig, HttpContext
+from ..search.expansion import HouseholdVocabulary
 from ..search.index import SearchIndex
 from ..search.retrieval import Retriever
 from ..search.scoring import ScoredMemory
@@ -76,10 +77,14 @@ class MemoryEngine:
                 use_sqlite_vec=use_sqlite_vec,
             )
         )
+        # Names and what they are, for the retriever's second round.
+        self.vocabulary = HouseholdVocabulary()
+        self.store.add_change_hook(self.vocabulary.follow)
         self.retriever = Retriever(
             self.index,
             self.store.get_many,
             vectors=None if self.vectors is None else self.vectors.scores,
+            related=self.vocabulary.related,
         )
         self._pending_lock = threading.Lock()
         self._pending_upserts: dict[str, Memory] = {}

@@ -43,7 +43,7 @@ from ..storage.models import Memory
 _LOGGER = logging.getLogger(__name__)
 
 # Raise when the terms stored for a text change, so old indexes are rebuilt.
-TOKENIZER_VERSION: Final = "2"
+TOKENIZER_VERSION: Final = "3"
 FTS_TOKENIZER: Final = "porter unicode61 remove_diacritics 2"
 _MAX_QUERY_TERMS: Final = 64
 # A term in more memories than this is "common": it is only searched in pairs.

@@ -33,8 +33,10 @@ from .scoring import (
     ScoreParts,
     category_score,
     frequency_score,
+    lexical_score,
     recency_score,
 )
+from .second_round import follow_up, merged
 
 DEFAULT_LIMIT: Final = 5
 # How many index candidates to score for each result asked for.
@@ -53,9 +55,14 @@ class Retriever:
         fetch: Callable[[Sequence[str]], dict[str, Memory]],
         *,
         vectors: VectorSearch | None = None,
+        related: Callable[[Sequence[str]], list[str]] | None = None,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
-        """`fetch` returns the memories for ids; `vectors` the cosine scores for a text."""
+        """`fetch` returns the memories for ids; `vectors` the cosine scores for a text.
+
+        `related`: the household's words for a question's terms (`expansion.py`).
+        """
+        self._related = related
         self._index = index
         self._fetch = fetch
         self._vectors = vectors
@@ -69,7 +76,34 @@ class Retriever:
         scopes: Sequence[str] | None = None,
         topic: str | None = None,
     ) -> list[ScoredMemory]:
-        """The best `limit` memories for the message, best first ([] when none match)."""
+        """The best `limit` memories for the message, best first ([] when none match).
+
+        Names the best results give that the message does not say are searched
+        again, for questions of two steps (`second_round.py`); by their words only
+        (another embedding of the question would cost a request and add little).
+        """
+        first = self._round(message, limit=limit, scopes=scopes, topic=topic)
+        related: list[str] = []
+        if self._related is not None:
+            keywords = extract_keywords(message)
+            related = self._related([*keywords.words, *keywords.chinese])
+        query = follow_up(message, first, related)
+        if query is None:
+            return first
+        second = self._round(
+            query, limit=limit, scopes=scopes, topic=topic, with_vectors=False
+        )
+        return merged(first, second, limit)
+
+    def _round(
+        self,
+        message: str,
+        *,
+        limit: int,
+        scopes: Sequence[str] | None,
+        topic: str | None,
+        with_vectors: bool = True,
+    ) -> list[ScoredMemory]:
         now = self._now()
         # "What did Claire say two weeks ago?": the time is not a keyword; it favours
         # what was said then instead of what was used lately.
@@ -86,7 +120,8 @@ class Retriever:
         )
         bm25 = {c.memory_id: c.keyword_score for c in found}
         indexed_terms = {c.memory_id: c.terms for c in found}
-        similarity = dict(self._vectors(message, pool)) if self._vectors else {}
+        vectors = self._vectors if with_vectors else None
+        similarity = dict(vectors(message, pool)) if vectors else {}
         memories = self._fetch([*bm25, *similarity])
         if scopes is not None:
             allowed = set(scopes)
@@ -101,7 +136,7 @@ class Retriever:
         for memory_id, memory in memories.items():
             terms = _terms_of(memory, indexed_terms.get(memory_id))
             matched, coverage = query.matched(terms)
-            lexical = 0.5 * bm25.get(memory_id, 0.0) / best_bm25 + 0.5 * coverage
+            lexical = lexical_score(bm25.get(memory_id, 0.0) / best_bm25, coverage)
             vector = similarity.get(memory_id) if similarity else None
             keyword = (
                 lexical

@@ -78,6 +78,11 @@ class ScoredMemory:
         }
 
 
+def lexical_score(bm25_share: float, coverage: float) -> float:
+    """The keyword part: BM25 (as a share of the best candidate's) and coverage."""
+    return 0.5 * bm25_share + 0.5 * coverage
+
+
 def category_score(memory: Memory, *, wants_preference: bool) -> float:
     """1 for a preference when the message is about preferences, else 1/1.5."""
     if wants_preference and memory.category == "preference":
