@@ -26,8 +26,10 @@ says what changed, keeping ids (and so access statistics) wherever a line surviv
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 import difflib
+from itertools import groupby
+from operator import itemgetter
 import re
 from typing import Final
 import unicodedata
@@ -71,6 +73,7 @@ _BULLET: Final = re.compile(r"^[ \t]*[-*+](?:[ \t]+(.*))?$")
 # Above this many line pairs, a block of changed lines is paired in order instead of by
 # similarity (the pairing compares every old line with every new one).
 _MAX_SIMILARITY_PAIRS: Final = 2500
+_LINES_PER_PIECE: Final = 2000
 
 
 def one_line(text: str) -> str:
@@ -97,20 +100,34 @@ def render_ordered(ordered: Iterable[Memory]) -> str:
 
 def render_lines(bullets: Iterable[tuple[str, str]]) -> str:
     """MEMORY.md for (category, text) bullets already in rendered order."""
-    lines = [TITLE, ""]
-    category: str | None = None
-    for bullet_category, text in bullets:
-        if bullet_category != category:
-            if category is not None:
-                lines.append("")
-            category = bullet_category
-            lines.append(f"## {CATEGORY_TITLES.get(category, category.title())}")
-            lines.append("")
-        lines.append(f"- {one_line(text)}")
-    if category is None:
-        lines.append(EMPTY_HINT)
-    lines.append("")
-    return "\n".join(lines)
+    sections = (
+        (category, [f"- {one_line(text)}" for _, text in group])
+        for category, group in groupby(bullets, key=itemgetter(0))
+    )
+    return "".join(render_sections(sections))
+
+
+def render_sections(sections: Iterable[tuple[str, Sequence[str]]]) -> Iterator[str]:
+    """MEMORY.md in pieces, from its bullet lines ("- text") under their categories.
+
+    The pieces are a few thousand lines each: a large file is written without one
+    long join holding the interpreter's lock.
+    """
+    yield f"{TITLE}\n"
+    empty = True
+    for category, lines in sections:
+        if not lines:
+            continue
+        title = CATEGORY_TITLES.get(category, category.title())
+        yield f"\n## {title}\n\n" if empty else f"\n\n## {title}\n\n"
+        empty = False
+        for start in range(0, len(lines), _LINES_PER_PIECE):
+            if start:
+                yield "\n"
+            yield "\n".join(lines[start : start + _LINES_PER_PIECE])
+    if empty:
+        yield f"\n{EMPTY_HINT}"
+    yield "\n"
 
 
 def header_category(title: str) -> str | None:

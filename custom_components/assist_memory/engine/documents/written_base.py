@@ -20,7 +20,7 @@ the store leaves no text here once MEMORY.md is written again.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 import json
 import logging
@@ -40,6 +40,7 @@ FORMAT: Final = "assist_memory_markdown_base"
 _MARKER: Final = re.compile(
     r"^<!-- assist-memory ([0-9a-f]{8})/(\d{1,18}) -->[ \t]*$", re.MULTILINE
 )
+_LINES_PER_PIECE: Final = 2000
 _MARKER_LINE: Final = re.compile(
     r"\n<!-- assist-memory [0-9a-f]{8}/\d{1,18} -->[ \t]*\n?\Z"
 )
@@ -148,18 +149,37 @@ def save_base(path: Path, base: WrittenBase) -> None:
 
 def encode_base(base: WrittenBase) -> str:
     """The recorded base as its file holds it (JSON)."""
-    document: dict[str, Any] = {
+    return "".join(encode_base_pieces(base, [encode_line(line) for line in base.lines]))
+
+
+def encode_base_pieces(
+    base: WrittenBase, encoded_lines: Sequence[str]
+) -> Iterator[str]:
+    """`encode_base` in pieces, from `base.lines` already encoded (`encode_line`).
+
+    The same JSON as `json.dumps` of the whole document, written a few thousand
+    lines at a time.
+    """
+    head: dict[str, Any] = {
         "format": FORMAT,
         "lineage": base.lineage,
         "version": base.version,
         "changed": base.changed,
         "file": None if base.file is None else list(base.file),
-        "lines": [
-            [line.memory_id, line.category, line.text, line.since]
-            for line in base.lines
-        ],
     }
-    return json.dumps(document, ensure_ascii=False)
+    yield json.dumps(head, ensure_ascii=False)[:-1] + ', "lines": ['
+    for start in range(0, len(encoded_lines), _LINES_PER_PIECE):
+        if start:
+            yield ", "
+        yield ", ".join(encoded_lines[start : start + _LINES_PER_PIECE])
+    yield "]}"
+
+
+def encode_line(line: ShownLine) -> str:
+    """One shown line as the base's JSON holds it."""
+    return json.dumps(
+        [line.memory_id, line.category, line.text, line.since], ensure_ascii=False
+    )
 
 
 def _text(value: object) -> str:

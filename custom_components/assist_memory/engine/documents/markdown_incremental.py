@@ -1,0 +1,161 @@
+"""MEMORY.md kept line by line: a change costs its own line, never the whole store.
+
+`ShownDocument` holds the lines MEMORY.md shows, per category in rendered order
+(oldest first; memories of the same instant in the store's order), each line with its
+rendered bullet and its encoding for the written base. It is built once from every
+memory; after that a change of one memory moves, adds or removes only its own line
+(a binary search and a list insert), and writing the file joins the lines kept, a few
+thousand at a time. The text and the base it gives are exactly what rendering every
+memory again (`render_markdown`, `WrittenBase.showing`) gives.
+
+Not thread-safe: the mirror calls it under a lock of its own.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import chain
+
+from ..storage.models import CATEGORIES, Memory
+from .markdown import one_line, render_sections, rendered_order
+from .written_base import ShownLine, WrittenBase, encode_line
+
+# created_at, then the memory's place in the store (its order among equal times).
+type _SortKey = tuple[str, int]
+
+
+@dataclass(slots=True)
+class _Section:
+    """The lines under one category header, in rendered order (parallel lists)."""
+
+    keys: list[_SortKey] = field(default_factory=list)
+    lines: list[ShownLine] = field(default_factory=list)
+    bullets: list[str] = field(default_factory=list)
+    encoded: list[str] = field(default_factory=list)
+
+    def insert(self, key: _SortKey, line: ShownLine) -> None:
+        at = bisect_left(self.keys, key)
+        self.keys.insert(at, key)
+        self.lines.insert(at, line)
+        self.bullets.insert(at, f"- {line.text}")
+        self.encoded.insert(at, encode_line(line))
+
+    def remove(self, key: _SortKey) -> ShownLine:
+        at = bisect_left(self.keys, key)
+        line = self.lines[at]
+        del self.keys[at], self.lines[at], self.bullets[at], self.encoded[at]
+        return line
+
+
+class ShownDocument:
+    """MEMORY.md's lines for the store as it is, and the base they were last written as."""
+
+    def __init__(self, base: WrittenBase, memories: Sequence[Memory]) -> None:
+        """Every memory (in the store's order), as shown after `base` was written."""
+        self.published = base
+        # Counted up whenever a line changes (what a cached text depends on).
+        self.revision = 0
+        self._sections = {category: _Section() for category in CATEGORIES}
+        self._places: dict[str, tuple[str, _SortKey]] = {}
+        # The line as `published` showed it, for each memory changed since (None: none).
+        self._before: dict[str, ShownLine | None] = {}
+        place = {memory.id: n for n, memory in enumerate(memories)}
+        self._next_place = len(memories)
+        ordered = rendered_order(memories)
+        shown = base.showing(ordered)
+        # Lines only reordered still make a new version, as a full render would.
+        self._reordered = shown is not base
+        for memory, line in zip(ordered, shown.lines, strict=True):
+            self._put(line, (memory.created_at, place[memory.id]))
+        if self._reordered:
+            old = {line.memory_id: line for line in base.lines}
+            new = {line.memory_id: line for line in shown.lines}
+            for memory_id in old.keys() | new.keys():
+                before = old.get(memory_id)
+                if before != new.get(memory_id):
+                    self._before[memory_id] = before
+
+    def change(self, memory_id: str, memory: Memory | None) -> None:
+        """Show this memory as it is now (None: deleted)."""
+        place = self._places.get(memory_id)
+        current = None if place is None else self._line(memory_id)
+        bullet = None if memory is None else (memory.category, one_line(memory.content))
+        if current is not None and current.bullet == bullet:
+            return
+        self.revision += 1
+        before = self._before.setdefault(memory_id, current)
+        if place is not None:
+            category, key = self._places.pop(memory_id)
+            self._sections[category].remove(key)
+        if memory is None or bullet is None:
+            return
+        if place is None:
+            key = (memory.created_at, self._next_place)
+            self._next_place += 1
+        else:
+            key = (memory.created_at, place[1][1])
+        since = (
+            before.since
+            if before is not None and before.bullet == bullet
+            else self.published.version + 1
+        )
+        self._put(ShownLine(memory_id, bullet[0], bullet[1], since), key)
+
+    def follow(self, changes: Mapping[str, Memory | None]) -> None:
+        """`change` for each memory changed, in the order they were first changed."""
+        for memory_id, memory in changes.items():
+            self.change(memory_id, memory)
+
+    def shown(self) -> WrittenBase:
+        """The base for writing the lines now (`published` itself when nothing changed)."""
+        changed = [
+            before
+            for memory_id, before in self._before.items()
+            if before != self._line(memory_id)
+        ]
+        if not changed and not self._reordered:
+            return self.published
+        version = self.published.version + 1
+        removed = any(before is not None for before in changed)
+        return WrittenBase(
+            lineage=self.published.lineage,
+            version=version,
+            changed=version if removed else self.published.changed,
+            file=None,
+            lines=tuple(chain.from_iterable(s.lines for s in self._sections.values())),
+        )
+
+    def written(self, base: WrittenBase) -> None:
+        """`base` (from `shown`, with its file) was written: it is the new reference."""
+        self.published = base
+        self._before.clear()
+        self._reordered = False
+
+    def body_pieces(self) -> Iterator[str]:
+        """The text a person reads (`WrittenBase.body`), in pieces."""
+        return render_sections(
+            (category, section.bullets) for category, section in self._sections.items()
+        )
+
+    def text_pieces(self, shown: WrittenBase) -> list[str]:
+        """MEMORY.md as written for `shown` (`WrittenBase.text`), in pieces."""
+        marker = f"\n<!-- assist-memory {shown.lineage}/{shown.version} -->\n"
+        return [*self.body_pieces(), marker]
+
+    def encoded_lines(self) -> list[str]:
+        """The lines as the written base encodes them (for `encode_base_pieces`)."""
+        return list(chain.from_iterable(s.encoded for s in self._sections.values()))
+
+    def _put(self, line: ShownLine, key: _SortKey) -> None:
+        self._sections[line.category].insert(key, line)
+        self._places[line.memory_id] = (line.category, key)
+
+    def _line(self, memory_id: str) -> ShownLine | None:
+        place = self._places.get(memory_id)
+        if place is None:
+            return None
+        category, key = place
+        section = self._sections[category]
+        return section.lines[bisect_left(section.keys, key)]
