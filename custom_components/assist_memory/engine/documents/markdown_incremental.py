@@ -37,6 +37,12 @@ class _Section:
 
     def insert(self, key: _SortKey, line: ShownLine) -> None:
         at = bisect_left(self.keys, key)
+        if at == len(self.keys):  # the newest: most changes, and every line of a build
+            self.keys.append(key)
+            self.lines.append(line)
+            self.bullets.append(f"- {line.text}")
+            self.encoded.append(encode_line(line))
+            return
         self.keys.insert(at, key)
         self.lines.insert(at, line)
         self.bullets.insert(at, f"- {line.text}")
