@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 import logging
 from pathlib import Path
+import random
 import sqlite3
 import threading
 
@@ -14,6 +15,7 @@ from assist_memory_engine import LocalBackend, MemoryStore
 from assist_memory_engine.errors import InvalidMemoryError
 from assist_memory_engine.language.keywords import extract_keywords
 from assist_memory_engine.memory.memory_engine import MemoryEngine, index_path_for
+from assist_memory_engine.search import index as index_module
 from assist_memory_engine.search.index import (
     COMMON_WORD_ROWS,
     TOKENIZER_VERSION,
@@ -649,21 +651,31 @@ def test_changes_wait_in_the_queue_while_the_index_is_busy(
     assert [r.memory.id for r in fts_engine.search("tea")] == [added.id]
 
 
-def test_one_very_common_word_ranks_only_its_newest_matches(tmp_path: Path) -> None:
+def test_one_very_common_word_ranks_the_matches_bm25_values_most(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """BM25 costs time for every row it ranks: a word in a quarter of 100 000
     memories would rank 25 000 of them on every search. One common word alone ranks
-    its newest COMMON_WORD_ROWS matches (recency counts in the score anyway)."""
+    only COMMON_WORD_ROWS of its matches: the shortest texts, which BM25 values most,
+    so its best ten are (nearly) those of ranking every match."""
+    rng = random.Random(15)
     index = SearchIndex(tmp_path / "index.db")
-    older = COMMON_WORD_ROWS // 4
-    # The older ones are BM25's favourites (the word, repeated, in a short text).
-    index.upsert(memory(f"old{n:05d}", "Mila Mila Mila") for n in range(older))
+    words = ["walked", "dog", "river", "garden", "kitchen", "bread", "bike", "school"]
+    # Ages and lengths unrelated: the shortest texts are among the oldest as often as
+    # among the newest.
     index.upsert(
-        memory(f"new{n:05d}", f"Mila walked the dog along the river, note {n}")
-        for n in range(COMMON_WORD_ROWS)
+        memory(
+            f"m{n:05d}",
+            " ".join(["Mila", *rng.sample(words, rng.randint(0, 7)), f"n{n}"]),
+        )
+        for n in range(COMMON_WORD_ROWS + COMMON_WORD_ROWS // 2)
     )
-    found = index.match(extract_keywords("Mila"), limit=10)
-    assert len(found) == 10
-    assert all(c.memory_id.startswith("new") for c in found)
+    keywords = extract_keywords("Mila")
+    bounded = {c.memory_id for c in index.match(keywords, limit=10)}
+    monkeypatch.setattr(index_module, "COMMON_WORD_ROWS", 10**9)
+    every_match = {c.memory_id for c in index.match(keywords, limit=10)}
+    assert len(bounded) == len(every_match) == 10
+    assert len(bounded & every_match) >= 8
     # With another word the query is paired as before: the best rows come first.
     paired = index.match(extract_keywords("Mila walked"), limit=10)
     assert len(paired) == 10
