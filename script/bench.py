@@ -80,6 +80,7 @@ from scale import (
     COMMON_SHARE,
     FairFts5,
     cli_search_seconds,
+    common_word_overlap,
     health_load,
     leave_pending_journal,
     load_average,
@@ -321,6 +322,10 @@ def ranking_at_scale(size: int, query_count: int) -> None:
         ["system", "source memory in the top 10"],
         [["ours", f"{found.ours:.3f}"], ["BM25", f"{found.bm25:.3f}"]],
     )
+    print(
+        f"\nOne very common word ({COMMON_NAME}): its bounded top 10 shares"
+        f" {found.common_word_overlap:.0%} with the ranking of every match."
+    )
 
 
 # -- speed and memory --------------------------------------------------------------
@@ -561,9 +566,9 @@ def speed(sizes: Sequence[int], query_count: int) -> bool:
         class_rows,
     )
     print(
-        "\nOne very common word ranks only its newest"
+        "\nOne very common word ranks only its shortest"
         f" {index.COMMON_WORD_ROWS:,} matches; its top 10 shares with the ranking of"
-        " every match: "
+        " every match (memories of one age): "
         + ", ".join(f"{share:.0%} at {size:,}" for size, share in overlaps)
     )
     table(
@@ -605,18 +610,6 @@ def speed(sizes: Sequence[int], query_count: int) -> bool:
         ],
     )
     return met
-
-
-def common_word_overlap(engine: MemoryEngine) -> float:
-    """The share of the common word's top 10 that ranking every match also has."""
-    bounded = {r.memory.id for r in engine.search(COMMON_NAME, limit=10)}
-    bound = index.COMMON_WORD_ROWS
-    index.COMMON_WORD_ROWS = 10**9  # every match ranked, as before the bound
-    try:
-        unbounded = {r.memory.id for r in engine.search(COMMON_NAME, limit=10)}
-    finally:
-        index.COMMON_WORD_ROWS = bound
-    return len(bounded & unbounded) / max(len(unbounded), 1)
 
 
 def mixed_load(folder: Path, classes: dict[str, list[str]]) -> bool:

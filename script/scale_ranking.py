@@ -22,6 +22,7 @@ import tempfile
 from typing import Final
 
 from conversation_quality import FairBm25, ranked_by_us, stop_words
+from scale import common_word_overlap
 
 from assist_memory_engine.memory.memory_engine import MemoryEngine
 from assist_memory_engine.storage.settings import StoreSettings
@@ -41,6 +42,8 @@ class ScaleRanking:
     queries: int
     ours: float
     bm25: float
+    # The common word's bounded top 10 against the ranking of every match.
+    common_word_overlap: float
 
 
 def household_records(texts: Sequence[str], seed: int) -> list[dict[str, object]]:
@@ -102,7 +105,10 @@ def measure_at_scale(texts: Sequence[str], query_count: int, seed: int) -> Scale
             ours = sum(
                 source in ranked_by_us(engine, q, NOW)[:TOP] for q, source in asked
             )
+            overlap = common_word_overlap(engine)
         finally:
             engine.close()
     bm25 = sum(source in baseline.search(q, TOP) for q, source in asked)
-    return ScaleRanking(len(texts), len(asked), ours / len(asked), bm25 / len(asked))
+    return ScaleRanking(
+        len(texts), len(asked), ours / len(asked), bm25 / len(asked), overlap
+    )
