@@ -27,10 +27,15 @@ from assist_memory_engine.documents.written_base import (
     first_base,
     load_base,
 )
+from assist_memory_engine.memory.forgetting import forget, forget_all
+from assist_memory_engine.memory.memory_engine import MemoryEngine
 from assist_memory_engine.storage.untrusted_file import file_signature
+from tests.support.data_folder import files_containing
 
 CATEGORIES = list(CATEGORY_TITLES)
 STEPS = 200
+WORD = "Zyxwvortle"
+SECRET = f"Anna's cat is called {WORD}"
 
 
 class TiedClock:
@@ -159,3 +164,72 @@ def test_a_change_renders_its_own_line_not_the_store(
         assert written[0] <= 1
         assert read[0] == 0
         assert text == render_markdown(store.get_all())
+
+
+def test_forgetting_renders_no_line_and_leaves_no_trace(store_path: Path) -> None:
+    """Forget and clear follow the kept lines (no whole render) and, before they
+    return, MEMORY.md and its base hold nothing of what was forgotten."""
+    engine = MemoryEngine(store_path, StoreSettings(max_items=0))
+    engine.init()
+    try:
+        for number in range(300):
+            engine.store.add(
+                f"household note {number}", category=CATEGORIES[number % 7]
+            )
+        doomed = engine.store.add(SECRET, category="fact")
+        engine.flush()  # the lines are kept from here on
+        with lines_rendered() as rendered:
+            assert forget(engine, [doomed.id]) == [doomed.id]
+        assert rendered[0] == 0
+        assert files_containing(store_path.parent, WORD) == []
+        assert engine.mirror.path.read_text() == recorded(engine.mirror).text()
+        assert engine.read_markdown() == render_markdown(engine.store.get_all())
+
+        engine.store.add(SECRET)
+        engine.flush()
+        with lines_rendered() as rendered:
+            assert forget_all(engine) == 301
+        assert rendered[0] == 0
+        assert files_containing(store_path.parent, WORD, "household") == []
+    finally:
+        engine.close()
+
+
+def test_forgetting_takes_the_line_out_of_an_edit_not_applied_yet(
+    store_path: Path,
+) -> None:
+    """A hand edit of MEMORY.md still waiting for its quiet spell is applied first
+    (nothing of it is lost), then the memory is forgotten: no copy of it stays."""
+    engine = MemoryEngine(store_path, StoreSettings(max_items=0))
+    engine.init()
+    try:
+        kept = engine.store.add("Tea in the morning", category="preference")
+        doomed = engine.store.add(SECRET, category="fact")
+        engine.flush()
+        path = engine.mirror.path
+        path.write_text(path.read_text().replace("- Tea in the morning", "- Tea at 7"))
+        assert forget(engine, [doomed.id]) == [doomed.id]
+        assert files_containing(store_path.parent, WORD) == []
+        assert [m.content for m in engine.store.get_all()] == ["Tea at 7"]
+        assert engine.store.get(kept.id) is not None
+    finally:
+        engine.close()
+
+
+def test_forgetting_takes_the_line_out_of_an_edit_that_cannot_be_applied(
+    store_path: Path,
+) -> None:
+    engine = MemoryEngine(store_path, StoreSettings(max_items=0))
+    engine.init()
+    try:
+        doomed = engine.store.add(SECRET, category="fact")
+        engine.flush()
+        path = engine.mirror.path
+        path.write_bytes(b"\xff not UTF-8\n" + path.read_bytes())
+        assert forget(engine, [doomed.id]) == [doomed.id]
+        assert files_containing(store_path.parent, WORD) == []
+        kept_aside = engine.mirror.last_rejected
+        assert kept_aside is not None
+        assert kept_aside.read_bytes().startswith(b"\xff not UTF-8\n")
+    finally:
+        engine.close()
