@@ -680,3 +680,35 @@ def test_one_very_common_word_ranks_the_matches_bm25_values_most(
     paired = index.match(extract_keywords("Mila walked"), limit=10)
     assert len(paired) == 10
     index.close()
+
+
+def test_a_common_phrase_is_read_once_and_still_matches_in_pairs() -> None:
+    """A query with rare and common phrases matches every row holding a rare one or
+    two common ones; each common phrase's rows are read in one group, not once per
+    pair (a long Chinese sentence has many common pairs of characters)."""
+    rare, common = ['"r1"', '"r2"'], ['"c1"', '"c2"', '"c3"']
+    counts = {**dict.fromkeys(rare, 1), **dict.fromkeys(common, 10_000)}
+    plan = index_module._plan_query([*rare, *common], [], counts.__getitem__)
+    assert plan.count('"c1"') == 1
+    assert all(plan.count(phrase) <= 1 + len(common) for phrase in rare + common)
+
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE t USING fts5(terms)")
+    words = [phrase.strip('"') for phrase in rare + common]
+    subsets = [
+        [word for bit, word in enumerate(words) if number >> bit & 1]
+        for number in range(1 << len(words))
+    ]
+    db.executemany(
+        "INSERT INTO t(rowid, terms) VALUES (?, ?)", enumerate(map(" ".join, subsets))
+    )
+    matched = {
+        row for (row,) in db.execute("SELECT rowid FROM t WHERE t MATCH ?", (plan,))
+    }
+    assert matched == {
+        row
+        for row, subset in enumerate(subsets)
+        if any(w in subset for w in ("r1", "r2"))
+        or sum(w in subset for w in ("c1", "c2", "c3")) >= 2
+    }
+    db.close()

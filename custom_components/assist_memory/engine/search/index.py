@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass
-import itertools
 import logging
 from pathlib import Path
 import sqlite3
@@ -131,11 +130,12 @@ def _plan_query(
     paired = [p for p in needed if p in common][:_MAX_PAIRED_TERMS]
     if not rare and len(paired) == 1:
         return paired[0]
-    parts = rare + [
-        f"({first} AND {second})"
-        for first, second in itertools.combinations(rare + paired, 2)
-        if first in paired or second in paired
-    ]
+    # Each common phrase with any later one: "(c1 AND (r1 OR r2 OR c2 OR c3))" matches
+    # the rows its pairs would, but FTS5 reads c1's rows once, not once per pair.
+    parts = list(rare)
+    for at, first in enumerate(paired):
+        if others := rare + paired[at + 1 :]:
+            parts.append(f"({first} AND ({' OR '.join(others)}))")
     return " OR ".join(parts)
 
 
