@@ -56,7 +56,7 @@ _MAX_LENGTH: Final = 1 << 24
 # A term of the conversation's topic brings candidates of its own only when it is
 # this distinctive; otherwise it only boosts what the message finds (and costs nothing).
 CONTEXT_TERM_DOCS: Final = 50
-_MAX_PAIRED_TERMS: Final = 8
+_MAX_PAIRED_TERMS: Final = 5
 # How many rows the optional phrases of a query may add to its ranking, at most.
 OPTIONAL_TERM_ROWS: Final = 300
 _DOCUMENT_COUNT_CACHE: Final = 20_000
@@ -130,12 +130,15 @@ def _plan_query(
     paired = [p for p in needed if p in common][:_MAX_PAIRED_TERMS]
     if not rare and len(paired) == 1:
         return paired[0]
-    # Each common phrase with any later one: "(c1 AND (r1 OR r2 OR c2 OR c3))" matches
-    # the rows its pairs would, but FTS5 reads c1's rows once, not once per pair.
+    # The rows any rare phrase or two common ones match, each phrase written as few
+    # times as that takes: ranking costs every matched row once per phrase written.
+    # "(r1 OR r2) AND (c1 OR c2)" adds no row; it lets BM25 value the common phrases
+    # a rare phrase's rows hold.
     parts = list(rare)
-    for at, first in enumerate(paired):
-        if others := rare + paired[at + 1 :]:
-            parts.append(f"({first} AND ({' OR '.join(others)}))")
+    if rare:
+        parts.append(f"(({' OR '.join(rare)}) AND ({' OR '.join(paired)}))")
+    for at, first in enumerate(paired[:-1]):
+        parts.append(f"({first} AND ({' OR '.join(paired[at + 1 :])}))")
     return " OR ".join(parts)
 
 
