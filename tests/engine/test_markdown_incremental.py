@@ -15,12 +15,13 @@ from types import FrameType
 import pytest
 
 from assist_memory_engine import MemoryStore, StoreSettings
-from assist_memory_engine.documents import markdown
+from assist_memory_engine.documents import markdown, markdown_incremental
 from assist_memory_engine.documents.markdown import (
     CATEGORY_TITLES,
     render_markdown,
     rendered_order,
 )
+from assist_memory_engine.documents.markdown_incremental import ShownDocument
 from assist_memory_engine.documents.mirror import MarkdownMirror
 from assist_memory_engine.documents.written_base import (
     WrittenBase,
@@ -108,10 +109,12 @@ def random_step(store: MemoryStore, rng: random.Random, number: int) -> None:
         store.clear()
 
 
-@pytest.mark.parametrize("seed", [7, 2024])
+@pytest.mark.parametrize(("seed", "block_lines"), [(7, 3), (2024, 3), (7, 500)])
 def test_random_changes_write_exactly_what_a_full_render_gives(
-    tmp_path: Path, seed: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, block_lines: int
 ) -> None:
+    # Small blocks: lines move between blocks, blocks split and empty.
+    monkeypatch.setattr(markdown_incremental, "BLOCK_LINES", block_lines)
     rng = random.Random(seed)
     store = MemoryStore(
         tmp_path / "memories.json",
@@ -233,3 +236,29 @@ def test_forgetting_takes_the_line_out_of_an_edit_that_cannot_be_applied(
         assert kept_aside.read_bytes().startswith(b"\xff not UTF-8\n")
     finally:
         engine.close()
+
+
+def test_a_write_joins_again_only_the_block_that_changed(
+    open_store: Callable[..., MemoryStore], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The text of the lines around a change is kept: writing the file after one
+    change joins one block of lines again, not the store."""
+    monkeypatch.setattr(markdown_incremental, "BLOCK_LINES", 10)
+    store = open_store(settings=StoreSettings(max_items=0))
+    for number in range(300):
+        store.add(f"household note {number}", category=CATEGORIES[number % 2])
+    document = ShownDocument(first_base(), store.get_all())
+    before = [*document.body_pieces(), *document.encoded_blocks()]
+    assert len(before) > 30
+
+    changed = store.update(store.get_all()[150].id, "an edited note")
+    document.change(changed.id, changed)
+    after = [*document.body_pieces(), *document.encoded_blocks()]
+
+    made_again = [
+        piece
+        for piece in after
+        if len(piece) > 100 and not any(piece is kept for kept in before)
+    ]
+    assert len(made_again) == 2  # its block's bullets and their encoding
+    assert "".join(document.body_pieces()) == render_markdown(store.get_all())

@@ -113,18 +113,35 @@ def render_sections(sections: Iterable[tuple[str, Sequence[str]]]) -> Iterator[s
     The pieces are a few thousand lines each: a large file is written without one
     long join holding the interpreter's lock.
     """
+    return render_blocks(
+        (
+            category,
+            [
+                "\n".join(lines[start : start + _LINES_PER_PIECE])
+                for start in range(0, len(lines), _LINES_PER_PIECE)
+            ],
+        )
+        for category, lines in sections
+    )
+
+
+def render_blocks(sections: Iterable[tuple[str, Sequence[str]]]) -> Iterator[str]:
+    """MEMORY.md in pieces, from each category's bullet lines already joined in blocks.
+
+    A block is consecutive bullet lines joined by newlines, never empty.
+    """
     yield f"{TITLE}\n"
     empty = True
-    for category, lines in sections:
-        if not lines:
+    for category, blocks in sections:
+        if not blocks:
             continue
         title = CATEGORY_TITLES.get(category, category.title())
         yield f"\n## {title}\n\n" if empty else f"\n\n## {title}\n\n"
         empty = False
-        for start in range(0, len(lines), _LINES_PER_PIECE):
-            if start:
+        for number, block in enumerate(blocks):
+            if number:
                 yield "\n"
-            yield "\n".join(lines[start : start + _LINES_PER_PIECE])
+            yield block
     if empty:
         yield f"\n{EMPTY_HINT}"
     yield "\n"

@@ -4,55 +4,124 @@
 (oldest first; memories of the same instant in the store's order), each line with its
 rendered bullet and its encoding for the written base. It is built once from every
 memory; after that a change of one memory moves, adds or removes only its own line
-(a binary search and a list insert), and writing the file joins the lines kept, a few
-thousand at a time. The text and the base it gives are exactly what rendering every
-memory again (`render_markdown`, `WrittenBase.showing`) gives.
+(a binary search and a list insert in a block of lines), and writing the file joins
+again only the blocks that changed: the others' text is kept, and the file is written
+block by block, never holding the interpreter's lock for long. The text and the base
+it gives are exactly what rendering every memory again (`render_markdown`,
+`WrittenBase.showing`) gives.
 
 Not thread-safe: the mirror calls it under a lock of its own.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 
 from ..storage.models import CATEGORIES, Memory
-from .markdown import one_line, render_sections, rendered_order
+from .markdown import one_line, render_blocks, rendered_order
 from .written_base import ShownLine, WrittenBase, encode_line
 
 # created_at, then the memory's place in the store (its order among equal times).
 type _SortKey = tuple[str, int]
+# Lines per block: a change joins this many again when the file is written, and the
+# file is written in as many pieces as there are blocks.
+BLOCK_LINES = 500
 
 
 @dataclass(slots=True)
-class _Section:
-    """The lines under one category header, in rendered order (parallel lists)."""
+class _Block:
+    """Consecutive lines of a section (parallel lists), and their text once joined."""
 
     keys: list[_SortKey] = field(default_factory=list)
     lines: list[ShownLine] = field(default_factory=list)
     bullets: list[str] = field(default_factory=list)
     encoded: list[str] = field(default_factory=list)
+    # The bullets and the encoded lines joined; None once a line changed.
+    joined: tuple[str, str] | None = None
 
-    def insert(self, key: _SortKey, line: ShownLine) -> None:
-        at = bisect_left(self.keys, key)
-        if at == len(self.keys):  # the newest: most changes, and every line of a build
-            self.keys.append(key)
-            self.lines.append(line)
-            self.bullets.append(f"- {line.text}")
-            self.encoded.append(encode_line(line))
-            return
+    def texts(self) -> tuple[str, str]:
+        """The bullets joined by newlines, the encoded lines joined by commas."""
+        if self.joined is None:
+            self.joined = ("\n".join(self.bullets), ", ".join(self.encoded))
+        return self.joined
+
+    def insert(self, at: int, key: _SortKey, line: ShownLine) -> None:
         self.keys.insert(at, key)
         self.lines.insert(at, line)
         self.bullets.insert(at, f"- {line.text}")
         self.encoded.insert(at, encode_line(line))
+        self.joined = None
 
-    def remove(self, key: _SortKey) -> ShownLine:
-        at = bisect_left(self.keys, key)
-        line = self.lines[at]
-        del self.keys[at], self.lines[at], self.bullets[at], self.encoded[at]
-        return line
+    def split(self) -> _Block:
+        """Keep the first half; the second half as a new block."""
+        half = len(self.keys) // 2
+        rest = _Block(
+            self.keys[half:],
+            self.lines[half:],
+            self.bullets[half:],
+            self.encoded[half:],
+        )
+        del (
+            self.keys[half:],
+            self.lines[half:],
+            self.bullets[half:],
+            self.encoded[half:],
+        )
+        self.joined = None
+        return rest
+
+
+@dataclass(slots=True)
+class _Section:
+    """The lines under one category header, in rendered order, in blocks of lines.
+
+    A change re-joins only its own block when the file is written; the other
+    blocks' text is kept.
+    """
+
+    blocks: list[_Block] = field(default_factory=list)
+    # Each block's first key, to find a key's block by binary search.
+    firsts: list[_SortKey] = field(default_factory=list)
+
+    def insert(self, key: _SortKey, line: ShownLine) -> None:
+        if not self.blocks or (
+            key > self.blocks[-1].keys[-1] and len(self.blocks[-1].keys) >= BLOCK_LINES
+        ):
+            # The newest (most changes, and every line of a build): a new last block.
+            self.blocks.append(_Block())
+            self.firsts.append(key)
+        number = max(bisect_right(self.firsts, key) - 1, 0)
+        block = self.blocks[number]
+        block.insert(bisect_left(block.keys, key), key, line)
+        self.firsts[number] = block.keys[0]
+        if len(block.keys) > 2 * BLOCK_LINES:
+            rest = block.split()
+            self.blocks.insert(number + 1, rest)
+            self.firsts.insert(number + 1, rest.keys[0])
+
+    def remove(self, key: _SortKey) -> None:
+        number, at = self._find(key)
+        block = self.blocks[number]
+        del block.keys[at], block.lines[at], block.bullets[at], block.encoded[at]
+        block.joined = None
+        if block.keys:
+            self.firsts[number] = block.keys[0]
+        else:
+            del self.blocks[number], self.firsts[number]
+
+    def line(self, key: _SortKey) -> ShownLine:
+        number, at = self._find(key)
+        return self.blocks[number].lines[at]
+
+    def lines(self) -> Iterator[ShownLine]:
+        return chain.from_iterable(block.lines for block in self.blocks)
+
+    def _find(self, key: _SortKey) -> tuple[int, int]:
+        number = bisect_right(self.firsts, key) - 1
+        return number, bisect_left(self.blocks[number].keys, key)
 
 
 class ShownDocument:
@@ -130,7 +199,9 @@ class ShownDocument:
             version=version,
             changed=version if removed else self.published.changed,
             file=None,
-            lines=tuple(chain.from_iterable(s.lines for s in self._sections.values())),
+            lines=tuple(
+                chain.from_iterable(s.lines() for s in self._sections.values())
+            ),
         )
 
     def written(self, base: WrittenBase) -> None:
@@ -140,9 +211,10 @@ class ShownDocument:
         self._reordered = False
 
     def body_pieces(self) -> Iterator[str]:
-        """The text a person reads (`WrittenBase.body`), in pieces."""
-        return render_sections(
-            (category, section.bullets) for category, section in self._sections.items()
+        """The text a person reads (`WrittenBase.body`), in pieces (one per block)."""
+        return render_blocks(
+            (category, [block.texts()[0] for block in section.blocks])
+            for category, section in self._sections.items()
         )
 
     def text_pieces(self, shown: WrittenBase) -> list[str]:
@@ -150,9 +222,13 @@ class ShownDocument:
         marker = f"\n<!-- assist-memory {shown.lineage}/{shown.version} -->\n"
         return [*self.body_pieces(), marker]
 
-    def encoded_lines(self) -> list[str]:
-        """The lines as the written base encodes them (for `encode_base_pieces`)."""
-        return list(chain.from_iterable(s.encoded for s in self._sections.values()))
+    def encoded_blocks(self) -> list[str]:
+        """The lines as the written base encodes them, in blocks (`encode_base_blocks`)."""
+        return [
+            block.texts()[1]
+            for section in self._sections.values()
+            for block in section.blocks
+        ]
 
     def _put(self, line: ShownLine, key: _SortKey) -> None:
         self._sections[line.category].insert(key, line)
@@ -163,5 +239,4 @@ class ShownDocument:
         if place is None:
             return None
         category, key = place
-        section = self._sections[category]
-        return section.lines[bisect_left(section.keys, key)]
+        return self._sections[category].line(key)

@@ -58,7 +58,7 @@ from .markdown import parse_markdown, plan_reconcile, rendered_order
 from .markdown_incremental import ShownDocument
 from .written_base import (
     WrittenBase,
-    encode_base_pieces,
+    encode_base_blocks,
     first_base,
     load_base,
     save_base,
@@ -198,12 +198,12 @@ class MarkdownMirror:
                 self._written = base.file
                 return False  # already shown
             text = document.text_pieces(shown)
-            encoded = document.encoded_lines()
+            encoded = document.encoded_blocks()
             # Changes from here on are against these lines (forgotten if not written).
             document.written(shown)
         page = prepare_file(self.path, text)
         recorded = replace(shown, file=page.signature)
-        record = prepare_file(self.base_path, encode_base_pieces(recorded, encoded))
+        record = prepare_file(self.base_path, encode_base_blocks(recorded, encoded))
         try:
             with self.store.exclusive_records():
                 signature = file_signature(self.path)

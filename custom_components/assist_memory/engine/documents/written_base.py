@@ -160,6 +160,20 @@ def encode_base_pieces(
     The same JSON as `json.dumps` of the whole document, written a few thousand
     lines at a time.
     """
+    return encode_base_blocks(
+        base,
+        [
+            ", ".join(encoded_lines[start : start + _LINES_PER_PIECE])
+            for start in range(0, len(encoded_lines), _LINES_PER_PIECE)
+        ],
+    )
+
+
+def encode_base_blocks(base: WrittenBase, blocks: Sequence[str]) -> Iterator[str]:
+    """`encode_base` in pieces, from `base.lines` encoded and joined in blocks.
+
+    A block is consecutive encoded lines joined by ", ", never empty.
+    """
     head: dict[str, Any] = {
         "format": FORMAT,
         "lineage": base.lineage,
@@ -168,10 +182,10 @@ def encode_base_pieces(
         "file": None if base.file is None else list(base.file),
     }
     yield json.dumps(head, ensure_ascii=False)[:-1] + ', "lines": ['
-    for start in range(0, len(encoded_lines), _LINES_PER_PIECE):
-        if start:
+    for number, block in enumerate(blocks):
+        if number:
             yield ", "
-        yield ", ".join(encoded_lines[start : start + _LINES_PER_PIECE])
+        yield block
     yield "]}"
 
 
