@@ -22,7 +22,8 @@ from itertools import chain
 
 from ..storage.models import CATEGORIES, Memory
 from .markdown import one_line, render_blocks, rendered_order
-from .written_base import ShownLine, WrittenBase, encode_line
+from .written_base import ShownLine, WrittenBase, encode_lines
+from .yielding import yielding
 
 # created_at, then the memory's place in the store (its order among equal times).
 type _SortKey = tuple[str, int]
@@ -33,43 +34,31 @@ BLOCK_LINES = 500
 
 @dataclass(slots=True)
 class _Block:
-    """Consecutive lines of a section (parallel lists), and their text once joined."""
+    """Consecutive lines of a section, and their text once joined."""
 
     keys: list[_SortKey] = field(default_factory=list)
     lines: list[ShownLine] = field(default_factory=list)
-    bullets: list[str] = field(default_factory=list)
-    encoded: list[str] = field(default_factory=list)
-    # The bullets and the encoded lines joined; None once a line changed.
+    # The bullets joined by newlines and the lines as the base encodes them; None
+    # once a line changed.
     joined: tuple[str, str] | None = None
 
     def texts(self) -> tuple[str, str]:
-        """The bullets joined by newlines, the encoded lines joined by commas."""
+        """The bullets ("- text") joined by newlines, and `encode_lines`."""
         if self.joined is None:
-            self.joined = ("\n".join(self.bullets), ", ".join(self.encoded))
+            bullets = "- " + "\n- ".join([line.text for line in self.lines])
+            self.joined = (bullets, encode_lines(self.lines))
         return self.joined
 
     def insert(self, at: int, key: _SortKey, line: ShownLine) -> None:
         self.keys.insert(at, key)
         self.lines.insert(at, line)
-        self.bullets.insert(at, f"- {line.text}")
-        self.encoded.insert(at, encode_line(line))
         self.joined = None
 
     def split(self) -> _Block:
         """Keep the first half; the second half as a new block."""
         half = len(self.keys) // 2
-        rest = _Block(
-            self.keys[half:],
-            self.lines[half:],
-            self.bullets[half:],
-            self.encoded[half:],
-        )
-        del (
-            self.keys[half:],
-            self.lines[half:],
-            self.bullets[half:],
-            self.encoded[half:],
-        )
+        rest = _Block(self.keys[half:], self.lines[half:])
+        del self.keys[half:], self.lines[half:]
         self.joined = None
         return rest
 
@@ -105,7 +94,7 @@ class _Section:
     def remove(self, key: _SortKey) -> None:
         number, at = self._find(key)
         block = self.blocks[number]
-        del block.keys[at], block.lines[at], block.bullets[at], block.encoded[at]
+        del block.keys[at], block.lines[at]
         block.joined = None
         if block.keys:
             self.firsts[number] = block.keys[0]
@@ -142,7 +131,7 @@ class ShownDocument:
         shown = base.showing(ordered)
         # Lines only reordered still make a new version, as a full render would.
         self._reordered = shown is not base
-        for memory, line in zip(ordered, shown.lines, strict=True):
+        for memory, line in yielding(zip(ordered, shown.lines, strict=True)):
             self._put(line, (memory.created_at, place[memory.id]))
         if self._reordered:
             old = {line.memory_id: line for line in base.lines}

@@ -33,6 +33,7 @@ from ..storage.durable import write_atomically
 from ..storage.models import Memory
 from ..storage.untrusted_file import Signature
 from .markdown import one_line, render_lines
+from .yielding import yielding
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -81,8 +82,10 @@ class WrittenBase:
 
     def showing(self, ordered: Sequence[Memory]) -> WrittenBase:
         """The base after writing these memories (in rendered order)."""
-        bullets = [(m.id, m.category, one_line(m.content)) for m in ordered]
-        old = {(line.memory_id, *line.bullet): line.since for line in self.lines}
+        bullets = [(m.id, m.category, one_line(m.content)) for m in yielding(ordered)]
+        old = {
+            (line.memory_id, *line.bullet): line.since for line in yielding(self.lines)
+        }
         if list(old) == bullets:
             return self  # the same lines: the same version
         version = self.version + 1
@@ -94,7 +97,7 @@ class WrittenBase:
             file=None,
             lines=tuple(
                 ShownLine(i, category, text, old.get((i, category, text), version))
-                for i, category, text in bullets
+                for i, category, text in yielding(bullets)
             ),
         )
 
@@ -128,7 +131,7 @@ def load_base(path: Path) -> WrittenBase | None:
             file=None if document["file"] is None else _signature(document["file"]),
             lines=tuple(
                 ShownLine(_text(i), _text(category), _text(text), _number(since))
-                for i, category, text, since in document["lines"]
+                for i, category, text, since in yielding(document["lines"])
             ),
         )
     except FileNotFoundError:
@@ -149,30 +152,22 @@ def save_base(path: Path, base: WrittenBase) -> None:
 
 def encode_base(base: WrittenBase) -> str:
     """The recorded base as its file holds it (JSON)."""
-    return "".join(encode_base_pieces(base, [encode_line(line) for line in base.lines]))
-
-
-def encode_base_pieces(
-    base: WrittenBase, encoded_lines: Sequence[str]
-) -> Iterator[str]:
-    """`encode_base` in pieces, from `base.lines` already encoded (`encode_line`).
-
-    The same JSON as `json.dumps` of the whole document, written a few thousand
-    lines at a time.
-    """
-    return encode_base_blocks(
-        base,
-        [
-            ", ".join(encoded_lines[start : start + _LINES_PER_PIECE])
-            for start in range(0, len(encoded_lines), _LINES_PER_PIECE)
-        ],
+    lines = base.lines
+    return "".join(
+        encode_base_blocks(
+            base,
+            [
+                encode_lines(lines[start : start + _LINES_PER_PIECE])
+                for start in range(0, len(lines), _LINES_PER_PIECE)
+            ],
+        )
     )
 
 
 def encode_base_blocks(base: WrittenBase, blocks: Sequence[str]) -> Iterator[str]:
-    """`encode_base` in pieces, from `base.lines` encoded and joined in blocks.
+    """`encode_base` in pieces, from `base.lines` encoded in blocks (`encode_lines`).
 
-    A block is consecutive encoded lines joined by ", ", never empty.
+    The same JSON as `json.dumps` of the whole document; blocks are never empty.
     """
     head: dict[str, Any] = {
         "format": FORMAT,
@@ -189,11 +184,10 @@ def encode_base_blocks(base: WrittenBase, blocks: Sequence[str]) -> Iterator[str
     yield "]}"
 
 
-def encode_line(line: ShownLine) -> str:
-    """One shown line as the base's JSON holds it."""
-    return json.dumps(
-        [line.memory_id, line.category, line.text, line.since], ensure_ascii=False
-    )
+def encode_lines(lines: Sequence[ShownLine]) -> str:
+    """Consecutive shown lines as the base's JSON list holds them (one call to JSON)."""
+    rows = [[line.memory_id, line.category, line.text, line.since] for line in lines]
+    return json.dumps(rows, ensure_ascii=False)[1:-1]
 
 
 def _text(value: object) -> str:
