@@ -10,13 +10,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 import random
 import sys
-import time
 from types import FrameType
 
 import pytest
 
 from assist_memory_engine import MemoryStore, StoreSettings
-from assist_memory_engine.documents import markdown, markdown_incremental, yielding
+from assist_memory_engine.documents import markdown, markdown_incremental
 from assist_memory_engine.documents.markdown import (
     CATEGORY_TITLES,
     render_markdown,
@@ -262,29 +261,4 @@ def test_a_write_joins_again_only_the_block_that_changed(
         if len(piece) > 100 and not any(piece is kept for kept in before)
     ]
     assert len(made_again) == 2  # its block's bullets and their encoding
-    assert "".join(document.body_pieces()) == render_markdown(store.get_all())
-
-
-def test_building_the_lines_gives_other_threads_their_turn(
-    open_store: Callable[..., MemoryStore],
-) -> None:
-    """Building every line (after a start or a reload) runs beside live searches:
-    it gives the interpreter's lock away every few hundred lines, so a search never
-    waits for the whole build."""
-    store = open_store(settings=StoreSettings(max_items=0))
-    store.import_(
-        [{"id": f"m{n}", "content": f"household note {n}"} for n in range(3000)]
-    )
-    turns = [0]
-
-    def profile(frame: FrameType, event: str, arg: object) -> None:
-        if event == "c_call" and arg is time.sleep:
-            turns[0] += 1
-
-    sys.setprofile(profile)
-    try:
-        document = ShownDocument(first_base(), store.get_all())
-    finally:
-        sys.setprofile(None)
-    assert turns[0] >= 3000 // yielding.ITEMS_PER_TURN
     assert "".join(document.body_pieces()) == render_markdown(store.get_all())

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from itertools import chain
 
 from ..storage.models import CATEGORIES, Memory
+from ..storage.yielding import yielding
 from .markdown import one_line, render_blocks, rendered_order
 from .written_base import ShownLine, WrittenBase, encode_lines
-from .yielding import yielding
 
 # created_at, then the memory's place in the store (its order among equal times).
 type _SortKey = tuple[str, int]

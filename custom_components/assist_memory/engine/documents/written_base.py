@@ -32,8 +32,8 @@ from typing import Any, Final
 from ..storage.durable import write_atomically
 from ..storage.models import Memory
 from ..storage.untrusted_file import Signature
+from ..storage.yielding import yielding
 from .markdown import one_line, render_lines
-from .yielding import yielding
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -77,6 +77,7 @@ from .models import (
     validate_tags,
 )
 from .settings import StoreSettings
+from .yielding import yielding
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -1118,7 +1119,7 @@ def _snapshot_chunks(records: Iterable[Memory], generation: int) -> Iterator[str
         f'"generation": {generation}, "memories": [\n'
     )
     separator = ""
-    for memory in records:
+    for memory in yielding(records):  # a fold runs beside live searches
         yield counted(separator + json.dumps(memory.to_dict(), ensure_ascii=False))
         separator = ",\n"
     yield f'{_CHECKSUM_MARKER}{crc:08x}"}}\n'

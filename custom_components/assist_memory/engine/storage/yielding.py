@@ -2,9 +2,9 @@
 
 A thread busy in Python keeps the interpreter's lock until another thread has waited
 a switch interval (5 ms) for it, and a search takes and gives it back dozens of times
-(at every SQLite call). Building MEMORY.md's lines from 100 000 memories on a thread
-of its own would so stall a search for the whole build; giving the lock away every
-few hundred items lets it through at once.
+(at every SQLite call). Building MEMORY.md's lines or writing a snapshot of 100 000
+memories on a thread of its own would so stall a search for the whole work; giving
+the lock away every few hundred items lets it through at once.
 """
 
 from __future__ import annotations
