@@ -134,12 +134,11 @@ class ShownDocument:
         for memory, line in yielding(zip(ordered, shown.lines, strict=True)):
             self._put(line, (memory.created_at, place[memory.id]))
         if self._reordered:
-            old = {line.memory_id: line for line in base.lines}
-            new = {line.memory_id: line for line in shown.lines}
-            for memory_id in old.keys() | new.keys():
-                before = old.get(memory_id)
-                if before != new.get(memory_id):
-                    self._before[memory_id] = before
+            old = {line.memory_id: line for line in yielding(base.lines)}
+            for line in yielding(shown.lines):
+                if (before := old.pop(line.memory_id, None)) != line:
+                    self._before[line.memory_id] = before
+            self._before.update(old)  # no longer shown (all of them after a clear)
 
     def change(self, memory_id: str, memory: Memory | None) -> None:
         """Show this memory as it is now (None: deleted)."""
