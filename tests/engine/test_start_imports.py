@@ -34,7 +34,7 @@ def test_a_search_from_the_command_line_loads_only_what_it_needs(
         "assert main(['--data-dir', data, 'search', 'green tea']) == 0\n"
         "heavy = ('aiohttp', 'yarl', 'urllib.request', 'http.client', 'asyncio',\n"
         "  'assist_memory_engine.backend.local', 'assist_memory_engine.memory.compaction',\n"
-        "  'assist_memory_engine.language.extraction')\n"
+        "  'assist_memory_engine.language.extraction', 'difflib')\n"
         "print(json.dumps([m for m in heavy if m in sys.modules]), file=sys.stderr)"
     )
     loaded = subprocess.run(

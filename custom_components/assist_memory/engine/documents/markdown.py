@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-import difflib
 from itertools import groupby
 from operator import itemgetter
 import re
@@ -200,6 +199,8 @@ def plan_reconcile(
        changed block old and new lines pair up one to one as content updates (by
        similarity when the counts differ); the surplus are deletes or adds.
     """
+    from difflib import SequenceMatcher  # only when a file is edited: a lean start
+
     ordered = rendered_order(current)
     old_texts = {m.id: one_line(m.content) for m in ordered}
     texts = [one_line(text) for _, text in parsed]
@@ -256,7 +257,7 @@ def plan_reconcile(
         new = new_lines.get(category, [])
         if all(m.id in kept_ids for m in old) and all(i in kept for i in new):
             continue  # nothing changed under this header
-        matcher = difflib.SequenceMatcher(
+        matcher = SequenceMatcher(
             None, [old_key(m) for m in old], [new_key(i) for i in new], autojunk=False
         )
         for tag, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -298,13 +299,15 @@ def _best_pairs(old: Sequence[str], new: Sequence[str]) -> list[tuple[int, int]]
     Equal counts (lines edited in place) pair in order; otherwise the pairs with the
     highest total similarity win, earlier lines first on ties.
     """
+    from difflib import SequenceMatcher  # see `plan_reconcile`
+
     count = min(len(old), len(new))
     if len(old) == len(new) or not count or len(old) * len(new) > _MAX_SIMILARITY_PAIRS:
         return [(i, i) for i in range(count)]
     swapped = len(old) < len(new)
     long, short = (new, old) if swapped else (old, new)
     similarity = [
-        [difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() for b in short]
+        [SequenceMatcher(None, a, b, autojunk=False).ratio() for b in short]
         for a in long
     ]
     # best[i][j]: highest total pairing all of short[:j] within long[:i] (j <= i).

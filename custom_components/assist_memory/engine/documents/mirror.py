@@ -53,7 +53,6 @@ from ..storage.untrusted_file import (
     read_untrusted,
     restrict_to_owner,
 )
-from .edit_merge import EditRefusedError, merge_edit
 from .markdown import parse_markdown, plan_reconcile, rendered_order
 from .markdown_incremental import ShownDocument
 from .written_base import (
@@ -366,6 +365,9 @@ class MarkdownMirror:
 
     def _apply(self, edit: UntrustedFile, base: WrittenBase) -> ReconcileResult:
         """Apply an edit read from the file (process lock held), or keep it aside."""
+        # Merging (and its diff library) loads only when a person edited the file.
+        from .edit_merge import EditRefusedError, merge_edit
+
         try:
             text = _edit_text(edit)
             if not text.strip():
@@ -457,6 +459,8 @@ class MarkdownMirror:
 
 def _edit_text(edit: UntrustedFile) -> str:
     """The edit as text; EditRefusedError when it was not read or is not UTF-8."""
+    from .edit_merge import EditRefusedError  # see `_apply`
+
     if edit.data is None:
         raise EditRefusedError(f"it is {edit.refusal}")
     try:
