@@ -106,13 +106,24 @@ def query_classes(
 # -- whole processes ---------------------------------------------------------------
 
 
-def cli_search_seconds(data_dir: Path, query: str) -> float:
-    """Wall time of a whole `assist-memory search` process."""
+def cli_search_seconds(
+    data_dir: Path, query: str, bytecode: Path | None = None
+) -> float:
+    """Wall time of a whole `assist-memory search` process.
+
+    `bytecode`: a folder for compiled modules, as an installed Python and package have
+    them (this machine's Python compiles every module at every start without one).
+    """
+    env = dict(os.environ)
+    if bytecode is not None:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(bytecode)
     start = time.perf_counter()
     subprocess.run(
         [CLI, "--data-dir", str(data_dir), "search", query],
         check=True,
         capture_output=True,
+        env=env,
     )
     return time.perf_counter() - start
 
