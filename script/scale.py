@@ -26,6 +26,8 @@ import aiohttp
 
 from assist_memory_engine.backend.local import LocalBackend
 from assist_memory_engine.language.keywords import ENGLISH_STOP_WORDS
+from assist_memory_engine.memory.memory_engine import MemoryEngine
+from assist_memory_engine.search import index
 from assist_memory_engine.storage.settings import StoreSettings
 from assist_memory_engine.storage.store import MemoryStore
 
@@ -104,13 +106,24 @@ def query_classes(
 # -- whole processes ---------------------------------------------------------------
 
 
-def cli_search_seconds(data_dir: Path, query: str) -> float:
-    """Wall time of a whole `assist-memory search` process."""
+def cli_search_seconds(
+    data_dir: Path, query: str, bytecode: Path | None = None
+) -> float:
+    """Wall time of a whole `assist-memory search` process.
+
+    `bytecode`: a folder for compiled modules, as an installed Python and package have
+    them (this machine's Python compiles every module at every start without one).
+    """
+    env = dict(os.environ)
+    if bytecode is not None:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(bytecode)
     start = time.perf_counter()
     subprocess.run(
         [CLI, "--data-dir", str(data_dir), "search", query],
         check=True,
         capture_output=True,
+        env=env,
     )
     return time.perf_counter() - start
 
@@ -257,3 +270,15 @@ async def health_load(
 def load_average() -> float:
     """The machine's 1-minute load average (other work on the shared machine)."""
     return os.getloadavg()[0]
+
+
+def common_word_overlap(engine: MemoryEngine) -> float:
+    """The share of the common word's top 10 that ranking every match also has."""
+    bounded = {r.memory.id for r in engine.search(COMMON_NAME, limit=10)}
+    bound = index.COMMON_WORD_ROWS
+    index.COMMON_WORD_ROWS = 10**9  # every match ranked, as without the bound
+    try:
+        unbounded = {r.memory.id for r in engine.search(COMMON_NAME, limit=10)}
+    finally:
+        index.COMMON_WORD_ROWS = bound
+    return len(bounded & unbounded) / max(len(unbounded), 1)

@@ -26,6 +26,7 @@ import tempfile
 from typing import Final
 
 from conversation_quality import FairBm25, ranked_by_us, stop_words
+from scale import common_word_overlap
 
 from assist_memory_engine.language.keywords import extract_keywords
 from assist_memory_engine.memory.memory_engine import MemoryEngine
@@ -57,6 +58,8 @@ class ScaleRanking:
     ours: float
     bm25: float
     by_words: dict[str, Hits]
+    # The common word's bounded top 10 against the ranking of every match.
+    common_word_overlap: float
 
 
 def household_records(texts: Sequence[str], seed: int) -> list[dict[str, object]]:
@@ -124,6 +127,7 @@ def measure_at_scale(texts: Sequence[str], query_count: int, seed: int) -> Scale
         try:
             engine.store.import_({"memories": records}, mode="replace")
             ours = [source in ranked_by_us(engine, q, NOW)[:TOP] for q, source in asked]
+            overlap = common_word_overlap(engine)
         finally:
             engine.close()
     bm25 = [source in baseline.search(q, TOP) for q, source in asked]
@@ -140,5 +144,10 @@ def measure_at_scale(texts: Sequence[str], query_count: int, seed: int) -> Scale
         for name, numbers in groups.items()
     }
     return ScaleRanking(
-        len(texts), len(asked), sum(ours) / len(asked), sum(bm25) / len(asked), by_words
+        len(texts),
+        len(asked),
+        sum(ours) / len(asked),
+        sum(bm25) / len(asked),
+        by_words,
+        overlap,
     )

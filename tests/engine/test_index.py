@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 import logging
 from pathlib import Path
+import random
 import sqlite3
 import threading
 
@@ -17,6 +18,7 @@ from custom_components.assist_memory.engine.memory.memory_engine import (
     MemoryEngine,
     index_path_for,
 )
+from custom_components.assist_memory.engine.search import index as index_module
 from custom_components.assist_memory.engine.search.index import (
     COMMON_WORD_ROWS,
     TOKENIZER_VERSION,
@@ -652,22 +654,65 @@ def test_changes_wait_in_the_queue_while_the_index_is_busy(
     assert [r.memory.id for r in fts_engine.search("tea")] == [added.id]
 
 
-def test_one_very_common_word_ranks_only_its_newest_matches(tmp_path: Path) -> None:
+def test_one_very_common_word_ranks_the_matches_bm25_values_most(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """BM25 costs time for every row it ranks: a word in a quarter of 100 000
     memories would rank 25 000 of them on every search. One common word alone ranks
-    its newest COMMON_WORD_ROWS matches (recency counts in the score anyway)."""
+    only COMMON_WORD_ROWS of its matches: the shortest texts, which BM25 values most,
+    so its best ten are (nearly) those of ranking every match."""
+    rng = random.Random(15)
     index = SearchIndex(tmp_path / "index.db")
-    older = COMMON_WORD_ROWS // 4
-    # The older ones are BM25's favourites (the word, repeated, in a short text).
-    index.upsert(memory(f"old{n:05d}", "Mila Mila Mila") for n in range(older))
+    words = ["walked", "dog", "river", "garden", "kitchen", "bread", "bike", "school"]
+    # Ages and lengths unrelated: the shortest texts are among the oldest as often as
+    # among the newest.
     index.upsert(
-        memory(f"new{n:05d}", f"Mila walked the dog along the river, note {n}")
-        for n in range(COMMON_WORD_ROWS)
+        memory(
+            f"m{n:05d}",
+            " ".join(["Mila", *rng.sample(words, rng.randint(0, 7)), f"n{n}"]),
+        )
+        for n in range(COMMON_WORD_ROWS + COMMON_WORD_ROWS // 2)
     )
-    found = index.match(extract_keywords("Mila"), limit=10)
-    assert len(found) == 10
-    assert all(c.memory_id.startswith("new") for c in found)
+    keywords = extract_keywords("Mila")
+    bounded = {c.memory_id for c in index.match(keywords, limit=10)}
+    monkeypatch.setattr(index_module, "COMMON_WORD_ROWS", 10**9)
+    every_match = {c.memory_id for c in index.match(keywords, limit=10)}
+    assert len(bounded) == len(every_match) == 10
+    assert len(bounded & every_match) >= 8
     # With another word the query is paired as before: the best rows come first.
     paired = index.match(extract_keywords("Mila walked"), limit=10)
     assert len(paired) == 10
     index.close()
+
+
+def test_a_query_writes_its_phrases_few_times_and_still_matches_in_pairs() -> None:
+    """A query with rare and common phrases matches every row holding a rare one or
+    two common ones, a rare phrase written twice at most, not once per common one (a
+    long Chinese sentence has many common pairs of characters)."""
+    rare, common = ['"r1"', '"r2"'], ['"c1"', '"c2"', '"c3"']
+    counts = {**dict.fromkeys(rare, 1), **dict.fromkeys(common, 10_000)}
+    plan = index_module._plan_query([*rare, *common], [], counts.__getitem__)
+    # Not once per pair: ranking costs every matched row once per phrase written.
+    assert all(plan.count(phrase) <= 2 for phrase in rare)
+    assert all(plan.count(phrase) <= len(common) for phrase in common)
+
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE t USING fts5(terms)")
+    words = [phrase.strip('"') for phrase in rare + common]
+    subsets = [
+        [word for bit, word in enumerate(words) if number >> bit & 1]
+        for number in range(1 << len(words))
+    ]
+    db.executemany(
+        "INSERT INTO t(rowid, terms) VALUES (?, ?)", enumerate(map(" ".join, subsets))
+    )
+    matched = {
+        row for (row,) in db.execute("SELECT rowid FROM t WHERE t MATCH ?", (plan,))
+    }
+    assert matched == {
+        row
+        for row, subset in enumerate(subsets)
+        if any(w in subset for w in ("r1", "r2"))
+        or sum(w in subset for w in ("c1", "c2", "c3")) >= 2
+    }
+    db.close()

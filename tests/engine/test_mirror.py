@@ -178,12 +178,16 @@ def test_engine_flush_covers_index_and_file(engine: MemoryEngine) -> None:
     assert engine.index.count() == 1
 
 
-def test_read_markdown_flushes_first(engine: MemoryEngine) -> None:
+def test_read_markdown_shows_the_store_as_it_is(engine: MemoryEngine) -> None:
     engine.store.add("Black coffee in the morning")
     text = engine.read_markdown()
     assert text == shown(engine.store)
-    assert markdown_body(engine.mirror.path) == text
     assert engine.read_markdown() is text  # unchanged: the same rendering
+    engine.flush()
+    assert markdown_body(engine.mirror.path) == text
+    assert engine.read_markdown() is text
+    engine.store.add("Tea after lunch")
+    assert engine.read_markdown() == shown(engine.store)
 
 
 # -- hand edits ------------------------------------------------------------------------
@@ -526,6 +530,7 @@ def test_write_markdown_errors_change_nothing(
 
 def test_write_markdown_applies_a_pending_hand_edit_first(engine: MemoryEngine) -> None:
     fill(engine.store)
+    engine.flush()
     text = engine.read_markdown()
     edit(engine.mirror.path, "- Likes green tea\n", "- Likes green tea\n- By hand\n")
 
@@ -961,7 +966,7 @@ async def test_backend_rejected_hand_edit_tells_only_its_own_listeners(
         removed()
         removed()  # twice is fine
         await backend.add("Likes tea")
-        await backend.read_markdown()
+        await backend.wait_for_background_jobs()
         edit(memory_md(store_path), "Likes tea", "x" * 2001)
         await backend._reconcile_markdown()  # what the watcher runs when settled
         assert len(calls) == 1

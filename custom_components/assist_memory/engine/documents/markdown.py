@@ -26,8 +26,9 @@ says what changed, keeping ids (and so access statistics) wherever a line surviv
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
-import difflib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import groupby
+from operator import itemgetter
 import re
 from typing import Final
 import unicodedata
@@ -71,6 +72,7 @@ _BULLET: Final = re.compile(r"^[ \t]*[-*+](?:[ \t]+(.*))?$")
 # Above this many line pairs, a block of changed lines is paired in order instead of by
 # similarity (the pairing compares every old line with every new one).
 _MAX_SIMILARITY_PAIRS: Final = 2500
+_LINES_PER_PIECE: Final = 2000
 
 
 def one_line(text: str) -> str:
@@ -97,20 +99,51 @@ def render_ordered(ordered: Iterable[Memory]) -> str:
 
 def render_lines(bullets: Iterable[tuple[str, str]]) -> str:
     """MEMORY.md for (category, text) bullets already in rendered order."""
-    lines = [TITLE, ""]
-    category: str | None = None
-    for bullet_category, text in bullets:
-        if bullet_category != category:
-            if category is not None:
-                lines.append("")
-            category = bullet_category
-            lines.append(f"## {CATEGORY_TITLES.get(category, category.title())}")
-            lines.append("")
-        lines.append(f"- {one_line(text)}")
-    if category is None:
-        lines.append(EMPTY_HINT)
-    lines.append("")
-    return "\n".join(lines)
+    sections = (
+        (category, [f"- {one_line(text)}" for _, text in group])
+        for category, group in groupby(bullets, key=itemgetter(0))
+    )
+    return "".join(render_sections(sections))
+
+
+def render_sections(sections: Iterable[tuple[str, Sequence[str]]]) -> Iterator[str]:
+    """MEMORY.md in pieces, from its bullet lines ("- text") under their categories.
+
+    The pieces are a few thousand lines each: a large file is written without one
+    long join holding the interpreter's lock.
+    """
+    return render_blocks(
+        (
+            category,
+            [
+                "\n".join(lines[start : start + _LINES_PER_PIECE])
+                for start in range(0, len(lines), _LINES_PER_PIECE)
+            ],
+        )
+        for category, lines in sections
+    )
+
+
+def render_blocks(sections: Iterable[tuple[str, Sequence[str]]]) -> Iterator[str]:
+    """MEMORY.md in pieces, from each category's bullet lines already joined in blocks.
+
+    A block is consecutive bullet lines joined by newlines, never empty.
+    """
+    yield f"{TITLE}\n"
+    empty = True
+    for category, blocks in sections:
+        if not blocks:
+            continue
+        title = CATEGORY_TITLES.get(category, category.title())
+        yield f"\n## {title}\n\n" if empty else f"\n\n## {title}\n\n"
+        empty = False
+        for number, block in enumerate(blocks):
+            if number:
+                yield "\n"
+            yield block
+    if empty:
+        yield f"\n{EMPTY_HINT}"
+    yield "\n"
 
 
 def header_category(title: str) -> str | None:
@@ -166,6 +199,8 @@ def plan_reconcile(
        changed block old and new lines pair up one to one as content updates (by
        similarity when the counts differ); the surplus are deletes or adds.
     """
+    from difflib import SequenceMatcher  # only when a file is edited: a lean start
+
     ordered = rendered_order(current)
     old_texts = {m.id: one_line(m.content) for m in ordered}
     texts = [one_line(text) for _, text in parsed]
@@ -222,7 +257,7 @@ def plan_reconcile(
         new = new_lines.get(category, [])
         if all(m.id in kept_ids for m in old) and all(i in kept for i in new):
             continue  # nothing changed under this header
-        matcher = difflib.SequenceMatcher(
+        matcher = SequenceMatcher(
             None, [old_key(m) for m in old], [new_key(i) for i in new], autojunk=False
         )
         for tag, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -264,13 +299,15 @@ def _best_pairs(old: Sequence[str], new: Sequence[str]) -> list[tuple[int, int]]
     Equal counts (lines edited in place) pair in order; otherwise the pairs with the
     highest total similarity win, earlier lines first on ties.
     """
+    from difflib import SequenceMatcher  # see `plan_reconcile`
+
     count = min(len(old), len(new))
     if len(old) == len(new) or not count or len(old) * len(new) > _MAX_SIMILARITY_PAIRS:
         return [(i, i) for i in range(count)]
     swapped = len(old) < len(new)
     long, short = (new, old) if swapped else (old, new)
     similarity = [
-        [difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() for b in short]
+        [SequenceMatcher(None, a, b, autojunk=False).ratio() for b in short]
         for a in long
     ]
     # best[i][j]: highest total pairing all of short[:j] within long[:i] (j <= i).

@@ -54,11 +54,11 @@ from ..storage.untrusted_file import (
     read_untrusted,
     restrict_to_owner,
 )
-from .edit_merge import EditRefusedError, merge_edit
-from .markdown import parse_markdown, plan_reconcile, render_markdown, rendered_order
+from .markdown import parse_markdown, plan_reconcile, rendered_order
+from .markdown_incremental import ShownDocument
 from .written_base import (
     WrittenBase,
-    encode_base,
+    encode_base_blocks,
     first_base,
     load_base,
     save_base,
@@ -105,11 +105,29 @@ class MarkdownMirror:
         self._base_signature: Signature | None = None
         # MEMORY.md's signature once this engine wrote it or found it up to date.
         self._written: Signature | None = None
-        self._rendered: str | None = None
+        # The lines shown, changed per memory (see `markdown_incremental`); built
+        # again from every memory only after a reload or another engine's write.
+        # Lock order: `_lock`, then `_document_lock`, then the store's locks.
+        self._document_lock = threading.Lock()
+        self._document: ShownDocument | None = None
+        # The text `render` gave last, and the document and revision it showed.
+        self._rendered: tuple[ShownDocument, int, str] | None = None
+        # Under the store's lock: the memories changed since the document last
+        # followed (None: deleted), and whether it must be built again.
+        self._changes: dict[str, Memory | None] = {}
+        self._rebuild = True
         store.add_change_hook(self._follow_store)
 
     def _follow_store(self, change: StoreChange, records: Mapping[str, Memory]) -> None:
         self._dirty = True
+        if change.reloaded:
+            self._rebuild = True
+            self._changes.clear()
+            return
+        for memory in change.upserted:
+            self._changes[memory.id] = memory
+        for memory_id in change.deleted:
+            self._changes[memory_id] = None
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -148,11 +166,11 @@ class MarkdownMirror:
     def flush(self) -> bool:
         """Write MEMORY.md if the store changed since; True when it was written.
 
-        Whole-store work is done outside every lock of the store: the memories are
-        taken under its lock (references only), sorted and rendered, and the file
-        and its base written beside their places; the process lock is taken only to
-        check that nobody wrote meanwhile and to rename them in place (the base
-        first). The file shows the store as it was when taken; a change made since
+        Only the changed memories' lines are rendered (`ShownDocument`), under the
+        document's lock; the file and its base are written beside their places
+        outside every lock of the store; the process lock is taken only to check that
+        nobody wrote meanwhile and to rename them in place (the base first). The
+        file shows the store as it was when its lines were taken; a change made since
         leaves the mirror dirty for the next flush, and an edit of that file is
         merged against what it showed, like any stale edit. A hand edit not yet
         applied is never overwritten (`reconcile_file` applies it, then writes).
@@ -160,25 +178,32 @@ class MarkdownMirror:
         with self._lock:
             if not self._started or not self._dirty:
                 return False
-            with self.store.locked_records() as records:
-                self._dirty = False
-                memories = list(records.values())
             try:
-                return self._publish_snapshot(memories)
+                written = self._publish_document()
             except BaseException:
                 self._dirty = True
+                self._forget_document()
                 raise
+            if not written and self._dirty:
+                self._forget_document()  # not put in place: built again next time
+            return written
 
-    def _publish_snapshot(self, memories: list[Memory]) -> bool:
-        """Show these memories in MEMORY.md (see `flush`); True when it was written."""
+    def _publish_document(self) -> bool:
+        """Show the store in MEMORY.md (see `flush`); True when it was written."""
         base = self._load_base()
-        shown = base.showing(rendered_order(memories))
-        if shown is base and file_signature(self.path) == base.file:
-            self._written = base.file
-            return False  # already shown
-        page = prepare_file(self.path, [shown.text()])
+        with self._document_lock:
+            document = self._follow(base, writing=True)
+            shown = document.shown()
+            if shown is base and file_signature(self.path) == base.file:
+                self._written = base.file
+                return False  # already shown
+            text = document.text_pieces(shown)
+            encoded = document.encoded_blocks()
+            # Changes from here on are against these lines (forgotten if not written).
+            document.written(shown)
+        page = prepare_file(self.path, text)
         recorded = replace(shown, file=page.signature)
-        record = prepare_file(self.base_path, [encode_base(recorded)])
+        record = prepare_file(self.base_path, encode_base_blocks(recorded, encoded))
         try:
             with self.store.exclusive_records():
                 signature = file_signature(self.path)
@@ -192,22 +217,60 @@ class MarkdownMirror:
                     self._dirty = True
                     return False  # changed at this very moment: looked at next
                 self._written = page.signature
-                self._rendered = shown.body()
-                return True
         finally:
             page.discard()
             record.discard()
+        with self._document_lock:
+            document.published = recorded
+        return True
+
+    def _follow(self, base: WrittenBase | None, *, writing: bool) -> ShownDocument:
+        """The document, following the store's changes (document lock held).
+
+        Built again from every memory when there is none yet, after a reload, or when
+        `base` (the one recorded now) is not the one it was last written as.
+        `writing`: the lines taken are the ones about to be written (not dirty).
+        """
+        with self.store.locked_records() as records:
+            if writing:
+                self._dirty = False
+            changes, self._changes = self._changes, {}
+            document = self._document
+            memories: list[Memory] | None = None
+            if (
+                document is None
+                or self._rebuild
+                or (base is not None and base is not document.published)
+            ):
+                self._rebuild = False
+                memories = list(records.values())
+        if document is None or memories is not None:
+            # Whole-store work, outside the store's lock: once after a start or reload.
+            document = ShownDocument(base or self._load_base(), memories or [])
+            self._document = document
+        else:
+            document.follow(changes)
+        return document
+
+    def _forget_document(self) -> None:
+        with self._document_lock:
+            self._document = None
 
     def render(self) -> str:
         """MEMORY.md's text for the store as it is now (without the version line).
 
-        Rendered outside the store's lock, from the memories taken under it.
+        The lines kept are brought up to date with the changes since (not the whole
+        store), outside the store's lock.
         """
-        with self.store.locked_records() as records:
-            if not self._dirty and self._rendered is not None:
-                return self._rendered
-            memories = list(records.values())
-        return render_markdown(memories)
+        with self._document_lock:
+            document = self._follow(None, writing=False)
+            if self._rendered is not None:
+                shown, revision, text = self._rendered
+                if shown is document and revision == document.revision:
+                    return text
+            text = "".join(document.body_pieces())
+            self._rendered = (document, document.revision, text)
+            return text
 
     def _publish(self, base: WrittenBase, edit: UntrustedFile | None = None) -> bool:
         """Make MEMORY.md show the store and record it; True when the file was written.
@@ -238,7 +301,6 @@ class MarkdownMirror:
                 self._dirty = True
                 return False  # changed at this very moment: looked at next
             self._written = self._load_base().file
-            self._rendered = shown.body()
             self._dirty = False
             return written
 
@@ -304,6 +366,9 @@ class MarkdownMirror:
 
     def _apply(self, edit: UntrustedFile, base: WrittenBase) -> ReconcileResult:
         """Apply an edit read from the file (process lock held), or keep it aside."""
+        # Merging (and its diff library) loads only when a person edited the file.
+        from .edit_merge import EditRefusedError, merge_edit
+
         try:
             text = _edit_text(edit)
             if not text.strip():
@@ -395,6 +460,8 @@ class MarkdownMirror:
 
 def _edit_text(edit: UntrustedFile) -> str:
     """The edit as text; EditRefusedError when it was not read or is not UTF-8."""
+    from .edit_merge import EditRefusedError  # see `_apply`
+
     if edit.data is None:
         raise EditRefusedError(f"it is {edit.refusal}")
     try:

@@ -20,7 +20,7 @@ the store leaves no text here once MEMORY.md is written again.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 import json
 import logging
@@ -32,6 +32,7 @@ from typing import Any, Final
 from ..storage.durable import write_atomically
 from ..storage.models import Memory
 from ..storage.untrusted_file import Signature
+from ..storage.yielding import yielding
 from .markdown import one_line, render_lines
 
 _LOGGER = logging.getLogger(__name__)
@@ -40,6 +41,7 @@ FORMAT: Final = "assist_memory_markdown_base"
 _MARKER: Final = re.compile(
     r"^<!-- assist-memory ([0-9a-f]{8})/(\d{1,18}) -->[ \t]*$", re.MULTILINE
 )
+_LINES_PER_PIECE: Final = 2000
 _MARKER_LINE: Final = re.compile(
     r"\n<!-- assist-memory [0-9a-f]{8}/\d{1,18} -->[ \t]*\n?\Z"
 )
@@ -80,8 +82,10 @@ class WrittenBase:
 
     def showing(self, ordered: Sequence[Memory]) -> WrittenBase:
         """The base after writing these memories (in rendered order)."""
-        bullets = [(m.id, m.category, one_line(m.content)) for m in ordered]
-        old = {(line.memory_id, *line.bullet): line.since for line in self.lines}
+        bullets = [(m.id, m.category, one_line(m.content)) for m in yielding(ordered)]
+        old = {
+            (line.memory_id, *line.bullet): line.since for line in yielding(self.lines)
+        }
         if list(old) == bullets:
             return self  # the same lines: the same version
         version = self.version + 1
@@ -93,7 +97,7 @@ class WrittenBase:
             file=None,
             lines=tuple(
                 ShownLine(i, category, text, old.get((i, category, text), version))
-                for i, category, text in bullets
+                for i, category, text in yielding(bullets)
             ),
         )
 
@@ -127,7 +131,7 @@ def load_base(path: Path) -> WrittenBase | None:
             file=None if document["file"] is None else _signature(document["file"]),
             lines=tuple(
                 ShownLine(_text(i), _text(category), _text(text), _number(since))
-                for i, category, text, since in document["lines"]
+                for i, category, text, since in yielding(document["lines"])
             ),
         )
     except FileNotFoundError:
@@ -148,18 +152,42 @@ def save_base(path: Path, base: WrittenBase) -> None:
 
 def encode_base(base: WrittenBase) -> str:
     """The recorded base as its file holds it (JSON)."""
-    document: dict[str, Any] = {
+    lines = base.lines
+    return "".join(
+        encode_base_blocks(
+            base,
+            [
+                encode_lines(lines[start : start + _LINES_PER_PIECE])
+                for start in range(0, len(lines), _LINES_PER_PIECE)
+            ],
+        )
+    )
+
+
+def encode_base_blocks(base: WrittenBase, blocks: Sequence[str]) -> Iterator[str]:
+    """`encode_base` in pieces, from `base.lines` encoded in blocks (`encode_lines`).
+
+    The same JSON as `json.dumps` of the whole document; blocks are never empty.
+    """
+    head: dict[str, Any] = {
         "format": FORMAT,
         "lineage": base.lineage,
         "version": base.version,
         "changed": base.changed,
         "file": None if base.file is None else list(base.file),
-        "lines": [
-            [line.memory_id, line.category, line.text, line.since]
-            for line in base.lines
-        ],
     }
-    return json.dumps(document, ensure_ascii=False)
+    yield json.dumps(head, ensure_ascii=False)[:-1] + ', "lines": ['
+    for number, block in enumerate(blocks):
+        if number:
+            yield ", "
+        yield block
+    yield "]}"
+
+
+def encode_lines(lines: Sequence[ShownLine]) -> str:
+    """Consecutive shown lines as the base's JSON list holds them (one call to JSON)."""
+    rows = [[line.memory_id, line.category, line.text, line.since] for line in lines]
+    return json.dumps(rows, ensure_ascii=False)[1:-1]
 
 
 def _text(value: object) -> str:

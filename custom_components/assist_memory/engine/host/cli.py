@@ -28,7 +28,6 @@ from typing import Any, NamedTuple, NoReturn
 from ..conversation.compose import without_controls
 from ..conversation.prompt import build_prompt_with_memory
 from ..errors import MemoryEngineError, MemoryNotFoundError
-from ..memory.forgetting import forget, forget_all
 from ..memory.memory_engine import MemoryEngine
 from ..search.scoring import ScoredMemory
 from ..storage.durable import write_atomically
@@ -326,6 +325,8 @@ def _setup_delete(parser: argparse.ArgumentParser) -> None:
 
 
 def _cmd_delete(ctx: Context) -> int:
+    from ..memory.forgetting import forget  # a search does not need it
+
     if not forget(ctx.engine, [ctx.args.id]):
         raise MemoryNotFoundError(ctx.args.id)
     if ctx.as_json:
@@ -481,6 +482,8 @@ def _cmd_clear(ctx: Context) -> int:
         return _fail(
             "clear removes every memory; add --yes to confirm", code=EXIT_USAGE
         )
+    from ..memory.forgetting import forget_all  # see `_cmd_delete`
+
     removed = forget_all(ctx.engine)
     if ctx.as_json:
         _out_json({"removed": removed})

@@ -21,7 +21,6 @@ to Home Assistant by Supervisor discovery.
 from __future__ import annotations
 
 import argparse
-import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass
 import functools
@@ -294,6 +293,8 @@ def configure_logging(level: str) -> None:
 
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     """Serve until SIGTERM or SIGINT; 0 after a clean shutdown."""
+    import asyncio  # loaded here only: the other commands have no event loop
+
     from .server import serve  # loaded here only: see TYPE_CHECKING above
 
     setup = serve_setup(args, env)

@@ -5,7 +5,9 @@ person. Before they return the memories are out of:
 - the store's files (`memories.json`, `memories.journal`: the store erases them);
 - the search index and the vector cache (`memories.index.db`: SQLite secure delete,
   the write-ahead log truncated);
-- MEMORY.md, written again;
+- MEMORY.md, its lines changed (the rest is not rendered again), after a hand edit
+  not applied yet is applied (it shows the memory too; an edit that cannot be applied
+  is kept aside, see below);
 - the daily-log lines that repeat them;
 - the compaction backups (`compactions/`, those set aside as interrupted too), so
   undoing a compaction cannot bring them back; clearing removes the backups;
@@ -51,6 +53,8 @@ def forget_all(engine: MemoryEngine) -> int:
 def _erase_copies(
     engine: MemoryEngine, texts: list[str], memory_ids: Collection[str] | None
 ) -> None:
+    if engine.mirror.outside_change() is not None:
+        engine.reconcile_markdown()  # never written over, and it holds the memory too
     engine.flush()  # the index (and vector cache) and MEMORY.md
     engine.daily_log.forget(texts)
     forget_in_backups(backup_folder(engine.store.path), memory_ids)

@@ -213,8 +213,11 @@ class MemoryEngine:
     # -- Markdown view and daily logs ------------------------------------------
 
     def read_markdown(self) -> str:
-        """MEMORY.md's text: every memory under its category header."""
-        self.flush()
+        """MEMORY.md's text: every memory under its category header.
+
+        The lines kept for the file, brought up to date with the changes since; the
+        file itself is written by `flush` (in the background in the hosts).
+        """
         return self.mirror.render()
 
     def write_markdown(self, text: str) -> ReconcileResult:

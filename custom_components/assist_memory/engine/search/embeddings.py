@@ -10,7 +10,6 @@ loop of its own.
 
 from __future__ import annotations
 
-import asyncio
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 import json
@@ -20,6 +19,8 @@ from typing import TYPE_CHECKING, Any, Final
 from ..errors import MemoryEngineError
 
 if TYPE_CHECKING:
+    import asyncio
+
     import aiohttp
 
 DEFAULT_TIMEOUT: Final = 10.0
@@ -75,6 +76,8 @@ class EmbeddingClient:
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         """`async_embed` for a worker thread: blocks until the vectors are there."""
+        import asyncio  # only with embeddings: a CLI start skips it
+
         if self._loop is None:
             return asyncio.run(self.async_embed(texts))
         if _running_loop() is self._loop:
@@ -144,6 +147,8 @@ class EmbeddingClient:
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:
+    import asyncio  # see `EmbeddingClient.embed`
+
     try:
         return asyncio.get_running_loop()
     except RuntimeError:

@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass
-import itertools
 import logging
 from pathlib import Path
 import sqlite3
@@ -42,18 +41,22 @@ from ..storage.models import Memory
 
 _LOGGER = logging.getLogger(__name__)
 
-# Raise when the terms stored for a text change, so old indexes are rebuilt.
-TOKENIZER_VERSION: Final = "3"
+# Raise when the terms stored for a text (or what a row's number means) change, so
+# old indexes are rebuilt.
+TOKENIZER_VERSION: Final = "4"
 FTS_TOKENIZER: Final = "porter unicode61 remove_diacritics 2"
 _MAX_QUERY_TERMS: Final = 64
 # A term in more memories than this is "common": it is only searched in pairs.
 COMMON_TERM_DOCS: Final = 300
-# A query of one common term alone ranks only its newest matches, this many.
+# A query of one common term alone ranks only its shortest matches, this many.
 COMMON_WORD_ROWS: Final = 2000
+# A row's number: its text's length in terms, then newest first (see `_row_number`).
+_LENGTH_SHIFT: Final = 32
+_MAX_LENGTH: Final = 1 << 24
 # A term of the conversation's topic brings candidates of its own only when it is
 # this distinctive; otherwise it only boosts what the message finds (and costs nothing).
 CONTEXT_TERM_DOCS: Final = 50
-_MAX_PAIRED_TERMS: Final = 8
+_MAX_PAIRED_TERMS: Final = 5
 # How many rows the optional phrases of a query may add to its ranking, at most.
 OPTIONAL_TERM_ROWS: Final = 300
 _DOCUMENT_COUNT_CACHE: Final = 20_000
@@ -127,11 +130,15 @@ def _plan_query(
     paired = [p for p in needed if p in common][:_MAX_PAIRED_TERMS]
     if not rare and len(paired) == 1:
         return paired[0]
-    parts = rare + [
-        f"({first} AND {second})"
-        for first, second in itertools.combinations(rare + paired, 2)
-        if first in paired or second in paired
-    ]
+    # The rows any rare phrase or two common ones match, each phrase written as few
+    # times as that takes: ranking costs every matched row once per phrase written.
+    # "(r1 OR r2) AND (c1 OR c2)" adds no row; it lets BM25 value the common phrases
+    # a rare phrase's rows hold.
+    parts = list(rare)
+    if rare:
+        parts.append(f"(({' OR '.join(rare)}) AND ({' OR '.join(paired)}))")
+    for at, first in enumerate(paired[:-1]):
+        parts.append(f"({first} AND ({' OR '.join(paired[at + 1 :])}))")
     return " OR ".join(parts)
 
 
@@ -385,9 +392,13 @@ class SearchIndex:
                     if self.fts_available:
                         db.execute("DELETE FROM fts WHERE rowid=?", row)
             for memory in upserts:
-                cursor = db.execute(
-                    "INSERT INTO docs(id, version, scope, category, text) VALUES (?,?,?,?,?)",
+                terms = stored_terms(searchable_text(memory))
+                rowid = _row_number(db, len(terms.split()))
+                db.execute(
+                    "INSERT INTO docs(rowid, id, version, scope, category, text)"
+                    " VALUES (?,?,?,?,?,?)",
                     (
+                        rowid,
                         memory.id,
                         memory.updated_at,
                         memory.scope,
@@ -399,8 +410,8 @@ class SearchIndex:
                     db.execute(
                         "INSERT INTO fts(rowid, terms, memory_id, scope) VALUES (?,?,?,?)",
                         (
-                            cursor.lastrowid,
-                            stored_terms(searchable_text(memory)),
+                            rowid,
+                            terms,
                             memory.id,
                             memory.scope,
                         ),
@@ -483,15 +494,18 @@ class SearchIndex:
         ]
         plan = _plan_query(phrases, fts_phrases(optional, ()), self._documents_with)
         # One common term alone (a first name in a quarter of the memories): only its
-        # newest matches are ranked, so the cost stays bounded however many there are.
-        newest = (
+        # shortest matches are ranked (BM25 values a short text most when the word is
+        # in each once), so the cost stays bounded however many there are.
+        shortest = (
             COMMON_WORD_ROWS
             if not distinctive
             and plan in phrases
             and self._documents_with(plan) > COMMON_TERM_DOCS
             else None
         )
-        rows = self._ranked(_any_of(plan, *distinctive), limit, scopes, newest=newest)
+        rows = self._ranked(
+            _any_of(plan, *distinctive), limit, scopes, shortest=shortest
+        )
         if len(rows) < enough:
             # The focused query found too little: rank everything any term matches.
             broad = fts_query(needed, prefixes)
@@ -504,25 +518,26 @@ class SearchIndex:
         limit: int,
         scopes: Sequence[str] | None,
         *,
-        newest: int | None = None,
+        shortest: int | None = None,
     ) -> list[Candidate]:
-        """The best `limit` rows by BM25; with `newest`, among that many newest matches."""
+        """The best `limit` rows by BM25; with `shortest`, among that many shortest."""
         scope_sql, scope_args = _scope_filter(scopes, column="scope")
-        newest_sql, newest_args = "", tuple[object, ...]()
-        if newest is not None:
-            # FTS5 walks a term's rows newest first cheaply; ranking them is the cost.
-            newest_sql = (
-                " AND rowid >= (SELECT min(rowid) FROM (SELECT rowid FROM fts"
-                " WHERE fts MATCH ? ORDER BY rowid DESC LIMIT ?))"
+        shortest_sql, shortest_args = "", tuple[object, ...]()
+        if shortest is not None:
+            # FTS5 walks a term's rows in row order cheaply (shortest texts first, see
+            # `_row_number`); ranking them is the cost.
+            shortest_sql = (
+                " AND rowid <= (SELECT max(rowid) FROM (SELECT rowid FROM fts"
+                " WHERE fts MATCH ? ORDER BY rowid LIMIT ?))"
             )
-            newest_args = (expression, newest)
+            shortest_args = (expression, shortest)
         # Ids and scopes live in the FTS table, so ranking needs no join; `rank` is
         # BM25, FTS5's fast path for ordering. Only placeholders are formatted in.
         sql = (
             "SELECT memory_id, -rank, terms FROM fts WHERE fts MATCH ?"  # noqa: S608
-            f"{newest_sql}{scope_sql} ORDER BY rank LIMIT ?"
+            f"{shortest_sql}{scope_sql} ORDER BY rank LIMIT ?"
         )
-        rows = self.db.execute(sql, (expression, *newest_args, *scope_args, limit))
+        rows = self.db.execute(sql, (expression, *shortest_args, *scope_args, limit))
         return [
             Candidate(memory_id, float(score), terms)
             for memory_id, score, terms in rows
@@ -574,6 +589,21 @@ def searchable_text(memory: Memory) -> str:
 def stored_terms(text: str) -> str:
     """The terms the full-text index stores for a memory's searchable text."""
     return " ".join(index_terms(extract_keywords(text)))
+
+
+def _row_number(db: sqlite3.Connection, length: int) -> int:
+    """A new row's number: shorter texts first, and among equal lengths the newest.
+
+    The number is the length in terms (shifted up) and a count down within that
+    length, so walking a term's rows in order (FTS5's cheap order) meets the texts
+    BM25 values most first, and the newer of equals first (as recency does).
+    """
+    low = min(length, _MAX_LENGTH) << _LENGTH_SHIFT
+    high = low + (1 << _LENGTH_SHIFT) - 1
+    (lowest,) = db.execute(
+        "SELECT min(rowid) FROM docs WHERE rowid BETWEEN ? AND ?", (low, high)
+    ).fetchone()
+    return high if lowest is None else int(lowest) - 1
 
 
 def _scope_filter(

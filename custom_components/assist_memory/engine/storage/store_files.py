@@ -47,6 +47,7 @@ from .journal import encode_begin, ops_without, read_journal
 from .jsonfast import json_loads
 from .models import Memory, memory_from_dict, memory_from_trusted, parse_time, utc_now
 from .settings import StoreSettings
+from .yielding import yielding
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -629,7 +630,7 @@ def _snapshot_chunks(records: Iterable[Memory], generation: int) -> Iterator[str
         f'"generation": {generation}, "memories": [\n'
     )
     separator = ""
-    for memory in records:
+    for memory in yielding(records):  # a fold runs beside live searches
         yield counted(separator + json.dumps(memory.to_dict(), ensure_ascii=False))
         separator = ",\n"
     yield f'{_CHECKSUM_MARKER}{crc:08x}"}}\n'
