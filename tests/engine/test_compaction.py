@@ -188,7 +188,7 @@ def without_temp(answer: str) -> Callable[[str], str]:
     return _answer
 
 
-# -- Requirement: 記憶壓縮 ------------------------------------------------------------
+# -- Compacting memories (the LLM merges facts; guards against losing them) -----------
 
 
 async def test_successful_compaction(
@@ -474,7 +474,7 @@ async def test_defaults_use_the_real_clock(engine: MemoryEngine) -> None:
     assert compactor.keep == 5
 
 
-# -- Requirement: 壓縮觸發條件 ----------------------------------------------------------
+# -- When compaction is due (threshold, cooldown, one at a time, an LLM) ---------------
 
 
 async def test_should_compact_false_below_threshold(
@@ -558,7 +558,7 @@ async def test_should_compact_false_without_llm(
     assert make(None).should_compact() is False
 
 
-# -- Requirement: 壓縮 Graceful Degradation ---------------------------------------------
+# -- Compaction that fails (no LLM, a failed call, a store error): nothing lost ---------
 
 
 async def test_llm_call_failure(
@@ -647,7 +647,7 @@ async def test_unlock_after_storage_error(
     assert store_files(store_path) == files
 
 
-# -- Requirement: 壓縮觸發整合 -----------------------------------------------------------
+# -- Compaction started in the background, and what it logs --------------------------
 
 
 async def test_fire_and_forget_trigger(
