@@ -32,39 +32,29 @@ from __future__ import annotations
 import argparse
 import asyncio
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Sequence
 import functools
 import json
 import os
 from pathlib import Path
 import random
 import re
-import socket
 import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
-from typing import Literal
 
 import aiohttp
+from bench_agent import agent_overhead, load
+from bench_corpus import labelled_queries, scaled_texts
+from bench_tables import ROOT, TARGETS, percentile, table, timed
 from conversation_quality import measure as measure_conversations
 from extraction_quality import (
     Tally,
     items as extraction_items,
     measure as measure_extraction,
 )
-from homeassistant import loader
-from homeassistant.components import conversation
-from homeassistant.components.conversation.const import DATA_COMPONENT
-from homeassistant.config_entries import SOURCE_USER
-from homeassistant.const import MATCH_ALL
-from homeassistant.core import Context, HomeAssistant
-from homeassistant.helpers import entity_registry as er, frame
-from homeassistant.setup import async_setup_component
-from load import REQUESTS, server_load, service_load, timed_call
-from pytest_homeassistant_custom_component.common import async_test_home_assistant
 from retrieval_quality import (
     DEPTH,
     Score,
@@ -77,7 +67,6 @@ from retrieval_quality import (
 )
 from scale import (
     COMMON_NAME,
-    COMMON_SHARE,
     FairFts5,
     cli_search_seconds,
     common_word_overlap,
@@ -97,20 +86,8 @@ from assist_memory_engine.memory.memory_engine import MemoryEngine
 from assist_memory_engine.search import index
 from assist_memory_engine.storage.settings import StoreSettings
 
-ROOT = Path(__file__).resolve().parent.parent
 # Memories of the snapshot forgotten per size (each one a fold).
 FORGET_SAMPLES = 5
-TARGETS = {
-    "search_p99_ms": 10.0,
-    "add_p99_ms": 5.0,
-    "restart_s": 1.0,
-    "restart_pending_s": 1.5,
-    "rss_mb": 230.0,
-    "after_add_p99_ms": 15.0,
-    "mixed_throughput_share": 0.7,
-    "health_p50_ms": 5.0,
-    "agent_added_p95_ms": 5.0,
-}
 # The server under load: searching clients, one adder's pace, how long each run lasts.
 LOAD_CLIENTS = 4
 ADD_EVERY_S = 0.05
@@ -118,35 +95,6 @@ LOAD_SECONDS = 10.0
 HEALTH_CLIENTS = 8
 AFTER_ADD_SAMPLES = 100
 AFTER_ADD_PAUSE_S = 0.1
-AGENT_MEMORIES = 10_000
-
-
-# -- helpers -----------------------------------------------------------------------
-
-
-def percentile(values: Sequence[float], share: float) -> float:
-    """The value below which `share` of the values fall (nearest rank)."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered)) - 1))]
-
-
-def timed[T](func: Callable[[T], object], arguments: Iterable[T]) -> list[float]:
-    """Milliseconds per call, one call per argument."""
-    result: list[float] = []
-    for argument in arguments:
-        start = time.perf_counter()
-        func(argument)
-        result.append((time.perf_counter() - start) * 1000)
-    return result
-
-
-def table(title: str, header: Sequence[str], rows: Iterable[Sequence[object]]) -> None:
-    """Print a Markdown table."""
-    print(f"\n### {title}\n")
-    print("| " + " | ".join(header) + " |")
-    print("|" + "|".join(" --- " for _ in header) + "|")
-    for row in rows:
-        print("| " + " | ".join(str(cell) for cell in row) + " |")
 
 
 _BASELINE_TOKEN = re.compile(r"\w+")
@@ -335,86 +283,6 @@ def ranking_at_scale(size: int, query_count: int) -> None:
 
 
 # -- speed and memory --------------------------------------------------------------
-
-_NOT_NAMES = frozenset(
-    "The We Our My Aunt Uncle Mrs Mr Dr Grandma Grandpa Mum Dad Monday Tuesday Wednesday"
-    " Thursday Friday Saturday Sunday January February March April May June July August"
-    " September October November December Christmas Easter".split()
-)
-_SYLLABLES = [
-    "ka",
-    "ri",
-    "mo",
-    "ta",
-    "len",
-    "sa",
-    "vi",
-    "dor",
-    "el",
-    "na",
-    "bo",
-    "zi",
-    "ar",
-    "lu",
-]
-_SURNAMES = (
-    "王李张刘陈杨赵黄周吴徐孙胡朱高林何郭马罗梁宋郑谢韩唐冯于董萧程曹袁邓许傅沈曾彭吕"
-)
-_GIVEN = "伟芳娜敏静丽强磊军洋勇艳杰娟涛明超秀霞平刚桂英华玉兰红梅鹏飞云雪琳晨浩宇轩"
-
-
-def scaled_texts(count: int, seed: int) -> list[str]:
-    """The labelled set's memories, repeated with other people's names up to `count`.
-
-    Copy 0 is the set itself; later copies swap every English name for a made-up one
-    and put a made-up Chinese name in front of Chinese memories, so the vocabulary
-    grows with the size, as it does in a real household's memory; a quarter of the
-    copies' memories name one person (`COMMON_NAME`), as a household's talk does.
-    """
-    rng = random.Random(seed)
-    originals = [m["content"] for m in labelled_set()["memories"]]
-    names = sorted(
-        {w for text in originals for w in re.findall(r"\b[A-Z][a-z]+\b", text)}
-        - _NOT_NAMES
-    )
-    pattern = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b")
-    texts: list[str] = []
-    copy = 0
-    while len(texts) < count:
-        if copy == 0:
-            texts.extend(originals)
-        else:
-            swap = {
-                name: "".join(rng.choice(_SYLLABLES) for _ in range(2)).title()
-                for name in names
-            }
-            rename = functools.partial(_renamed, swap)
-            for text in originals:
-                # A quarter name one very common first name: the skew of real names.
-                common = rng.random() < COMMON_SHARE
-                if text.isascii():
-                    renamed = pattern.sub(rename, text)
-                    texts.append(f"{COMMON_NAME}: {renamed}" if common else renamed)
-                else:
-                    person = (
-                        COMMON_NAME
-                        if common
-                        else rng.choice(_SURNAMES) + "".join(rng.sample(_GIVEN, 2))
-                    )
-                    texts.append(f"{person}：{text}")
-        copy += 1
-    return texts[:count]
-
-
-def _renamed(swap: dict[str, str], match: re.Match[str]) -> str:
-    return swap[match.group(1)]
-
-
-def labelled_queries(count: int) -> list[str]:
-    """The labelled set's queries, as many times over as needed."""
-    queries = [q["query"] for q in labelled_set()["queries"]]
-    return [queries[n % len(queries)] for n in range(count)]
-
 
 _START_PROBE = """
 import json, sys, time
@@ -740,256 +608,6 @@ type Load = tuple[float, list[float], int]
 
 def _yes(met: bool) -> str:
     return "yes" if met else "NO"
-
-
-# -- the memory agent in Home Assistant ---------------------------------------------
-
-INTEGRATION = "assist_memory"
-INSTANT_AGENT = "conversation.instant_agent"
-TURNS_PER_CONVERSATION = 3
-WARM_UP_TURNS = 20
-
-
-class InstantAgent(conversation.ConversationEntity):
-    """An LLM agent's shape without the LLM: takes the chat log's prompt, answers at once."""
-
-    _attr_name = "Instant agent"
-    _attr_unique_id = "instant_agent"
-
-    def __init__(self) -> None:
-        self.entity_id = INSTANT_AGENT
-
-    @property
-    def supported_languages(self) -> list[str] | Literal["*"]:
-        """Any language."""
-        return MATCH_ALL
-
-    async def _async_handle_message(
-        self,
-        user_input: conversation.ConversationInput,
-        chat_log: conversation.ChatLog,
-    ) -> conversation.ConversationResult:
-        await chat_log.async_provide_llm_data(
-            user_input.as_llm_context("bench"),
-            None,
-            "You are a voice assistant.",
-            user_input.extra_system_prompt,
-        )
-        chat_log.async_add_assistant_content_without_tools(
-            conversation.AssistantContent(agent_id=INSTANT_AGENT, content="OK.")
-        )
-        return conversation.async_get_result_from_chat_log(user_input, chat_log)
-
-
-def free_port() -> int:
-    """A TCP port nobody listens on (Home Assistant's HTTP server binds one)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-async def _start_home_assistant(
-    hass: HomeAssistant,
-) -> tuple[str, Callable[[], Awaitable[None]]]:
-    """Conversation, the instant agent and Assist Memory wrapping it.
-
-    The memory agent's id, and its store's wait for the jobs queued on its worker.
-    """
-    frame.async_setup(hass)
-    # Home Assistant finds custom_components on its path, as in its config folder.
-    hass.data.pop(loader.DATA_CUSTOM_COMPONENTS)
-    http = {"server_host": ["127.0.0.1"], "server_port": free_port()}
-    components = {"homeassistant": {}, "http": {"http": http}, "conversation": {}}
-    for domain, config in components.items():
-        _require(await async_setup_component(hass, domain, config), domain)
-    await hass.data[DATA_COMPONENT].async_add_entities([InstantAgent()])
-    # The config flow, as a person goes through it: memories kept in the config folder.
-    flows = hass.config_entries.flow
-    flow = await flows.async_init(INTEGRATION, context={"source": SOURCE_USER})
-    flow = await flows.async_configure(flow["flow_id"], {"next_step_id": "embedded"})
-    await flows.async_configure(flow["flow_id"], {})
-    (entry,) = hass.config_entries.async_entries(INTEGRATION)
-    # Default options, except: no limit on the number of memories, and the agent.
-    hass.config_entries.async_update_entry(
-        entry, options={**entry.options, "max_items": 0, "agent_id": INSTANT_AGENT}
-    )
-    _require(await hass.config_entries.async_reload(entry.entry_id), INTEGRATION)
-    await hass.async_block_till_done()
-    agent = er.async_get(hass).async_get_entity_id(
-        "conversation", INTEGRATION, f"{entry.entry_id}_agent"
-    )
-    _require(agent, "the memory agent")
-    settled: Callable[[], Awaitable[None]] = (
-        entry.runtime_data.backend.wait_for_background_jobs
-    )
-    return str(agent), settled
-
-
-def _require(done: object, what: str) -> None:
-    if not done:
-        raise RuntimeError(f"Home Assistant did not set up {what}")
-
-
-async def _time_turns(config: Path, turns: int) -> tuple[list[float], list[float]]:
-    """Milliseconds per turn: through the memory agent, and to the agent directly."""
-    async with async_test_home_assistant(config_dir=str(config)) as hass:
-        memory_agent, settled = await _start_home_assistant(hass)
-        paths = {memory_agent: list[float](), INSTANT_AGENT: list[float]()}
-        ongoing: dict[str, str | None] = dict.fromkeys(paths)
-        texts = labelled_queries(WARM_UP_TURNS + turns)
-        for n, text in enumerate(texts):
-            # Both paths in turn, the first one alternating; new conversations too.
-            order = list(paths) if n % 2 else list(reversed(paths))
-            for agent_id in order:
-                if n % TURNS_PER_CONVERSATION == 0:
-                    ongoing[agent_id] = None
-                start = time.perf_counter()
-                result = await conversation.async_converse(
-                    hass,
-                    text,
-                    ongoing[agent_id],
-                    Context(),
-                    language="en",
-                    agent_id=agent_id,
-                )
-                elapsed = (time.perf_counter() - start) * 1000
-                ongoing[agent_id] = result.conversation_id
-                if n >= WARM_UP_TURNS:
-                    paths[agent_id].append(elapsed)
-                # Recording the answer and learning run after it, and the store's
-                # writes after them: let them finish between turns, as the pause
-                # before the next sentence does.
-                await hass.async_block_till_done()
-                await settled()
-        for entry in hass.config_entries.async_entries(INTEGRATION):
-            await hass.config_entries.async_unload(entry.entry_id)
-        await hass.async_stop(force=True)
-    return paths[memory_agent], paths[INSTANT_AGENT]
-
-
-def agent_overhead(turns: int) -> bool:
-    """Print the time the memory agent adds to a turn; True when the target is met."""
-    sys.path.insert(0, str(ROOT))  # where Home Assistant finds custom_components
-    with tempfile.TemporaryDirectory(dir=ROOT) as folder:
-        config = Path(folder)
-        store = config / "data" / "memories.json"
-        store.parent.mkdir()
-        engine = MemoryEngine(store, StoreSettings(max_items=0))
-        engine.init()
-        engine.store.import_(
-            [
-                {"id": f"m{n:07d}", "content": text}
-                for n, text in enumerate(scaled_texts(AGENT_MEMORIES, seed=7))
-            ]
-        )
-        engine.close()
-        before = os.getloadavg()[0]
-        ours, direct = asyncio.run(_time_turns(config, turns))
-        load = (before + os.getloadavg()[0]) / 2
-    shares = (0.5, 0.95, 0.99)
-    ours_ms = [percentile(ours, share) for share in shares]
-    direct_ms = [percentile(direct, share) for share in shares]
-    added = [a - b for a, b in zip(ours_ms, direct_ms, strict=True)]
-    met = added[1] < TARGETS["agent_added_p95_ms"]
-    table(
-        f"The memory agent in Home Assistant ({AGENT_MEMORIES:,} memories, "
-        f"{turns} turns each; milliseconds; load average {load:.1f})",
-        ["turn", "p50", "p95", "p99"],
-        [
-            [name, *(f"{value:.2f}" for value in values)]
-            for name, values in (
-                ("memory agent, wrapping the agent", ours_ms),
-                ("the agent directly", direct_ms),
-                ("added by the memory agent", added),
-            )
-        ],
-    )
-    print(
-        f"\nTarget: the memory agent adds under {TARGETS['agent_added_p95_ms']:.0f} ms"
-        f" at p95: {'met' if met else 'NOT met'}."
-    )
-    return met
-
-
-async def _time_server_load() -> tuple[list[float], list[float]]:
-    """Seconds per request: the mixed load, and as many /health requests at once."""
-    with tempfile.TemporaryDirectory() as folder:
-        async with server_process(Path(folder) / "data") as (url, headers):
-            mixed = await server_load(url, headers)
-            connector = aiohttp.TCPConnector(limit=0)
-            async with aiohttp.ClientSession(url, connector=connector) as http:
-
-                async def health() -> None:
-                    async with http.get("/health") as answer:
-                        answer.raise_for_status()
-
-                floor = await asyncio.gather(
-                    *(timed_call(health()) for _ in range(REQUESTS))
-                )
-    return mixed, list(floor)
-
-
-async def _time_service_load(config: Path) -> tuple[list[float], list[float]]:
-    """Seconds per call: the memory services' mix, and as many input_boolean.toggle."""
-    async with async_test_home_assistant(config_dir=str(config)) as hass:
-        await _start_home_assistant(hass)
-        toggled = {"input_boolean": {"bench": {"name": "Bench"}}}
-        _require(
-            await async_setup_component(hass, "input_boolean", toggled),
-            "input_boolean",
-        )
-        mixed = await service_load(hass, INTEGRATION)
-
-        async def toggle() -> None:
-            await hass.services.async_call(
-                "input_boolean",
-                "toggle",
-                {"entity_id": "input_boolean.bench"},
-                blocking=True,
-            )
-
-        floor = await asyncio.gather(*(timed_call(toggle()) for _ in range(REQUESTS)))
-        for entry in hass.config_entries.async_entries(INTEGRATION):
-            await hass.config_entries.async_unload(entry.entry_id)
-        await hass.async_stop(force=True)
-    return mixed, list(floor)
-
-
-def load() -> None:
-    """Print p50/p99 of 1 000 concurrent requests to the server and in Home Assistant.
-
-    Each load is checked correct, and timed next to a baseline at the same concurrency.
-    """
-    mixed, floor = asyncio.run(_time_server_load())
-    table(
-        "The server under 1 000 concurrent requests (milliseconds)",
-        ["requests", "p50", "p99"],
-        [
-            [name, *(f"{percentile(values, s) * 1000:.1f}" for s in (0.5, 0.99))]
-            for name, values in (
-                ("mixed: add, update, read, search, list (no error, none lost)", mixed),
-                ("baseline: /health, same concurrency", floor),
-            )
-        ],
-    )
-    sys.path.insert(0, str(ROOT))  # where Home Assistant finds custom_components
-    with tempfile.TemporaryDirectory(dir=ROOT) as folder:
-        calls, toggles = asyncio.run(_time_service_load(Path(folder)))
-    table(
-        "Home Assistant under 1 000 concurrent service calls (milliseconds)",
-        ["service calls", "p50", "p99"],
-        [
-            [name, *(f"{percentile(values, s) * 1000:.2f}" for s in (0.5, 0.99))]
-            for name, values in (
-                (
-                    f"{INTEGRATION}: add, update, search (no error, none lost)",
-                    calls,
-                ),
-                ("baseline: input_boolean.toggle, same concurrency", toggles),
-            )
-        ],
-    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -31,7 +31,7 @@ from assist_memory_engine.search import index
 from assist_memory_engine.storage.settings import StoreSettings
 from assist_memory_engine.storage.store import MemoryStore
 
-# The first name a quarter of the generated memories mention (see bench.scaled_texts).
+# The first name a quarter of the generated memories mention (see bench_corpus.scaled_texts).
 COMMON_NAME = "Mila"
 COMMON_SHARE = 0.25
 _HAN = "\u4e00-\u9fff"

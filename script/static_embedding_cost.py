@@ -19,7 +19,7 @@ import time
 from typing import Final
 import zlib
 
-from bench import scaled_texts
+from bench_corpus import scaled_texts
 import numpy as np
 from numpy.typing import NDArray
 

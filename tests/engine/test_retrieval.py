@@ -661,6 +661,23 @@ def test_no_second_round_for_names_the_question_already_says(
     assert all(r.parts.keyword > 0 for r in results)
 
 
+def test_no_second_round_when_the_best_result_has_every_word(
+    engine: MemoryEngine, retriever: Retriever
+) -> None:
+    # The question's own words are all in its best memory: it is answered, and a
+    # name in that memory is not searched again (a second round would cost a second
+    # search and bring in what the question never asked about).
+    load(
+        engine,
+        record("answer", "Mila bought the kids school shoes at Clarks"),
+        record("aside", "Clarks in town closes at six"),
+    )
+
+    results = retriever.retrieve("Mila kids school shoes")
+
+    assert [r.memory.id for r in results] == ["answer"]
+
+
 @pytest.mark.parametrize(
     ("text", "names"),
     [

@@ -81,11 +81,14 @@ class Retriever:
         Names the best results give that the message does not say are searched
         again, for questions of two steps (`second_round.py`); by their words only
         (another embedding of the question would cost a request and add little).
+        Not when the best result holds every word of the message: it is answered.
         """
         first = self._round(message, limit=limit, scopes=scopes, topic=topic)
+        keywords = extract_keywords(message)
+        if not first or _has_every_word(first[0], keywords):
+            return first
         related: list[str] = []
         if self._related is not None:
-            keywords = extract_keywords(message)
             related = self._related([*keywords.words, *keywords.chinese])
         query = follow_up(message, first, related)
         if query is None:
@@ -159,6 +162,12 @@ class Retriever:
             results.append(ScoredMemory(memory, parts.total(), parts, matched))
         results.sort(key=lambda r: (r.score, r.memory.updated_at), reverse=True)
         return results[:limit]
+
+
+def _has_every_word(result: ScoredMemory, keywords: Keywords) -> bool:
+    """Whether the result's memory contains each of the keywords (Chinese: each pair)."""
+    query = _QueryTerms.of(keywords)
+    return query.matched(_terms_of(result.memory, None))[1] >= 1.0
 
 
 def _said_within(memory: Memory, asked: TimeAsked) -> bool:
