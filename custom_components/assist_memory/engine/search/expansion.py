@@ -9,7 +9,9 @@ retriever searches it in its second round, at a lower weight than the question's
 words.
 
 Only pairs are kept, in memory (never in a file), and learnt from the memories' text
-once at start, then from each change: no work over the whole store per question.
+once, when a question first needs them (a start, such as a command-line search that
+its first round answers, reads no memory for names), then from each change: no work
+over the whole store per question.
 """
 
 from __future__ import annotations
@@ -82,6 +84,10 @@ class HouseholdVocabulary:
         self._lock = threading.Lock()
         self._pairs: dict[str, tuple[tuple[str, str], ...]] = {}
         self._links: dict[str, Counter[str]] = {}
+        # The memories of the last reload, learnt when a question first asks; those
+        # changed since are learnt from their change instead.
+        self._unlearnt: list[Memory] = []
+        self._changed_since: set[str] = set()
 
     def follow(self, change: StoreChange, records: Mapping[str, Memory]) -> None:
         """The store's change hook: learn or forget the pairs of what changed."""
@@ -89,18 +95,16 @@ class HouseholdVocabulary:
             if change.reloaded:
                 self._pairs.clear()
                 self._links.clear()
-                upserted: Iterable[Memory] = records.values()
-            else:
-                upserted = change.upserted
-                for memory_id in change.deleted:
-                    self._forget(memory_id)
-            for memory in upserted:
-                self._forget(memory.id)
-                if pairs := tuple(relations_in(memory.content)):
-                    self._pairs[memory.id] = pairs
-                    for role, name in pairs:
-                        self._link(role, name, 1)
-                        self._link(name, role, 1)
+                self._unlearnt = list(records.values())
+                self._changed_since = set()
+                return
+            for memory_id in change.deleted:
+                self._forget(memory_id)
+            for memory in change.upserted:
+                self._learn(memory)
+            if self._unlearnt:
+                self._changed_since.update(change.deleted)
+                self._changed_since.update(m.id for m in change.upserted)
 
     def related(self, terms: Iterable[str]) -> list[str]:
         """The other side of the names and roles among a question's terms.
@@ -111,6 +115,8 @@ class HouseholdVocabulary:
         """
         found: Counter[str] = Counter()
         with self._lock:
+            if self._unlearnt:
+                self._learn_unlearnt()
             if not self._links:
                 return []
             asked = list(terms)
@@ -122,6 +128,21 @@ class HouseholdVocabulary:
             (t for t in found if t not in said), key=lambda t: (-found[t], t)
         )
         return ranked[:MOST_RELATED]
+
+    def _learn_unlearnt(self) -> None:
+        for memory in self._unlearnt:
+            if memory.id not in self._changed_since:
+                self._learn(memory)
+        self._unlearnt = []
+        self._changed_since = set()
+
+    def _learn(self, memory: Memory) -> None:
+        self._forget(memory.id)
+        if pairs := tuple(relations_in(memory.content)):
+            self._pairs[memory.id] = pairs
+            for role, name in pairs:
+                self._link(role, name, 1)
+                self._link(name, role, 1)
 
     def _forget(self, memory_id: str) -> None:
         for role, name in self._pairs.pop(memory_id, ()):
