@@ -15,6 +15,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Coroutine
 import contextlib
 from dataclasses import dataclass, field
+import gc
 import hmac
 from http import HTTPStatus
 import json
@@ -324,6 +325,10 @@ async def serve(
             embeddings=options.embeddings,
             session=session,
         )
+        # The memories just loaded live as long as the process: Python's garbage
+        # collector need not walk them at each full pass (60-70 ms at 100 000
+        # memories, a pause in whatever request it lands in).
+        gc.freeze()
         try:
             await _run(
                 options, backend, token, on_ready, config=config, session=session
