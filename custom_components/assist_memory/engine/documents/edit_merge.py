@@ -24,7 +24,7 @@ from typing import Final
 
 from ..storage.models import Memory, ReconcilePlan
 from .markdown import one_line, parse_markdown, plan_reconcile
-from .written_base import WrittenBase
+from .written_base import WrittenBase, bullet_of
 
 MAX_REMOVED: Final = 5
 MAX_REMOVED_SHARE: Final = 0.2
@@ -69,12 +69,13 @@ def merge_edit(
     edited = set(bullets)
     known: dict[str, tuple[str, str]] = {}
     for line in base.lines:
-        if line.since <= made_on:
-            memory = current.get(line.memory_id)
+        memory_id, _, _, since = line
+        if since <= made_on:
+            memory = current.get(memory_id)
             # An edit made on an earlier edit (saved twice) already shows the change.
             newer = None if memory is None else _bullet(memory)
             same = newer is not None and newer in edited
-            known[line.memory_id] = newer if same and newer else line.bullet
+            known[memory_id] = newer if same and newer else bullet_of(line)
     shown = [
         Memory(id=memory_id, content=text, category=category)
         for memory_id, (category, text) in known.items()
@@ -130,7 +131,7 @@ def _newest_shared_version(base: WrittenBase, bullets: list[tuple[str, str]]) ->
     shown only later are left alone (they may be newer than the edit).
     """
     wanted = set(bullets)
-    shared = [line.since for line in base.lines if line.bullet in wanted]
+    shared = [line[3] for line in base.lines if bullet_of(line) in wanted]
     if shared:
         return max(shared)
     if base.lines:

@@ -27,13 +27,16 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+import heapq
 from itertools import groupby
 from operator import itemgetter
 import re
+import time
 from typing import Final
 import unicodedata
 
 from ..storage.models import CATEGORIES, Memory, ReconcilePlan
+from ..storage.yielding import yielding
 
 TITLE: Final = "# Memory"
 EMPTY_HINT: Final = (
@@ -65,6 +68,8 @@ HEADER_CATEGORIES: Final[Mapping[str, str]] = {
 }
 NOTE: Final = "note"
 _ORDER: Final = {category: index for index, category in enumerate(CATEGORIES)}
+# Memories sorted at once before the lock is given away (about half a millisecond).
+_SORT_SLICE: Final = 2000
 
 _HEADER: Final = re.compile(r"^ {0,3}#{1,6}(?:[ \t]+(.*?))?[ \t]*$")
 _CLOSING_HASHES: Final = re.compile(r"(?:^|[ \t]+)#+$")
@@ -81,10 +86,24 @@ def one_line(text: str) -> str:
 
 
 def rendered_order(memories: Iterable[Memory]) -> list[Memory]:
-    """Memories in the order MEMORY.md shows them: by category, then oldest first."""
-    return sorted(
-        memories, key=lambda m: (_ORDER.get(m.category, len(_ORDER)), m.created_at)
-    )
+    """Memories in the order MEMORY.md shows them: by category, then oldest first.
+
+    Sorted in slices, then merged, giving other threads the interpreter's lock as it
+    goes: one sort of 100 000 memories held it for 25 to 35 ms, which a search on
+    another thread waited out (the order is the same: both sorts are stable).
+    """
+    items = list(memories)
+    if len(items) <= _SORT_SLICE:
+        return sorted(items, key=_shown_order)
+    slices = []
+    for start in range(0, len(items), _SORT_SLICE):
+        slices.append(sorted(items[start : start + _SORT_SLICE], key=_shown_order))
+        time.sleep(0)  # gives the interpreter's lock to a waiting thread
+    return list(yielding(heapq.merge(*slices, key=_shown_order)))
+
+
+def _shown_order(memory: Memory) -> tuple[int, str]:
+    return (_ORDER.get(memory.category, len(_ORDER)), memory.created_at)
 
 
 def render_markdown(memories: Iterable[Memory]) -> str:

@@ -23,7 +23,7 @@ from itertools import chain
 from ..storage.models import CATEGORIES, Memory
 from ..storage.yielding import yielding
 from .markdown import one_line, render_blocks, rendered_order
-from .written_base import ShownLine, WrittenBase, encode_lines
+from .written_base import ShownLine, WrittenBase, bullet_of, encode_lines
 
 # created_at, then the memory's place in the store (its order among equal times).
 type _SortKey = tuple[str, int]
@@ -45,7 +45,7 @@ class _Block:
     def texts(self) -> tuple[str, str]:
         """The bullets ("- text") joined by newlines, and `encode_lines`."""
         if self.joined is None:
-            bullets = "- " + "\n- ".join([line.text for line in self.lines])
+            bullets = "- " + "\n- ".join([text for _, _, text, _ in self.lines])
             self.joined = (bullets, encode_lines(self.lines))
         return self.joined
 
@@ -125,7 +125,7 @@ class ShownDocument:
         self._places: dict[str, tuple[str, _SortKey]] = {}
         # The line as `published` showed it, for each memory changed since (None: none).
         self._before: dict[str, ShownLine | None] = {}
-        place = {memory.id: n for n, memory in enumerate(memories)}
+        place = {memory.id: n for n, memory in yielding(enumerate(memories))}
         self._next_place = len(memories)
         ordered = rendered_order(memories)
         shown = base.showing(ordered)
@@ -134,10 +134,10 @@ class ShownDocument:
         for memory, line in yielding(zip(ordered, shown.lines, strict=True)):
             self._put(line, (memory.created_at, place[memory.id]))
         if self._reordered:
-            old = {line.memory_id: line for line in yielding(base.lines)}
+            old = {line[0]: line for line in yielding(base.lines)}
             for line in yielding(shown.lines):
-                if (before := old.pop(line.memory_id, None)) != line:
-                    self._before[line.memory_id] = before
+                if (before := old.pop(line[0], None)) != line:
+                    self._before[line[0]] = before
             self._before.update(old)  # no longer shown (all of them after a clear)
 
     def change(self, memory_id: str, memory: Memory | None) -> None:
@@ -145,7 +145,7 @@ class ShownDocument:
         place = self._places.get(memory_id)
         current = None if place is None else self._line(memory_id)
         bullet = None if memory is None else (memory.category, one_line(memory.content))
-        if current is not None and current.bullet == bullet:
+        if current is not None and bullet_of(current) == bullet:
             return
         self.revision += 1
         before = self._before.setdefault(memory_id, current)
@@ -160,11 +160,11 @@ class ShownDocument:
         else:
             key = (memory.created_at, place[1][1])
         since = (
-            before.since
-            if before is not None and before.bullet == bullet
+            before[3]
+            if before is not None and bullet_of(before) == bullet
             else self.published.version + 1
         )
-        self._put(ShownLine(memory_id, bullet[0], bullet[1], since), key)
+        self._put((memory_id, bullet[0], bullet[1], since), key)
 
     def follow(self, changes: Mapping[str, Memory | None]) -> None:
         """`change` for each memory changed, in the order they were first changed."""
@@ -219,8 +219,9 @@ class ShownDocument:
         ]
 
     def _put(self, line: ShownLine, key: _SortKey) -> None:
-        self._sections[line.category].insert(key, line)
-        self._places[line.memory_id] = (line.category, key)
+        memory_id, category, _, _ = line
+        self._sections[category].insert(key, line)
+        self._places[memory_id] = (category, key)
 
     def _line(self, memory_id: str) -> ShownLine | None:
         place = self._places.get(memory_id)
