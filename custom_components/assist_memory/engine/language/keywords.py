@@ -52,7 +52,9 @@ ENGLISH_STOP_WORDS: Final = frozenset(
 SECONDARY_WORDS: Final = frozenset(
     """
     again anything because before after both during few further more most once only
-    other own same something such thing things through until while
+    other own same something such thing things through until while really
+    can't cannot couldn't didn't doesn't don't hadn't hasn't haven't isn't mustn't
+    shan't shouldn't wasn't weren't won't wouldn't aren't
     """.split()
 )
 

@@ -50,7 +50,9 @@ FTS_TOKENIZER: Final = "porter unicode61 remove_diacritics 2"
 # match's, against the keywords' 1: enough to order matches that are otherwise equal
 # and to bring the one memory holding it into the candidates, too little to outweigh
 # a keyword.
-SECONDARY_WEIGHT: Final = 0.3
+SECONDARY_WEIGHT: Final = 0.6
+# How many rows the secondary terms of a query may rank, at most (rarest first).
+SECONDARY_TERM_ROWS: Final = 2000
 _MAX_QUERY_TERMS: Final = 64
 # A term in more memories than this is "common": it is only searched in pairs.
 COMMON_TERM_DOCS: Final = 300
@@ -543,21 +545,28 @@ class SearchIndex:
 
         A memory that holds the message's rarer secondary terms (了电, "anything")
         but is not among the keywords' best rows is scored by the keywords'
-        expression too, so the two kinds of rows compare. Common secondary terms
-        (in more than COMMON_TERM_DOCS memories) tell little and are left out.
+        expression too, so the two kinds of rows compare. The rarest terms are
+        searched while their rows stay within SECONDARY_TERM_ROWS: a common one
+        tells little and costs much.
         """
-        phrases = [
-            phrase
+        phrases: list[str] = []
+        budget = SECONDARY_TERM_ROWS
+        counted = {
+            phrase: self._documents_with(phrase, "secondary", SECONDARY_TERM_ROWS)
             for phrase in fts_phrases(secondary, ())
-            if self._documents_with(phrase, "secondary") <= COMMON_TERM_DOCS
-        ]
+        }
+        for phrase in sorted(counted, key=counted.__getitem__):
+            if (budget := budget - counted[phrase]) < 0:
+                break
+            phrases.append(phrase)
         if not phrases:
             return rows
         bonus: dict[int, float] = dict(
             self.db.execute(
                 "SELECT rowid, -rank FROM secondary WHERE secondary MATCH ?"
+                " AND rowid IN (SELECT rowid FROM fts WHERE fts MATCH ?)"
                 " ORDER BY rank LIMIT ?",
-                (" OR ".join(phrases), limit),
+                (" OR ".join(phrases), expression, limit),
             )
         )
         known = {row.row for row in rows}
@@ -631,8 +640,10 @@ class SearchIndex:
             for row, memory_id, score, terms in rows
         ]
 
-    def _documents_with(self, phrase: str, table: str = "fts") -> int:
-        """How many memories' `table` terms contain the phrase, up to COMMON_TERM_DOCS + 1.
+    def _documents_with(
+        self, phrase: str, table: str = "fts", up_to: int = COMMON_TERM_DOCS
+    ) -> int:
+        """How many memories' `table` terms contain the phrase, counted up to `up_to` + 1.
 
         Only a planning hint, so counts are remembered until the index is rebuilt or
         resynchronised; single changes barely move them.
@@ -644,7 +655,7 @@ class SearchIndex:
         row = self.db.execute(
             f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ?"  # noqa: S608
             " LIMIT ?)",
-            (phrase, COMMON_TERM_DOCS + 1),
+            (phrase, up_to + 1),
         ).fetchone()
         if len(self._document_counts) >= _DOCUMENT_COUNT_CACHE:
             self._document_counts.clear()
