@@ -3,6 +3,9 @@
 It lives beside the store (`memories.index.db`) so a restart only reconciles what changed
 (`sync` compares each memory's `updated_at`); deleting the file just causes a rebuild. The
 store stays the source of truth: the index holds ids, scopes, categories and search terms.
+The keywords' terms are one full-text table; the secondary terms (`secondary_terms`:
+what the keywords drop but still tells memories apart) another, with the same row
+numbers, so they never change the keywords' BM25.
 
 When FTS5 is missing from the SQLite build or a query fails, matching falls back to SQL
 LIKE with a keyword-count score, logged once, never an error.
