@@ -150,12 +150,12 @@ def chinese_pieces(run: str) -> list[str]:
 
 @functools.lru_cache(maxsize=1024)
 def secondary_terms(text: str) -> tuple[str, ...]:
-    """What the keywords drop that still tells memories apart: the index's second column.
+    """What the keywords drop that still tells memories apart: the index's second table.
 
     Chinese pairs across a function character or word (了电 of 受不了电子乐, 的车 of
-    妈妈的车) and the English `SECONDARY_WORDS`. They add a little to a match's score
-    and can bring a memory into the candidates, but are never keywords: no coverage
-    counts them, so 放在 is no second word beside 放.
+    妈妈的车) and the English `SECONDARY_WORDS`. They add to a match's BM25 and can
+    bring a memory into the candidates, but are never keywords: no coverage counts
+    them, so 放在 is no second word beside 放.
     """
     terms: list[str] = []
     for match in _TOKEN.finditer(normalize(text)):

@@ -530,18 +530,18 @@ class SearchIndex:
             and self._documents_with(plan) > COMMON_TERM_DOCS
             else None
         )
-        expression = _any_of(plan, *distinctive)
-        rows = self._ranked(expression, limit, scopes, shortest=shortest)
+        rows = self._ranked(
+            _any_of(plan, *distinctive), limit, scopes, shortest=shortest
+        )
         if len(rows) < enough:
             # The focused query found too little: rank everything any term matches.
-            expression = _any_of(fts_query(needed, prefixes), *distinctive)
-            rows = self._ranked(expression, limit, scopes)
-        return self._with_secondary(rows, expression, secondary, limit, scopes)
+            broad = fts_query(needed, prefixes)
+            rows = self._ranked(_any_of(broad, *distinctive), limit, scopes)
+        return self._with_secondary(rows, secondary, limit, scopes)
 
     def _with_secondary(
         self,
         rows: list[Candidate],
-        expression: str,
         secondary: Sequence[str],
         limit: int,
         scopes: Sequence[str] | None,

@@ -1,8 +1,8 @@
 """Multi-stage retrieval: keywords, candidates, scores, top N.
 
 1. Keywords are extracted from the message (and the session's topic, when given).
-2. Candidates come from the full-text index (BM25), and from vector similarity when
-   embeddings are available.
+2. Candidates come from the full-text index (BM25 of the keywords, plus that of the
+   message's secondary terms), and from vector similarity when embeddings are available.
 3. Each candidate is scored with the scoring formula (`scoring.py`).
 4. The best N are returned, each with its score parts and the words that matched.
 """
