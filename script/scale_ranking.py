@@ -11,7 +11,7 @@ must not bury the words.
 
 The queries are split by whether our keywords keep all their words: a query may hold a
 word our stop words drop ("most", "anything") or a Chinese pair across a function
-character (了电), which the baseline keeps; that tests the stop words, not the ranking.
+character (了电), which the baseline keeps as words and we as secondary terms only.
 """
 
 from __future__ import annotations

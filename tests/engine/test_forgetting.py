@@ -149,6 +149,21 @@ def test_clearing_leaves_no_trace(engine: MemoryEngine, store_path: Path) -> Non
     assert forget_all(engine) == 0
 
 
+def test_a_forgotten_memory_leaves_no_secondary_term(
+    engine: MemoryEngine, store_path: Path
+) -> None:
+    # 了鼹 (a pair across 了) is kept in the index's table of secondary terms.
+    doomed = engine.store.add("舅舅最受不了鼹鼠打洞")
+    for text in OTHERS:
+        engine.store.add(text)
+    engine.flush_index()
+    assert engine.index.db.execute(
+        "SELECT 1 FROM secondary WHERE secondary MATCH '\"了鼹\"'"
+    ).fetchone()
+    forget(engine, [doomed.id])
+    assert files_containing(store_path.parent, "鼹") == []
+
+
 def test_daily_log_lines_that_repeat_a_forgotten_memory(engine: MemoryEngine) -> None:
     day = datetime(2025, 3, 14, 8, 0, tzinfo=UTC)
     for entry in ("Tea", "Tea with Anna", "Anna's cat is called Zyxwvortle today"):

@@ -716,3 +716,29 @@ def test_a_query_writes_its_phrases_few_times_and_still_matches_in_pairs() -> No
         or sum(w in subset for w in ("c1", "c2", "c3")) >= 2
     }
     db.close()
+
+
+def test_secondary_terms_bring_in_memories_within_their_row_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A rare secondary term brings in the memory holding it (in the scopes asked);
+    one in more memories than the budget allows is left out of the search."""
+    monkeypatch.setattr(index_module, "SECONDARY_TERM_ROWS", 3)
+    index = SearchIndex(None)
+    index.upsert(
+        [
+            memory("purple", "purple", scope="grace"),
+            memory("anything", "Grace likes anything yellow", scope="grace"),
+            *(memory(f"most{n}", f"most days {n}", scope="grace") for n in range(4)),
+        ]
+    )
+    purple = extract_keywords("purple")
+
+    found = index.match(purple, limit=10, secondary=["anything"])
+    assert [c.memory_id for c in found] == ["purple", "anything"]
+    assert found[1].keyword_score > 0  # its secondary term's score only
+    assert index.match(purple, limit=10, secondary=["anything"], scopes=["x"]) == []
+    # "most" is in four memories, over the budget: it brings none of them in.
+    found = index.match(purple, limit=10, secondary=["most"])
+    assert [c.memory_id for c in found] == ["purple"]
+    index.close()

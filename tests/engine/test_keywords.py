@@ -16,6 +16,7 @@ from custom_components.assist_memory.engine.language.keywords import (
     index_terms,
     light_stem,
     normalize,
+    secondary_terms,
 )
 from custom_components.assist_memory.engine.memory.memory_engine import MemoryEngine
 
@@ -115,6 +116,26 @@ def test_chinese_pieces_are_indexed_as_characters_and_pairs() -> None:
     assert cjk_grams("猫") == ["猫"]
     keywords = extract_keywords("Tea 猫 咖啡")
     assert index_terms(keywords) == ["tea", "猫", "咖", "啡", "咖啡"]
+
+
+@pytest.mark.parametrize(
+    ("text", "terms"),
+    [
+        # The pairs a function character cuts: 了电 is what tells this memory apart.
+        ("舅舅最受不了电子乐", ("不了", "了电")),
+        ("妈妈的车", ("妈的", "的车")),
+        # A stop word cut out (什么) leaves its pairs; two stop characters are none.
+        ("我们什么时候去北京", ("们什", "什么", "么时", "时候", "候去")),
+        ("Buy Grace anything in purple, she doesn't mind", ("anything", "doesn't")),
+        ("Anna takes her coffee black", ()),
+    ],
+)
+def test_secondary_terms_are_what_the_keywords_drop_that_still_tells_apart(
+    text: str, terms: tuple[str, ...]
+) -> None:
+    assert secondary_terms(text) == terms
+    # Never keywords: no secondary term is searched or counted as one.
+    assert not set(terms) & set(index_terms(extract_keywords(text)))
 
 
 def test_japanese_kana_is_treated_like_han() -> None:

@@ -614,6 +614,108 @@ def test_the_words_outweigh_recency_use_confidence_and_category(
     assert [r.memory.id for r in results] == ["words", "signals"]
 
 
+# -- words the keywords drop: secondary terms ---------------------------------------
+
+
+def test_a_pair_across_a_function_character_finds_its_memory(
+    engine: MemoryEngine, retriever: Retriever
+) -> None:
+    """妈妈的车 (mum's car): 的 cuts the keywords into 妈妈 and 车, which many memories share.
+
+    Plain BM25 over every pair finds the one memory holding 的车; ours must too,
+    however fresh, used and short the memories that only share the keywords are.
+    """
+    load(
+        engine,
+        record("source", "妈妈的车是一辆白色的丰田，停在小区东门", updated_at=ago(200)),
+        *(
+            record(
+                f"other{n}",
+                f"妈妈开车去{place}",
+                updated_at=ago(1),
+                access_count=50,
+                confidence=1.0,
+            )
+            for n, place in enumerate(
+                "超市 公司 医院 学校 公园 银行 机场 车站 菜场 邮局 "
+                "书店 药店 花店 饭店 酒店 商场 剧院 体育馆 图书馆 博物馆 动物园 游泳馆 "
+                "火车站 加油站 洗车店 修车铺 健身房 理发店 菜市场 幼儿园".split()
+            )
+        ),
+    )
+
+    results = retriever.retrieve("妈妈的车")
+
+    assert results[0].memory.id == "source"
+    # The pair adds to the words' score but is no keyword of its own.
+    assert results[0].matched == ("妈妈", "车")
+
+
+def test_a_word_the_keywords_drop_still_finds_its_memory(
+    engine: MemoryEngine, retriever: Retriever
+) -> None:
+    """ "anything" is no keyword, but the one memory saying it is what is asked for."""
+    load(
+        engine,
+        record(
+            "source",
+            "Buy Grace anything in purple for her birthday and she will be happy",
+            updated_at=ago(200),
+        ),
+        *(
+            record(
+                f"other{n}",
+                f"The {thing} is purple",
+                updated_at=ago(1),
+                access_count=50,
+                confidence=1.0,
+            )
+            for n, thing in enumerate(
+                "sofa rug vase lamp mug towel blanket kettle bike scarf coat hat "
+                "umbrella bag wallet notebook pen folder bowl plate cushion curtain "
+                "door fence shed gate car van boat kite".split()
+            )
+        ),
+    )
+
+    results = retriever.retrieve("anything purple")
+
+    assert results[0].memory.id == "source"
+    assert results[0].matched == ("purple",)
+
+
+def test_a_secondary_term_never_counts_as_a_keyword(
+    engine: MemoryEngine, retriever: Retriever
+) -> None:
+    """放在 of "Switch 放在哪" is no second word beside 放: the memory naming the Switch wins."""
+    load(
+        engine,
+        record("switch", "Switch 在电视柜的抽屉里", updated_at=ago(200)),
+        *(
+            record(
+                f"put{n}",
+                f"{thing}放在{place}",
+                updated_at=ago(1),
+                access_count=50,
+                confidence=1.0,
+            )
+            for n, (thing, place) in enumerate(
+                [
+                    ("雨伞", "门口"),
+                    ("药箱", "厨房"),
+                    ("工具箱", "车库"),
+                    ("毛毯", "衣柜"),
+                ]
+            )
+        ),
+    )
+
+    results = retriever.retrieve("Switch 放在哪")
+
+    assert results[0].memory.id == "switch"
+    assert {r.matched for r in results[1:]} == {("放",)}
+
+
 # -- a second round for questions of two steps -------------------------------------
 
 

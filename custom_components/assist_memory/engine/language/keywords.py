@@ -47,6 +47,17 @@ ENGLISH_STOP_WORDS: Final = frozenset(
     """.split()
 )
 
+# Stop words a person may still search by ("anything in purple", "most days", "because
+# of the kids' skin"): no keywords, but secondary terms (see `secondary_terms`).
+SECONDARY_WORDS: Final = frozenset(
+    """
+    again anything because before after both during few further more most once only
+    other own same something such thing things through until while really
+    can't cannot couldn't didn't doesn't don't hadn't hasn't haven't isn't mustn't
+    shan't shouldn't wasn't weren't won't wouldn't aren't
+    """.split()
+)
+
 # Single characters that carry no topic: pronouns, particles, and the light verbs 用 and 写
 # of the example "我喜欢用 Python 写代码". Kept small on purpose: 过 (过敏), 地 (地方) or 做 (做饭)
 # begin words.
@@ -135,6 +146,36 @@ def chinese_pieces(run: str) -> list[str]:
     if current:
         pieces.append(current)
     return pieces
+
+
+@functools.lru_cache(maxsize=1024)
+def secondary_terms(text: str) -> tuple[str, ...]:
+    """What the keywords drop that still tells memories apart: the index's second table.
+
+    Chinese pairs across a function character or word (了电 of 受不了电子乐, 的车 of
+    妈妈的车) and the English `SECONDARY_WORDS`. They add to a match's BM25 and can
+    bring a memory into the candidates, but are never keywords: no coverage counts
+    them, so 放在 is no second word beside 放.
+    """
+    terms: list[str] = []
+    for match in _TOKEN.finditer(normalize(text)):
+        if run := match.group("cjk"):
+            terms.extend(_pairs_across_cuts(run))
+        elif (word := match.group("word").replace("\u2019", "'")) in SECONDARY_WORDS:
+            terms.append(word)
+    return tuple(dict.fromkeys(terms))
+
+
+def _pairs_across_cuts(run: str) -> list[str]:
+    """The run's pairs its pieces do not hold, but for pairs of two stop characters."""
+    kept = {pair for piece in chinese_pieces(run) for pair in cjk_pairs(piece)}
+    pairs = (run[i : i + 2] for i in range(len(run) - 1))
+    return [
+        pair
+        for pair in pairs
+        if pair not in kept
+        and not (pair[0] in CHINESE_STOP_CHARS and pair[1] in CHINESE_STOP_CHARS)
+    ]
 
 
 def index_terms(keywords: Keywords) -> list[str]:

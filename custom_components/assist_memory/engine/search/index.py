@@ -3,6 +3,9 @@
 It lives beside the store (`memories.index.db`) so a restart only reconciles what changed
 (`sync` compares each memory's `updated_at`); deleting the file just causes a rebuild. The
 store stays the source of truth: the index holds ids, scopes, categories and search terms.
+The keywords' terms are one full-text table; the secondary terms (`secondary_terms`:
+what the keywords drop but still tells memories apart) another, with the same row
+numbers, so they never change the keywords' BM25.
 
 When FTS5 is missing from the SQLite build or a query fails, matching falls back to SQL
 LIKE with a keyword-count score, logged once, never an error.
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 import logging
 from pathlib import Path
 import sqlite3
@@ -35,6 +38,7 @@ from ..language.keywords import (
     merge_keywords,
     normalize,
     query_terms,
+    secondary_terms,
 )
 from ..storage.durable import create_private_file
 from ..storage.models import Memory
@@ -43,11 +47,20 @@ _LOGGER = logging.getLogger(__name__)
 
 # Raise when the terms stored for a text (or what a row's number means) change, so
 # old indexes are rebuilt.
-TOKENIZER_VERSION: Final = "4"
+TOKENIZER_VERSION: Final = "5"
 FTS_TOKENIZER: Final = "porter unicode61 remove_diacritics 2"
+# How much the secondary terms' BM25 (`secondary_terms`, over a table of their own, so
+# the keywords' BM25 stays as it was) adds to a match's keywords' BM25. They never
+# count in the keyword coverage, the other half of the keyword score, so they order
+# matches and bring in the one memory holding them without outweighing a keyword.
+# (0.3 and 0.6 were tried: 1.0 is at least as good on every labelled set.)
+SECONDARY_WEIGHT: Final = 1.0
 _MAX_QUERY_TERMS: Final = 64
 # A term in more memories than this is "common": it is only searched in pairs.
 COMMON_TERM_DOCS: Final = 300
+# How many rows the secondary terms of a query may rank, at most (rarest first; 1 000
+# found no more at 100 000 memories and cost a millisecond more).
+SECONDARY_TERM_ROWS: Final = COMMON_TERM_DOCS
 # A query of one common term alone ranks only its shortest matches, this many.
 COMMON_WORD_ROWS: Final = 2000
 # A row's number: its text's length in terms, then newest first (see `_row_number`).
@@ -75,6 +88,8 @@ class Candidate:
     # The terms the full-text index stored for it (`stored_terms`); None from the
     # LIKE fallback.
     terms: str | None = None
+    # Its row in the full-text tables (0 from the LIKE fallback).
+    row: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +218,7 @@ class SearchIndex:
             if new_tokenizer:
                 db.execute("DROP TABLE IF EXISTS docs")
                 db.execute("DROP TABLE IF EXISTS fts")
+                db.execute("DROP TABLE IF EXISTS secondary")
             db.execute(
                 "CREATE TABLE IF NOT EXISTS docs("
                 "rowid INTEGER PRIMARY KEY, id TEXT UNIQUE NOT NULL, version TEXT NOT NULL,"
@@ -227,25 +243,22 @@ class SearchIndex:
         return db
 
     def _create_fts(self, db: sqlite3.Connection) -> bool:
+        """The keywords' table and the secondary terms' (same row numbers)."""
         try:
             db.execute(
                 "CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5("
                 "terms, memory_id UNINDEXED, scope UNINDEXED,"
                 f" tokenize='{FTS_TOKENIZER}')"
             )
+            db.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS secondary USING fts5("
+                f"terms, tokenize='{FTS_TOKENIZER}')"
+            )
         except sqlite3.OperationalError as err:
             self._fall_back(f"FTS5 is not available: {err}")
             return False
-        if db.execute("SELECT 1 FROM fts_config WHERE k='secure-delete'").fetchone():
-            return True  # set when the table was made (a reader writes nothing)
-        try:
-            db.execute("INSERT INTO fts(fts, rank) VALUES ('secure-delete', 1)")
-        except sqlite3.OperationalError:  # pragma: no cover - SQLite before 3.42
-            _LOGGER.warning(
-                "SQLite %s cannot erase deleted words from the full-text index; "
-                "they stay in its file until the index is rebuilt",
-                sqlite3.sqlite_version,
-            )
+        for table in ("fts", "secondary"):
+            _erase_deleted_words(db, table)
         return True
 
     def _erase_old_traces(self, db: sqlite3.Connection) -> None:
@@ -348,8 +361,9 @@ class SearchIndex:
             db.execute("BEGIN IMMEDIATE")
             db.execute("DELETE FROM docs")
             if self.fts_available:
-                # Dropped, not emptied row by row: its pages are freed (and erased).
+                # Dropped, not emptied row by row: their pages are freed (and erased).
                 db.execute("DROP TABLE fts")
+                db.execute("DROP TABLE secondary")
                 self._create_fts(db)
             db.execute("COMMIT")
             self._apply(list(memories.values()), [])
@@ -391,8 +405,10 @@ class SearchIndex:
                     db.execute("DELETE FROM docs WHERE rowid=?", row)
                     if self.fts_available:
                         db.execute("DELETE FROM fts WHERE rowid=?", row)
+                        db.execute("DELETE FROM secondary WHERE rowid=?", row)
             for memory in upserts:
-                terms = stored_terms(searchable_text(memory))
+                text = searchable_text(memory)
+                terms = stored_terms(text)
                 rowid = _row_number(db, len(terms.split()))
                 db.execute(
                     "INSERT INTO docs(rowid, id, version, scope, category, text)"
@@ -403,7 +419,7 @@ class SearchIndex:
                         memory.updated_at,
                         memory.scope,
                         memory.category,
-                        normalize(searchable_text(memory)),
+                        normalize(text),
                     ),
                 )
                 if self.fts_available:
@@ -415,6 +431,12 @@ class SearchIndex:
                             memory.id,
                             memory.scope,
                         ),
+                    )
+                    # A row for every memory, even without secondary terms: BM25
+                    # counts how rare a term is among all of them.
+                    db.execute(
+                        "INSERT INTO secondary(rowid, terms) VALUES (?,?)",
+                        (rowid, " ".join(secondary_terms(text))),
                     )
             db.execute("COMMIT")
         except BaseException:
@@ -446,12 +468,15 @@ class SearchIndex:
         scopes: Sequence[str] | None = None,
         enough: int | None = None,
         context: Keywords | None = None,
+        secondary: Sequence[str] = (),
     ) -> list[Candidate]:
         """The best `limit` memories for the keywords, by BM25 (or LIKE on fallback).
 
         A focused query is tried first; when it finds fewer than `enough` (default:
         `limit`), every memory any keyword matches is ranked. `context` (the
         conversation's topic) adds its distinctive terms to the focused query.
+        `secondary` (the message's `secondary_terms`) add to the score of the
+        memories holding them, and bring in the best of those (`_with_secondary`).
         """
         needed, optional = query_terms(keywords)
         if not needed and not keywords.prefixes:
@@ -462,6 +487,7 @@ class SearchIndex:
                     return self._match_fts(
                         needed=needed,
                         optional=optional,
+                        secondary=secondary,
                         prefixes=keywords.prefixes,
                         limit=limit,
                         scopes=scopes,
@@ -479,6 +505,7 @@ class SearchIndex:
         *,
         needed: Sequence[str],
         optional: Sequence[str],
+        secondary: Sequence[str],
         prefixes: Sequence[str],
         limit: int,
         scopes: Sequence[str] | None,
@@ -510,7 +537,69 @@ class SearchIndex:
             # The focused query found too little: rank everything any term matches.
             broad = fts_query(needed, prefixes)
             rows = self._ranked(_any_of(broad, *distinctive), limit, scopes)
-        return rows
+        return self._with_secondary(rows, secondary, limit, scopes)
+
+    def _with_secondary(
+        self,
+        rows: list[Candidate],
+        secondary: Sequence[str],
+        limit: int,
+        scopes: Sequence[str] | None,
+    ) -> list[Candidate]:
+        """The rows with their secondary terms' score added, and the best holding them.
+
+        A memory among the secondary terms' best rows but not among the keywords'
+        (了电 of 受不了电子乐, when 电 is in thousands) joins with its secondary score
+        only; what it holds of the keywords still counts in their coverage. The
+        rarest terms are searched while their rows stay within SECONDARY_TERM_ROWS:
+        a common one tells little and costs much.
+        """
+        phrases: list[str] = []
+        budget = SECONDARY_TERM_ROWS
+        counted = {
+            phrase: self._documents_with(phrase, "secondary")
+            for phrase in fts_phrases(secondary, ())
+        }
+        for phrase in sorted(counted, key=counted.__getitem__):
+            if (budget := budget - counted[phrase]) < 0:
+                break
+            phrases.append(phrase)
+        if not phrases:
+            return rows
+        bonus: dict[int, float] = dict(
+            self.db.execute(
+                "SELECT rowid, -rank FROM secondary WHERE secondary MATCH ?"
+                " ORDER BY rank LIMIT ?",
+                (" OR ".join(phrases), limit),
+            )
+        )
+        known = {row.row for row in rows}
+        rows = rows + self._rows([row for row in bonus if row not in known], scopes)
+        scored = [
+            replace(
+                row,
+                keyword_score=row.keyword_score
+                + SECONDARY_WEIGHT * bonus.get(row.row, 0.0),
+            )
+            for row in rows
+        ]
+        scored.sort(key=lambda row: row.keyword_score, reverse=True)
+        return scored[:limit]
+
+    def _rows(
+        self, rows: Sequence[int], scopes: Sequence[str] | None
+    ) -> list[Candidate]:
+        """These rows (those in `scopes`), with no keyword score of their own."""
+        if not rows:
+            return []
+        marks = ",".join("?" * len(rows))
+        scope_sql, scope_args = _scope_filter(scopes, column="scope")
+        # Only placeholders are formatted in.
+        found = self.db.execute(
+            f"SELECT rowid, id FROM docs WHERE rowid IN ({marks}){scope_sql}",  # noqa: S608
+            (*rows, *scope_args),
+        )
+        return [Candidate(memory_id, 0.0, row=row) for row, memory_id in found]
 
     def _ranked(
         self,
@@ -534,30 +623,33 @@ class SearchIndex:
         # Ids and scopes live in the FTS table, so ranking needs no join; `rank` is
         # BM25, FTS5's fast path for ordering. Only placeholders are formatted in.
         sql = (
-            "SELECT memory_id, -rank, terms FROM fts WHERE fts MATCH ?"  # noqa: S608
+            "SELECT rowid, memory_id, -rank, terms FROM fts WHERE fts MATCH ?"  # noqa: S608
             f"{shortest_sql}{scope_sql} ORDER BY rank LIMIT ?"
         )
         rows = self.db.execute(sql, (expression, *shortest_args, *scope_args, limit))
         return [
-            Candidate(memory_id, float(score), terms)
-            for memory_id, score, terms in rows
+            Candidate(memory_id, float(score), terms, row)
+            for row, memory_id, score, terms in rows
         ]
 
-    def _documents_with(self, phrase: str) -> int:
-        """How many memories contain the phrase, counted up to COMMON_TERM_DOCS + 1.
+    def _documents_with(self, phrase: str, table: str = "fts") -> int:
+        """How many memories' `table` terms contain the phrase, up to COMMON_TERM_DOCS + 1.
 
         Only a planning hint, so counts are remembered until the index is rebuilt or
         resynchronised; single changes barely move them.
         """
-        if (known := self._document_counts.get(phrase)) is not None:
+        key = phrase if table == "fts" else f"{table} {phrase}"
+        if (known := self._document_counts.get(key)) is not None:
             return known
+        # `table` is one of the two table names, never user text.
         row = self.db.execute(
-            "SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
+            f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ?"  # noqa: S608
+            " LIMIT ?)",
             (phrase, COMMON_TERM_DOCS + 1),
         ).fetchone()
         if len(self._document_counts) >= _DOCUMENT_COUNT_CACHE:
             self._document_counts.clear()
-        self._document_counts[phrase] = count = int(row[0])
+        self._document_counts[key] = count = int(row[0])
         return count
 
     def _match_like(
@@ -589,6 +681,25 @@ def searchable_text(memory: Memory) -> str:
 def stored_terms(text: str) -> str:
     """The terms the full-text index stores for a memory's searchable text."""
     return " ".join(index_terms(extract_keywords(text)))
+
+
+def _erase_deleted_words(db: sqlite3.Connection, table: str) -> None:
+    """Have the full-text table take a deleted row's words out of its segments."""
+    # Set when the table was made: a reader writes nothing. `table` is ours.
+    if db.execute(
+        f"SELECT 1 FROM {table}_config WHERE k='secure-delete'"  # noqa: S608
+    ).fetchone():
+        return
+    try:
+        db.execute(
+            f"INSERT INTO {table}({table}, rank) VALUES ('secure-delete', 1)"  # noqa: S608
+        )
+    except sqlite3.OperationalError:  # pragma: no cover - SQLite before 3.42
+        _LOGGER.warning(
+            "SQLite %s cannot erase deleted words from the full-text index; "
+            "they stay in its file until the index is rebuilt",
+            sqlite3.sqlite_version,
+        )
 
 
 def _row_number(db: sqlite3.Connection, length: int) -> int:

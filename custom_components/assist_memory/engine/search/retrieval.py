@@ -1,8 +1,8 @@
 """Multi-stage retrieval: keywords, candidates, scores, top N.
 
 1. Keywords are extracted from the message (and the session's topic, when given).
-2. Candidates come from the full-text index (BM25), and from vector similarity when
-   embeddings are available.
+2. Candidates come from the full-text index (BM25 of the keywords, plus that of the
+   message's secondary terms), and from vector similarity when embeddings are available.
 3. Each candidate is scored with the scoring formula (`scoring.py`).
 4. The best N are returned, each with its score parts and the words that matched.
 """
@@ -21,6 +21,7 @@ from ..language.keywords import (
     expresses_preference,
     extract_keywords,
     light_stem,
+    secondary_terms,
 )
 from ..language.when import TimeAsked, time_asked
 from ..storage.models import Memory
@@ -111,15 +112,21 @@ class Retriever:
         # "What did Claire say two weeks ago?": the time is not a keyword; it favours
         # what was said then instead of what was used lately.
         asked = time_asked(message, now)
-        keywords = extract_keywords(message)
-        if asked is not None and (rest := extract_keywords(asked.rest)).all():
-            keywords = rest
+        searched = message
+        if asked is not None and extract_keywords(asked.rest).all():
+            searched = asked.rest
         else:
             asked = None
+        keywords = extract_keywords(searched)
         topic_keywords = extract_keywords(topic) if topic else None
         pool = max(limit * _CANDIDATES_PER_RESULT, _MIN_CANDIDATES)
         found = self._index.match(
-            keywords, limit=pool, scopes=scopes, enough=limit, context=topic_keywords
+            keywords,
+            limit=pool,
+            scopes=scopes,
+            enough=limit,
+            context=topic_keywords,
+            secondary=secondary_terms(searched),
         )
         bm25 = {c.memory_id: c.keyword_score for c in found}
         indexed_terms = {c.memory_id: c.terms for c in found}
