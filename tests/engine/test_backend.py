@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import asdict
 import json
 import logging
@@ -20,6 +20,9 @@ from custom_components.assist_memory.engine import (
     StorageError,
     StoreSettings,
 )
+from custom_components.assist_memory.engine.documents import mirror
+from custom_components.assist_memory.engine.documents.written_base import WrittenBase
+from custom_components.assist_memory.engine.storage.models import Memory
 
 from .conftest import journal_lines, read_snapshot
 
@@ -328,4 +331,35 @@ async def test_adds_never_wait_for_a_fold(store_path: Path) -> None:
         assert len(read_snapshot(store_path)["memories"]) == 60
     finally:
         folding.set()
+        await backend.close()
+
+
+async def test_memory_md_lines_are_built_while_opening_not_beside_searches(
+    store_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Building MEMORY.md's lines reads every memory: it is done while opening, so
+    the first write after a start renders only what changed, and no search waits
+    for a whole-store build happening beside it."""
+    store = MemoryStore(store_path)
+    store.init()
+    for number in range(20):
+        store.add(f"household note {number}")
+    store.close()
+    builds: list[int] = []
+
+    class CountedDocument(mirror.ShownDocument):
+        def __init__(self, base: WrittenBase, memories: Sequence[Memory]) -> None:
+            builds.append(len(memories))
+            super().__init__(base, memories)
+
+    monkeypatch.setattr(mirror, "ShownDocument", CountedDocument)
+
+    backend, _ = await LocalBackend.open(store_path, watch=False)
+    try:
+        assert builds == [20]
+        await backend.add("one more household note")
+        await backend._run(backend.engine.mirror.flush)
+        assert builds == [20]  # the write followed the change, built nothing again
+        assert "- one more household note" in (await backend.read_markdown())
+    finally:
         await backend.close()

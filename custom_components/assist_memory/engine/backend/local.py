@@ -191,7 +191,9 @@ class LocalBackend(MemoryBackend):
                     BACKUP_FOLDER,
                 ),
             )
-        return self.engine.init()
+        report = self.engine.init()
+        self.engine.mirror.build_lines()
+        return report
 
     async def _sweep_sessions(self) -> None:
         """End idle working memories once a minute."""
