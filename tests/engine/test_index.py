@@ -690,7 +690,7 @@ def test_a_query_writes_its_phrases_few_times_and_still_matches_in_pairs() -> No
     two common ones, a rare phrase written twice at most, not once per common one (a
     long Chinese sentence has many common pairs of characters)."""
     rare, common = ['"r1"', '"r2"'], ['"c1"', '"c2"', '"c3"']
-    counts = {**dict.fromkeys(rare, 1), **dict.fromkeys(common, 10_000)}
+    counts = {**dict.fromkeys(rare, 1), **dict.fromkeys(common, 1_000)}
     plan = index_module._plan_query([*rare, *common], [], counts.__getitem__)
     # Not once per pair: ranking costs every matched row once per phrase written.
     assert all(plan.count(phrase) <= 2 for phrase in rare)
@@ -716,6 +716,25 @@ def test_a_query_writes_its_phrases_few_times_and_still_matches_in_pairs() -> No
         or sum(w in subset for w in ("c1", "c2", "c3")) >= 2
     }
     db.close()
+
+
+def test_a_very_common_phrase_beside_a_rare_one_pairs_only_with_the_rare() -> None:
+    """A first name in a quarter of the memories, in a query that also has a rare
+    phrase, is not paired with the other common phrases: those pairs ranked thousands
+    of rows sharing no rare word. Without a rare phrase it still pairs."""
+    rare, common, very = '"r1"', ['"c1"', '"c2"'], '"mila"'
+    counts = {
+        rare: 1,
+        **dict.fromkeys(common, 1_000),
+        very: index_module.VERY_COMMON_TERM_DOCS + 1,
+    }
+    plan = index_module._plan_query([very, rare, *common], [], counts.__getitem__)
+    assert plan == (
+        f"{rare} OR (({rare}) AND ({very} OR {' OR '.join(common)}))"
+        f" OR ({common[0]} AND ({common[1]}))"
+    )
+    without_rare = index_module._plan_query([very, *common], [], counts.__getitem__)
+    assert f"({very} AND ({' OR '.join(common)}))" in without_rare
 
 
 def test_secondary_terms_bring_in_memories_within_their_row_budget(

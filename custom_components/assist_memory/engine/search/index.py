@@ -63,6 +63,10 @@ COMMON_TERM_DOCS: Final = 300
 SECONDARY_TERM_ROWS: Final = COMMON_TERM_DOCS
 # A query of one common term alone ranks only its shortest matches, this many.
 COMMON_WORD_ROWS: Final = 2000
+# A term in more memories than this is "very common" (a first name in a quarter of
+# them): beside a rare term it is searched only with the rare ones, never paired with
+# another common term (those pairs ranked thousands of rows sharing no rare word).
+VERY_COMMON_TERM_DOCS: Final = COMMON_WORD_ROWS
 # A row's number: its text's length in terms, then newest first (see `_row_number`).
 _LENGTH_SHIFT: Final = 32
 _MAX_LENGTH: Final = 1 << 24
@@ -152,6 +156,7 @@ def _plan_query(
     parts = list(rare)
     if rare:
         parts.append(f"(({' OR '.join(rare)}) AND ({' OR '.join(paired)}))")
+        paired = [p for p in paired if documents_with(p) <= VERY_COMMON_TERM_DOCS]
     for at, first in enumerate(paired[:-1]):
         parts.append(f"({first} AND ({' OR '.join(paired[at + 1 :])}))")
     return " OR ".join(parts)
@@ -633,7 +638,7 @@ class SearchIndex:
         ]
 
     def _documents_with(self, phrase: str, table: str = "fts") -> int:
-        """How many memories' `table` terms contain the phrase, up to COMMON_TERM_DOCS + 1.
+        """How many memories' `table` terms contain the phrase, up to VERY_COMMON_TERM_DOCS + 1.
 
         Only a planning hint, so counts are remembered until the index is rebuilt or
         resynchronised; single changes barely move them.
@@ -645,7 +650,7 @@ class SearchIndex:
         row = self.db.execute(
             f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ?"  # noqa: S608
             " LIMIT ?)",
-            (phrase, COMMON_TERM_DOCS + 1),
+            (phrase, VERY_COMMON_TERM_DOCS + 1),
         ).fetchone()
         if len(self._document_counts) >= _DOCUMENT_COUNT_CACHE:
             self._document_counts.clear()
