@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 import math
 from pathlib import Path
@@ -63,6 +63,15 @@ def retriever(engine: MemoryEngine) -> Retriever:
 
 def load(engine: MemoryEngine, *records: dict[str, Any]) -> None:
     engine.store.import_({"memories": list(records)}, mode="replace")
+
+
+def favourites(prefix: str, texts: Iterable[str]) -> list[dict[str, Any]]:
+    """Memories every signal but the words favours: changed yesterday, used 50 times,
+    certain (what a rarer match must still outrank)."""
+    return [
+        record(f"{prefix}{n}", text, updated_at=ago(1), access_count=50, confidence=1.0)
+        for n, text in enumerate(texts)
+    ]
 
 
 def by_id(results: list[ScoredMemory]) -> dict[str, ScoredMemory]:
@@ -628,19 +637,14 @@ def test_a_pair_across_a_function_character_finds_its_memory(
     load(
         engine,
         record("source", "妈妈的车是一辆白色的丰田，停在小区东门", updated_at=ago(200)),
-        *(
-            record(
-                f"other{n}",
-                f"妈妈开车去{place}",
-                updated_at=ago(1),
-                access_count=50,
-                confidence=1.0,
-            )
-            for n, place in enumerate(
-                "超市 公司 医院 学校 公园 银行 机场 车站 菜场 邮局 "
+        *favourites(
+            "other",
+            (
+                f"妈妈开车去{place}"
+                for place in "超市 公司 医院 学校 公园 银行 机场 车站 菜场 邮局 "
                 "书店 药店 花店 饭店 酒店 商场 剧院 体育馆 图书馆 博物馆 动物园 游泳馆 "
                 "火车站 加油站 洗车店 修车铺 健身房 理发店 菜市场 幼儿园".split()
-            )
+            ),
         ),
     )
 
@@ -662,19 +666,14 @@ def test_a_word_the_keywords_drop_still_finds_its_memory(
             "Buy Grace anything in purple for her birthday and she will be happy",
             updated_at=ago(200),
         ),
-        *(
-            record(
-                f"other{n}",
-                f"The {thing} is purple",
-                updated_at=ago(1),
-                access_count=50,
-                confidence=1.0,
-            )
-            for n, thing in enumerate(
-                "sofa rug vase lamp mug towel blanket kettle bike scarf coat hat "
-                "umbrella bag wallet notebook pen folder bowl plate cushion curtain "
-                "door fence shed gate car van boat kite".split()
-            )
+        *favourites(
+            "other",
+            (
+                f"The {thing} is purple"
+                for thing in "sofa rug vase lamp mug towel blanket kettle bike scarf "
+                "coat hat umbrella bag wallet notebook pen folder bowl plate cushion "
+                "curtain door fence shed gate car van boat kite".split()
+            ),
         ),
     )
 
@@ -691,22 +690,8 @@ def test_a_secondary_term_never_counts_as_a_keyword(
     load(
         engine,
         record("switch", "Switch 在电视柜的抽屉里", updated_at=ago(200)),
-        *(
-            record(
-                f"put{n}",
-                f"{thing}放在{place}",
-                updated_at=ago(1),
-                access_count=50,
-                confidence=1.0,
-            )
-            for n, (thing, place) in enumerate(
-                [
-                    ("雨伞", "门口"),
-                    ("药箱", "厨房"),
-                    ("工具箱", "车库"),
-                    ("毛毯", "衣柜"),
-                ]
-            )
+        *favourites(
+            "put", ["雨伞放在门口", "药箱放在厨房", "工具箱放在车库", "毛毯放在衣柜"]
         ),
     )
 
