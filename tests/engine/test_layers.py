@@ -1,8 +1,8 @@
 """The engine's layers: every import goes down (or stays within its own layer).
 
-A newcomer finds a behaviour by its layer (README, "Architecture"); this keeps the
-layers honest. The package's `__init__` is the public API on top and may import any
-layer.
+A newcomer finds a behaviour by its layer (docs/development.md, "Architecture"); this
+keeps the layers honest. The package's `__init__` is the public API on top and may
+import any layer.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """script/chaos in its short mode: a few SIGKILLs of the real server under writes,
 hand edits of MEMORY.md and command line runs on the same folder.
 
-The full run (`script/chaos`, 100 kills) is reported in README's "Reliability".
+The full run (`script/chaos`, 100 kills) is reported in docs/benchmarks.md, "Reliability".
 """
 
 from __future__ import annotations
