@@ -345,3 +345,16 @@ def test_repository_is_an_addon_repository_and_one_integration(
     assert [m.parent.name for m in manifests] == ["assist_memory"]
     assert json.loads(manifests[0].read_text("utf-8"))["domain"] == "assist_memory"
     assert not list(ADDON.glob("**/manifest.json"))
+
+
+def test_docs_describe_every_option(config: dict[str, Any]) -> None:
+    """DOCS.md's options table (the Supervisor's Documentation tab, and the site's
+    add-on page, which includes it) names every option of the schema."""
+    docs = (ADDON / "DOCS.md").read_text(encoding="utf-8")
+    start, end = "<!-- --8<-- [start:options] -->", "<!-- --8<-- [end:options] -->"
+    # The site includes this section between these markers.
+    assert start in docs
+    assert end in docs
+    options = docs.split(start, 1)[1].split(end, 1)[0]
+    for key in config["schema"]:
+        assert f"`{key}`" in options, key

@@ -186,3 +186,23 @@ def test_the_release_workflow_publishes_the_wheel_and_the_images(
     assert build["with"]["context"] == "addon"  # as the Supervisor builds it
     assert "BUILD_VERSION=${{ env.VERSION }}" in build["with"]["build-args"]
     assert image["env"]["VERSION"] == "${{ needs.version.outputs.version }}"
+
+
+def test_the_release_workflow_publishes_the_documentation_site(
+    workflow: dict[str, Any],
+) -> None:
+    docs = workflow["jobs"]["docs"]
+    assert docs["needs"] == "github"  # the site of the version just released
+    assert docs["permissions"] == {"pages": "write", "id-token": "write"}
+    (build,) = steps_running(docs, "mkdocs build --strict")
+    assert "pip install -r requirements_docs.txt" in build["run"]
+    uses = [step.get("uses", "") for step in docs["steps"]]
+    assert any(use.startswith("actions/upload-pages-artifact@") for use in uses)
+    assert any(use.startswith("actions/deploy-pages@") for use in uses)
+    (upload,) = [
+        step
+        for step in docs["steps"]
+        if step.get("uses", "").startswith("actions/upload-pages-artifact@")
+    ]
+    site_dir = load_yaml(ROOT / "mkdocs.yml")["site_dir"]
+    assert upload["with"]["path"] == site_dir
