@@ -8,12 +8,14 @@ daily log entry (`Labels.logged`) in its own way: the walk finds them on their s
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 import json
+import os
 from pathlib import Path
 import re
+import shutil
 
 from playwright.sync_api import Locator, Page, expect
 
@@ -332,21 +334,39 @@ SCAN = """async (app) => {
 }"""
 
 
+# The documentation's pictures (docs/images) are these tests' screenshots: with this
+# variable set to 1, a shot named in a test's `doc_images` is also written there.
+DOC_IMAGES_ENV = "ASSIST_MEMORY_DOC_IMAGES"
+DOC_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
+
+
 class Screens:
     """Numbered screenshots of one test in its own folder; with `axe` (axe-core's
     script), a screen shot with `scan=True` must have no serious or critical
-    accessibility violation."""
+    accessibility violation. `doc_images` maps a shot's name to the documentation
+    picture it is (written only when ASSIST_MEMORY_DOC_IMAGES=1)."""
 
-    def __init__(self, page: Page, folder: Path, axe: Path | None = None) -> None:
+    def __init__(
+        self,
+        page: Page,
+        folder: Path,
+        axe: Path | None = None,
+        doc_images: Mapping[str, str] | None = None,
+    ) -> None:
         self.page = page
         self.folder = folder
         self.axe = axe
+        self.doc_images = doc_images or {}
         self.count = 0
         folder.mkdir(parents=True, exist_ok=True)
 
-    def shot(self, name: str, *, scan: bool = False) -> None:
+    def shot(self, name: str, *, scan: bool = False, of: Locator | None = None) -> None:
+        """A screenshot of the page, or of one element (`of`)."""
         self.count += 1
-        self.page.screenshot(path=self.folder / f"{self.count:02d}-{name}.png")
+        path = self.folder / f"{self.count:02d}-{name}.png"
+        (of or self.page).screenshot(path=path)
+        if name in self.doc_images and os.environ.get(DOC_IMAGES_ENV) == "1":
+            shutil.copyfile(path, DOC_IMAGES / f"{self.doc_images[name]}.png")
         if scan and self.axe is not None:
             if not self.page.evaluate("typeof axe !== 'undefined'"):
                 self.page.add_script_tag(path=self.axe)

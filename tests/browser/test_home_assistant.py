@@ -5,7 +5,11 @@ script/develop does: onboarded, owner dev/dev, entry added through the config fl
 logs the browser in through Home Assistant's own auth flow, and walks through the panel.
 Compaction needs an LLM: the instance also has the test integration of
 ha_config/custom_components/browser_llm (an AI Task entity that compacts), chosen in
-Assist Memory's options with compaction on.
+Assist Memory's options with compaction on. One test adds the integration through
+Home Assistant's own pages instead (the config flow in the browser).
+
+The documentation's pictures are screenshots of these tests: run them with
+ASSIST_MEMORY_DOC_IMAGES=1 to write docs/images again.
 """
 
 from __future__ import annotations
@@ -214,6 +218,16 @@ def converse_and_log(home_assistant: HomeAssistant, words: Labels) -> None:
         file.write(f"- {today:%H:%M:%S} {words.logged}\n")
 
 
+# The documentation's pictures these runs take (see flow.DOC_IMAGES_ENV).
+PANEL_DOC_IMAGES = {
+    "en-US": {
+        "search-results": "memory-manager",
+        "why-did-assist-say-that": "why-did-assist-say-that",
+    },
+    "zh-CN": {"phone-dark": "memory-manager-phone-dark-zh"},
+}
+
+
 @pytest.mark.parametrize(
     ("locale", "words"), [("en-US", ENGLISH), ("zh-CN", CHINESE)], ids=["en", "zh"]
 )
@@ -234,7 +248,7 @@ def test_memory_panel(
     try:
         app = open_manager(page, home_assistant)
         page.set_default_timeout(15_000)
-        screens = Screens(page, screenshots, axe)
+        screens = Screens(page, screenshots, axe, PANEL_DOC_IMAGES[locale])
         routes = MemoryRoutes(
             f"{home_assistant.url}/api/assist_memory/memory/long-term",
             home_assistant.token,
@@ -420,3 +434,57 @@ def test_retry_when_the_memory_server_stops(
         context.close()
         process.stop()
         server.stop()
+
+
+def test_the_config_flow_puts_the_memory_agent_in_assist(
+    *, browser: Browser, tmp_path: Path, screenshots: Path
+) -> None:
+    """Adding the integration from Home Assistant's own pages: where the memories live,
+    then the last step's offer to use the memory agent in Assist, on by default; kept
+    on, the preferred voice assistant talks to the memory agent."""
+    config = tmp_path / "home-assistant"
+    (config / "custom_components").mkdir(parents=True)
+    url = f"http://127.0.0.1:{free_port()}"
+    # Assist pipelines: the last step offers the memory agent only where they are.
+    (config / "configuration.yaml").write_text(CONFIGURATION + "assist_pipeline:\n")
+    ha.write_http_settings(config, url)
+    (config / "custom_components" / "assist_memory").symlink_to(
+        ROOT / "custom_components" / "assist_memory"
+    )
+    process = HomeAssistantProcess(config, url)
+    process.start()
+    context = browser.new_context(locale="en-US")
+    try:
+        token = ha.onboard(url)
+        ha.wait_until_running(url, token)
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        screens = Screens(
+            page, screenshots, doc_images={"config-flow-assist": "config-flow-assist"}
+        )
+        # The address the "add integration" button of the documentation opens; Home
+        # Assistant asks who is there first, and goes on to it.
+        page.goto(f"{url}/config/integrations/dashboard/add?domain=assist_memory")
+        page.get_by_role("textbox", name="Username").fill(ha.DEV_USERNAME)
+        page.get_by_role("textbox", name="Password").fill(ha.DEV_PASSWORD)
+        page.get_by_role("button", name="Log in").click()
+        page.get_by_role("button", name="OK").click()  # "set up Assist Memory?"
+        page.get_by_text("In Home Assistant's config folder").click()
+        dialog = page.get_by_role("dialog")
+        # The form is slotted into the dialog: found from the page.
+        expect(page.get_by_text("Use the memory agent in Assist").first).to_be_visible()
+        expect(page.get_by_role("switch")).to_be_checked()  # on by default
+        # The dialog alone: the page behind it shows integrations of the test machine.
+        screens.shot("config-flow-assist", of=dialog)
+        page.get_by_role("button", name="Submit").click()
+        # Created: Home Assistant offers to name the new device.
+        page.get_by_role("button", name="Skip and finish").click()
+        expect(page.get_by_role("dialog")).to_have_count(0)
+
+        (entry,) = ha.config_entries(url, token, "assist_memory")
+        assert entry["state"] == "loaded", entry
+        # The flow already made the memory agent the preferred pipeline's agent.
+        assert ha.set_pipeline_agent(url, token)["changed"] is False
+    finally:
+        context.close()
+        process.stop()

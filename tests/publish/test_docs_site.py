@@ -107,3 +107,14 @@ def test_every_image_is_shown_by_a_page() -> None:
     ) + (ROOT / "README.md").read_text(encoding="utf-8")
     for image in (DOCS / "images").glob("*.png"):
         assert f"images/{image.name}" in shown, image.name
+
+
+def test_every_image_is_a_browser_tests_screenshot() -> None:
+    """Taken by the browser tests (ASSIST_MEMORY_DOC_IMAGES=1), never by hand, so
+    they show today's interface."""
+    browser_tests = "\n".join(
+        path.read_text(encoding="utf-8")
+        for path in (ROOT / "tests/browser").glob("*.py")
+    )
+    for image in (DOCS / "images").glob("*.png"):
+        assert f'"{image.stem}"' in browser_tests, image.name
