@@ -25,6 +25,7 @@ from homeassistant.core import HomeAssistant, State, callback
 
 from .engine.conversation.speaker import Speaker
 from .runtime_data import AssistMemoryConfigEntry
+from .voice_devices import async_heard_devices
 
 PERSON_DOMAIN: Final = "person"
 # The options of "Who is speaking": `devices_person.bob` lists the devices that speak
@@ -41,7 +42,12 @@ async def async_resolve_speaker(
     user_id: str | None,
     device_id: str | None,
 ) -> Speaker:
-    """Who speaks in a turn from this user (None: none) at this device (None: none)."""
+    """Who speaks in a turn from this user (None: none) at this device (None: none).
+
+    The device is offered in the options from now on ("Who is speaking").
+    """
+    if device_id:
+        (await async_heard_devices(hass)).async_heard(device_id)
     return resolve_speaker(hass, entry.options, user_id=user_id, device_id=device_id)
 
 
@@ -94,6 +100,22 @@ def device_people(options: Mapping[str, Any]) -> dict[str, str]:
         for device_id in devices:
             people.setdefault(device_id, person)
     return people
+
+
+def speakers_error(options: Mapping[str, Any]) -> str | None:
+    """A translation key when the devices are given twice, else None."""
+    given = [
+        device_id
+        for key, devices in options.items()
+        if key.startswith(DEVICES_PERSON_PREFIX) and isinstance(devices, list)
+        for device_id in devices
+    ]
+    guests = set(options.get(CONF_GUEST_DEVICES, ()))
+    if len(given) != len(set(given)):
+        return "device_of_two_people"
+    if guests & set(given):
+        return "guest_device_assigned"
+    return None
 
 
 def _user_of(state: State | None) -> str | None:
