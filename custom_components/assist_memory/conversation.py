@@ -16,6 +16,7 @@ are added to the memory block, never a message the chat log still holds.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from typing import Literal
 
@@ -107,6 +108,9 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
         # Whose memories the turn reads and whose conversation it is.
         user_id = speaker.owner
         settings = TurnSettings.from_options(self.entry.options)
+        if user_id is None:
+            # Conversations of nobody known were anyone's: none is recalled.
+            settings = replace(settings, session_summary_limit=0)
         text, extra_prompt = user_input.text, user_input.extra_system_prompt
         context = None
         if memory_on:
