@@ -141,7 +141,7 @@ class HeldFacts:
     def take(self, held_id: str) -> HeldFact | None:
         """Remove a fact and return it (None when it is not held)."""
         with self._lock:
-            facts = self._current()
+            facts = self._load()
             fact = facts.pop(held_id, None)
             if fact is not None:
                 self._write(facts)
@@ -160,11 +160,11 @@ class HeldFacts:
     def _current(self, now: datetime | None = None) -> dict[str, HeldFact]:
         """The loaded facts said within `keep_for` (lock held)."""
         oldest = (now or datetime.now(UTC)) - self.keep_for
-        facts = self._load()
-        self._facts = {
-            k: f for k, f in facts.items() if parse_time(f.said_at, "said_at") >= oldest
+        return {
+            k: f
+            for k, f in self._load().items()
+            if parse_time(f.said_at, "said_at") >= oldest
         }
-        return self._facts
 
     def _load(self) -> dict[str, HeldFact]:
         if self._facts is not None:
