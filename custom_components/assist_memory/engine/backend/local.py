@@ -30,6 +30,7 @@ from ..conversation.conversation_records import (
     SessionSummary,
     Speaker,
 )
+from ..conversation.held_facts import HeldFact
 from ..conversation.profile import UserProfile
 from ..conversation.prompt import build_prompt_with_memory
 from ..conversation.retention import (
@@ -226,6 +227,7 @@ class LocalBackend(MemoryBackend):
             self.turns.log,
             self.engine.daily_log,
             self._retention,
+            held=self.turns.held,
         )
         # The sentences learned memories quote go with their messages.
         if result.messages and await self._run(self.turns.forget_expired_quotes):
@@ -686,6 +688,7 @@ class LocalBackend(MemoryBackend):
         scope: str,
         settings: LearnSettings,
         speaker_unknown: bool = False,
+        device_id: str | None = None,
     ) -> LearnResult:
         return await self._change(
             self.turns.learn,
@@ -694,7 +697,20 @@ class LocalBackend(MemoryBackend):
             scope=scope,
             settings=settings,
             speaker_unknown=speaker_unknown,
+            device_id=device_id,
         )
+
+    @override
+    async def held_facts(self) -> builtins.list[HeldFact]:
+        return await self._run(self.turns.held.all)
+
+    @override
+    async def hold(self, fact: HeldFact) -> HeldFact:
+        return await self._run(self.turns.held.hold, fact)
+
+    @override
+    async def take_held(self, held_id: str) -> HeldFact | None:
+        return await self._run(self.turns.held.take, held_id)
 
     @override
     async def memory_overview(
