@@ -51,6 +51,7 @@ from ..documents.daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
 from ..documents.markdown_writer import MarkdownWriter
 from ..documents.mirror import markdown_folder
 from ..documents.watch import ChangeWatcher, TaskFactory, default_task_factory
+from ..errors import MemoryFullError
 from ..language.facts import Fact
 from ..memory.compaction import (
     BACKUP_FOLDER,
@@ -256,7 +257,12 @@ class LocalBackend(MemoryBackend):
     async def _change[T](
         self, func: Callable[..., T], /, *args: Any, **kwargs: Any
     ) -> T:
-        result = await self._run(func, *args, **kwargs)
+        try:
+            result = await self._run(func, *args, **kwargs)
+        except MemoryFullError:
+            # Nothing changed, but the memory now says it stopped learning.
+            self._notify()
+            raise
         self._changed()
         return result
 
@@ -479,6 +485,7 @@ class LocalBackend(MemoryBackend):
             self.engine.flush_index()
             memories = self.store.get_all()
             settings = self.store.settings
+            fullness = self.store.fullness()
             index = self.engine.index
             vectors = self.engine.vectors
             return StoreStats(
@@ -496,6 +503,7 @@ class LocalBackend(MemoryBackend):
                 search_fallback_reason=index.fallback_reason,
                 vector_search=vectors.backend if vectors else None,
                 vector_degraded_reason=vectors.degraded_reason if vectors else None,
+                fullness=fullness,
             )
 
         return await self._run(collect)

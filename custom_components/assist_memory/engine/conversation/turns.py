@@ -43,6 +43,7 @@ from ..config import (
     RAG_TOP_N,
     SESSION_SUMMARY_LIMIT,
 )
+from ..errors import MemoryFullError
 from ..language.commands import about_whom
 from ..language.facts import Fact
 from ..language.keywords import extract_keywords
@@ -140,6 +141,8 @@ class LearnResult:
     replaced: int = 0
     skipped: int = 0
     profile_updates: int = 0
+    # New facts the memory had no room for (its limit reached, eviction off).
+    not_stored: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -428,17 +431,24 @@ class TurnMemory:
         plan = plan_write_back(fitting, existing, scope=scope)
         store = self.engine.store
         said = self._said(batch) if plan.adds else []
-        for fact in plan.adds:
-            store.add(
-                fact.content,
-                category=fact.category,
-                key=fact.key,
-                confidence=fact.confidence,
-                source=fact.source,
-                scope=scope,
-                session_id=batch.session_id,
-                metadata=learned_from(fact.content, said, "conversation"),
-            )
+        not_stored: tuple[Fact, ...] = ()
+        for position, fact in enumerate(plan.adds):
+            try:
+                store.add(
+                    fact.content,
+                    category=fact.category,
+                    key=fact.key,
+                    confidence=fact.confidence,
+                    source=fact.source,
+                    scope=scope,
+                    session_id=batch.session_id,
+                    metadata=learned_from(fact.content, said, "conversation"),
+                )
+            except MemoryFullError:
+                # The rest would be refused too: they are kept aside, and the batch
+                # still counts as learnt (no retry of it on every later turn).
+                not_stored = tuple(plan.adds[position:])
+                break
         for memory_id in plan.refreshes:
             fact = plan.refreshed_with[memory_id]
             current = store.get(memory_id)
@@ -468,11 +478,12 @@ class TurnMemory:
             self._supersede_summaries(scope, replaced)
         self.log.mark_collected(batch.message_ids)
         return LearnResult(
-            added=len(plan.adds),
+            added=len(plan.adds) - len(not_stored),
             refreshed=len(plan.refreshes),
             replaced=len(plan.replacements),
             skipped=len(plan.skipped) + len(facts) - len(fitting),
             profile_updates=profile_changes,
+            not_stored=len(not_stored),
         )
 
     def _said(self, batch: ExtractionBatch) -> list[SaidMessage]:

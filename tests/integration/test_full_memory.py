@@ -1,0 +1,225 @@
+"""A full memory says so: the repair issue, its ways out, no retry on every turn.
+
+The limit is 3 to get there quickly; every other option is the default (the
+learning throttle too: a minute and four messages between two extractions, so the
+clock moves on between turns).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from freezegun.api import FrozenDateTimeFactory
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers import issue_registry as ir
+from homeassistant.setup import async_setup_component
+from homeassistant.util import dt as dt_util
+import pytest
+from pytest_homeassistant_custom_component.common import (
+    MockConfigEntry,
+    async_fire_time_changed,
+)
+from pytest_homeassistant_custom_component.typing import ClientSessionGenerator
+
+from custom_components.assist_memory.const import (
+    CONF_EVICTION_THRESHOLD,
+    CONF_MAX_ITEMS,
+    DOMAIN,
+)
+from custom_components.assist_memory.full_memory import memory_full_issue_id
+
+from .conversing import add, contents, options, say
+
+SENSOR = "sensor.assist_memory_memories"
+FACTS = [
+    "My sister Ana lives in Porto.",
+    "Our wifi router is in the study.",
+    "The bins go out on Thursday.",
+    "Leo plays football on Saturdays.",
+    "The spare key is under the blue flowerpot.",
+    "Grandma is allergic to penicillin.",
+]
+
+pytestmark = pytest.mark.parametrize("entry_options", [options(**{CONF_MAX_ITEMS: 3})])
+
+
+async def tell(
+    hass: HomeAssistant, freezer: FrozenDateTimeFactory, sentences: list[str]
+) -> None:
+    """One conversation, a minute between turns (the default throttle learns)."""
+    conversation_id: str | None = None
+    for sentence in sentences:
+        result = await say(hass, sentence, conversation_id)
+        conversation_id = result.conversation_id
+        freezer.tick(timedelta(seconds=61))
+    # Two more turns with nothing to learn, so that the last facts are taken.
+    for _ in range(2):
+        await say(hass, "What time is it?", conversation_id)
+        freezer.tick(timedelta(seconds=61))
+
+
+async def settle(hass: HomeAssistant) -> None:
+    """Past the coordinator's cooldown: the counts are read again."""
+    async_fire_time_changed(hass, dt_util.utcnow() + timedelta(seconds=5))
+    await hass.async_block_till_done()
+
+
+def issue(hass: HomeAssistant, entry: MockConfigEntry) -> ir.IssueEntry | None:
+    return ir.async_get(hass).async_get_issue(DOMAIN, memory_full_issue_id(entry))
+
+
+async def start_fix(
+    hass: HomeAssistant, client_factory: ClientSessionGenerator, entry: MockConfigEntry
+) -> tuple[Any, dict[str, Any]]:
+    assert await async_setup_component(hass, "repairs", {})
+    client = await client_factory()
+    resp = await client.post(
+        "/api/repairs/issues/fix",
+        json={"handler": DOMAIN, "issue_id": memory_full_issue_id(entry)},
+    )
+    assert resp.status == 200
+    return client, await resp.json()
+
+
+async def choose(client: Any, flow_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    resp = await client.post(f"/api/repairs/issues/fix/{flow_id}", json=body)
+    assert resp.status == 200
+    answer: dict[str, Any] = await resp.json()
+    return answer
+
+
+@pytest.mark.usefixtures("loaded_entry")
+async def test_learning_into_a_full_memory_raises_the_repair_issue(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    freezer: FrozenDateTimeFactory,
+) -> None:
+    await tell(hass, freezer, FACTS[:2])
+    assert issue(hass, loaded_entry) is None
+    assert hass.states.get(SENSOR).attributes["learning_stopped"] is False
+
+    await tell(hass, freezer, FACTS[2:])
+    await hass.async_block_till_done()
+    assert len(await contents(hass)) == 3
+    found = issue(hass, loaded_entry)
+    assert found is not None
+    assert found.is_fixable
+    assert found.translation_key == "memory_full"
+    assert found.translation_placeholders == {
+        "title": loaded_entry.title,
+        "max_items": "3",
+    }
+    state = hass.states.get(SENSOR)
+    assert state.attributes["full"] is True
+    assert state.attributes["nearly_full"] is True
+    assert state.attributes["learning_stopped"] is True
+
+
+@pytest.mark.usefixtures("loaded_entry")
+async def test_no_retry_on_every_later_turn(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    freezer: FrozenDateTimeFactory,
+) -> None:
+    for start in range(0, len(FACTS), 2):
+        await tell(hass, freezer, FACTS[start : start + 2])
+    backend = loaded_entry.runtime_data.backend
+    refused = (await backend.stats()).fullness.refused
+    assert refused >= 1, await contents(hass)
+    # Ten more turns of the same conversation and of a new one: nothing is retried.
+    await tell(hass, freezer, ["What time is it?"] * 5)
+    await tell(hass, freezer, ["Turn on the light."] * 5)
+    assert (await backend.stats()).fullness.refused == refused
+
+
+@pytest.mark.usefixtures("loaded_entry")
+async def test_an_add_at_the_limit_raises_it_and_a_delete_clears_it(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry
+) -> None:
+    for text in ("The cat is called Mochi", "Our plumber is Joe", "Bins on Thursday"):
+        await add(hass, text)
+    await settle(hass)
+    assert issue(hass, loaded_entry) is None  # full, but nothing refused yet
+    assert hass.states.get(SENSOR).attributes["full"] is True
+    with pytest.raises(Exception, match="full"):
+        await add(hass, "The spare key is under the flowerpot")
+    await settle(hass)
+    assert issue(hass, loaded_entry) is not None
+
+    page = await loaded_entry.runtime_data.backend.list()
+    await hass.services.async_call(
+        DOMAIN, "delete", {"id": page.items[0].id}, blocking=True
+    )
+    await settle(hass)
+    assert issue(hass, loaded_entry) is None
+    assert hass.states.get(SENSOR).attributes["learning_stopped"] is False
+
+
+async def fill(hass: HomeAssistant, loaded_entry: MockConfigEntry) -> None:
+    for text in ("The cat is called Mochi", "Our plumber is Joe", "Bins on Thursday"):
+        await add(hass, text)
+    with pytest.raises(Exception, match="full"):
+        await add(hass, "The spare key is under the flowerpot")
+    await settle(hass)
+    assert issue(hass, loaded_entry) is not None
+
+
+@pytest.mark.usefixtures("loaded_entry")
+async def test_fix_raise_the_limit(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    hass_client: ClientSessionGenerator,
+) -> None:
+    await fill(hass, loaded_entry)
+    client, flow = await start_fix(hass, hass_client, loaded_entry)
+    assert flow["type"] == "menu"
+    # No LLM is set to compact: that way out is not offered.
+    assert flow["menu_options"] == ["raise_limit", "evict", "manage"]
+    assert flow["description_placeholders"]["count"] == "3"
+    form = await choose(client, flow["flow_id"], {"next_step_id": "raise_limit"})
+    assert form["type"] == "form"
+    assert form["data_schema"][0]["default"] == 6
+    done = await choose(client, flow["flow_id"], {CONF_MAX_ITEMS: 10})
+    assert done["type"] == "create_entry"
+    await hass.async_block_till_done()
+    assert loaded_entry.options[CONF_MAX_ITEMS] == 10
+    assert issue(hass, loaded_entry) is None
+    await add(hass, "The spare key is under the flowerpot")
+    assert len(await contents(hass)) == 4
+
+
+@pytest.mark.usefixtures("loaded_entry")
+async def test_fix_forget_the_least_useful(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    hass_client: ClientSessionGenerator,
+) -> None:
+    await fill(hass, loaded_entry)
+    client, flow = await start_fix(hass, hass_client, loaded_entry)
+    form = await choose(client, flow["flow_id"], {"next_step_id": "evict"})
+    assert form["data_schema"][0]["default"] == 3
+    done = await choose(client, flow["flow_id"], {CONF_EVICTION_THRESHOLD: 3})
+    assert done["type"] == "create_entry"
+    await hass.async_block_till_done()
+    assert loaded_entry.options[CONF_EVICTION_THRESHOLD] == 3
+    assert issue(hass, loaded_entry) is None
+    await add(hass, "The spare key is under the flowerpot")
+    remaining = await contents(hass)
+    assert len(remaining) == 3
+    assert "The spare key is under the flowerpot" in remaining
+
+
+@pytest.mark.usefixtures("loaded_entry")
+async def test_fix_open_the_memory_manager_keeps_the_issue(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    hass_client: ClientSessionGenerator,
+) -> None:
+    await fill(hass, loaded_entry)
+    client, flow = await start_fix(hass, hass_client, loaded_entry)
+    answer = await choose(client, flow["flow_id"], {"next_step_id": "manage"})
+    assert answer["type"] == "abort"
+    assert answer["reason"] == "open_manager"
+    assert answer["description_placeholders"]["manager"] == "/assist-memory"
+    assert issue(hass, loaded_entry) is not None
