@@ -8,11 +8,14 @@ clock moves on between turns).
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from freezegun.api import FrozenDateTimeFactory
+from homeassistant.const import CONF_TOKEN, CONF_URL
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import issue_registry as ir
+from homeassistant.helpers.aiohttp_client import async_get_clientsession
 from homeassistant.setup import async_setup_component
 from homeassistant.util import dt as dt_util
 import pytest
@@ -23,12 +26,18 @@ from pytest_homeassistant_custom_component.common import (
 from pytest_homeassistant_custom_component.typing import ClientSessionGenerator
 
 from custom_components.assist_memory.const import (
+    CONF_COMPACTION_ENABLED,
     CONF_EVICTION_THRESHOLD,
+    CONF_EXTRACTOR_ENTITY,
     CONF_MAX_ITEMS,
+    CONF_STORAGE,
     DOMAIN,
+    STORAGE_REMOTE,
 )
 from custom_components.assist_memory.full_memory import memory_full_issue_id
+from tests.support.server_process import ServerProcess, serve_command
 
+from .agents import TASK_ENTITY_ID, LlmEntities
 from .conversing import add, contents, options, say
 
 SENSOR = "sensor.assist_memory_memories"
@@ -41,7 +50,7 @@ FACTS = [
     "Grandma is allergic to penicillin.",
 ]
 
-pytestmark = pytest.mark.parametrize("entry_options", [options(**{CONF_MAX_ITEMS: 3})])
+LIMIT_3 = pytest.mark.parametrize("entry_options", [options(**{CONF_MAX_ITEMS: 3})])
 
 
 async def tell(
@@ -89,6 +98,7 @@ async def choose(client: Any, flow_id: str, body: dict[str, Any]) -> dict[str, A
     return answer
 
 
+@LIMIT_3
 @pytest.mark.usefixtures("loaded_entry")
 async def test_learning_into_a_full_memory_raises_the_repair_issue(
     hass: HomeAssistant,
@@ -116,6 +126,7 @@ async def test_learning_into_a_full_memory_raises_the_repair_issue(
     assert state.attributes["learning_stopped"] is True
 
 
+@LIMIT_3
 @pytest.mark.usefixtures("loaded_entry")
 async def test_no_retry_on_every_later_turn(
     hass: HomeAssistant,
@@ -133,6 +144,7 @@ async def test_no_retry_on_every_later_turn(
     assert (await backend.stats()).fullness.refused == refused
 
 
+@LIMIT_3
 @pytest.mark.usefixtures("loaded_entry")
 async def test_an_add_at_the_limit_raises_it_and_a_delete_clears_it(
     hass: HomeAssistant, loaded_entry: MockConfigEntry
@@ -165,6 +177,7 @@ async def fill(hass: HomeAssistant, loaded_entry: MockConfigEntry) -> None:
     assert issue(hass, loaded_entry) is not None
 
 
+@LIMIT_3
 @pytest.mark.usefixtures("loaded_entry")
 async def test_fix_raise_the_limit(
     hass: HomeAssistant,
@@ -189,6 +202,7 @@ async def test_fix_raise_the_limit(
     assert len(await contents(hass)) == 4
 
 
+@LIMIT_3
 @pytest.mark.usefixtures("loaded_entry")
 async def test_fix_forget_the_least_useful(
     hass: HomeAssistant,
@@ -210,6 +224,7 @@ async def test_fix_forget_the_least_useful(
     assert "The spare key is under the flowerpot" in remaining
 
 
+@LIMIT_3
 @pytest.mark.usefixtures("loaded_entry")
 async def test_fix_open_the_memory_manager_keeps_the_issue(
     hass: HomeAssistant,
@@ -223,3 +238,95 @@ async def test_fix_open_the_memory_manager_keeps_the_issue(
     assert answer["reason"] == "open_manager"
     assert answer["description_placeholders"]["manager"] == "/assist-memory"
     assert issue(hass, loaded_entry) is not None
+
+
+@pytest.mark.parametrize(
+    "entry_options",
+    [
+        options(
+            **{
+                CONF_MAX_ITEMS: 3,
+                CONF_EXTRACTOR_ENTITY: TASK_ENTITY_ID,
+                CONF_COMPACTION_ENABLED: True,
+            }
+        )
+    ],
+)
+@pytest.mark.usefixtures("loaded_entry")
+async def test_fix_compact_now(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    hass_client: ClientSessionGenerator,
+    llm: LlmEntities,
+) -> None:
+    await fill(hass, loaded_entry)
+    client, flow = await start_fix(hass, hass_client, loaded_entry)
+    assert flow["menu_options"] == ["raise_limit", "evict", "compact", "manage"]
+    form = await choose(client, flow["flow_id"], {"next_step_id": "compact"})
+    assert form["type"] == "form"
+    # The LLM answers with no bullets: nothing changes, the issue stays.
+    llm.task.answer = "I merged them for you."
+    answer = await choose(client, flow["flow_id"], {})
+    assert answer["type"] == "abort"
+    assert answer["reason"] == "compaction_failed"
+    assert issue(hass, loaded_entry) is not None
+
+    client, flow = await start_fix(hass, hass_client, loaded_entry)
+    await choose(client, flow["flow_id"], {"next_step_id": "compact"})
+    llm.task.answer = "## Facts\n\n- The cat is called Mochi and Joe is our plumber\n"
+    done = await choose(client, flow["flow_id"], {})
+    assert done["type"] == "create_entry"
+    await hass.async_block_till_done()
+    assert await contents(hass) == ["The cat is called Mochi and Joe is our plumber"]
+    assert issue(hass, loaded_entry) is None
+
+
+@pytest.mark.usefixtures("socket_enabled")
+async def test_a_memory_server_says_it_is_full(
+    hass: HomeAssistant, tmp_path: Path, freezer: FrozenDateTimeFactory
+) -> None:
+    """Learning through the add-on's server: its stats, its log once, the issue."""
+    command = serve_command(tmp_path / "data", "--max-items", "3")
+    async with ServerProcess(command) as server:
+        entry = MockConfigEntry(
+            domain=DOMAIN,
+            title="Assist Memory",
+            data={
+                CONF_STORAGE: STORAGE_REMOTE,
+                CONF_URL: server.base_url,
+                CONF_TOKEN: server.token,
+            },
+            options=options(),
+        )
+        entry.add_to_hass(hass)
+        assert await hass.config_entries.async_setup(entry.entry_id)
+        await hass.async_block_till_done()
+        backend = entry.runtime_data.backend
+        for start in range(0, len(FACTS), 2):
+            await tell(hass, freezer, FACTS[start : start + 2])
+        await tell(hass, freezer, ["Our car is a red Fiat.", "Mia loves cats."])
+        stats = await backend.stats()
+        assert stats.count == 3
+        assert stats.fullness.learning_stopped
+        refused = stats.fullness.refused
+        # The coordinator's next poll raises the issue.
+        await entry.runtime_data.coordinator.async_refresh()
+        await hass.async_block_till_done()
+        assert issue(hass, entry) is not None
+        session = async_get_clientsession(hass)
+        async with session.get(f"{server.base_url}/health") as answer:
+            assert (await answer.json())["learningStopped"] is True
+
+        await tell(hass, freezer, ["What time is it?"] * 4)
+        assert (await backend.stats()).fullness.refused == refused
+        await backend.delete((await backend.list()).items[0].id)
+        await entry.runtime_data.coordinator.async_refresh()
+        await hass.async_block_till_done()
+        assert issue(hass, entry) is None
+        assert await hass.config_entries.async_unload(entry.entry_id)
+        assert await server.stop() == 0
+    log = server.log_text()
+    assert log.count("The memory is full") == 1
+    assert log.count("The memory has room again") == 1
+    for fact in FACTS:
+        assert fact.rstrip(".") not in log
