@@ -16,6 +16,7 @@ are added to the memory block, never a message the chat log still holds.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from typing import Literal
 
@@ -30,6 +31,7 @@ from .const import CONF_MEMORY_ENABLED, CONF_PROMPT_MODE, LOGGER, PROMPT_MODE_PR
 from .engine import MemoryEngineError
 from .engine.backend.answers import answer_command
 from .engine.conversation.compose import merge_prompts
+from .engine.conversation.speaker import Speaker
 from .engine.conversation.throttle import estimate_tokens
 from .engine.conversation.turns import TurnSettings
 from .engine.errors import BackendUnavailableError
@@ -39,6 +41,7 @@ from .follow import async_mark_own_conversation
 from .learning import async_schedule_extraction
 from .options import wrapped_agent_id
 from .runtime_data import AssistMemoryConfigEntry
+from .speaker import async_resolve_speaker
 
 PARALLEL_UPDATES = 0
 
@@ -90,12 +93,24 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
         # Memory off (the `enabled` option): every turn passes through untouched.
         memory_on = bool(self.entry.options.get(CONF_MEMORY_ENABLED, True))
         command = parse_command(user_input.text) if memory_on else None
+        speaker = await async_resolve_speaker(
+            self.hass,
+            self.entry,
+            user_id=user_input.context.user_id,
+            device_id=user_input.device_id,
+        )
         # An LLM agent answers memory sentences with its tools; "stop remembering"
         # is ours to answer whatever the agent.
         if command and (not uses_llm or command.action == "pause"):
-            return await self._async_answer_command(command, user_input, chat_log)
-        user_id = user_input.context.user_id
+            return await self._async_answer_command(
+                command, user_input, chat_log, speaker
+            )
+        # Whose memories the turn reads and whose conversation it is.
+        user_id = speaker.owner
         settings = TurnSettings.from_options(self.entry.options)
+        if user_id is None:
+            # Conversations of nobody known were anyone's: none is recalled.
+            settings = replace(settings, session_summary_limit=0)
         text, extra_prompt = user_input.text, user_input.extra_system_prompt
         context = None
         if memory_on:
@@ -142,7 +157,7 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
                     chat_log.conversation_id,
                     user_input.text,
                     result.response.speech.get("plain", {}).get("speech", ""),
-                    user_id,
+                    speaker,
                     _used_tokens(chat_log),
                     language=user_input.language,
                 ),
@@ -161,7 +176,7 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
         session_id: str,
         user_text: str,
         answer: str,
-        user_id: str | None,
+        speaker: Speaker,
         used_tokens: int,
         *,
         language: str,
@@ -172,7 +187,7 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
                 session_id=session_id,
                 user_text=user_text,
                 reply=answer,
-                user_id=user_id,
+                user_id=speaker.owner,
             )
         except MemoryEngineError as err:
             LOGGER.warning("Assist Memory could not record an answer: %s", err.message)
@@ -181,7 +196,7 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
             self.hass,
             self.entry,
             session_id,
-            user_id,
+            speaker,
             used_tokens=used_tokens,
             language=language,
         )
@@ -191,13 +206,14 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
         command: MemoryCommand,
         user_input: conversation.ConversationInput,
         chat_log: conversation.ChatLog,
+        speaker: Speaker,
     ) -> conversation.ConversationResult:
         """Remember, recall, forget or pause, and say so in the user's language."""
         speech = await answer_command(
             self.entry.runtime_data.backend,
             command,
             session_id=chat_log.conversation_id,
-            user_id=user_input.context.user_id,
+            speaker=speaker,
             language=reply_language(user_input.language, user_input.text),
             said=user_input.text,
         )

@@ -7,9 +7,10 @@ itself are skipped, so nothing is learned twice.
 
 Home Assistant's chat-log events say nothing of who spoke (the user is known only
 inside the agent's own call), so the messages are kept as those of a turn without a
-user, and nothing personal is learned from them: no fact about the speaker ("my
-...", "I ..."), no profile line; only what concerns the household or someone named.
-Kept for the household, anyone's "my dentist appointment" would reach everyone.
+user, and nothing personal is learned from them: a fact about the speaker ("my
+...", "I ...") is held for Review ("Who said this?"), no profile line is kept; only
+what concerns the household or someone named is stored. Kept for the household,
+anyone's "my dentist appointment" would reach everyone.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from homeassistant.helpers.chat_session import current_session
 
 from .const import CONF_LEARN_FROM_OTHER_AGENTS, LOGGER
 from .engine import MemoryEngineError
+from .engine.conversation.speaker import UNKNOWN_SPEAKER
 from .learning import async_schedule_extraction
 from .runtime_data import AssistMemoryConfigEntry
 
@@ -125,4 +127,5 @@ async def _async_note(
         except MemoryEngineError as err:
             LOGGER.warning("Could not keep a message of another agent: %s", err.message)
             return
-    async_schedule_extraction(hass, entry, conversation_id, None, speaker_unknown=True)
+    # The chat-log events do not say who spoke (see the module's docstring).
+    async_schedule_extraction(hass, entry, conversation_id, UNKNOWN_SPEAKER)

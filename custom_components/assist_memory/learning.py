@@ -13,7 +13,8 @@ from dataclasses import replace
 from homeassistant.core import HomeAssistant, callback
 
 from .const import CONF_AUTO_EXTRACT, CONF_EXTRACTOR_ENTITY, LOGGER
-from .engine import HOUSEHOLD_SCOPE, MemoryEngineError
+from .engine import MemoryEngineError
+from .engine.conversation.speaker import Speaker
 from .engine.conversation.turns import ExtractionBatch, LearnSettings
 from .engine.language.facts import Fact
 from .engine.language.llm_facts import LLM_EXTRACTION_INSTRUCTIONS, parse_llm_facts
@@ -28,32 +29,24 @@ def async_schedule_extraction(
     hass: HomeAssistant,
     entry: AssistMemoryConfigEntry,
     session_id: str,
-    user_id: str | None,
+    speaker: Speaker,
     used_tokens: int = 0,
     *,
-    speaker_unknown: bool = False,
     language: str | None = None,
 ) -> None:
     """Learn from the session in the background when the options allow it.
 
-    `speaker_unknown`: nobody can tell who spoke (a followed conversation), so
-    nothing about the speaker is learned. `language`: the conversation's, when known
-    (the rules then write Chinese in its script).
+    `speaker` (see `speaker.py`): when nobody can tell who spoke, nothing about the
+    speaker is stored (it is held for Review); at a guest device nothing is learned.
+    `language`: the conversation's, when known (the rules then write Chinese in its
+    script).
     """
-    if not entry.options.get(CONF_AUTO_EXTRACT, True):
+    if not entry.options.get(CONF_AUTO_EXTRACT, True) or not speaker.learns:
         return
     # Short-lived and tracked: unloading the entry waits for or cancels it.
     entry.async_create_task(
         hass,
-        async_extract(
-            hass,
-            entry,
-            session_id,
-            user_id,
-            used_tokens,
-            speaker_unknown=speaker_unknown,
-            language=language,
-        ),
+        async_extract(hass, entry, session_id, speaker, used_tokens, language=language),
         f"assist_memory_extract_{session_id}",
     )
 
@@ -62,10 +55,9 @@ async def async_extract(
     hass: HomeAssistant,
     entry: AssistMemoryConfigEntry,
     session_id: str,
-    user_id: str | None,
+    speaker: Speaker,
     used_tokens: int = 0,
     *,
-    speaker_unknown: bool = False,
     language: str | None = None,
 ) -> None:
     """Extract facts from the session's new messages and write them back."""
@@ -84,20 +76,22 @@ async def async_extract(
         result = await backend.learn(
             batch,
             facts,
-            scope=user_id or HOUSEHOLD_SCOPE,
+            scope=speaker.scope,
             settings=settings,
-            speaker_unknown=speaker_unknown,
+            speaker_unknown=not speaker.known,
+            device_id=speaker.device_id,
         )
     except MemoryEngineError as err:
         LOGGER.warning("Learning from a conversation failed: %s", err.message)
         return
     LOGGER.debug(
-        "Learned from %s: %d added, %d refreshed, %d replaced, %d skipped",
+        "Learned from %s: %d added, %d refreshed, %d replaced, %d skipped, %d held",
         session_id,
         result.added,
         result.refreshed,
         result.replaced,
         result.skipped,
+        result.held,
     )
     if backend.compaction_enabled:
         # Compaction: fire and forget (the reply went out already); maybe_compact logs

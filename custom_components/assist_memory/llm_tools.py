@@ -6,10 +6,12 @@ API's prompt carries the memory block, so an agent given only this API still kno
 what the household told it. What the tools keep is redacted: a password, code or key
 the model passes on is kept as "[secret withheld]".
 
-Whose memories: a fact goes where the memory sentences would put it ("my ...", "the
-user's ..." for the speaking user when known, "our ..." and anything else for the
-household), and reading and searching give the speaker the household's memories and
-their own, never another user's.
+Whose memories: the speaker is decided as for every turn (`speaker.py`: the user, or
+the person of the voice device). A fact goes where the memory sentences would put it
+("my ...", "the user's ..." for the speaker when known, "our ..." and anything else
+for the household; about an unknown speaker, held for Review; nothing at a guest
+device), and reading and searching give the speaker the household's memories and
+their own, never another person's.
 """
 
 from __future__ import annotations
@@ -33,12 +35,15 @@ from .engine import (
     MemoryOperations,
     redact,
 )
+from .engine.conversation.held_facts import new_held_fact
+from .engine.conversation.speaker import Speaker
 from .engine.conversation.turns import TurnSettings, scopes_for
 from .engine.documents.markdown import render_markdown
-from .engine.language.commands import scopes_about
+from .engine.language.commands import about_whom, scopes_about
 from .engine.language.provenance import Provenance
 from .engine.storage.models import utc_time
 from .runtime_data import AssistMemoryConfigEntry
+from .speaker import resolve_speaker
 
 API_PROMPT = (
     "You have a long-term memory for this household (tools: read_memory, search_memory, "
@@ -54,13 +59,20 @@ SEARCH_LIMIT = 10
 _PAGE: Final = 1000
 
 
-def _speaker(llm_context: llm.LLMContext) -> str | None:
-    """The Home Assistant user the tool works for (None: a satellite, an automation)."""
-    return llm_context.context.user_id if llm_context.context else None
+def _speaker(
+    hass: HomeAssistant, entry: AssistMemoryConfigEntry, llm_context: llm.LLMContext
+) -> Speaker:
+    """Who the tool works for: the user, or the person of the voice device."""
+    return resolve_speaker(
+        hass,
+        entry.options,
+        user_id=llm_context.context.user_id if llm_context.context else None,
+        device_id=llm_context.device_id,
+    )
 
 
-def _scopes(llm_context: llm.LLMContext) -> list[str]:
-    return list(scopes_for(_speaker(llm_context)))
+def _scopes(speaker: Speaker) -> list[str]:
+    return list(scopes_for(speaker.owner))
 
 
 class _MemoryTool(llm.Tool):
@@ -80,14 +92,16 @@ class _MemoryTool(llm.Tool):
         """Run the tool on the entry's backend."""
         try:
             data = await self._async_run(
-                self.entry.runtime_data.backend, tool_input.tool_args, llm_context
+                self.entry.runtime_data.backend,
+                tool_input.tool_args,
+                _speaker(hass, self.entry, llm_context),
             )
         except MemoryEngineError as err:
             return llm.ToolResult(data={"error": err.message}, error=True)
         return llm.ToolResult(data=data)
 
     async def _async_run(
-        self, backend: MemoryBackend, args: dict[str, Any], llm_context: llm.LLMContext
+        self, backend: MemoryBackend, args: dict[str, Any], speaker: Speaker
     ) -> JsonObjectType:
         raise NotImplementedError
 
@@ -108,11 +122,11 @@ class ReadMemoryTool(_MemoryTool):
         self,
         backend: MemoryOperations,
         args: dict[str, Any],
-        llm_context: llm.LLMContext,
+        speaker: Speaker,
     ) -> JsonObjectType:
         """The Markdown view of the memories the speaker may see."""
         memories: list[Memory] = []
-        for scope in _scopes(llm_context):
+        for scope in _scopes(speaker):
             offset = 0
             while True:
                 page = await backend.list(scope=scope, offset=offset, limit=_PAGE)
@@ -143,19 +157,33 @@ class AppendMemoryTool(_MemoryTool):
 
     async def _async_run(
         self,
-        backend: MemoryOperations,
+        backend: MemoryBackend,
         args: dict[str, Any],
-        llm_context: llm.LLMContext,
+        speaker: Speaker,
     ) -> JsonObjectType:
         """Add the fact for the speaking user or the household, as it says."""
         fact = redact(args["fact"])
+        category = args.get("category", "fact")
+        if not speaker.learns:
+            return {"stored": None, "reason": "guest_device"}
+        if not speaker.known and about_whom(fact) == "speaker":
+            # Nobody can tell whose it is: held for Review, never the household's.
+            held = await backend.hold(
+                new_held_fact(
+                    fact,
+                    reason="speaker_unknown",
+                    device_id=speaker.device_id,
+                    category=category,
+                )
+            )
+            return {"stored": None, "held_for_review": held.content}
         memory = await backend.add(
             fact,
-            category=args.get("category", "fact"),
+            category=category,
             source="user_stated",
             confidence=0.9,
-            scope=scopes_about(fact, _speaker(llm_context)).write,
-            metadata=Provenance("tool", speaker=_speaker(llm_context)).metadata(),
+            scope=scopes_about(fact, speaker.owner).write,
+            metadata=Provenance("tool", speaker=speaker.owner).metadata(),
         )
         return {"stored": memory.content, "id": memory.id}
 
@@ -174,13 +202,13 @@ class SearchMemoryTool(_MemoryTool):
         self,
         backend: MemoryOperations,
         args: dict[str, Any],
-        llm_context: llm.LLMContext,
+        speaker: Speaker,
     ) -> JsonObjectType:
         """The best matches for the query."""
         found = await backend.search(
             args["query"],
             limit=SEARCH_LIMIT,
-            scopes=_scopes(llm_context),
+            scopes=_scopes(speaker),
             record_access=True,
         )
         return {"results": [_brief(r.memory.to_dict()) for r in found]}
@@ -200,7 +228,7 @@ class AppendDailyLogTool(_MemoryTool):
         self,
         backend: DocumentOperations,
         args: dict[str, Any],
-        llm_context: llm.LLMContext,
+        speaker: Speaker,
     ) -> JsonObjectType:
         """Append the entry to today's log."""
         entry = await backend.append_daily_log(redact(args["entry"]), dt_util.now())
@@ -230,14 +258,12 @@ class SearchMemoryByTimeTool(_MemoryTool):
         self,
         backend: MemoryOperations,
         args: dict[str, Any],
-        llm_context: llm.LLMContext,
+        speaker: Speaker,
     ) -> JsonObjectType:
         """Matches for the keyword within the time range."""
         start = _moment(args.get("start"), "start")
         end = _moment(args.get("end"), "end")
-        found = await backend.search(
-            args["keyword"], limit=50, scopes=_scopes(llm_context)
-        )
+        found = await backend.search(args["keyword"], limit=50, scopes=_scopes(speaker))
         matching = [r for r in found if _within(r.memory.updated_at, start, end)]
         return {
             "results": [_brief(r.memory.to_dict()) for r in matching[:SEARCH_LIMIT]]
@@ -298,7 +324,7 @@ class AssistMemoryAPI(llm.API):
             tools.append(SearchMemoryByTimeTool(self.entry))
         try:
             block = await self.entry.runtime_data.backend.memory_overview(
-                user_id=_speaker(llm_context),
+                user_id=_speaker(self.hass, self.entry, llm_context).owner,
                 settings=TurnSettings.from_options(self.entry.options),
             )
         except MemoryEngineError:

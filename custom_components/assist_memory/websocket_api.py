@@ -23,6 +23,7 @@ from .engine.http.api import dispatch
 from .entry_api_host import EntryApiHost, loaded_entry
 from .websocket_conversations import async_register_conversation_commands
 from .websocket_events import async_register_event_commands
+from .websocket_held import async_register_held_commands
 from .websocket_import import async_register_import_commands
 from .websocket_memories import async_register_memory_commands
 
@@ -38,6 +39,7 @@ def async_register_commands(hass: HomeAssistant) -> None:
     async_register_conversation_commands(hass)
     async_register_event_commands(hass)
     async_register_import_commands(hass)
+    async_register_held_commands(hass)
 
 
 @require_admin

@@ -10,6 +10,8 @@ import pytest
 
 from custom_components.assist_memory.engine.backend.answers import answer_command
 from custom_components.assist_memory.engine.backend.protocol import MemoryBackend
+from custom_components.assist_memory.engine.conversation.held_facts import new_held_fact
+from custom_components.assist_memory.engine.conversation.speaker import user_speaker
 from custom_components.assist_memory.engine.conversation.turns import (
     LearnSettings,
     TurnSettings,
@@ -322,17 +324,47 @@ async def test_learning_when_the_speaker_is_unknown(backend: MemoryBackend) -> N
     facts = await backend.rule_facts(batch)
 
     result = await backend.learn(
-        batch, facts, scope="household", settings=EAGER, speaker_unknown=True
+        batch,
+        facts,
+        scope="household",
+        settings=EAGER,
+        speaker_unknown=True,
+        device_id="kitchen-device",
     )
 
     # Nothing about the speaker reaches the household: only what is everyone's.
     household = await backend.list(scope="household")
     assert [m.content for m in household.items] == ["The household's dog is called Rex"]
     assert result.added == 1
-    assert result.skipped == len(facts) - 1
+    # The rest waits in Review for someone to say whose it is.
+    assert result.held == len(facts) - 1
+    assert result.skipped == 0
+    held = await backend.held_facts()
+    assert sorted(f.content for f in held) == sorted(
+        f.content for f in facts if "Rex" not in f.content
+    )
+    assert {(f.reason, f.device_id, f.session_id) for f in held} == {
+        ("speaker_unknown", "kitchen-device", "followed")
+    }
+    assert (await backend.list()).total == 1
     assert result.profile_updates == 0
     assert await backend.read_profile() == profile_before
     assert await backend.extraction_batch("followed", EAGER) is None
+
+
+async def test_held_facts_taken_and_put_back(backend: MemoryBackend) -> None:
+    fact = new_held_fact(
+        "my dentist is Dr. Quill", reason="speaker_unknown", device_id="d1"
+    )
+    assert await backend.hold(fact) == fact
+    assert await backend.held_facts() == [fact]
+
+    assert await backend.take_held(fact.id) == fact
+    assert await backend.take_held(fact.id) is None
+    assert await backend.held_facts() == []
+    # Undo puts it back as it was.
+    await backend.hold(fact)
+    assert await backend.held_facts() == [fact]
 
 
 async def test_conversations_of_their_owners(backend: MemoryBackend) -> None:
@@ -385,7 +417,11 @@ async def test_memory_sentences(backend: MemoryBackend) -> None:
         command = parse_command(text)
         assert command is not None
         return await answer_command(
-            backend, command, session_id="s3", user_id=user_id, language="en"
+            backend,
+            command,
+            session_id="s3",
+            speaker=user_speaker(user_id),
+            language="en",
         )
 
     said = "Remember that my bike is in the shed"

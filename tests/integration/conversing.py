@@ -25,6 +25,9 @@ from custom_components.assist_memory.engine.conversation.compose import BLOCK_EN
 from custom_components.assist_memory.options import DEFAULT_OPTIONS
 
 MEMORY_AGENT = "conversation.assist_memory_memory_agent"
+# Who `say` speaks as unless told: someone logged in to the app (a turn without a
+# user is an unknown speaker, whose facts about themselves wait in Review).
+APP_USER = "app-user"
 EAGER = {CONF_EXTRACT_MIN_INTERVAL: 0, CONF_EXTRACT_MIN_MESSAGES: 1}
 
 
@@ -39,10 +42,14 @@ async def say(
     conversation_id: str | None = None,
     *,
     extra_system_prompt: str | None = None,
-    user_id: str | None = None,
+    user_id: str | None = APP_USER,
     language: str = "en",
+    device_id: str | None = None,
 ) -> conversation.ConversationResult:
-    """One turn with the memory agent; background work (learning) finishes too."""
+    """One turn with the memory agent; background work (learning) finishes too.
+
+    `user_id` None and a `device_id`: a voice device's turn, as a satellite sends it.
+    """
     result = await conversation.async_converse(
         hass,
         text,
@@ -51,6 +58,7 @@ async def say(
         language=language,
         agent_id=MEMORY_AGENT,
         extra_system_prompt=extra_system_prompt,
+        device_id=device_id,
     )
     await hass.async_block_till_done()
     return result

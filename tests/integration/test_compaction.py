@@ -105,7 +105,8 @@ async def test_learning_triggers_compaction(
         return COMPACTED
 
     llm.task.answer = answer
-    await say(hass, "Anna never takes milk in her coffee")
+    # Said at a voice device: a fact about Anna is the household's.
+    await say(hass, "Anna never takes milk in her coffee", user_id=None)
     assert await contents(hass) == ["Anna takes her coffee black"]
     assert "3 facts before, 1 after" in caplog.text
     # The extraction asked for the facts' structure.

@@ -174,14 +174,14 @@ async def test_tools_keep_no_secret(
     assert found == {}
 
 
-async def scope_of(hass: HomeAssistant, content: str) -> str:
-    """The scope of the memory with this content."""
+async def scope_of(hass: HomeAssistant, content: str) -> str | None:
+    """The scope of the memory with this content (None: no such memory)."""
     response = await hass.services.async_call(
         DOMAIN, "list", {}, blocking=True, return_response=True
     )
     assert response is not None
     items: list[dict[str, Any]] = response["items"]  # type: ignore[assignment]
-    return str(next(m["scope"] for m in items if m["content"] == content))
+    return next((str(m["scope"]) for m in items if m["content"] == content), None)
 
 
 async def test_append_memory_follows_the_speaker(hass: HomeAssistant) -> None:
@@ -195,7 +195,7 @@ async def test_append_memory_follows_the_speaker(hass: HomeAssistant) -> None:
         stored = await call(anna, "append_memory", fact=fact)
         assert not stored.error
     satellite = await api(hass)
-    await call(satellite, "append_memory", fact="My alarm is set for six")
+    held = await call(satellite, "append_memory", fact="My alarm is set for six")
 
     assert await scope_of(
         hass, "My dentist appointment is with Dr. Chen on Friday"
@@ -203,8 +203,13 @@ async def test_append_memory_follows_the_speaker(hass: HomeAssistant) -> None:
     assert await scope_of(hass, "The user's favourite colour is teal") == "anna"
     assert await scope_of(hass, "Our bins go out on Tuesday") == "household"
     assert await scope_of(hass, "The spare key is under the flowerpot") == "household"
-    # A turn without a user (a satellite) only has the household.
-    assert await scope_of(hass, "My alarm is set for six") == "household"
+    # A turn without a user (a satellite): nobody's until someone says whose.
+    assert held.data == {"stored": None, "held_for_review": "My alarm is set for six"}
+    assert await scope_of(hass, "My alarm is set for six") is None
+    backend = hass.config_entries.async_entries(DOMAIN)[0].runtime_data.backend
+    assert [f.content for f in await backend.held_facts()] == [
+        "My alarm is set for six"
+    ]
 
 
 async def test_reading_and_searching_give_the_speaker_only_theirs_and_the_households(

@@ -140,13 +140,23 @@ async def test_the_scope_follows_whom_the_sentence_is_about(
 
 
 @pytest.mark.usefixtures("loaded_entry")
-async def test_a_turn_without_a_user_stays_household(hass: HomeAssistant) -> None:
-    # A satellite or an automation: nobody to keep it for.
-    await say(hass, "Remember that my dentist appointment is on Friday")
+async def test_a_turn_without_a_user_holds_what_is_personal(
+    hass: HomeAssistant,
+) -> None:
+    # A satellite or an automation: nobody can tell whose "my" it is.
+    held = await say(
+        hass, "Remember that my dentist appointment is on Friday", user_id=None
+    )
+    assert speech(held).startswith("I can't tell who is speaking here")
+    assert await memories(hass) == []
+    result = await say(
+        hass, "What do you remember about my dentist appointment?", user_id=None
+    )
+    assert "Friday" not in speech(result)
+    # What is everyone's is remembered for everyone.
+    await say(hass, "Remember that the bins go out on Thursday", user_id=None)
     (stored,) = await memories(hass)
     assert stored["scope"] == HOUSEHOLD_SCOPE
-    result = await say(hass, "What do you remember about my dentist appointment?")
-    assert "Friday" in speech(result)
 
 
 @pytest.mark.usefixtures("loaded_entry")

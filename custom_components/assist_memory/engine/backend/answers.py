@@ -1,7 +1,9 @@
 """Carrying out a memory sentence (`commands.py`) with any memory backend.
 
 - "remember that ...": a secret is never stored (the answer says so); the memory goes
-  to the scope of whom the sentence is about (`command_scopes`); a sentence that
+  to the scope of whom the sentence is about (`command_scopes`); said about themselves
+  by a speaker nobody can tell (an unassigned voice device), it is held for Review
+  ("Who said this?") instead, and at a guest device nothing is stored; a sentence that
   repeats a memory of that scope (the same normalised text, or the same meaning, as
   learning decides) refreshes it and the answer is "I already knew that."
 - "what do you remember about ...": the best memories of the scopes the sentence
@@ -17,8 +19,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
+from ..conversation.held_facts import new_held_fact
+from ..conversation.speaker import Speaker
 from ..errors import MemoryEngineError
-from ..language.commands import MemoryCommand, command_scopes, join_items, reply
+from ..language.commands import (
+    MemoryCommand,
+    about_whom,
+    command_scopes,
+    join_items,
+    reply,
+)
 from ..language.keywords import extract_keywords
 from ..language.provenance import Provenance
 from ..language.secrets_filter import contains_secret, redact
@@ -38,19 +48,24 @@ async def answer_command(
     command: MemoryCommand,
     *,
     session_id: str,
-    user_id: str | None,
+    speaker: Speaker,
     language: str,
     said: str | None = None,
 ) -> str:
-    """Do what the sentence asks; the spoken answer.
+    """Do what the sentence asks for the speaker; the spoken answer.
 
     `said` is the sentence itself, kept with what it stores.
     """
+    user_id = speaker.owner
     try:
         if command.action == "pause":
             await backend.pause_session(session_id, user_id=user_id)
             return reply(language, "paused")
         if command.action == "remember":
+            if not speaker.learns:
+                return reply(language, "guest")
+            if not speaker.known and about_whom(command.subject) == "speaker":
+                return await _hold(backend, command, speaker, language, session_id)
             provenance = Provenance("command", said, speaker=user_id)
             return await _remember(
                 backend,
@@ -95,6 +110,27 @@ async def _remember(
         metadata=provenance.metadata(),
     )
     return reply(language, "remembered")
+
+
+async def _hold(
+    backend: MemoryBackend,
+    command: MemoryCommand,
+    speaker: Speaker,
+    language: str,
+    session_id: str,
+) -> str:
+    """Keep an unknown speaker's fact about themselves for Review."""
+    if contains_secret(command.subject):
+        return reply(language, "secret")
+    await backend.hold(
+        new_held_fact(
+            command.subject,
+            reason="speaker_unknown",
+            device_id=speaker.device_id,
+            session_id=session_id,
+        )
+    )
+    return reply(language, "held")
 
 
 async def _recall(

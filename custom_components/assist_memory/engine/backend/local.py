@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 import contextlib
+from dataclasses import replace
 from datetime import date, datetime, timedelta
 import functools
 import logging
@@ -30,6 +31,7 @@ from ..conversation.conversation_records import (
     SessionSummary,
     Speaker,
 )
+from ..conversation.held_facts import HeldFact
 from ..conversation.profile import UserProfile
 from ..conversation.prompt import build_prompt_with_memory
 from ..conversation.retention import (
@@ -227,6 +229,7 @@ class LocalBackend(MemoryBackend):
             self.turns.log,
             self.engine.daily_log,
             self._retention,
+            held=self.turns.held,
         )
         # The sentences learned memories quote go with their messages.
         if result.messages and await self._run(self.turns.forget_expired_quotes):
@@ -486,6 +489,10 @@ class LocalBackend(MemoryBackend):
             memories = self.store.get_all()
             settings = self.store.settings
             fullness = self.store.fullness()
+            if fullness.full and not fullness.learning_stopped:
+                # After a restart: facts still waiting for room mean it stopped.
+                waiting = any(f.reason == "memory_full" for f in self.turns.held.all())
+                fullness = replace(fullness, learning_stopped=waiting)
             index = self.engine.index
             vectors = self.engine.vectors
             return StoreStats(
@@ -694,6 +701,7 @@ class LocalBackend(MemoryBackend):
         scope: str,
         settings: LearnSettings,
         speaker_unknown: bool = False,
+        device_id: str | None = None,
     ) -> LearnResult:
         return await self._change(
             self.turns.learn,
@@ -702,7 +710,20 @@ class LocalBackend(MemoryBackend):
             scope=scope,
             settings=settings,
             speaker_unknown=speaker_unknown,
+            device_id=device_id,
         )
+
+    @override
+    async def held_facts(self) -> builtins.list[HeldFact]:
+        return await self._run(self.turns.held.all)
+
+    @override
+    async def hold(self, fact: HeldFact) -> HeldFact:
+        return await self._run(self.turns.held.hold, fact)
+
+    @override
+    async def take_held(self, held_id: str) -> HeldFact | None:
+        return await self._run(self.turns.held.take, held_id)
 
     @override
     async def memory_overview(

@@ -21,6 +21,7 @@ from ..conversation.conversation_records import (
     ConversationPage,
     SessionSummary,
 )
+from ..conversation.held_facts import HeldFact
 from ..conversation.turns import (
     ExtractionBatch,
     LearnResult,
@@ -281,8 +282,13 @@ class TurnOperations(Protocol):
         scope: str,
         settings: LearnSettings,
         speaker_unknown: bool = False,
+        device_id: str | None = None,
     ) -> LearnResult:
-        """Write learned facts back (`speaker_unknown`: none about the speaker)."""
+        """Write learned facts back.
+
+        `speaker_unknown`: none about the speaker is stored; each is held for Review
+        with the voice device (`device_id`) it was said at.
+        """
 
     async def memory_overview(
         self, *, user_id: str | None, settings: TurnSettings | None = None
@@ -317,11 +323,25 @@ class TurnOperations(Protocol):
         """
 
 
+class HeldOperations(Protocol):
+    """Facts held back from the memories, waiting in Review (see `held_facts`)."""
+
+    async def held_facts(self) -> builtins.list[HeldFact]:
+        """The facts held now, newest first (expired ones are gone)."""
+
+    async def hold(self, fact: HeldFact) -> HeldFact:
+        """Hold a fact (a new one, or one put back by Undo)."""
+
+    async def take_held(self, held_id: str) -> HeldFact | None:
+        """Remove a held fact, leaving no trace of it; None when it is not held."""
+
+
 class MemoryBackend(
     MemoryOperations,
     DocumentOperations,
     CompactionOperations,
     TurnOperations,
+    HeldOperations,
     Protocol,
 ):
     """Everything Home Assistant, the server and the CLI need from a memory store.

@@ -2,7 +2,8 @@
 
 Conversations (messages and summaries) older than `conversation_days` and the daily
 logs of days more than `daily_log_days` ago are deleted, leaving no trace in the
-files (see `ConversationLog.prune`). `LocalBackend` runs this at start, when the
+files (see `ConversationLog.prune`); facts held for Review go with the conversations
+they were said in. `LocalBackend` runs this at start, when the
 settings change and every hour, in Home Assistant and in the memory server alike.
 """
 
@@ -21,6 +22,7 @@ from ..config import (
 from ..documents.daily_log import DailyLog
 from ..errors import InvalidMemoryError
 from .conversation_log import ConversationLog
+from .held_facts import HeldFacts
 
 RETENTION_INTERVAL: Final = timedelta(hours=1)
 
@@ -66,6 +68,7 @@ class RetentionResult:
 
     messages: int = 0
     daily_logs: int = 0
+    held: int = 0
 
 
 def enforce_retention(
@@ -73,11 +76,16 @@ def enforce_retention(
     daily_log: DailyLog,
     settings: RetentionSettings,
     now: datetime | None = None,
+    held: HeldFacts | None = None,
 ) -> RetentionResult:
     """Delete what is older than the settings allow (`now`: aware, default now)."""
     moment = now or datetime.now(UTC)
     messages = log.prune(timedelta(days=settings.conversation_days), now=moment)
+    held_dropped = 0
+    if held is not None:
+        held.keep_for = timedelta(days=settings.conversation_days)
+        held_dropped = held.prune(moment)
     # Daily logs are named by the local day they were written on.
     today = moment.astimezone().date()
     logs = daily_log.prune(today - timedelta(days=settings.daily_log_days))
-    return RetentionResult(messages, logs)
+    return RetentionResult(messages, logs, held_dropped)

@@ -49,7 +49,7 @@ from ..language.facts import Fact
 from ..language.keywords import extract_keywords
 from ..language.provenance import SaidMessage, learned_from
 from ..language.rule_extraction import RuleBasedExtractor
-from ..language.secrets_filter import REDACTED, mentions_secret, redact
+from ..language.secrets_filter import REDACTED, contains_secret, mentions_secret, redact
 from ..language.write_back import plan_write_back, states_replaced_fact
 from ..memory.memory_engine import MemoryEngine
 from ..search.scoring import ScoredMemory
@@ -57,6 +57,7 @@ from ..storage.models import HOUSEHOLD_SCOPE, Memory
 from .compose import MessageLine, SummaryLine, compose_memory_block
 from .conversation_log import ConversationLog
 from .conversation_records import EVERYONE, Message, Speaker, timestamp
+from .held_facts import HeldFacts, new_held_fact
 from .profile import UserProfile, profile_updates
 from .prompt import build_prompt_with_memory
 from .session_titles import summarize_first_exchange
@@ -143,6 +144,8 @@ class LearnResult:
     profile_updates: int = 0
     # New facts the memory had no room for (its limit reached, eviction off).
     not_stored: int = 0
+    # Facts about an unknown speaker, held for Review ("Who said this?").
+    held: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,13 +183,18 @@ class TurnMemory:
         working: WorkingMemoryManager,
         profile: UserProfile,
         *,
+        held: HeldFacts | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        """`clock` (seconds) times how long a paused conversation stays paused."""
+        """`clock` (seconds) times how long a paused conversation stays paused.
+
+        `held`: where facts about an unknown speaker wait (beside the log).
+        """
         self.engine = engine
         self.log = log
         self.working = working
         self.profile = profile
+        self.held = held or HeldFacts(log.path.parent)
         self._lock = threading.Lock()
         self._throttle = ExtractionThrottle()
         self._flush = FlushTracker()
@@ -406,6 +414,7 @@ class TurnMemory:
         scope: str,
         settings: LearnSettings,
         speaker_unknown: bool = False,
+        device_id: str | None = None,
     ) -> LearnResult:
         """Write facts back: repeats refresh, a known key is replaced.
 
@@ -415,15 +424,17 @@ class TurnMemory:
 
         `speaker_unknown`: nobody can tell who spoke (a conversation with another
         agent, followed through the host's chat logs), so nothing about the speaker
-        is kept, neither a fact about them nor a profile line; facts about the
-        household or someone named are.
+        is stored, neither a fact about them nor a profile line; facts about the
+        household or someone named are. A fact about the speaker is held for Review
+        (with the voice device it was said at, `device_id`) until a person says
+        whose it is.
         """
-        fitting = [
-            f
-            for f in facts
-            if len(f.content) <= settings.atomic_content_max_length
-            and not (speaker_unknown and about_the_speaker(f))
+        short = [
+            f for f in facts if len(f.content) <= settings.atomic_content_max_length
         ]
+        personal = [f for f in short if speaker_unknown and about_the_speaker(f)]
+        fitting = [f for f in short if f not in personal]
+        held = self._hold(personal, batch.session_id, device_id)
         existing: list[Memory] = []
         if fitting:  # comparing with every memory is costly: only when there are facts
             with self.engine.store.locked_records() as records:
@@ -445,9 +456,10 @@ class TurnMemory:
                     metadata=learned_from(fact.content, said, "conversation"),
                 )
             except MemoryFullError:
-                # The rest would be refused too: they are kept aside, and the batch
+                # The rest would be refused too: they wait in Review, and the batch
                 # still counts as learnt (no retry of it on every later turn).
                 not_stored = tuple(plan.adds[position:])
+                self._hold_until_room(not_stored, batch.session_id, scope, device_id)
                 break
         for memory_id in plan.refreshes:
             fact = plan.refreshed_with[memory_id]
@@ -481,10 +493,53 @@ class TurnMemory:
             added=len(plan.adds) - len(not_stored),
             refreshed=len(plan.refreshes),
             replaced=len(plan.replacements),
-            skipped=len(plan.skipped) + len(facts) - len(fitting),
+            skipped=len(plan.skipped) + len(facts) - len(fitting) - held,
             profile_updates=profile_changes,
             not_stored=len(not_stored),
+            held=held,
         )
+
+    def _hold(self, facts: list[Fact], session_id: str, device_id: str | None) -> int:
+        """Hold an unknown speaker's facts about themselves (never a secret)."""
+        kept = [f for f in facts if not contains_secret(f.content)]
+        for fact in kept:
+            self.held.hold(
+                new_held_fact(
+                    fact.content,
+                    reason="speaker_unknown",
+                    device_id=device_id,
+                    category=fact.category,
+                    key=fact.key,
+                    session_id=session_id,
+                )
+            )
+        return len(kept)
+
+    def _hold_until_room(
+        self,
+        facts: tuple[Fact, ...],
+        session_id: str,
+        scope: str,
+        device_id: str | None,
+    ) -> None:
+        """Facts the full memory refused wait in Review, once each, for their scope."""
+        waiting = {
+            (f.content, f.scope) for f in self.held.all() if f.reason == "memory_full"
+        }
+        for fact in facts:
+            if (fact.content, scope) in waiting or contains_secret(fact.content):
+                continue
+            self.held.hold(
+                new_held_fact(
+                    fact.content,
+                    reason="memory_full",
+                    device_id=device_id,
+                    category=fact.category,
+                    key=fact.key,
+                    session_id=session_id,
+                    scope=scope,
+                )
+            )
 
     def _said(self, batch: ExtractionBatch) -> list[SaidMessage]:
         """What the users said in the batch's messages (a fact's possible origins)."""

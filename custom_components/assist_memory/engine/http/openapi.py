@@ -15,6 +15,7 @@ from typing import Any, Final
 
 from ..config import SETTINGS
 from ..conversation.conversation_records import MAX_MESSAGE_LENGTH, ROLES
+from ..conversation.held_facts import HOLD_REASONS, MAX_HELD_LENGTH
 from ..conversation.profile import MAX_PROFILE_LENGTH
 from ..conversation.working import MAX_SESSION_ID_LENGTH
 from ..documents.daily_log import MAX_ENTRY_LENGTH
@@ -281,9 +282,25 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
                 "scope": _nullable(_SCOPE),
                 "settings": learn_settings,
                 "speaker_unknown": {"type": ["boolean", "null"]},
+                "device_id": _NULLABLE_TEXT,
             },
             ["batch"],
         ),
+        "HeldFact": _open(
+            {
+                "id": _text(ONE_WORD, max_length=64),
+                "content": _text(ANY_NOT_BLANK, max_length=MAX_HELD_LENGTH),
+                "reason": {"type": "string", "enum": list(HOLD_REASONS)},
+                "said_at": _TIME,
+                "device_id": _NULLABLE_TEXT,
+                "category": {"type": "string", "enum": list(CATEGORIES)},
+                "key": _NULLABLE_TEXT,
+                "session_id": _NULLABLE_TEXT,
+                "scope": _NULLABLE_TEXT,
+            },
+            ["id", "content", "reason", "said_at"],
+        ),
+        "HeldTake": _open({"id": _TEXT}, ["id"]),
         "Overview": _open({"user_id": _USER_ID, "settings": turn_settings}),
         "TurnSearch": _open(
             {

@@ -72,6 +72,7 @@ from ..storage.store import (
     SortOrder,
 )
 from .memory_routes import MAX_PAGE_SIZE
+from .remote_held import RemoteHeldFacts
 from .turn_wire import (
     batch_from_json,
     batch_json,
@@ -93,7 +94,7 @@ DEFAULT_TIMEOUT: Final = 10.0
 COMPACTION_TIMEOUT: Final = 180.0
 
 
-class RemoteBackend(MemoryBackend):
+class RemoteBackend(RemoteHeldFacts, MemoryBackend):
     """A memory server's store, used from asyncio."""
 
     def __init__(
@@ -616,6 +617,7 @@ class RemoteBackend(MemoryBackend):
         scope: str,
         settings: LearnSettings,
         speaker_unknown: bool = False,
+        device_id: str | None = None,
     ) -> LearnResult:
         body = {
             "batch": batch_json(batch),
@@ -623,6 +625,7 @@ class RemoteBackend(MemoryBackend):
             "scope": scope,
             "settings": learn_settings_json(settings),
             "speaker_unknown": speaker_unknown,
+            "device_id": device_id,
         }
         result = await self._read(
             learn_result_from_json, "POST", "/api/turns/learn", body=body

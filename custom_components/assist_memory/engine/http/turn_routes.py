@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Final
 
+from ..conversation.held_facts import HeldFact
 from ..documents.daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
 from ..memory.compaction import CompactionResult
 from .memory_routes import MAX_SEARCH_LIMIT, SKIPPED, compaction_answer
-from .routing import ApiHost, ApiRequest, Handler, Route, body_object
+from .routing import ApiHost, ApiRequest, Handler, Route, body_object, not_found
 from .turn_wire import (
     JsonObject,
     batch_from_json,
@@ -111,8 +112,28 @@ async def learn(host: ApiHost, request: ApiRequest) -> object:
         scope=body.scope(),
         settings=learn_settings_from_json(body.data.get("settings")),
         speaker_unknown=body.boolean("speaker_unknown", False),
+        device_id=body.optional_text("device_id"),
     )
     return learn_result_json(result)
+
+
+async def held(host: ApiHost, request: ApiRequest) -> object:
+    """The facts held for Review, newest first."""
+    return {"held": [fact.as_dict() for fact in await host.backend.held_facts()]}
+
+
+async def hold(host: ApiHost, request: ApiRequest) -> object:
+    """Hold a fact for Review (a new one, or one put back)."""
+    fact = await host.backend.hold(HeldFact.from_dict(body_object(request)))
+    return fact.as_dict()
+
+
+async def take_held(host: ApiHost, request: ApiRequest) -> object:
+    """Remove a held fact; 404 when it is not held."""
+    fact = await host.backend.take_held(_body(request).text("id"))
+    if fact is None:
+        raise not_found("no such held fact")
+    return fact.as_dict()
 
 
 async def overview(host: ApiHost, request: ApiRequest) -> object:
@@ -201,6 +222,10 @@ TURN_ROUTES: Final[tuple[Route, ...]] = (
     _post("/api/turns/rule-facts", "ruleFacts", "Facts found by the rules",
           rule_facts, "RuleFacts"),
     _post("/api/turns/learn", "learn", "Write learned facts back", learn, "Learn"),
+    Route("GET", "/api/held", "heldFacts", "Facts held for Review", held),
+    _post("/api/held", "holdFact", "Hold a fact for Review", hold, "HeldFact"),
+    _post("/api/held/take", "takeHeldFact", "Remove a held fact", take_held,
+          "HeldTake"),
     _post("/api/turns/overview", "memoryOverview", "The memory block without a message",
           overview, "Overview"),
     _post("/api/turns/search", "turnSearch", "Search memories for a turn", search,

@@ -362,6 +362,7 @@ def learn_result_json(result: LearnResult) -> dict[str, int]:
         "skipped": result.skipped,
         "profile_updates": result.profile_updates,
         "not_stored": result.not_stored,
+        "held": result.held,
     }
 
 
@@ -375,6 +376,7 @@ def learn_result_from_json(data: object) -> LearnResult:
         skipped=body.integer("skipped", 0),
         profile_updates=body.integer("profile_updates", 0),
         not_stored=body.integer("not_stored", 0),
+        held=body.integer("held", 0),
     )
 
 

@@ -170,6 +170,10 @@ _REPLIES: Final[dict[str, dict[str, str]]] = {
         "failed": "Sorry, I couldn't remember that: {reason}",
         "secret": "I don't keep passwords or codes.",
         "paused": "OK, I won't remember anything from this conversation.",
+        "held": "I can't tell who is speaking here, so I've kept that for review. "
+        "To make this device someone's, assign it to a person in Assist Memory's "
+        "options, under Who is speaking.",
+        "guest": "This is a guest device: I don't remember anything said here.",
     },
     "zh-Hans": {
         "remembered": "好的，我记住了。",
@@ -182,6 +186,9 @@ _REPLIES: Final[dict[str, dict[str, str]]] = {
         "failed": "抱歉，我没能记住：{reason}",
         "secret": "密码和验证码这类信息我不会记。",
         "paused": "好的，这次对话的内容我都不会记住。",
+        "held": "我分辨不出这里是谁在说话，已先把这条留待确认。"
+        "要让这台设备属于某个人，请在 Assist Memory 选项的“谁在说话”中把它分配给那个人。",
+        "guest": "这是访客设备，这里说的话我都不会记住。",
     },
     "zh-Hant": {
         "remembered": "好的，我記住了。",
@@ -194,6 +201,9 @@ _REPLIES: Final[dict[str, dict[str, str]]] = {
         "failed": "抱歉，我沒能記住：{reason}",
         "secret": "密碼和驗證碼這類資訊我不會記。",
         "paused": "好的，這次對話的內容我都不會記住。",
+        "held": "我分辨不出這裡是誰在說話，已先把這條留待確認。"
+        "要讓這台裝置屬於某個人，請在 Assist Memory 選項的「誰在說話」中把它指派給那個人。",
+        "guest": "這是訪客裝置，這裡說的話我都不會記住。",
     },
 }
 

@@ -63,6 +63,10 @@ export class MemoryApi {
     return this.call("DELETE", `/memory/sessions/${encodeURIComponent(id)}`);
   }
   stats() { return this.call("GET", "/memory/stats"); }
+  // Facts held for Review ("Who said this?"): listed, taken out, put back (Undo).
+  held() { return this.call("GET", "/api/held"); }
+  takeHeld(id) { return this.call("POST", "/api/held/take", { body: { id } }); }
+  hold(fact) { return this.call("POST", "/api/held", { body: fact }); }
   exportAll() { return this.call("GET", "/memory/export"); }
   importAll(document, mode) {
     return this.call("POST", "/memory/import", { body: { document, mode } });

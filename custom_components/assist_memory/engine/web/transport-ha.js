@@ -12,15 +12,21 @@ export class HaTransport {
     this.needsToken = false;
   }
 
-  // Home Assistant's people who have a user: a memory's scope is that user's id.
+  // Home Assistant's people: a memory's scope is the person's user id, or the
+  // person's entity id for someone without a user (see "Who is speaking").
   people() {
     return Object.values(this.hass.states ?? {})
-      .filter((state) => state.entity_id.startsWith("person.") && state.attributes.user_id)
+      .filter((state) => state.entity_id.startsWith("person."))
       .map((state) => ({
-        id: state.attributes.user_id,
+        id: state.attributes.user_id || state.entity_id,
         name: state.attributes.friendly_name ?? state.entity_id,
         picture: state.attributes.entity_picture ?? null,
       }));
+  }
+
+  // Who speaks at which voice device, and the held facts' device names.
+  speakers() {
+    return this.hass.callWS({ type: "assist_memory/held/list" }).catch(() => null);
   }
 
   // Calls `onChange` after every change of the memories; subscribes again when the

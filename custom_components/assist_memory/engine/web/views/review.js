@@ -1,4 +1,5 @@
 import { fill, h } from "../dom.js";
+import { HeldSection } from "./held.js";
 
 // Below this, a memory is worth a look even when it was stated.
 const UNSURE_BELOW = 0.7;
@@ -9,17 +10,21 @@ export class ReviewView {
   constructor(ctx) {
     this.ctx = ctx;
     this.element = h("section", { "aria-labelledby": "review-title" });
+    this.held = new HeldSection(ctx, () => this.show());
   }
 
   async show() {
     const { api, t, people } = this.ctx;
-    const [document_] = await Promise.all([api.exportAll(), people.load()]);
+    const [document_] = await Promise.all([
+      api.exportAll(), people.load(), this.held.load(),
+    ]);
     const memories = document_.memories;
     const toCheck = memories.filter((memory) => !memory.metadata?.reviewed_at
       && (memory.source !== "user_stated" || memory.confidence < UNSURE_BELOW));
     const groups = sameThings(memories);
     fill(this.element,
       h("h2", { id: "review-title" }, t("review.title")),
+      this.held.render(),
       h("h3", {}, t("review.toCheck", { count: toCheck.length })),
       toCheck.length
         ? h("ul", { class: "cards", "aria-label": t("review.toCheckList") },

@@ -1,0 +1,226 @@
+"""Who is speaking, in a real Home Assistant and its frontend.
+
+Home Assistant runs as a process with people (the owner, and Bob and Leo from YAML),
+two voice devices (the test integration of ha_config/custom_components/browser_voice)
+and Assist Memory. Turns come through the REST API with a `device_id`, as a
+satellite's do. The test opens the options' "Who is speaking" step and the memory
+manager's Review ("Who said this?"), and saves both screenshots for the user
+documentation (docs/images/).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+import shutil
+import subprocess
+import sys
+
+from playwright.sync_api import Browser, expect
+import pytest
+
+from tests.support.ha_process import ha_instance as ha
+
+from .conftest import ROOT, free_port, stop, wait_for_http
+from .flow import Screens
+from .test_home_assistant import MEMORY_AGENT, login_link, open_manager
+
+CONFIGURATION = """
+homeassistant:
+  name: Assist Memory voice devices
+  unit_system: metric
+  time_zone: UTC
+  country: US
+  currency: USD
+api:
+frontend:
+conversation:
+person:
+  - id: bob
+    name: Bob
+  - id: leo
+    name: Leo
+logger:
+  default: warning
+"""
+TEST_INTEGRATIONS = Path(__file__).parent / "ha_config" / "custom_components"
+IMAGES = ROOT / "docs" / "images"
+
+
+@dataclass(frozen=True)
+class Instance:
+    url: str
+    token: str
+    entry_id: str
+    kitchen: str
+    bedroom: str
+
+
+def device_id(url: str, token: str, name: str) -> str:
+    """A device's id by its name (Home Assistant's template function)."""
+    status, answer = ha.request(
+        "POST",
+        f"{url}/api/template",
+        json_body={"template": f"{{{{ device_id('{name}') }}}}"},
+        token=token,
+    )
+    assert status == 200, answer
+    assert isinstance(answer, str), answer
+    assert len(answer) == 32, answer
+    return answer
+
+
+@pytest.fixture(scope="module")
+def instance(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Instance]:
+    """Home Assistant with people, two voice devices and Assist Memory."""
+    config = tmp_path_factory.mktemp("voice-devices")
+    url = f"http://127.0.0.1:{free_port()}"
+    (config / "configuration.yaml").write_text(CONFIGURATION)
+    ha.write_http_settings(config, url)
+    (config / "custom_components").mkdir()
+    for integration in (
+        ROOT / "custom_components" / "assist_memory",
+        TEST_INTEGRATIONS / "browser_voice",
+    ):
+        (config / "custom_components" / integration.name).symlink_to(integration)
+    log = (config / "test-run.log").open("wb")
+    process = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "hass"),
+            "--config",
+            str(config),
+            "--skip-pip",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        wait_for_http(f"{url}/auth/providers", process, timeout=180)
+        token = ha.onboard(url)
+        ha.wait_until_running(url, token)
+        ha.add_integration(url, token, "browser_voice")
+        entry = ha.add_integration(url, token, "assist_memory")
+        yield Instance(
+            url,
+            token,
+            entry["entry_id"],
+            device_id(url, token, "Kitchen voice"),
+            device_id(url, token, "Bedroom voice"),
+        )
+    finally:
+        stop(process)
+        log.close()
+
+
+def say(instance: Instance, text: str, device: str) -> str:
+    """A turn at a voice device (no user: as a satellite sends it); the answer."""
+    status, answer = ha.request(
+        "POST",
+        f"{instance.url}/api/services/browser_voice/say?return_response",
+        json_body={"text": text, "agent_id": MEMORY_AGENT, "device_id": device},
+        token=instance.token,
+    )
+    assert status == 200, answer
+    return str(answer["service_response"]["speech"])
+
+
+def give_devices(instance: Instance, **values: object) -> None:
+    """Save the options' "Who is speaking" step through the REST API."""
+    flows = f"{instance.url}/api/config/config_entries/options/flow"
+    _, menu = ha.request(
+        "POST", flows, json_body={"handler": instance.entry_id}, token=instance.token
+    )
+    assert "speakers" in menu["menu_options"], menu
+    _, form = ha.request(
+        "POST",
+        f"{flows}/{menu['flow_id']}",
+        json_body={"next_step_id": "speakers"},
+        token=instance.token,
+    )
+    assert form.get("step_id") == "speakers", form
+    _, done = ha.request(
+        "POST", f"{flows}/{form['flow_id']}", json_body=values, token=instance.token
+    )
+    assert done.get("type") == "create_entry", done
+
+
+def test_who_is_speaking(
+    *, browser: Browser, instance: Instance, screenshots: Path, axe: Path
+) -> None:
+    # Nobody is given a device yet: a fact about the speaker waits for Review.
+    answer = say(instance, "Remember that my dentist is Dr. Quill.", instance.kitchen)
+    assert "kept that for review" in answer
+    say(instance, "Remember that my bike is in the shed", instance.bedroom)
+    # Bob's device from now on.
+    give_devices(instance, **{"devices_person.bob": [instance.bedroom]})
+    assert say(instance, "Remember that my bike is the red one", instance.bedroom) == (
+        "OK, I'll remember that."
+    )
+
+    context = browser.new_context(
+        locale="en-US", viewport={"width": 1100, "height": 900}
+    )
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    try:
+        screens = Screens(page, screenshots, axe)
+        page.goto(login_link(instance.url))
+        expect(page.locator('a[href="/assist-memory"]')).to_be_visible(timeout=60_000)
+        # Navigated inside the frontend (a new page load would log out).
+        page.evaluate(
+            """() => {
+              history.pushState(null, "", "/config/integrations/integration/assist_memory");
+              window.dispatchEvent(new CustomEvent("location-changed"));
+            }"""
+        )
+        page.get_by_role("button", name="Configure").first.click()
+        page.get_by_text("Who is speaking", exact=True).click()
+        expect(page.get_by_text("devices_person.bob")).to_be_visible()
+        expect(page.get_by_text("Bedroom voice (Bedroom)")).to_be_visible()
+        expect(page.get_by_text("Use presence").first).to_be_visible()
+        screens.shot("options-who-is-speaking")
+        shutil.copy(
+            screenshots / "01-options-who-is-speaking.png",
+            IMAGES / "voice-devices-options.png",
+        )
+        page.keyboard.press("Escape")
+
+        app = open_manager(page, _home(instance))
+        app.get_by_role("tab", name="Review", exact=True).click()
+        held = app.get_by_role("list", name="Facts waiting to be given to someone")
+        quill = held.get_by_role("listitem").filter(has_text="my dentist is Dr. Quill")
+        expect(quill).to_contain_text("At Kitchen voice")
+        expect(quill).to_contain_text("Speaker unknown")
+        expect(held.get_by_role("listitem")).to_have_count(2)
+        expect(app.get_by_role("heading", name="Who is speaking")).to_be_visible()
+        expect(app.get_by_text("Bob: Bedroom voice")).to_be_visible()
+        screens.shot("who-said-this", scan=True)
+        shutil.copy(
+            screenshots / "02-who-said-this.png", IMAGES / "voice-devices-review.png"
+        )
+
+        # Bob says it was his; Undo puts it back; then forgotten.
+        quill.get_by_role("button", name="Bob", exact=True).click()
+        status = app.locator("p.status")
+        expect(status).to_contain_text("Kept for Bob.")
+        expect(held.get_by_role("listitem")).to_have_count(1)
+        status.get_by_role("button", name="Undo", exact=True).click()
+        expect(status).to_have_text("Back in Review.")
+        expect(quill).to_be_visible()
+        quill.get_by_role("button", name="Forget", exact=True).click()
+        expect(status).to_contain_text("Forgotten.")
+        expect(quill).to_have_count(0)
+        screens.shot("after-review", scan=True)
+    finally:
+        context.close()
+
+
+@dataclass(frozen=True)
+class _Home:
+    url: str
+
+
+def _home(instance: Instance) -> _Home:
+    """What `open_manager` needs of the instance."""
+    return _Home(instance.url)
