@@ -23,7 +23,10 @@ from pytest_homeassistant_custom_component.common import (
     MockConfigEntry,
     async_fire_time_changed,
 )
-from pytest_homeassistant_custom_component.typing import ClientSessionGenerator
+from pytest_homeassistant_custom_component.typing import (
+    ClientSessionGenerator,
+    WebSocketGenerator,
+)
 
 from custom_components.assist_memory.const import (
     CONF_COMPACTION_ENABLED,
@@ -38,7 +41,7 @@ from custom_components.assist_memory.full_memory import memory_full_issue_id
 from tests.support.server_process import ServerProcess, serve_command
 
 from .agents import TASK_ENTITY_ID, LlmEntities
-from .conversing import add, contents, options, say
+from .conversing import APP_USER, add, contents, options, say
 
 SENSOR = "sensor.assist_memory_memories"
 FACTS = [
@@ -330,3 +333,78 @@ async def test_a_memory_server_says_it_is_full(
     assert log.count("The memory has room again") == 1
     for fact in FACTS:
         assert fact.rstrip(".") not in log
+
+
+@LIMIT_3
+@pytest.mark.usefixtures("loaded_entry")
+async def test_refused_facts_wait_in_review_and_are_kept_once_there_is_room(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    freezer: FrozenDateTimeFactory,
+    hass_ws_client: WebSocketGenerator,
+) -> None:
+    household = [
+        "Our wifi router is in the study.",
+        "The bins go out on Thursday.",
+        "Our plumber is Joe Bloggs.",
+        "The spare key is under the blue flowerpot.",
+        "Our car is a red Fiat.",
+    ]
+    await tell(hass, freezer, household[:2])
+    await tell(hass, freezer, household[2:4])
+    await tell(hass, freezer, household[4:])
+    # The same sentence again while full: it waits once, not twice.
+    await tell(hass, freezer, household[4:])
+    stored = await contents(hass)
+    assert len(stored) == 3
+    client = await hass_ws_client(hass)
+    await client.send_json_auto_id({"type": "assist_memory/held/list"})
+    answer = await client.receive_json()
+    waiting = [f for f in answer["result"]["held"] if f["reason"] == "memory_full"]
+    assert len(waiting) == 2
+    assert {f["scope"] for f in waiting} == {APP_USER}
+    assert not any(f["content"] in stored for f in waiting)
+
+    # Still full: keeping one is refused and it stays in Review.
+    await client.send_json_auto_id(
+        {"type": "assist_memory/held/assign", "held_id": waiting[0]["id"], "to": "keep"}
+    )
+    refused = await client.receive_json()
+    assert not refused["success"]
+    held = await loaded_entry.runtime_data.backend.held_facts()
+    assert waiting[0]["id"] in {f.id for f in held}
+
+    hass.config_entries.async_update_entry(
+        loaded_entry, options={**loaded_entry.options, CONF_MAX_ITEMS: 10}
+    )
+    await hass.async_block_till_done()
+    await client.send_json_auto_id(
+        {"type": "assist_memory/held/assign", "held_id": waiting[0]["id"], "to": "keep"}
+    )
+    kept = await client.receive_json()
+    assert kept["success"]
+    assert kept["result"]["memory"]["scope"] == APP_USER
+    assert waiting[0]["content"] in await contents(hass)
+    held = await loaded_entry.runtime_data.backend.held_facts()
+    assert waiting[0]["id"] not in {f.id for f in held}
+
+
+@LIMIT_3
+async def test_a_restart_still_knows_learning_stopped(
+    hass: HomeAssistant,
+    config_entry: MockConfigEntry,
+    freezer: FrozenDateTimeFactory,
+) -> None:
+    config_entry.add_to_hass(hass)
+    assert await hass.config_entries.async_setup(config_entry.entry_id)
+    await hass.async_block_till_done()
+    for start in range(0, len(FACTS), 2):
+        await tell(hass, freezer, FACTS[start : start + 2])
+    await tell(hass, freezer, ["Our car is a red Fiat.", "Our plumber is Joe."])
+    assert issue(hass, config_entry) is not None
+
+    assert await hass.config_entries.async_reload(config_entry.entry_id)
+    await hass.async_block_till_done()
+    assert (await config_entry.runtime_data.backend.stats()).fullness.learning_stopped
+    assert issue(hass, config_entry) is not None
+    assert hass.states.get(SENSOR).attributes["learning_stopped"] is True
