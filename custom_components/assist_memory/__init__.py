@@ -17,6 +17,7 @@ from .engine import LoadReport, LocalBackend, MemoryBackend, MemoryEngineError
 from .engine.backend.configure import apply_settings
 from .engine.storage.settings import StoreSettings
 from .follow import async_follow_if_asked, async_stop_following
+from .full_memory import async_watch_fullness
 from .llm_tools import AssistMemoryAPI
 from .options import async_apply_options, compaction_llm, embedding_config, store_path
 from .panel import async_register_panel, async_register_static
@@ -74,6 +75,7 @@ async def async_setup_entry(
     # Saved options apply to the running memory (no reload, see options.py).
     entry.async_on_unload(entry.add_update_listener(async_apply_options))
     await async_register_panel(hass, entry)
+    async_watch_fullness(hass, entry)
     await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
     # After the platforms: the memory agent's entity exists now.
     await async_set_pipeline_agent_if_asked(hass, entry)

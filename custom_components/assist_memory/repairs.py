@@ -14,6 +14,7 @@ from homeassistant.helpers import issue_registry as ir
 
 from .const import DOMAIN
 from .engine import LoadReport
+from .full_memory import ISSUE_MEMORY_FULL, async_create_memory_full_flow
 
 ISSUE_SET_ASIDE = "store_set_aside"
 ISSUE_EDIT_REJECTED = "markdown_edit_rejected"
@@ -60,5 +61,9 @@ def async_report_rejected_edit(hass: HomeAssistant, kept_as: Path) -> None:
 async def async_create_fix_flow(
     hass: HomeAssistant, issue_id: str, data: dict[str, str | int | float | None] | None
 ) -> RepairsFlow:
-    """The person confirms they have looked at the moved file."""
+    """The full memory's ways out; else the person confirms they looked at the file."""
+    if issue_id.startswith(ISSUE_MEMORY_FULL):
+        flow = await async_create_memory_full_flow(hass, data)
+        if flow is not None:
+            return flow
     return ConfirmRepairFlow()

@@ -55,6 +55,12 @@ class MemoryCountSensor(
 
     @property
     def extra_state_attributes(self) -> dict[str, Any]:
-        """The limit and the time of the last change."""
+        """The limit, how full the memory is, and the time of the last change."""
         stats = self.coordinator.data
-        return {"max_items": stats.max_items, "last_changed": stats.last_changed}
+        return {
+            "max_items": stats.max_items,
+            "last_changed": stats.last_changed,
+            "nearly_full": stats.fullness.nearly_full,
+            "full": stats.fullness.full,
+            "learning_stopped": stats.fullness.learning_stopped,
+        }

@@ -4,7 +4,8 @@
   name of the device it was said at, and the people with their voice devices (the
   memory manager's read-only summary of "Who is speaking").
 - `assist_memory/held/assign`: a held fact becomes a person's memory, the household's,
-  or is forgotten (`to`: a person's entity id, "household" or "forget"); the answer
+  or is forgotten (`to`: a person's entity id, "household", "forget", or "keep":
+  for whom a full memory's fact was meant); the answer
   has the fact as it was and the memory it became, for Undo.
 - `assist_memory/held/undo`: the fact is held again and that memory removed.
 
@@ -47,6 +48,8 @@ LIST: Final = "assist_memory/held/list"
 ASSIGN: Final = "assist_memory/held/assign"
 UNDO: Final = "assist_memory/held/undo"
 FORGET: Final = "forget"
+# A full memory's fact: kept for whom it was meant (its own scope).
+KEEP: Final = "keep"
 
 
 @callback
@@ -137,11 +140,17 @@ async def ws_assign(
         return
     to = msg["to"]
     scopes = {p["entity_id"]: p["scope"] for p in people(hass, entry)}
-    if to not in (*scopes, HOUSEHOLD_SCOPE, FORGET):
+    if to not in (*scopes, HOUSEHOLD_SCOPE, FORGET, KEEP):
         connection.send_error(msg["id"], ERR_INVALID_FORMAT, f"unknown person {to}")
         return
     scope = None if to == FORGET else scopes.get(to, HOUSEHOLD_SCOPE)
     try:
+        if to == KEEP:
+            # Whose it is is known (a full memory's fact): stored for them.
+            scope = await _own_scope(entry, msg["held_id"])
+            if scope is None:
+                connection.send_error(msg["id"], ERR_NOT_FOUND, "no such held fact")
+                return
         settled = await settle_held(entry.runtime_data.backend, msg["held_id"], scope)
     except MemoryEngineError as err:
         connection.send_error(msg["id"], err.code, err.message)
@@ -156,6 +165,12 @@ async def ws_assign(
             "memory": None if settled.memory is None else settled.memory.to_dict(),
         },
     )
+
+
+async def _own_scope(entry: AssistMemoryConfigEntry, held_id: str) -> str | None:
+    """The scope a held fact was meant for, when it has one."""
+    held = await entry.runtime_data.backend.held_facts()
+    return next((f.scope for f in held if f.id == held_id), None)
 
 
 @require_admin

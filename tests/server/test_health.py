@@ -43,6 +43,10 @@ async def test_health_answers_while_the_worker_is_busy(
     try:
         answer = await asyncio.wait_for(client.get("/health"), STUCK_SECONDS)
         assert answer.status == 200
-        assert await answer.json() == {"status": "ok", "count": 2}
+        assert await answer.json() == {
+            "status": "ok",
+            "count": 2,
+            "learningStopped": False,
+        }
     finally:
         busy.set()

@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 import contextlib
+from dataclasses import replace
 from datetime import date, datetime, timedelta
 import functools
 import logging
@@ -52,6 +53,7 @@ from ..documents.daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
 from ..documents.markdown_writer import MarkdownWriter
 from ..documents.mirror import markdown_folder
 from ..documents.watch import ChangeWatcher, TaskFactory, default_task_factory
+from ..errors import MemoryFullError
 from ..language.facts import Fact
 from ..memory.compaction import (
     BACKUP_FOLDER,
@@ -258,7 +260,12 @@ class LocalBackend(MemoryBackend):
     async def _change[T](
         self, func: Callable[..., T], /, *args: Any, **kwargs: Any
     ) -> T:
-        result = await self._run(func, *args, **kwargs)
+        try:
+            result = await self._run(func, *args, **kwargs)
+        except MemoryFullError:
+            # Nothing changed, but the memory now says it stopped learning.
+            self._notify()
+            raise
         self._changed()
         return result
 
@@ -481,6 +488,11 @@ class LocalBackend(MemoryBackend):
             self.engine.flush_index()
             memories = self.store.get_all()
             settings = self.store.settings
+            fullness = self.store.fullness()
+            if fullness.full and not fullness.learning_stopped:
+                # After a restart: facts still waiting for room mean it stopped.
+                waiting = any(f.reason == "memory_full" for f in self.turns.held.all())
+                fullness = replace(fullness, learning_stopped=waiting)
             index = self.engine.index
             vectors = self.engine.vectors
             return StoreStats(
@@ -498,6 +510,7 @@ class LocalBackend(MemoryBackend):
                 search_fallback_reason=index.fallback_reason,
                 vector_search=vectors.backend if vectors else None,
                 vector_degraded_reason=vectors.degraded_reason if vectors else None,
+                fullness=fullness,
             )
 
         return await self._run(collect)

@@ -35,6 +35,7 @@ from ..language.facts import Fact
 from ..memory.compaction import BackupInfo, CompactionResult
 from ..memory.compaction_preview import CompactionPreview
 from ..search.scoring import ScoredMemory
+from ..storage.fullness import Fullness
 from ..storage.list_filters import LastUsed, Origin
 from ..storage.models import HOUSEHOLD_SCOPE, Memory
 from ..storage.settings import StoreSettings
@@ -78,6 +79,7 @@ class StoreStats:
     search_fallback_reason: str | None = None
     vector_search: str | None = None
     vector_degraded_reason: str | None = None
+    fullness: Fullness = field(default_factory=Fullness)
 
 
 class MemoryOperations(Protocol):

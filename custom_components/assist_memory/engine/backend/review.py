@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..conversation.held_facts import HeldFact
+from ..errors import MemoryEngineError
 from ..storage.models import Memory
 
 if TYPE_CHECKING:
@@ -44,7 +45,12 @@ async def settle_held(
         fields["key"] = fact.key
     if fact.session_id:
         fields["session_id"] = fact.session_id
-    memory = await backend.add(fact.content, **fields)
+    try:
+        memory = await backend.add(fact.content, **fields)
+    except MemoryEngineError:
+        # Still full (or refused): the fact waits in Review as it was.
+        await backend.hold(fact)
+        raise
     return Settled(fact, memory)
 
 

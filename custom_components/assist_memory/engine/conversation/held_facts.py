@@ -3,7 +3,9 @@
 A fact is held when it cannot be stored as it was learned: a voice device nobody can
 tell the speaker of said something about themselves (`speaker_unknown`), which would
 be wrong as the household's and is nobody's in particular until someone says whose
-it is. Each held fact keeps why (`reason`), the device and the time it was said.
+it is; or the memory was full (`memory_full`), and the fact waits, with the scope it
+was meant for, until a person keeps it once there is room. Each held fact keeps why
+(`reason`), the device and the time it was said.
 
 The file (`held.json`, private) is small and bounded: at most `MAX_HELD` facts, the
 oldest leaving first, each for as long as conversations are kept (the
@@ -33,7 +35,8 @@ from ..storage.models import (
 )
 
 # Why a fact is held. Add a reason here; Review lists every reason alike.
-type HoldReason = Literal["speaker_unknown"]
+# `memory_full`: learnt while the memory had no room (its `scope` is whose it is).
+type HoldReason = Literal["speaker_unknown", "memory_full"]
 HOLD_REASONS: Final[tuple[str, ...]] = get_args(HoldReason.__value__)
 
 HELD_FILE: Final = "held.json"
@@ -54,6 +57,8 @@ class HeldFact:
     category: str = "fact"
     key: str | None = None
     session_id: str | None = None
+    # Whose it would have been, when that is known (a full memory's facts).
+    scope: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The fact on the wire and in the file."""
@@ -83,6 +88,7 @@ class HeldFact:
             category=category,
             key=_optional_text(value, "key"),
             session_id=_optional_text(value, "session_id"),
+            scope=_optional_text(value, "scope"),
         )
 
 
@@ -94,6 +100,7 @@ def new_held_fact(
     category: str = "fact",
     key: str | None = None,
     session_id: str | None = None,
+    scope: str | None = None,
     now: datetime | None = None,
 ) -> HeldFact:
     """A fact to hold, said now."""
@@ -107,6 +114,7 @@ def new_held_fact(
             "category": category,
             "key": key,
             "session_id": session_id,
+            "scope": scope,
         }
     )
 

@@ -43,6 +43,7 @@ from ..config import (
     RAG_TOP_N,
     SESSION_SUMMARY_LIMIT,
 )
+from ..errors import MemoryFullError
 from ..language.commands import about_whom
 from ..language.facts import Fact
 from ..language.keywords import extract_keywords
@@ -141,6 +142,8 @@ class LearnResult:
     replaced: int = 0
     skipped: int = 0
     profile_updates: int = 0
+    # New facts the memory had no room for (its limit reached, eviction off).
+    not_stored: int = 0
     # Facts about an unknown speaker, held for Review ("Who said this?").
     held: int = 0
 
@@ -439,17 +442,25 @@ class TurnMemory:
         plan = plan_write_back(fitting, existing, scope=scope)
         store = self.engine.store
         said = self._said(batch) if plan.adds else []
-        for fact in plan.adds:
-            store.add(
-                fact.content,
-                category=fact.category,
-                key=fact.key,
-                confidence=fact.confidence,
-                source=fact.source,
-                scope=scope,
-                session_id=batch.session_id,
-                metadata=learned_from(fact.content, said, "conversation"),
-            )
+        not_stored: tuple[Fact, ...] = ()
+        for position, fact in enumerate(plan.adds):
+            try:
+                store.add(
+                    fact.content,
+                    category=fact.category,
+                    key=fact.key,
+                    confidence=fact.confidence,
+                    source=fact.source,
+                    scope=scope,
+                    session_id=batch.session_id,
+                    metadata=learned_from(fact.content, said, "conversation"),
+                )
+            except MemoryFullError:
+                # The rest would be refused too: they wait in Review, and the batch
+                # still counts as learnt (no retry of it on every later turn).
+                not_stored = tuple(plan.adds[position:])
+                self._hold_until_room(not_stored, batch.session_id, scope, device_id)
+                break
         for memory_id in plan.refreshes:
             fact = plan.refreshed_with[memory_id]
             current = store.get(memory_id)
@@ -479,11 +490,12 @@ class TurnMemory:
             self._supersede_summaries(scope, replaced)
         self.log.mark_collected(batch.message_ids)
         return LearnResult(
-            added=len(plan.adds),
+            added=len(plan.adds) - len(not_stored),
             refreshed=len(plan.refreshes),
             replaced=len(plan.replacements),
             skipped=len(plan.skipped) + len(facts) - len(fitting) - held,
             profile_updates=profile_changes,
+            not_stored=len(not_stored),
             held=held,
         )
 
@@ -502,6 +514,32 @@ class TurnMemory:
                 )
             )
         return len(kept)
+
+    def _hold_until_room(
+        self,
+        facts: tuple[Fact, ...],
+        session_id: str,
+        scope: str,
+        device_id: str | None,
+    ) -> None:
+        """Facts the full memory refused wait in Review, once each, for their scope."""
+        waiting = {
+            (f.content, f.scope) for f in self.held.all() if f.reason == "memory_full"
+        }
+        for fact in facts:
+            if (fact.content, scope) in waiting or contains_secret(fact.content):
+                continue
+            self.held.hold(
+                new_held_fact(
+                    fact.content,
+                    reason="memory_full",
+                    device_id=device_id,
+                    category=fact.category,
+                    key=fact.key,
+                    session_id=session_id,
+                    scope=scope,
+                )
+            )
 
     def _said(self, batch: ExtractionBatch) -> list[SaidMessage]:
         """What the users said in the batch's messages (a fact's possible origins)."""

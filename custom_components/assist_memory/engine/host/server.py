@@ -278,8 +278,12 @@ def create_app(
 
     async def health(_request: web.Request) -> web.Response:
         # Never queued behind the store's worker, never a look at every memory.
-        count = host.backend.store.known_count
-        return web.json_response({"status": "ok", "count": count})
+        store = host.backend.store
+        count = store.known_count
+        stopped = store.fullness_tracker.check(count, store.settings).learning_stopped
+        return web.json_response(
+            {"status": "ok", "count": count, "learningStopped": stopped}
+        )
 
     app.router.add_get("/openapi.json", openapi)
     app.router.add_get("/health", health)

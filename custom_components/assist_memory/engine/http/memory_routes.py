@@ -15,6 +15,7 @@ from ..config import config_changes, config_view
 from ..documents.daily_log import validate_date
 from ..errors import InvalidMemoryError
 from ..memory.compaction import CompactionResult
+from ..storage.fullness import Fullness
 from ..storage.list_filters import LAST_USED, ORIGINS, LastUsed, Origin
 from ..storage.models import CATEGORIES, HOUSEHOLD_SCOPE, MAX_SCOPE_LENGTH, Memory
 from ..storage.store import ImportMode, SortOrder
@@ -84,9 +85,23 @@ def stats_json(stats: StoreStats) -> dict[str, Any]:
         "byCategory": stats.by_category,
         "bySource": stats.by_source,
         "scopes": stats.scopes,
+        "retrievalLimit": stats.retrieval_limit,
+        "evictionThreshold": stats.eviction_threshold,
         "indexed": stats.indexed,
         "fullTextSearch": stats.full_text_search,
         "vectorSearch": stats.vector_search,
+        "fullness": fullness_json(stats.fullness),
+    }
+
+
+def fullness_json(fullness: Fullness) -> dict[str, Any]:
+    """Whether the memory is full and has stopped learning (no content)."""
+    return {
+        "full": fullness.full,
+        "nearlyFull": fullness.nearly_full,
+        "learningStopped": fullness.learning_stopped,
+        "stoppedSince": fullness.stopped_since,
+        "refused": fullness.refused,
     }
 
 

@@ -296,6 +296,7 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
                 "category": {"type": "string", "enum": list(CATEGORIES)},
                 "key": _NULLABLE_TEXT,
                 "session_id": _NULLABLE_TEXT,
+                "scope": _NULLABLE_TEXT,
             },
             ["id", "content", "reason", "said_at"],
         ),

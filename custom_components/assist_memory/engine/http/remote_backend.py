@@ -30,6 +30,7 @@ from urllib.parse import quote
 import aiohttp
 
 from ..backend.protocol import MemoryBackend, MemoryFields, StoreStats
+from ..config import RAG_TOP_N
 from ..conversation.conversation_records import (
     Conversation,
     ConversationPage,
@@ -59,6 +60,7 @@ from ..memory.compaction_preview import (
     result_answer,
 )
 from ..search.scoring import ScoredMemory
+from ..storage.fullness import Fullness
 from ..storage.list_filters import LastUsed, Origin
 from ..storage.models import HOUSEHOLD_SCOPE, Memory, parse_time
 from ..storage.settings import StoreSettings
@@ -790,7 +792,24 @@ def _stats_from_json(answer: Any) -> StoreStats:
         by_category=dict(answer["byCategory"]),
         by_source=dict(answer["bySource"]),
         scopes=int(answer["scopes"]),
+        # Older servers do not say: the defaults then.
+        retrieval_limit=int(answer.get("retrievalLimit", RAG_TOP_N.default)),
+        eviction_threshold=int(answer.get("evictionThreshold", 0)),
         indexed=int(answer["indexed"]),
         full_text_search=bool(answer["fullTextSearch"]),
         vector_search=answer["vectorSearch"],
+        fullness=_fullness_from_json(answer.get("fullness")),
+    )
+
+
+def _fullness_from_json(answer: Any) -> Fullness:
+    # An older server does not say: then nothing is known to be full.
+    if not isinstance(answer, dict):
+        return Fullness()
+    return Fullness(
+        full=bool(answer["full"]),
+        nearly_full=bool(answer["nearlyFull"]),
+        learning_stopped=bool(answer["learningStopped"]),
+        stopped_since=answer["stoppedSince"],
+        refused=int(answer["refused"]),
     )

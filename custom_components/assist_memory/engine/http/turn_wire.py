@@ -361,6 +361,7 @@ def learn_result_json(result: LearnResult) -> dict[str, int]:
         "replaced": result.replaced,
         "skipped": result.skipped,
         "profile_updates": result.profile_updates,
+        "not_stored": result.not_stored,
         "held": result.held,
     }
 
@@ -374,6 +375,7 @@ def learn_result_from_json(data: object) -> LearnResult:
         replaced=body.integer("replaced", 0),
         skipped=body.integer("skipped", 0),
         profile_updates=body.integer("profile_updates", 0),
+        not_stored=body.integer("not_stored", 0),
         held=body.integer("held", 0),
     )
 

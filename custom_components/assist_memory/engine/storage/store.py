@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from ..errors import DuplicateIdError, InvalidMemoryError, MemoryFullError
+from .fullness import Fullness, FullnessTracker
 from .journal import encode_access, encode_delete, encode_put
 from .list_filters import memory_filter
 from .models import (
@@ -37,6 +38,7 @@ from .models import (
     validate_source,
     validate_tags,
 )
+from .settings import StoreSettings
 from .store_files import FORMAT_VERSION, StoreChange, StoreFiles, _count_uses
 
 EXPORT_FORMAT: Final = "assist_memory_export"
@@ -86,6 +88,26 @@ class ReconcileResult:
 
 class MemoryStore(StoreFiles):
     """Persistent long-term memory: add, get, update, delete, search, clear, and more."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Whether the limit has stopped adds; every change may make room again.
+        self.fullness_tracker = FullnessTracker()
+        self.add_change_hook(self._check_room)
+
+    def _check_room(self, _change: StoreChange, records: Mapping[str, Memory]) -> None:
+        self.fullness_tracker.check(len(records), self.settings)
+
+    def fullness(self) -> Fullness:
+        """How full the memory is, and whether the limit has refused an add."""
+        with self._read() as records:
+            return self.fullness_tracker.check(len(records), self.settings)
+
+    def set_settings(self, settings: StoreSettings) -> None:
+        """Apply new limits (a higher one may make room again)."""
+        with self._lock:
+            super().set_settings(settings)
+            self.fullness_tracker.check(len(self._records), settings)
 
     # -- core API -------------------------------------------------------------
 
@@ -147,6 +169,7 @@ class MemoryStore(StoreFiles):
         if not threshold:
             max_items = self.settings.max_items
             if max_items and len(records) >= max_items:
+                self.fullness_tracker.refused(max_items, self._clock())
                 raise MemoryFullError(max_items)
             return []
         excess = len(records) - threshold + 1

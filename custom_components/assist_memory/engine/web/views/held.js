@@ -47,11 +47,24 @@ export class HeldSection {
       ? this.devices.get(fact.device_id) ?? t("held.someDevice") : t("held.noDevice");
     const time = new Date(fact.said_at).toLocaleString(language);
     const scopes = people.scopes().filter((scope) => scope !== HOUSEHOLD);
+    const meta = h("p", { class: "meta" },
+      h("span", {}, t(`held.reason.${fact.reason}`, {}, fact.reason)),
+      h("span", {}, t("held.at", { device, time })));
+    if (fact.scope) {
+      // Whose it is is known (the memory was full): keep it once there is room.
+      return h("li", { class: "card" },
+        h("p", { class: "content" }, fact.content),
+        meta,
+        h("p", { class: "meta" }, t("held.for", { name: people.name(fact.scope) })),
+        h("div", { class: "actions", role: "group", "aria-label": t("held.keepOrForget") },
+          h("button", { class: "primary", onclick: () => this.assign(fact, fact.scope) },
+            t("held.keep")),
+          h("button", { class: "danger", onclick: () => this.forget(fact) },
+            t("review.forget"))));
+    }
     return h("li", { class: "card" },
       h("p", { class: "content" }, fact.content),
-      h("p", { class: "meta" },
-        h("span", {}, t(`held.reason.${fact.reason}`, {}, fact.reason)),
-        h("span", {}, t("held.at", { device, time }))),
+      meta,
       h("div", { class: "actions", role: "group", "aria-label": t("held.whose") },
         h("span", {}, t("held.whose")),
         [...scopes, HOUSEHOLD].map((scope) => h("button", {
@@ -66,7 +79,7 @@ export class HeldSection {
   assign(fact, scope) {
     const { api, t, people } = this.ctx;
     return this.ctx.run(async () => {
-      await api.takeHeld(fact.id);
+      // Stored first: when the memory refuses it (still full), it stays in Review.
       const memory = await api.add({
         content: fact.content,
         category: fact.category,
@@ -76,6 +89,7 @@ export class HeldSection {
         ...(fact.key ? { key: fact.key } : {}),
         ...(fact.session_id ? { session_id: fact.session_id } : {}),
       });
+      await api.takeHeld(fact.id);
       await this.refresh();
       this.ctx.notify(t("held.assigned", { name: people.name(scope) }), {
         label: t("undo"),
