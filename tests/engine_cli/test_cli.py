@@ -427,6 +427,23 @@ def test_prompt_has_no_terminal_controls(run: Run) -> None:
     )
 
 
+def test_prompt_drops_a_joiner_outside_emoji(run: Run, data_dir: Path) -> None:
+    text = "zero\u200bwidth\u200d joiner, family 👨\u200d👩\u200d👧"
+    run("add", text)
+
+    code, out, err = run("prompt", "Who?\u200d")
+
+    assert (code, err) == (0, "")
+    assert out == (
+        "<long_term_memory>\n"
+        "- zerowidth joiner, family 👨\u200d👩\u200d👧\n"
+        "</long_term_memory>\n\nWho?\n"
+    )
+    # Only the prompt changes: the memory keeps every character it was given.
+    (kept,) = MemoryStore(data_dir / "memories.json").list().items
+    assert kept.content == text
+
+
 def test_prompt_without_memories(run: Run) -> None:
     assert run_json(run, "prompt", "Hello") == {"prompt": "Hello", "memory_ids": []}
 

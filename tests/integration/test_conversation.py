@@ -18,6 +18,8 @@ from custom_components.assist_memory.const import (
     CONF_LEARN_FROM_OTHER_AGENTS,
     CONF_PROMPT_MODE,
     DOMAIN,
+    PROMPT_MODE_PREFIX,
+    PROMPT_MODE_SYSTEM,
 )
 from custom_components.assist_memory.engine.conversation.compose import (
     BLOCK_END,
@@ -132,6 +134,30 @@ async def test_prefix_mode_puts_the_block_in_front_of_the_text(
         "How does Anna take her coffee?"
     )
     assert BLOCK_START not in turn.system_prompt
+
+
+JOINED = "zero\u200bwidth\u200d joiner, family 👨\u200d👩\u200d👧"
+SHOWN = "zerowidth joiner, family 👨\u200d👩\u200d👧"
+
+
+@pytest.mark.parametrize(
+    "entry_options",
+    [
+        options(**{CONF_AGENT_ID: AGENT_ENTITY_ID, CONF_PROMPT_MODE: mode})
+        for mode in (PROMPT_MODE_SYSTEM, PROMPT_MODE_PREFIX)
+    ],
+)
+@pytest.mark.usefixtures("loaded_entry")
+async def test_a_joiner_outside_emoji_never_reaches_the_agent(
+    hass: HomeAssistant, llm: LlmEntities
+) -> None:
+    await add(hass, JOINED)
+    await say(hass, "Who is in the family, zero width joiner?")
+    (turn,) = llm.agent.turns
+    # In the block of either mode, without the joiner between words.
+    assert SHOWN in turn.system_prompt + turn.text
+    assert JOINED.replace("\u200b", "") not in turn.system_prompt + turn.text
+    assert await contents(hass) == [JOINED]
 
 
 @pytest.mark.parametrize("entry_options", [options(**{CONF_AGENT_ID: AGENT_ENTITY_ID})])

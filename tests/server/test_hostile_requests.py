@@ -267,3 +267,28 @@ async def test_the_prompt_route_leaves_out_terminal_controls(
         "</long_term_memory>\n\nBees?"
     )
     await send(memory_server, "DELETE", f"/memory/long-term/{memory['id']}")
+
+
+async def test_the_prompt_route_drops_a_joiner_outside_emoji(
+    memory_server: MemoryServer,
+) -> None:
+    content = "zero\u200bwidth\u200d joiner, flag 🏳️\u200d🌈"
+    added = json.dumps({"content": content}).encode()
+    status, memory = await send(memory_server, "POST", "/memory/long-term", body=added)
+    assert status == 201
+    asked = {"prompt": "Flag?\u200d", "query": "joiner", "limit": 1}
+
+    status, answer = await send(
+        memory_server, "POST", "/api/turns/prompt", body=json.dumps(asked).encode()
+    )
+
+    assert status == 200
+    assert answer["prompt"] == (
+        "<long_term_memory>\n"
+        "- zerowidth joiner, flag 🏳️\u200d🌈\n"
+        "</long_term_memory>\n\nFlag?"
+    )
+    # The memory itself keeps every character it was given.
+    status, kept = await send(memory_server, "GET", f"/memory/long-term/{memory['id']}")
+    assert (status, kept["content"]) == (200, content)
+    await send(memory_server, "DELETE", f"/memory/long-term/{memory['id']}")
