@@ -320,10 +320,27 @@ def test_config_changes_accepts_whole_floats() -> None:
         config_changes({"ragTopN": True})
 
 
-async def test_compaction(host: DictHost, llm: FakeLlm) -> None:
-    response = await call(host, "POST", "/api/auto-memory/compact")
-    assert response.status == 400
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/api/auto-memory/compact", None),
+        ("/api/auto-memory/compact/preview", None),
+        ("/api/auto-memory/compact/apply", {"revision": ""}),
+    ],
+)
+async def test_compaction_switched_off_is_a_conflict(
+    host: DictHost, path: str, body: object
+) -> None:
+    """A well-formed request that the settings refuse: 409, as the document says."""
+    response = await call(host, "POST", path, body=body)
+
+    assert response.status == 409
     assert response.body == {"error": NOT_ENABLED, "code": "compaction_not_enabled"}
+    documented = openapi_document(lambda path: path)["paths"][path]["post"]
+    assert "not enabled" in documented["responses"]["409"]["description"]
+
+
+async def test_compaction(host: DictHost, llm: FakeLlm) -> None:
     await call(host, "PUT", "/api/memory/config", body={"compactionEnabled": True})
     skipped = await call(host, "POST", "/api/auto-memory/compact")
     assert skipped.body == {"message": SKIPPED}  # no facts yet

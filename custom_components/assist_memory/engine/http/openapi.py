@@ -583,6 +583,8 @@ def _operation(route: Route) -> dict[str, Any]:
         responses["409"] = _error("The store is full, or an import names an id twice")
         responses["413"] = _error("The body is larger than the server takes")
         operation["requestBody"] = {"required": True, "content": _json(route.body)}
+    if route.conflict:
+        responses["409"] = _error(route.conflict)
     return operation
 
 
