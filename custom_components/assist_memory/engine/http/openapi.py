@@ -21,7 +21,10 @@ from ..documents.daily_log import MAX_ENTRY_LENGTH
 from ..storage.models import (
     CATEGORIES,
     DEFAULT_MAX_CONTENT_LENGTH,
+    FIELD_ALIASES,
     MAX_KEY_LENGTH,
+    MAX_METADATA_CHARS,
+    MAX_METADATA_DEPTH,
     MAX_SCOPE_LENGTH,
     MAX_TAG_LENGTH,
     MAX_TAGS,
@@ -117,6 +120,11 @@ _TAGS: Final = _list(
 )
 _MESSAGE: Final = _text(NOT_BLANK, max_length=MAX_MESSAGE_LENGTH)
 _LIMIT: Final = _integer(1, 100)
+# What JSON Schema cannot state; the server refuses more with a 400 naming the field.
+_METADATA_LIMITS: Final = (
+    f"Any JSON object of at most {MAX_METADATA_CHARS} characters"
+    f" nested at most {MAX_METADATA_DEPTH} levels deep"
+)
 
 
 def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
@@ -135,22 +143,28 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
         "source": _SOURCE,
         "scope": _SCOPE,
         "session_id": _KEY,
-        "metadata": {"type": ["object", "null"]},
+        "metadata": {"type": ["object", "null"], "description": _METADATA_LIMITS},
     }
     given_or_now = {"anyOf": [_TIME, {"const": ""}, {"type": "null"}]}
+    record_fields = {
+        "content": content,
+        **fields,
+        "metadata": {"type": "object", "description": _METADATA_LIMITS},
+        "created_at": given_or_now,
+        "updated_at": given_or_now,
+        "last_accessed": _nullable(_TIME),
+        "access_count": _integer(),
+    }
+    # Other fields are ignored, except other implementations' names for these.
     record = _open(
         {
             "id": _text(r"^[A-Za-z0-9_-]{1,64}$"),
-            "content": content,
-            **fields,
-            "metadata": {"type": "object"},
-            "created_at": given_or_now,
-            "updated_at": given_or_now,
-            "last_accessed": _nullable(_TIME),
-            "access_count": _integer(),
+            **record_fields,
+            **{alias: record_fields[name] for alias, name in FIELD_ALIASES.items()},
         },
-        ["id", "content"],
+        ["id"],
     )
+    record["anyOf"] = [{"required": ["content"]}, {"required": ["value"]}]
     fact = _open(
         {
             "content": _text(NOT_BLANK),

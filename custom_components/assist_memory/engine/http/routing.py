@@ -43,8 +43,11 @@ ANY_NOT_BLANK: Final = rf"[^{SPACE}]"  # NUL allowed
 ONE_WORD: Final = rf"^[^{SPACE}\x00]+$"  # a user id: no whitespace, no NUL
 ONE_WORD_OR_NONE: Final = rf"^[^{SPACE}\x00]*$"
 A_DAY: Final = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
-# Times read by every parser of ours: years 1000 to 9998 keep any zone in range.
-A_TIME: Final = r"^(?!9999)[1-9][0-9]{3}-"
+# Times read by every parser of ours: years 1000 to 9998 keep any zone in range; no
+# lower-case "z" and no leap second (RFC 3339 allows both, Python's parser does not).
+A_TIME: Final = (
+    r"^(?!9999)[1-9][0-9]{3}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-5][0-9][^z]*$"
+)
 
 
 class ApiHost(Protocol):
