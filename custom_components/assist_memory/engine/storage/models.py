@@ -235,11 +235,8 @@ def validate_content(value: object, max_length: int) -> str:
             field="content",
         )
     if len(value) > max_length:
-        raise InvalidMemoryError(
-            "content_too_long",
-            f"content is {len(value)} characters, the limit is {max_length}",
-            length=len(value),
-            max_length=max_length,
+        raise InvalidMemoryError.too_long(
+            "content_too_long", "content", len(value), max_length
         )
     return text
 
