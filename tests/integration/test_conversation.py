@@ -39,6 +39,11 @@ from .conversing import (
     speech,
 )
 
+# The wrapped LLM agent answers, an AI Task extracts after every turn.
+AN_AI_TASK_EXTRACTS = options(
+    **{CONF_AGENT_ID: AGENT_ENTITY_ID, CONF_EXTRACTOR_ENTITY: TASK_ENTITY_ID, **EAGER}
+)
+
 # -- an LLM agent behind the memory agent -----------------------------------------
 
 
@@ -201,18 +206,7 @@ async def test_a_traditional_chinese_conversation_is_learned_in_traditional(
     assert await contents(hass) == ["用戶的太太不吃牛肉", "用户的先生不吃辣"]
 
 
-@pytest.mark.parametrize(
-    "entry_options",
-    [
-        options(
-            **{
-                CONF_AGENT_ID: AGENT_ENTITY_ID,
-                CONF_EXTRACTOR_ENTITY: TASK_ENTITY_ID,
-                **EAGER,
-            }
-        )
-    ],
-)
+@pytest.mark.parametrize("entry_options", [AN_AI_TASK_EXTRACTS])
 @pytest.mark.usefixtures("loaded_entry")
 async def test_an_ai_task_extracts_facts(hass: HomeAssistant, llm: LlmEntities) -> None:
     llm.task.answer = {
@@ -231,18 +225,7 @@ async def test_an_ai_task_extracts_facts(hass: HomeAssistant, llm: LlmEntities) 
     assert "user: Anna only drinks oat milk these days" in instructions
 
 
-@pytest.mark.parametrize(
-    "entry_options",
-    [
-        options(
-            **{
-                CONF_AGENT_ID: AGENT_ENTITY_ID,
-                CONF_EXTRACTOR_ENTITY: TASK_ENTITY_ID,
-                **EAGER,
-            }
-        )
-    ],
-)
+@pytest.mark.parametrize("entry_options", [AN_AI_TASK_EXTRACTS])
 @pytest.mark.usefixtures("loaded_entry")
 async def test_a_failing_extractor_falls_back_to_the_rules(
     hass: HomeAssistant, llm: LlmEntities
