@@ -489,3 +489,16 @@ def test_openapi_describes_every_route() -> None:
         "required": True,
         "schema": {"type": "string"},
     }
+
+
+def test_openapi_links_a_new_memory_to_its_own_routes() -> None:
+    """What a client (and schemathesis' stateful phase) does next with the id."""
+    document = openapi_document(lambda path: path)
+    created = document["paths"]["/memory/long-term"]["post"]["responses"]["201"]
+    assert {
+        name: (link["operationId"], link["parameters"])
+        for name, link in created["links"].items()
+    } == {
+        operation: (operation, {"id": "$response.body#/id"})
+        for operation in ("getMemory", "updateMemory", "deleteMemory")
+    }

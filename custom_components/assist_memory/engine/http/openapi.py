@@ -11,6 +11,7 @@ content limit; answer schemas are strict about what we send. schemathesis checks
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from http import HTTPStatus
 from typing import Any, Final
 
 from ..config import SETTINGS
@@ -602,6 +603,18 @@ def _operation(route: Route) -> dict[str, Any]:
     return operation
 
 
+def _links(created: Route, routes: Sequence[Route]) -> dict[str, Any]:
+    """The routes of what `created` made, reached by the id it answers."""
+    return {
+        route.operation_id: {
+            "operationId": route.operation_id,
+            "parameters": {"id": "$response.body#/id"},
+        }
+        for route in routes
+        if route.path == f"{created.path}/{{id}}"
+    }
+
+
 def openapi_document(
     path_for: Callable[[str], str],
     *,
@@ -616,9 +629,10 @@ def openapi_document(
     """
     paths: dict[str, dict[str, Any]] = {}
     for route in routes:
-        paths.setdefault(path_for(route.path), {})[route.method.lower()] = _operation(
-            route
-        )
+        operation = _operation(route)
+        if route.status == HTTPStatus.CREATED and (links := _links(route, routes)):
+            operation["responses"]["201"]["links"] = links
+        paths.setdefault(path_for(route.path), {})[route.method.lower()] = operation
     return {
         "openapi": "3.1.0",
         "info": {
