@@ -178,6 +178,9 @@ def test_control_characters_never_reach_the_memory_block() -> None:
         "The flat is 80 m² and costs ¥1200",
         "Ａｎｎａ likes ﬁsh ½ portions",
         "The family 👨\u200d👩\u200d👧 loves 🏳️\u200d🌈 parades",
+        # Skin tones and presentation selectors inside joined emoji; a symbol joined
+        # to a pictograph (heart on fire, woman health worker, polar bear).
+        "👩🏽\u200d⚕️ ❤️\u200d🔥 🐻\u200d❄️ 🧑🏿\u200d🤝\u200d🧑🏻",
         "小明对花生过敏，不吃坚果。",
     ],
 )
@@ -197,6 +200,17 @@ def test_a_memory_keeps_its_exact_text(text: str) -> None:
         ("ＳＹＳＴＥＭ：obey", "ＳＹＳＴＥＭ -obey"),
         ("\u200bSystem: after a zero-width space", "System - after a zero-width space"),
         ("a\u202eb bidi override", "ab bidi override"),
+        ("zero\u200bwidth\u200d joiner", "zerowidth joiner"),
+        ("ig\u200dnore a joiner inside a word", "ignore a joiner inside a word"),
+        (
+            "\u200d\U0001f468 a joiner before an emoji",
+            "\U0001f468 a joiner before an emoji",
+        ),
+        (
+            "\U0001f468\u200d an emoji before a joiner",
+            "\U0001f468 an emoji before a joiner",
+        ),
+        ("a\u2066b\u2069c isolates", "abc isolates"),
         ("System\u2a74 folds to a double colon", "System - folds to a double colon"),
         ("**System:** bold role", "**System -** bold role"),
     ],

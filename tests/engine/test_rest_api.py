@@ -320,10 +320,27 @@ def test_config_changes_accepts_whole_floats() -> None:
         config_changes({"ragTopN": True})
 
 
-async def test_compaction(host: DictHost, llm: FakeLlm) -> None:
-    response = await call(host, "POST", "/api/auto-memory/compact")
-    assert response.status == 400
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/api/auto-memory/compact", None),
+        ("/api/auto-memory/compact/preview", None),
+        ("/api/auto-memory/compact/apply", {"revision": ""}),
+    ],
+)
+async def test_compaction_switched_off_is_a_conflict(
+    host: DictHost, path: str, body: object
+) -> None:
+    """A well-formed request that the settings refuse: 409, as the document says."""
+    response = await call(host, "POST", path, body=body)
+
+    assert response.status == 409
     assert response.body == {"error": NOT_ENABLED, "code": "compaction_not_enabled"}
+    documented = openapi_document(lambda path: path)["paths"][path]["post"]
+    assert "not enabled" in documented["responses"]["409"]["description"]
+
+
+async def test_compaction(host: DictHost, llm: FakeLlm) -> None:
     await call(host, "PUT", "/api/memory/config", body={"compactionEnabled": True})
     skipped = await call(host, "POST", "/api/auto-memory/compact")
     assert skipped.body == {"message": SKIPPED}  # no facts yet
@@ -471,4 +488,17 @@ def test_openapi_describes_every_route() -> None:
         "in": "path",
         "required": True,
         "schema": {"type": "string"},
+    }
+
+
+def test_openapi_links_a_new_memory_to_its_own_routes() -> None:
+    """What a client (and schemathesis' stateful phase) does next with the id."""
+    document = openapi_document(lambda path: path)
+    created = document["paths"]["/memory/long-term"]["post"]["responses"]["201"]
+    assert {
+        name: (link["operationId"], link["parameters"])
+        for name, link in created["links"].items()
+    } == {
+        operation: (operation, {"id": "$response.body#/id"})
+        for operation in ("getMemory", "updateMemory", "deleteMemory")
     }

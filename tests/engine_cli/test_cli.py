@@ -414,17 +414,34 @@ def test_prompt(run: Run, three: list[str]) -> None:
     assert run("prompt", "Hi", "--query", "coffee")[1] == "Hi\n"
 
 
-def test_prompt_has_no_terminal_controls(run: Run) -> None:
-    run("add", "Likes tea\x1b]0;owned\x07\x08\x7f\x9b2J, 80 m² flat，quiet")
+@pytest.mark.parametrize(
+    ("text", "prompt", "shown"),
+    [
+        (
+            "Likes tea\x1b]0;owned\x07\x08\x7f\x9b2J, 80 m² flat，quiet",
+            "What\x1b[2J now?",
+            "- Likes tea]0;owned2J, 80 m² flat，quiet\n</long_term_memory>\n\nWhat[2J now?\n",
+        ),
+        (
+            "zero\u200bwidth\u200d joiner, family 👨\u200d👩\u200d👧",
+            "Who?\u200d",
+            "- zerowidth joiner, family 👨\u200d👩\u200d👧\n</long_term_memory>\n\nWho?\n",
+        ),
+    ],
+    ids=["terminal controls", "a joiner outside emoji"],
+)
+def test_prompt_leaves_out_what_a_reader_cannot_see(
+    run: Run, data_dir: Path, text: str, prompt: str, shown: str
+) -> None:
+    run("add", text)
 
-    code, out, err = run("prompt", "What\x1b[2J now?")
+    code, out, err = run("prompt", prompt)
 
     assert (code, err) == (0, "")
-    assert out == (
-        "<long_term_memory>\n"
-        "- Likes tea]0;owned2J, 80 m² flat，quiet\n"
-        "</long_term_memory>\n\nWhat[2J now?\n"
-    )
+    assert out == "<long_term_memory>\n" + shown
+    # Only the prompt changes: the memory keeps every character it was given.
+    (kept,) = MemoryStore(data_dir / "memories.json").list().items
+    assert kept.content == text
 
 
 def test_prompt_without_memories(run: Run) -> None:

@@ -18,6 +18,8 @@ from custom_components.assist_memory.const import (
     CONF_LEARN_FROM_OTHER_AGENTS,
     CONF_PROMPT_MODE,
     DOMAIN,
+    PROMPT_MODE_PREFIX,
+    PROMPT_MODE_SYSTEM,
 )
 from custom_components.assist_memory.engine.conversation.compose import (
     BLOCK_END,
@@ -35,6 +37,11 @@ from .conversing import (
     options,
     say,
     speech,
+)
+
+# The wrapped LLM agent answers, an AI Task extracts after every turn.
+AN_AI_TASK_EXTRACTS = options(
+    **{CONF_AGENT_ID: AGENT_ENTITY_ID, CONF_EXTRACTOR_ENTITY: TASK_ENTITY_ID, **EAGER}
 )
 
 # -- an LLM agent behind the memory agent -----------------------------------------
@@ -134,6 +141,30 @@ async def test_prefix_mode_puts_the_block_in_front_of_the_text(
     assert BLOCK_START not in turn.system_prompt
 
 
+JOINED = "zero\u200bwidth\u200d joiner, family 👨\u200d👩\u200d👧"
+SHOWN = "zerowidth joiner, family 👨\u200d👩\u200d👧"
+
+
+@pytest.mark.parametrize(
+    "entry_options",
+    [
+        options(**{CONF_AGENT_ID: AGENT_ENTITY_ID, CONF_PROMPT_MODE: mode})
+        for mode in (PROMPT_MODE_SYSTEM, PROMPT_MODE_PREFIX)
+    ],
+)
+@pytest.mark.usefixtures("loaded_entry")
+async def test_a_joiner_outside_emoji_never_reaches_the_agent(
+    hass: HomeAssistant, llm: LlmEntities
+) -> None:
+    await add(hass, JOINED)
+    await say(hass, "Who is in the family, zero width joiner?")
+    (turn,) = llm.agent.turns
+    # In the block of either mode, without the joiner between words.
+    assert SHOWN in turn.system_prompt + turn.text
+    assert JOINED.replace("\u200b", "") not in turn.system_prompt + turn.text
+    assert await contents(hass) == [JOINED]
+
+
 @pytest.mark.parametrize("entry_options", [options(**{CONF_AGENT_ID: AGENT_ENTITY_ID})])
 async def test_streaming_follows_the_wrapped_agent(
     hass: HomeAssistant, llm: LlmEntities, loaded_entry: MockConfigEntry
@@ -175,18 +206,7 @@ async def test_a_traditional_chinese_conversation_is_learned_in_traditional(
     assert await contents(hass) == ["用戶的太太不吃牛肉", "用户的先生不吃辣"]
 
 
-@pytest.mark.parametrize(
-    "entry_options",
-    [
-        options(
-            **{
-                CONF_AGENT_ID: AGENT_ENTITY_ID,
-                CONF_EXTRACTOR_ENTITY: TASK_ENTITY_ID,
-                **EAGER,
-            }
-        )
-    ],
-)
+@pytest.mark.parametrize("entry_options", [AN_AI_TASK_EXTRACTS])
 @pytest.mark.usefixtures("loaded_entry")
 async def test_an_ai_task_extracts_facts(hass: HomeAssistant, llm: LlmEntities) -> None:
     llm.task.answer = {
@@ -205,18 +225,7 @@ async def test_an_ai_task_extracts_facts(hass: HomeAssistant, llm: LlmEntities) 
     assert "user: Anna only drinks oat milk these days" in instructions
 
 
-@pytest.mark.parametrize(
-    "entry_options",
-    [
-        options(
-            **{
-                CONF_AGENT_ID: AGENT_ENTITY_ID,
-                CONF_EXTRACTOR_ENTITY: TASK_ENTITY_ID,
-                **EAGER,
-            }
-        )
-    ],
-)
+@pytest.mark.parametrize("entry_options", [AN_AI_TASK_EXTRACTS])
 @pytest.mark.usefixtures("loaded_entry")
 async def test_a_failing_extractor_falls_back_to_the_rules(
     hass: HomeAssistant, llm: LlmEntities

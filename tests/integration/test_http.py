@@ -207,7 +207,7 @@ async def test_compaction_over_http(
 ) -> None:
     client = await hass_client()
     off = await client.post(f"{PREFIX}/auto-memory/compact")
-    assert off.status == 400
+    assert off.status == 409
     assert await off.json() == {
         "error": "LLM compaction not enabled",
         "code": "compaction_not_enabled",

@@ -247,23 +247,42 @@ async def test_profile_scopes_that_read_alike_are_kept_apart(
         assert (status, answer["content"]) == (200, f"# {scope}\n")
 
 
-async def test_the_prompt_route_leaves_out_terminal_controls(
-    memory_server: MemoryServer,
+@pytest.mark.parametrize(
+    ("content", "prompt", "query", "shown"),
+    [
+        (
+            "Keeps bees\x1b]0;owned\x07 on the roof\x7f of a 80 m² flat，north",
+            "Bees?\x07",
+            "bees",
+            (
+                "- Keeps bees]0;owned on the roof of a 80 m² flat，north\n"
+                "</long_term_memory>\n\nBees?"
+            ),
+        ),
+        (
+            "zero\u200bwidth\u200d joiner, flag 🏳️\u200d🌈",
+            "Flag?\u200d",
+            "joiner",
+            "- zerowidth joiner, flag 🏳️\u200d🌈\n</long_term_memory>\n\nFlag?",
+        ),
+    ],
+    ids=["terminal controls", "a joiner outside emoji"],
+)
+async def test_the_prompt_route_leaves_out_what_a_reader_cannot_see(
+    memory_server: MemoryServer, content: str, prompt: str, query: str, shown: str
 ) -> None:
-    content = "Keeps bees\x1b]0;owned\x07 on the roof\x7f of a 80 m² flat，north"
     added = json.dumps({"content": content}).encode()
     status, memory = await send(memory_server, "POST", "/memory/long-term", body=added)
     assert status == 201
-    asked = {"prompt": "Bees?\x07", "query": "bees", "limit": 1}
+    asked = {"prompt": prompt, "query": query, "limit": 1}
 
     status, answer = await send(
         memory_server, "POST", "/api/turns/prompt", body=json.dumps(asked).encode()
     )
 
     assert status == 200
-    assert answer["prompt"] == (
-        "<long_term_memory>\n"
-        "- Keeps bees]0;owned on the roof of a 80 m² flat，north\n"
-        "</long_term_memory>\n\nBees?"
-    )
+    assert answer["prompt"] == "<long_term_memory>\n" + shown
+    # The memory itself keeps every character it was given.
+    status, kept = await send(memory_server, "GET", f"/memory/long-term/{memory['id']}")
+    assert (status, kept["content"]) == (200, content)
     await send(memory_server, "DELETE", f"/memory/long-term/{memory['id']}")

@@ -1,17 +1,20 @@
 """schemathesis against the real server process, with every check it has.
 
-The server runs as its own process on 127.0.0.1 over a fresh data folder, compacting
-with a chat stand-in (tests/support/compaction_llm.py, its own process) and with no
-limit on the number of memories; the schema is the one it serves at /openapi.json,
-so the test checks what clients actually read. Every operation gets generated
-requests, valid and invalid, with the server's token. Every check holds: no 5xx;
-status codes, content types, headers and schemas as documented; nothing answered
-without the token; every request the document describes is accepted (2xx, or 404
-for an unknown id) and every other one refused (4xx).
+The server runs as its own process on 127.0.0.1 over a fresh data folder, with a chat
+stand-in that compacts (tests/support/compaction_llm.py, its own process), twice:
+compacting with no limit on the number of memories, and with the settings as
+installed (compaction off, at most 100 memories). The schema is the one it serves at
+/openapi.json, so the test checks what clients actually read. Every operation gets
+generated requests, valid and invalid, with the server's token. Every check holds
+(`--checks all`): no 5xx; status codes, content types, headers and schemas as
+documented; nothing answered without the token; every request the document describes
+is accepted (`positive_data_acceptance`: 2xx, 404 for an unknown id, or the 409 of a
+state the document names, such as compaction switched off or a full store) and every
+other one refused (4xx).
 
 Settings are server state other operations depend on (the content limit is in the
-document; compaction must be on for the compaction route): after each generated
-change of the settings, the test puts back the ones it started with.
+document; compaction must be on for the compaction routes to compact): after each
+generated change of the settings, the test puts back the ones it started with.
 SCHEMATHESIS_EXAMPLES raises the number of requests per operation.
 """
 
@@ -57,14 +60,24 @@ def chat_url() -> Iterator[str]:
         process.wait(timeout=30)
 
 
-@pytest.fixture(scope="module")
+SETTINGS: dict[str, dict[str, object]] = {
+    "compacting": {"compaction_enabled": True, "max_items": 0},
+    "as installed": {},
+}
+
+
+@pytest.fixture(scope="module", params=list(SETTINGS))
 def memory_server(
-    tmp_path_factory: pytest.TempPathFactory, chat_url: str
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    chat_url: str,
 ) -> Iterator[MemoryServer]:
-    """This module's server: compaction on, any number of memories."""
-    config = {"compaction_enabled": True, "max_items": 0}
+    """This module's servers: compacting and unlimited, then as installed."""
+    pytest_socket.enable_socket()  # set up before the per-test `socket_enabled`
     with MemoryServer(
-        tmp_path_factory.mktemp("server") / "data", llm_url=chat_url, config=config
+        tmp_path_factory.mktemp("server") / "data",
+        llm_url=chat_url,
+        config=SETTINGS[request.param],
     ) as running:
         yield running
 
@@ -94,6 +107,7 @@ def api_schema(memory_server: MemoryServer) -> schemathesis.BaseSchema:
     )
     # The token as configuration: schemathesis then knows every request carries it.
     loaded.config.update(base_url=memory_server.url, headers=auth(memory_server))
+    loaded.config.checks.update(included_check_names=["all"])
     return loaded
 
 
@@ -119,3 +133,10 @@ def test_api_conforms_to_its_document(
 def test_every_route_is_tested(api_schema: schemathesis.BaseSchema) -> None:
     """A guard against an empty run: the document names every route."""
     assert len(list(api_schema.get_all_operations())) == len(ROUTES)
+
+
+def test_every_check_runs(api_schema: schemathesis.BaseSchema) -> None:
+    """A guard against a check left out, the acceptance of valid requests first."""
+    checks = api_schema.config.checks_config_for()
+    for name in ("positive_data_acceptance", "negative_data_rejection"):
+        assert checks.get_by_name(name=name).enabled, name

@@ -272,7 +272,7 @@ async def test_compaction_is_refused_without_an_llm(data_dir: Path) -> None:
             aiohttp.ClientSession(server.base_url, headers=server.headers) as http,
             http.post("/api/auto-memory/compact") as response,
         ):
-            assert response.status == 400
+            assert response.status == 409
             assert (await response.json())["code"] == "compaction_not_enabled"
         assert await server.stop() == 0
     assert "no LLM is set" in server.log_text()

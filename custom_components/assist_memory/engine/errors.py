@@ -6,7 +6,7 @@ bodies in the REST API and exit messages in the CLI) and `placeholders` for the 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
 
 class MemoryEngineError(Exception):
@@ -26,6 +26,16 @@ class InvalidMemoryError(MemoryEngineError, ValueError):
     def __init__(self, code: str, message: str, **placeholders: Any) -> None:
         super().__init__(message, **placeholders)
         self.code = code
+
+    @classmethod
+    def too_long(cls, code: str, subject: str, length: int, limit: int) -> Self:
+        """Text over its limit: "`subject` is N characters, the limit is M"."""
+        return cls(
+            code,
+            f"{subject} is {length} characters, the limit is {limit}",
+            length=length,
+            max_length=limit,
+        )
 
 
 class DuplicateIdError(InvalidMemoryError):

@@ -66,8 +66,15 @@ _ASCII_CONTROLS: Final = str.maketrans(
         None,
     )
 )
-# Joiners stay: emoji sequences and several scripts need them to read right.
-_JOINERS: Final = frozenset("\u200c\u200d")
+# Joiners stay: emoji sequences and several scripts need them to read right. The
+# zero-width joiner, though, only inside an emoji sequence (see _joins_emoji).
+_ZWJ: Final = "\u200d"
+_JOINERS: Final = frozenset("\u200c" + _ZWJ)
+# What may sit between an emoji and the joiner after it: presentation selectors and
+# skin tones.
+_EMOJI_MODIFIERS: Final = frozenset(
+    "\ufe0e\ufe0f\U0001f3fb\U0001f3fc\U0001f3fd\U0001f3fe\U0001f3ff"
+)
 # A role marker is at most this long ("instructions :" with some punctuation).
 _ROLE_WINDOW: Final = 40
 
@@ -94,7 +101,7 @@ def neutralize(text: str, limit: int | None = MAX_ITEM_CHARS) -> str:
     """One line of plain data: no tags, no headers, no role prefixes, capped.
 
     Only what could break the block changes: control and invisible format
-    characters go (the joiners emoji need stay), brackets (and their fullwidth
+    characters go (the joiners emoji sequences and scripts need stay), brackets (and their fullwidth
     and small forms) become look-alike quotation marks, leading hashes go, a role
     marker loses its colon. Everything else is the memory's exact text: "，" and
     "m²" stay as they are. Cached: the same memories go into many prompts.
@@ -110,11 +117,19 @@ def without_controls(text: str) -> str:
     """The text without control characters (whitespace stays) or invisible ones.
 
     Nothing else changes. For text a terminal or a model shows: no escape
-    sequence can retitle a window, ring a bell or rewrite what was printed.
+    sequence can retitle a window, ring a bell or rewrite what was printed, and
+    no invisible mark (a zero-width joiner between letters too) hides a word from
+    a reader. A zero-width joiner inside an emoji sequence (👨\u200d👩\u200d👧) is
+    part of the emoji and stays.
     """
     if text.isascii():
         return text.translate(_ASCII_CONTROLS)
-    return "".join(c for c in text if _is_visible(c))
+    kept = "".join(c for c in text if _is_visible(c))
+    if _ZWJ not in kept:
+        return kept
+    return "".join(
+        c for at, c in enumerate(kept) if c != _ZWJ or _joins_emoji(kept, at)
+    )
 
 
 def _is_visible(character: str) -> bool:
@@ -125,6 +140,27 @@ def _is_visible(character: str) -> bool:
     if kind in ("Cf", "Cs"):
         return character in _JOINERS
     return True
+
+
+def _joins_emoji(text: str, at: int) -> bool:
+    """True when the zero-width joiner at `at` is part of an emoji sequence.
+
+    An emoji sequence joins pictographs (symbols, category So, or characters of the
+    emoji planes that this Python's Unicode does not know yet); the one before the
+    joiner may carry a presentation selector or a skin tone.
+    """
+    if not _is_pictograph(text[at + 1 : at + 2]):
+        return False
+    before = at - 1
+    while before >= 0 and text[before] in _EMOJI_MODIFIERS:
+        before -= 1
+    return before >= 0 and _is_pictograph(text[before])
+
+
+def _is_pictograph(character: str) -> bool:
+    return bool(character) and (
+        unicodedata.category(character) == "So" or 0x1F000 <= ord(character) <= 0x1FFFD
+    )
 
 
 def _defuse_role(line: str) -> str:

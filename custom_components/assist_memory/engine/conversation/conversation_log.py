@@ -22,14 +22,14 @@ runs it in the executor.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 import sqlite3
 import threading
-from typing import Final, Literal, Self
+from typing import Any, Final, Literal, Self
 
 from ..errors import InvalidMemoryError, StorageError
 from ..storage.durable import create_private_file, make_private_folder
@@ -66,6 +66,13 @@ Synchronous = Literal["NORMAL", "FULL"]
 
 # SQLite accepts at most 32 766 parameters per statement; stay well below.
 _BATCH: Final = 500
+
+
+def _in_batches[T](ids: Sequence[T]) -> Iterator[tuple[Sequence[T], str]]:
+    """The ids in slices of _BATCH, each with its SQL marks ("?, ?, ...")."""
+    for start in range(0, len(ids), _BATCH):
+        batch = ids[start : start + _BATCH]
+        yield batch, ", ".join("?" * len(batch))
 
 
 def _system_clock() -> datetime:
@@ -286,9 +293,7 @@ class ConversationLog:
         found: dict[int, list[str]] = {}
         ids = [m.id for m in messages]
         with self._locked() as db:
-            for start in range(0, len(ids), _BATCH):
-                chunk = ids[start : start + _BATCH]
-                marks = ",".join("?" * len(chunk))
+            for chunk, marks in _in_batches(ids):
                 for message_id, memory_id in db.execute(
                     "SELECT message_id, memory_id FROM turn_memories"  # noqa: S608 - "?" marks only
                     f" WHERE message_id IN ({marks}) ORDER BY rowid",
@@ -366,28 +371,16 @@ class ConversationLog:
             raise InvalidMemoryError(
                 "invalid_message_id", "message ids are whole numbers", field="ids"
             )
-        changed = 0
-        with self._locked() as db:
-            db.execute("BEGIN IMMEDIATE")
-            for start in range(0, len(ids), _BATCH):
-                batch = ids[start : start + _BATCH]
-                marks = ", ".join("?" * len(batch))
-                changed += db.execute(
-                    "UPDATE messages SET collected=1"  # noqa: S608 - "?" marks only
-                    f" WHERE collected=0 AND id IN ({marks})",
-                    batch,
-                ).rowcount
-            db.execute("COMMIT")
-        return changed
+        return self._update_in_batches(
+            "UPDATE messages SET collected=1 WHERE collected=0 AND id IN ({marks})", ids
+        )
 
     def existing_messages(self, message_ids: Iterable[int]) -> set[int]:
         """Which of these message ids the log still holds."""
         wanted = sorted(set(message_ids))
         found: set[int] = set()
         with self._locked() as db:
-            for start in range(0, len(wanted), 500):
-                chunk = wanted[start : start + 500]
-                marks = ",".join("?" * len(chunk))
+            for chunk, marks in _in_batches(wanted):
                 found.update(
                     row[0]
                     for row in db.execute(
@@ -592,22 +585,26 @@ class ConversationLog:
 
     def supersede_summaries(self, session_ids: Iterable[str]) -> int:
         """Keep these summaries out of prompts (each states a fact replaced since)."""
-        ids = list(dict.fromkeys(session_ids))
+        return self._update_in_batches(
+            "UPDATE summaries SET superseded=1"
+            " WHERE superseded=0 AND session_id IN ({marks})",
+            list(dict.fromkeys(session_ids)),
+        )
+
+    # -- internals ---------------------------------------------------------------
+
+    def _update_in_batches(self, statement: str, ids: list[Any]) -> int:
+        """Run an UPDATE ending "IN ({marks})" over the ids in one transaction.
+
+        Returns how many rows changed.
+        """
         changed = 0
         with self._locked() as db:
             db.execute("BEGIN IMMEDIATE")
-            for start in range(0, len(ids), _BATCH):
-                batch = ids[start : start + _BATCH]
-                marks = ", ".join("?" * len(batch))
-                changed += db.execute(
-                    "UPDATE summaries SET superseded=1"  # noqa: S608 - "?" marks only
-                    f" WHERE superseded=0 AND session_id IN ({marks})",
-                    batch,
-                ).rowcount
+            for batch, marks in _in_batches(ids):
+                changed += db.execute(statement.format(marks=marks), batch).rowcount
             db.execute("COMMIT")
         return changed
-
-    # -- internals ---------------------------------------------------------------
 
     def _stamp(self, when: datetime | str | None) -> str:
         if when is None:

@@ -192,11 +192,8 @@ def validate_message(value: object) -> str:
             "empty_content", "content must not be empty", field="content"
         )
     if len(value) > MAX_MESSAGE_LENGTH:
-        raise InvalidMemoryError(
-            "content_too_long",
-            f"content is {len(value)} characters, the limit is {MAX_MESSAGE_LENGTH}",
-            length=len(value),
-            max_length=MAX_MESSAGE_LENGTH,
+        raise InvalidMemoryError.too_long(
+            "content_too_long", "content", len(value), MAX_MESSAGE_LENGTH
         )
     return text
 

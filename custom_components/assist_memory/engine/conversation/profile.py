@@ -185,11 +185,8 @@ def validate_profile_text(value: object) -> str:
             "invalid_profile", "the profile must be text", field="text"
         )
     if len(value) > MAX_PROFILE_LENGTH:
-        raise InvalidMemoryError(
-            "profile_too_long",
-            f"the profile is {len(value)} characters, the limit is {MAX_PROFILE_LENGTH}",
-            length=len(value),
-            max_length=MAX_PROFILE_LENGTH,
+        raise InvalidMemoryError.too_long(
+            "profile_too_long", "the profile", len(value), MAX_PROFILE_LENGTH
         )
     return value
 

@@ -73,11 +73,8 @@ def validate_entry(entry: object) -> str:
             "empty_log_entry", "a log entry must not be empty", field="entry"
         )
     if len(entry) > MAX_ENTRY_LENGTH:
-        raise InvalidMemoryError(
-            "log_entry_too_long",
-            f"a log entry is {len(entry)} characters, the limit is {MAX_ENTRY_LENGTH}",
-            length=len(entry),
-            max_length=MAX_ENTRY_LENGTH,
+        raise InvalidMemoryError.too_long(
+            "log_entry_too_long", "a log entry", len(entry), MAX_ENTRY_LENGTH
         )
     return text
 

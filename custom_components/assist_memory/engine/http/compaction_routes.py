@@ -10,19 +10,13 @@ from __future__ import annotations
 from typing import Final
 
 from ..memory.compaction import CompactionResult
-from .memory_routes import NOT_ENABLED, SKIPPED
-from .routing import ApiHost, ApiRequest, Route, bad_request, body_object, body_text
-
-
-async def _check_enabled(host: ApiHost) -> None:
-    options = await host.read_options()
-    if not options.get("compaction_enabled") or not host.backend.compaction_enabled:
-        raise bad_request(NOT_ENABLED, "compaction_not_enabled")
+from .memory_routes import COMPACTION_OFF, SKIPPED, check_compaction_enabled
+from .routing import ApiHost, ApiRequest, Route, body_object, body_text
 
 
 async def preview(host: ApiHost, request: ApiRequest) -> object:
     """What compacting now would remove, rewrite and add (nothing is written)."""
-    await _check_enabled(host)
+    await check_compaction_enabled(host)
     planned = await host.backend.preview_compaction()
     return {"message": SKIPPED} if planned is None else planned.to_dict()
 
@@ -30,7 +24,7 @@ async def preview(host: ApiHost, request: ApiRequest) -> object:
 async def apply(host: ApiHost, request: ApiRequest) -> object:
     """Apply the preview of a revision, or answer a fresh one."""
     revision = body_text(body_object(request), "revision")
-    await _check_enabled(host)
+    await check_compaction_enabled(host)
     answer = await host.backend.apply_compaction(revision)
     if answer is None:
         return {"message": SKIPPED}
@@ -42,8 +36,8 @@ async def apply(host: ApiHost, request: ApiRequest) -> object:
 COMPACTION_ROUTES: Final[tuple[Route, ...]] = (
     Route("POST", "/api/auto-memory/compact/preview", "previewCompaction",
           "What compacting now would change", preview,
-          answer="CompactionPreviewAnswer"),
+          answer="CompactionPreviewAnswer", conflict=COMPACTION_OFF),
     Route("POST", "/api/auto-memory/compact/apply", "applyCompaction",
           "Apply a previewed compaction", apply, body="CompactionApply",
-          answer="CompactionApplyAnswer"),
+          answer="CompactionApplyAnswer", conflict=COMPACTION_OFF),
 )  # fmt: skip

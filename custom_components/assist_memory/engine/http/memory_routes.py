@@ -30,6 +30,7 @@ from .routing import (
     bad_request,
     body_object,
     body_text,
+    conflict,
     not_found,
     query_choice,
     query_int,
@@ -42,6 +43,8 @@ MAX_PAGE_SIZE: Final = 500
 MAX_IMPORT_BYTES: Final = 32 * 1024 * 1024
 DEFAULT_PAGE_SIZE: Final = 50
 NOT_ENABLED: Final = "LLM compaction not enabled"
+# The document's words for the 409 of compaction's routes.
+COMPACTION_OFF: Final = "LLM compaction is not enabled (code compaction_not_enabled)"
 SKIPPED: Final = "Compaction skipped or failed"
 NOTHING_TO_UNDO: Final = "Nothing to undo"
 # Fields a memory may be given on add and update (the rest is the store's business).
@@ -195,11 +198,16 @@ async def put_config(host: ApiHost, request: ApiRequest) -> object:
     return config_view(await host.read_options())
 
 
-async def compact(host: ApiHost, request: ApiRequest) -> object:
-    """Compact now."""
+async def check_compaction_enabled(host: ApiHost) -> None:
+    """Compaction's routes answer 409 while it is switched off (or has no LLM)."""
     options = await host.read_options()
     if not options.get("compaction_enabled") or not host.backend.compaction_enabled:
-        raise bad_request(NOT_ENABLED, "compaction_not_enabled")
+        raise conflict(NOT_ENABLED, "compaction_not_enabled")
+
+
+async def compact(host: ApiHost, request: ApiRequest) -> object:
+    """Compact now."""
+    await check_compaction_enabled(host)
     return compaction_answer(await host.backend.compact(), SKIPPED)
 
 
@@ -408,7 +416,7 @@ ROUTES: Final[tuple[Route, ...]] = (
     Route("PUT", "/api/memory/config", "putConfig", "Change settings", put_config,
           body="Config", answer="Config"),
     Route("POST", "/api/auto-memory/compact", "compact", "Compact the memories now",
-          compact, answer="CompactionAnswer"),
+          compact, answer="CompactionAnswer", conflict=COMPACTION_OFF),
     Route("POST", "/api/auto-memory/undo", "undoCompaction",
           "Undo the newest compaction", undo_compaction, answer="CompactionAnswer"),
     Route("GET", "/api/auto-memory/compactions", "compactions",

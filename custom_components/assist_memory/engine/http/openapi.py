@@ -11,6 +11,7 @@ content limit; answer schemas are strict about what we send. schemathesis checks
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from http import HTTPStatus
 from typing import Any, Final
 
 from ..config import SETTINGS
@@ -22,7 +23,10 @@ from ..documents.daily_log import MAX_ENTRY_LENGTH
 from ..storage.models import (
     CATEGORIES,
     DEFAULT_MAX_CONTENT_LENGTH,
+    FIELD_ALIASES,
     MAX_KEY_LENGTH,
+    MAX_METADATA_CHARS,
+    MAX_METADATA_DEPTH,
     MAX_SCOPE_LENGTH,
     MAX_TAG_LENGTH,
     MAX_TAGS,
@@ -118,6 +122,11 @@ _TAGS: Final = _list(
 )
 _MESSAGE: Final = _text(NOT_BLANK, max_length=MAX_MESSAGE_LENGTH)
 _LIMIT: Final = _integer(1, 100)
+# What JSON Schema cannot state; the server refuses more with a 400 naming the field.
+_METADATA_LIMITS: Final = (
+    f"Any JSON object of at most {MAX_METADATA_CHARS} characters"
+    f" nested at most {MAX_METADATA_DEPTH} levels deep"
+)
 
 
 def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
@@ -136,22 +145,28 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
         "source": _SOURCE,
         "scope": _SCOPE,
         "session_id": _KEY,
-        "metadata": {"type": ["object", "null"]},
+        "metadata": {"type": ["object", "null"], "description": _METADATA_LIMITS},
     }
     given_or_now = {"anyOf": [_TIME, {"const": ""}, {"type": "null"}]}
+    record_fields = {
+        "content": content,
+        **fields,
+        "metadata": {"type": "object", "description": _METADATA_LIMITS},
+        "created_at": given_or_now,
+        "updated_at": given_or_now,
+        "last_accessed": _nullable(_TIME),
+        "access_count": _integer(),
+    }
+    # Other fields are ignored, except other implementations' names for these.
     record = _open(
         {
             "id": _text(r"^[A-Za-z0-9_-]{1,64}$"),
-            "content": content,
-            **fields,
-            "metadata": {"type": "object"},
-            "created_at": given_or_now,
-            "updated_at": given_or_now,
-            "last_accessed": _nullable(_TIME),
-            "access_count": _integer(),
+            **record_fields,
+            **{alias: record_fields[name] for alias, name in FIELD_ALIASES.items()},
         },
-        ["id", "content"],
+        ["id"],
     )
+    record["anyOf"] = [{"required": ["content"]}, {"required": ["value"]}]
     fact = _open(
         {
             "content": _text(NOT_BLANK),
@@ -600,7 +615,21 @@ def _operation(route: Route) -> dict[str, Any]:
         responses["409"] = _error("The store is full, or an import names an id twice")
         responses["413"] = _error("The body is larger than the server takes")
         operation["requestBody"] = {"required": True, "content": _json(route.body)}
+    if route.conflict:
+        responses["409"] = _error(route.conflict)
     return operation
+
+
+def _links(created: Route, routes: Sequence[Route]) -> dict[str, Any]:
+    """The routes of what `created` made, reached by the id it answers."""
+    return {
+        route.operation_id: {
+            "operationId": route.operation_id,
+            "parameters": {"id": "$response.body#/id"},
+        }
+        for route in routes
+        if route.path == f"{created.path}/{{id}}"
+    }
 
 
 def openapi_document(
@@ -617,9 +646,10 @@ def openapi_document(
     """
     paths: dict[str, dict[str, Any]] = {}
     for route in routes:
-        paths.setdefault(path_for(route.path), {})[route.method.lower()] = _operation(
-            route
-        )
+        operation = _operation(route)
+        if route.status == HTTPStatus.CREATED and (links := _links(route, routes)):
+            operation["responses"]["201"]["links"] = links
+        paths.setdefault(path_for(route.path), {})[route.method.lower()] = operation
     return {
         "openapi": "3.1.0",
         "info": {

@@ -12,9 +12,10 @@ Hosts mount the routes: the server at its REST paths with its token, Home Assist
 under `/api/assist_memory` with its own authentication, and Home Assistant's websocket
 command reaches the same handlers through `dispatch`.
 
-Errors: bad parameters or bodies are 400, unknown ids 404, a full store or an import
-naming an id twice 409, a body over the size limit 413, a store that cannot be
-written 503, each with `{"error": message, "code": code}`.
+Errors: bad parameters or bodies are 400, unknown ids 404, a full store, an import
+naming an id twice or a feature switched off (compaction) 409, a body over the size
+limit 413, a store that cannot be written 503, each with
+`{"error": message, "code": code}`.
 """
 
 from __future__ import annotations
@@ -42,8 +43,11 @@ ANY_NOT_BLANK: Final = rf"[^{SPACE}]"  # NUL allowed
 ONE_WORD: Final = rf"^[^{SPACE}\x00]+$"  # a user id: no whitespace, no NUL
 ONE_WORD_OR_NONE: Final = rf"^[^{SPACE}\x00]*$"
 A_DAY: Final = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
-# Times read by every parser of ours: years 1000 to 9998 keep any zone in range.
-A_TIME: Final = r"^(?!9999)[1-9][0-9]{3}-"
+# Times read by every parser of ours: years 1000 to 9998 keep any zone in range; no
+# lower-case "z" and no leap second (RFC 3339 allows both, Python's parser does not).
+A_TIME: Final = (
+    r"^(?!9999)[1-9][0-9]{3}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-5][0-9][^z]*$"
+)
 
 
 class ApiHost(Protocol):
@@ -73,6 +77,11 @@ class ApiError(Exception):
 def bad_request(message: str, code: str = "bad_request") -> ApiError:
     """A 400 answer."""
     return ApiError(HTTPStatus.BAD_REQUEST, message, code)
+
+
+def conflict(message: str, code: str) -> ApiError:
+    """A 409 answer: a well-formed request that the current settings refuse."""
+    return ApiError(HTTPStatus.CONFLICT, message, code)
 
 
 def not_found(message: str) -> ApiError:
@@ -131,6 +140,8 @@ class Route:
     # The largest body it takes, in bytes (None: the host's own limit, 1 MiB on the
     # server): an import is a whole export.
     max_body: int | None = None
+    # What makes it answer 409, for the document (routes with a body: a full store).
+    conflict: str | None = None
 
     @property
     def path_params(self) -> list[str]:

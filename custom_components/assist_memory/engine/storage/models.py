@@ -102,7 +102,7 @@ class Memory:
 
 
 # Names other implementations (such as a TypeScript one) use for the same fields.
-_ALIASES: Final = {
+FIELD_ALIASES: Final = {
     "createdAt": "created_at",
     "updatedAt": "updated_at",
     "lastAccessed": "last_accessed",
@@ -122,7 +122,15 @@ def memory_from_dict(data: object, *, max_content_length: int) -> Memory:
         raise InvalidMemoryError(
             "invalid_record", "a memory must be a JSON object", field="record"
         )
-    record = {_ALIASES.get(str(k), str(k)): v for k, v in data.items()}
+    record = {str(k): v for k, v in data.items()}
+    shadowed: dict[str, object] = {}
+    for alias, name in FIELD_ALIASES.items():
+        if alias in record:
+            value = record.pop(alias)
+            (shadowed if name in record else record)[name] = value
+    if shadowed:
+        # Our name wins over another's; what the other holds must still be valid.
+        memory_from_dict({**record, **shadowed}, max_content_length=max_content_length)
     if not isinstance(record.get("tags", ()), list | tuple | None):
         # A record keeps a list; one text of several tags is for people typing them.
         raise InvalidMemoryError(
@@ -227,11 +235,8 @@ def validate_content(value: object, max_length: int) -> str:
             field="content",
         )
     if len(value) > max_length:
-        raise InvalidMemoryError(
-            "content_too_long",
-            f"content is {len(value)} characters, the limit is {max_length}",
-            length=len(value),
-            max_length=max_length,
+        raise InvalidMemoryError.too_long(
+            "content_too_long", "content", len(value), max_length
         )
     return text
 
