@@ -1,0 +1,137 @@
+"""Relative dates made absolute when a memory is learnt, and the end a fact has."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from custom_components.assist_memory.engine.language.date_phrases import (
+    absolute_date_phrase,
+    until_phrase,
+)
+from custom_components.assist_memory.engine.language.time_phrases import (
+    ends_at,
+    home_zone,
+    last_day_of,
+    read_time,
+)
+
+HOME = ZoneInfo("Europe/London")
+SATURDAY = datetime(2026, 11, 28, 19, 30, tzinfo=HOME)
+
+
+@pytest.mark.parametrize(
+    ("said", "written", "until"),
+    [
+        (
+            "The plumber is coming tomorrow at ten",
+            "The plumber is coming on Sunday 29 November at 10:00",
+            date(2026, 11, 30),
+        ),
+        (
+            "Yesterday I went to the dentist",
+            "On Friday 27 November I went to the dentist",
+            None,
+        ),
+        (
+            "We have guests staying until Sunday",
+            "We have guests staying until Sunday 29 November",
+            date(2026, 11, 29),
+        ),
+        (
+            "Tom is off school for a week",
+            "Tom is off school for a week (until Saturday 5 December)",
+            date(2026, 12, 5),
+        ),
+        ("We moved here last year", "We moved here in 2025", None),
+        (
+            "The builders come at half past four on Friday",
+            "The builders come on Friday 4 December at 16:30",
+            date(2026, 12, 5),
+        ),
+        (
+            "水管工明天上午10点来",
+            "水管工11月29日（周日）上午10点来",
+            date(2026, 11, 30),
+        ),
+        ("这几天我感冒了", "这几天（到12月1日）我感冒了", date(2026, 12, 1)),
+        ("我們下週去日本", "我們11月30日那週去日本", date(2026, 12, 7)),
+        ("明晚有人来", "11月29日（周日）晚上有人来", date(2026, 11, 30)),
+        ("我上周五去了医院", "我11月20日（周五）去了医院", None),
+        ("我的猫这个周末寄养", "我的猫11月28日那个周末寄养", date(2026, 11, 29)),
+        ("奶奶五个月后来", "奶奶2027年4月28日（周三）来", date(2027, 4, 29)),
+        ("I'm away until next weekend", None, date(2026, 12, 6)),
+        ("The bins go out this Sunday night", None, date(2026, 11, 30)),
+        ("She left two weeks ago", "She left on Saturday 14 November", None),
+        (
+            "We'll know in a month",
+            "We'll know on Monday 28 December",
+            date(2026, 12, 29),
+        ),
+        ("I'm busy this month", "I'm busy in November", date(2026, 11, 30)),
+        ("I'm off for a fortnight", None, date(2026, 12, 12)),
+        ("The meeting is tomorrow at noon", None, date(2026, 11, 30)),
+        (
+            "The party is on Saturday at 8pm",
+            "The party is on Saturday 5 December at 20:00",
+            date(2026, 12, 6),
+        ),
+        (
+            "The taxi comes tomorrow at quarter to seven",
+            "The taxi comes on Sunday 29 November at 18:45",
+            date(2026, 11, 30),
+        ),
+        (
+            "Lunch is tomorrow at 12am",
+            "Lunch is on Sunday 29 November at 00:00",
+            date(2026, 11, 30),
+        ),
+    ],
+)
+def test_a_sentence_read_at_a_moment(
+    said: str, written: str | None, until: date | None
+) -> None:
+    reading = read_time(said, SATURDAY, "en" if said.isascii() else "zh")
+
+    if written is not None:
+        assert reading.text == written
+    assert reading.until == until
+
+
+def test_a_date_in_the_speakers_language() -> None:
+    friday = datetime(2026, 12, 4, 10, 0, tzinfo=HOME)
+
+    assert absolute_date_phrase(friday, "en") == "Friday 4 December at 10:00"
+    assert absolute_date_phrase(friday, "zh-CN") == "12月4日（周五）上午10点"
+    assert absolute_date_phrase(friday, "zh-TW") == "12月4日（週五）上午10點"
+    later = datetime(2027, 1, 8, 14, 30, tzinfo=HOME)
+    assert absolute_date_phrase(later, "en", today=date(2026, 12, 1)) == (
+        "Friday 8 January 2027 at 14:30"
+    )
+    assert absolute_date_phrase(later, "zh-Hans", today=date(2026, 12, 1)) == (
+        "2027年1月8日（周五）下午2点30分"
+    )
+    assert absolute_date_phrase(datetime(2026, 12, 4, 19, 0, tzinfo=HOME), "zh-Hans") == (
+        "12月4日（周五）晚上7点"
+    )
+
+
+def test_the_short_end_a_memory_line_shows() -> None:
+    today = date(2026, 11, 28)
+
+    assert until_phrase(date(2026, 12, 6), "en", today=today) == "until 6 Dec"
+    assert until_phrase(date(2027, 1, 2), "en", today=today) == "until 2 Jan 2027"
+    assert until_phrase(date(2026, 12, 6), "zh-Hans", today=today) == "至12月6日"
+
+
+def test_an_end_is_the_next_midnight_at_home_and_reads_back_as_its_last_day() -> None:
+    shanghai = home_zone("Asia/Shanghai")
+
+    moment = ends_at(date(2026, 12, 6), shanghai)
+
+    assert moment == datetime(2026, 12, 6, 16, 0, tzinfo=UTC)
+    assert last_day_of(moment, shanghai) == date(2026, 12, 6)
+    assert home_zone("Not/AZone") is UTC
+    assert home_zone(None) is UTC
