@@ -113,9 +113,9 @@ def test_a_date_in_the_speakers_language() -> None:
     assert absolute_date_phrase(later, "zh-Hans", today=date(2026, 12, 1)) == (
         "2027年1月8日（周五）下午2点30分"
     )
-    assert absolute_date_phrase(datetime(2026, 12, 4, 19, 0, tzinfo=HOME), "zh-Hans") == (
-        "12月4日（周五）晚上7点"
-    )
+    assert absolute_date_phrase(
+        datetime(2026, 12, 4, 19, 0, tzinfo=HOME), "zh-Hans"
+    ) == ("12月4日（周五）晚上7点")
 
 
 def test_the_short_end_a_memory_line_shows() -> None:
