@@ -67,7 +67,7 @@ from ..search.embeddings import EmbeddingConfig, HttpContext
 from ..search.scoring import ScoredMemory
 from ..storage.durable import keep_private
 from ..storage.list_filters import LastUsed, Origin
-from ..storage.models import HOUSEHOLD_SCOPE, Memory
+from ..storage.models import HOUSEHOLD_SCOPE, Memory, utc_now
 from ..storage.settings import StoreSettings
 from ..storage.store import (
     ImportMode,
@@ -384,6 +384,7 @@ class LocalBackend(MemoryBackend):
         sort: SortOrder = "newest",
         origin: Origin | None = None,
         last_used: LastUsed | None = None,
+        ended: bool | None = False,
     ) -> MemoryPage:
         return await self._run(
             self.store.list,
@@ -395,6 +396,7 @@ class LocalBackend(MemoryBackend):
             sort=sort,
             origin=origin,
             last_used=last_used,
+            ended=ended,
         )
 
     @override
@@ -447,10 +449,11 @@ class LocalBackend(MemoryBackend):
                 )
                 memories = [r.memory for r in found]
             else:
+                now = utc_now()
                 memories = [
                     m
                     for m in self.store.get_all()
-                    if scopes is None or m.scope in scopes
+                    if (scopes is None or m.scope in scopes) and not m.has_ended(now)
                 ]
                 if limit is not None:
                     memories = memories[:limit]

@@ -136,6 +136,8 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
         "scope": _SCOPE,
         "session_id": _KEY,
         "metadata": {"type": ["object", "null"]},
+        # When the fact stops being true; "" or null: it never ends.
+        "expires_at": {"anyOf": [_TIME, {"const": ""}, {"type": "null"}]},
     }
     given_or_now = {"anyOf": [_TIME, {"const": ""}, {"type": "null"}]}
     record = _open(
@@ -346,6 +348,7 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
             "updated_at": _TEXT,
             "last_accessed": _NULLABLE_TEXT,
             "access_count": _COUNT,
+            "expires_at": _NULLABLE_TEXT,
         }
     ),
     "MemoryPage": _object(
