@@ -16,7 +16,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 import contextlib
-from datetime import date, datetime, timedelta
+from dataclasses import replace
+from datetime import UTC, date, datetime, timedelta
 import functools
 import logging
 from pathlib import Path
@@ -61,7 +62,7 @@ from ..memory.compaction import (
     MemoryCompactor,
 )
 from ..memory.compaction_preview import CompactionPreview, CompactionPreviews
-from ..memory.forgetting import forget, forget_all
+from ..memory.forgetting import forget, forget_all, forget_ended
 from ..memory.memory_engine import MemoryEngine
 from ..search.embeddings import EmbeddingConfig, HttpContext
 from ..search.scoring import ScoredMemory
@@ -230,11 +231,19 @@ class LocalBackend(MemoryBackend):
         # The sentences learned memories quote go with their messages.
         if result.messages and await self._run(self.turns.forget_expired_quotes):
             self._changed()
-        if result.messages or result.daily_logs:
+        # Memories that ended are shown as ended for as long as daily logs are kept.
+        ended = await self._run(
+            forget_ended, self.engine, self._retention.daily_log_days, datetime.now(UTC)
+        )
+        if ended:
+            self._changed()
+        result = replace(result, ended_memories=len(ended))
+        if result.messages or result.daily_logs or ended:
             _LOGGER.info(
-                "Retention: deleted %d messages and %d daily logs",
+                "Retention: deleted %d messages, %d daily logs and %d ended memories",
                 result.messages,
                 result.daily_logs,
+                len(ended),
             )
         return result
 

@@ -49,6 +49,7 @@ from ..language.keywords import extract_keywords
 from ..language.provenance import SaidMessage, learned_from
 from ..language.rule_extraction import RuleBasedExtractor
 from ..language.secrets_filter import REDACTED, mentions_secret, redact
+from ..language.time_phrases import end_of, home_now, with_time
 from ..language.write_back import plan_write_back, states_replaced_fact
 from ..memory.memory_engine import MemoryEngine
 from ..search.scoring import ScoredMemory
@@ -105,6 +106,9 @@ class LearnSettings:
     context_size: int = CONTEXT_SIZE.default
     # A fraction of the context size (the setting is in percent).
     flush_threshold: float = FLUSH_THRESHOLD.default / 100
+    # The home's time zone (an IANA name): relative dates are read in it. None: this
+    # computer's.
+    time_zone: str | None = None
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> LearnSettings:
@@ -415,10 +419,12 @@ class TurnMemory:
         is kept, neither a fact about them nor a profile line; facts about the
         household or someone named are.
         """
+        now = home_now(settings.time_zone)
         fitting = [
-            f
+            dated
             for f in facts
-            if len(f.content) <= settings.atomic_content_max_length
+            if len((dated := with_time(f, now, batch.language)).content)
+            <= settings.atomic_content_max_length
             and not (speaker_unknown and about_the_speaker(f))
         ]
         existing: list[Memory] = []
@@ -438,13 +444,17 @@ class TurnMemory:
                 scope=scope,
                 session_id=batch.session_id,
                 metadata=learned_from(fact.content, said, "conversation"),
+                expires_at=end_of(fact, now),
             )
         for memory_id in plan.refreshes:
             fact = plan.refreshed_with[memory_id]
             current = store.get(memory_id)
             if current is not None:
                 store.update(
-                    memory_id, confidence=max(current.confidence, fact.confidence)
+                    memory_id,
+                    confidence=max(current.confidence, fact.confidence),
+                    # Said again with an end: the end said last holds.
+                    expires_at=end_of(fact, now),
                 )
         replaced: list[tuple[Memory, Fact]] = []
         for memory_id, fact in plan.replacements:
@@ -455,6 +465,7 @@ class TurnMemory:
                 category=fact.category,
                 confidence=fact.confidence,
                 source=fact.source,
+                expires_at=end_of(fact, now) or "",  # the newer fact's end, or none
             )
             if before is not None:
                 replaced.append((before, fact))

@@ -160,6 +160,7 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
             "key": _KEY,
             "confidence": _nullable(_CONFIDENCE),
             "source": _nullable(_SOURCE),
+            "until": _nullable(_text(r"^\d{4}-\d{2}-\d{2}$")),
         },
         ["content"],
     )
@@ -193,6 +194,7 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
                 "min_messages": _setting("extract_min_messages"),
                 "atomic_content_max_length": _setting("atomic_content_max_length"),
                 "context_size": _setting("context_size"),
+                "time_zone": _NULLABLE_TEXT,
                 "flush_threshold": _nullable(
                     {
                         "type": "number",

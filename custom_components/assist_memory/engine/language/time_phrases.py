@@ -13,13 +13,14 @@ An end is the last day the fact may still be true, in the home's time zone:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, tzinfo
 import re
 from typing import Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .date_phrases import absolute_date_phrase, chinese_clock, language_family
+from .facts import Fact
 from .speech import is_traditional
 from .time_chinese import chinese_times
 from .time_english import english_times
@@ -51,6 +52,29 @@ def home_zone(name: str | None) -> tzinfo:
         return ZoneInfo(name) if name else UTC
     except ZoneInfoNotFoundError, ValueError:
         return UTC
+
+
+def home_now(time_zone: str | None) -> datetime:
+    """Now in the home's time zone (this computer's when none is named)."""
+    if time_zone:
+        return datetime.now(home_zone(time_zone))
+    return datetime.now().astimezone()
+
+
+def with_time(fact: Fact, now: datetime, language: str | None = None) -> Fact:
+    """The fact with its dates written absolutely and the last day it holds.
+
+    A last day the extractor gave (an LLM's) wins over the one the words say.
+    """
+    reading = read_time(fact.content, now, language)
+    return replace(fact, content=reading.text, until=fact.until or reading.until)
+
+
+def end_of(fact: Fact, now: datetime) -> str | None:
+    """When a fact's memory ends (UTC, ISO 8601), from its last day at home."""
+    if fact.until is None or now.tzinfo is None:
+        return None
+    return ends_at(fact.until, now.tzinfo).isoformat()
 
 
 def read_time(text: str, now: datetime, language: str | None = None) -> TimeReading:
