@@ -11,6 +11,10 @@ from custom_components.assist_memory.engine.language.date_phrases import (
     absolute_date_phrase,
     until_phrase,
 )
+from custom_components.assist_memory.engine.language.llm_facts import (
+    extraction_instructions,
+    parse_llm_facts,
+)
 from custom_components.assist_memory.engine.language.time_phrases import (
     ends_at,
     home_zone,
@@ -135,3 +139,26 @@ def test_an_end_is_the_next_midnight_at_home_and_reads_back_as_its_last_day() ->
     assert last_day_of(moment, shanghai) == date(2026, 12, 6)
     assert home_zone("Not/AZone") is UTC
     assert home_zone(None) is UTC
+
+
+def test_the_llm_is_told_now_and_its_end_is_taken() -> None:
+    instructions = extraction_instructions(SATURDAY)
+
+    assert "Now: Saturday 28 November 2026, 19:30 (Europe/London, UTC+0000)." in (
+        instructions
+    )
+    assert "until" in instructions
+    (fact, no_end, bad_end) = parse_llm_facts(
+        {
+            "facts": [
+                {"content": "Guests stay", "category": "event", "until": "2026-11-29"},
+                {"content": "Likes tea", "category": "preference", "until": None},
+                {"content": "Owns a van", "category": "fact", "until": "Sunday"},
+            ]
+        }
+    )
+    assert fact.until == date(2026, 11, 29)
+    assert fact.to_dict()["until"] == "2026-11-29"
+    assert no_end.until is None
+    assert "until" not in no_end.to_dict()
+    assert bad_end.until is None
