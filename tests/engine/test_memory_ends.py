@@ -112,6 +112,25 @@ async def test_saying_a_new_end_moves_it(
     assert [r.memory.id for r in await backend.search("guests")] == [memory.id]
 
 
+async def test_the_same_fact_with_another_end_moves_it(
+    backend: LocalBackend,
+) -> None:
+    await learn(backend, Fact("The guests are staying until Sunday", "event"))
+    await learn(backend, Fact("The plumber is coming on Friday", "event"))
+    await learn(backend, Fact("The guests are staying until Tuesday now", "event"))
+    await learn(backend, Fact("客人住到周日", "event"))
+    await learn(backend, Fact("客人现在住到周二", "event"))
+
+    memories = {m.content: m.expires_at for m in (await backend.list()).items}
+    assert memories == {
+        "The guests are staying until Tuesday 1 December now": (
+            "2026-12-01T16:00:00+00:00"
+        ),
+        "The plumber is coming on Friday 4 December": "2026-12-05T16:00:00+00:00",
+        "客人现在住到12月1日（周二）": "2026-12-01T16:00:00+00:00",
+    }
+
+
 async def test_an_end_an_llm_gives_wins(backend: LocalBackend) -> None:
     await learn(
         backend,

@@ -162,3 +162,25 @@ def test_the_llm_is_told_now_and_its_end_is_taken() -> None:
     assert no_end.until is None
     assert "until" not in no_end.to_dict()
     assert bad_end.until is None
+
+
+@pytest.mark.parametrize(
+    ("said", "until"),
+    [
+        ("The plumber is coming on Friday 4 December at 10:00", date(2026, 12, 5)),
+        ("Guests until Sunday, 29 November", date(2026, 11, 29)),
+        ("水管工12月4日（周五）上午10点来", date(2026, 12, 5)),
+        ("客人住到2027年1月2日", date(2027, 1, 2)),
+        ("We'll be in Rome until the 3rd of January", date(2027, 1, 3)),
+        ("I went to the dentist on Monday 23 November", None),
+        ("I met her on 30 February", None),
+    ],
+)
+def test_a_date_said_absolutely_stays_as_said_and_gives_the_end(
+    said: str, until: date | None
+) -> None:
+    reading = read_time(said, SATURDAY)
+
+    assert reading.text == said
+    assert reading.dates == []
+    assert reading.until == until

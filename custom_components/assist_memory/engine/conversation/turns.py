@@ -49,7 +49,7 @@ from ..language.keywords import extract_keywords
 from ..language.provenance import SaidMessage, learned_from
 from ..language.rule_extraction import RuleBasedExtractor
 from ..language.secrets_filter import REDACTED, mentions_secret, redact
-from ..language.time_phrases import end_of, home_now, with_time
+from ..language.time_phrases import end_of, home_now, with_time, without_time
 from ..language.write_back import plan_write_back, states_replaced_fact
 from ..memory.memory_engine import MemoryEngine
 from ..search.scoring import ScoredMemory
@@ -431,8 +431,10 @@ class TurnMemory:
         if fitting:  # comparing with every memory is costly: only when there are facts
             with self.engine.store.locked_records() as records:
                 existing = [m for m in records.values() if m.scope == scope]
-        plan = plan_write_back(fitting, existing, scope=scope)
         store = self.engine.store
+        moved = self._move_ends(fitting, existing, now)
+        fitting = [fact for fact in fitting if fact not in moved]
+        plan = plan_write_back(fitting, existing, scope=scope)
         said = self._said(batch) if plan.adds else []
         for fact in plan.adds:
             store.add(
@@ -481,10 +483,34 @@ class TurnMemory:
         return LearnResult(
             added=len(plan.adds),
             refreshed=len(plan.refreshes),
-            replaced=len(plan.replacements),
+            replaced=len(plan.replacements) + len(moved),
             skipped=len(plan.skipped) + len(facts) - len(fitting),
             profile_updates=profile_changes,
         )
+
+    def _move_ends(
+        self, facts: list[Fact], existing: list[Memory], now: datetime
+    ) -> list[Fact]:
+        """Facts that say a memory with an end again with another end: it moves.
+
+        "The guests are staying until Tuesday now" after "... until Sunday": the
+        memory takes the new words and the new end. Returns the facts so applied.
+        """
+        ending = {
+            without_time(memory.content, now): memory
+            for memory in existing
+            if memory.expires_at is not None
+        }
+        moved = []
+        for fact in facts:
+            if fact.until is not None and (
+                memory := ending.pop(without_time(fact.content, now), None)
+            ):
+                self.engine.store.update(
+                    memory.id, fact.content, expires_at=end_of(fact, now)
+                )
+                moved.append(fact)
+        return moved
 
     def _said(self, batch: ExtractionBatch) -> list[SaidMessage]:
         """What the users said in the batch's messages (a fact's possible origins)."""

@@ -15,7 +15,7 @@ from ..config import config_changes, config_view
 from ..documents.daily_log import validate_date
 from ..errors import InvalidMemoryError
 from ..memory.compaction import CompactionResult
-from ..storage.list_filters import LAST_USED, ORIGINS, LastUsed, Origin
+from ..storage.list_filters import LAST_USED, LIST_STATES, ORIGINS, LastUsed, Origin
 from ..storage.models import CATEGORIES, HOUSEHOLD_SCOPE, MAX_SCOPE_LENGTH, Memory
 from ..storage.store import ImportMode, SortOrder
 from .routing import (
@@ -127,8 +127,6 @@ P_LAST_USED = Param(
     "days; never: never used.",
     choices=LAST_USED,
 )
-# Which memories a list holds by their end: not ended (the default), ended, or all.
-LIST_STATES: Final = {"current": False, "ended": True, "all": None}
 P_STATE = Param(
     "state",
     description="current: memories whose end has not come (default); ended: those "

@@ -20,6 +20,7 @@ from .time_said import (
     afternoon_hour,
     apart,
     coming_weekday,
+    day_of_year_said,
     monday_of,
     month_span,
     months_later,
@@ -45,6 +46,11 @@ _WHOLE_WEEK: Final = re.compile(
 )
 _MONTH: Final = re.compile(rf"{_UNTIL}(?:{_REL}(?:个|個)月|(?P<end>月底))")
 _YEAR: Final = re.compile(r"(?P<year>前年|去年|今年|明年)")
+# A day said absolutely (12月4日（周五）, 2027年1月8日): it ends what happens on it.
+_ABSOLUTE: Final = re.compile(
+    rf"{_UNTIL}(?:(?P<year>\d{{4}})年)?(?P<month>\d{{1,2}})月(?P<day>\d{{1,2}})[日号號]"
+    rf"(?:[（(]{_WEEK}[一二三四五六日天][）)])?"
+)
 _RELATIVE_DAY: Final = re.compile(
     rf"{_UNTIL}(?P<day>大后天|大後天|后天|後天|明天|明早|明晚|今天|今晚|今早|昨天|昨晚|前天)"
 )
@@ -77,7 +83,8 @@ def chinese_times(text: str, today: date) -> list[Said]:
     habit = bool(_HABIT.search(text))
     past = bool(_PAST.search(text)) and not _FUTURE.search(text)
     traditional = is_traditional(text)
-    found = _weekdays(text, today, habit=habit, past=past)
+    found = _absolute_days(text, today, past=past)
+    found += _weekdays(text, today, habit=habit, past=past)
     found += _periods(text, today, habit=habit, traditional=traditional)
     found += _relative_days(text, today)
     found += _counts(text, today)
@@ -121,6 +128,22 @@ def _weekdays(text: str, today: date, *, habit: bool, past: bool) -> list[Said]:
         else:
             day = coming_weekday(today, weekday)
         found.append(_day(match, role, day))
+    return found
+
+
+def _absolute_days(text: str, today: date, *, past: bool) -> list[Said]:
+    found = []
+    for match in _ABSOLUTE.finditer(text):
+        year = int(match["year"]) if match["year"] else None
+        day = day_of_year_said(
+            today, int(match["month"]), int(match["day"]), year, past=past
+        )
+        if day is None:
+            continue
+        role = _role(match, Role.WHEN)
+        if past and role is Role.WHEN:
+            role = Role.PAST
+        found.append(Said(match.start(), match.end(), role, day, day, listed=False))
     return found
 
 

@@ -20,6 +20,7 @@ from .time_said import (
     afternoon_hour,
     apart,
     coming_weekday,
+    day_of_year_said,
     month_span,
     months_later,
     previous_weekday,
@@ -48,6 +49,22 @@ _PART: Final = r"(?:\s+(?P<part>morning|afternoon|evening|night))?"
 _WEEKDAY: Final = re.compile(
     r"\b(?:(?P<prep>on|by|until|till|til|to|from)\s+)?(?:(?P<rel>this|next|last)\s+)?"
     rf"(?P<weekday>{'|'.join(_WEEKDAYS)})\b" + _PART,
+    re.IGNORECASE,
+)
+_MONTHS: Final = (
+    "january", "february", "march", "april", "may", "june", "july", "august",
+    "september", "october", "november", "december",
+)  # fmt: skip
+_MONTH: Final = "|".join(_MONTHS)
+_ORDINAL: Final = r"(?:st|nd|rd|th)?"
+# A day said absolutely ("Friday 4 December 2026", "December 4th"): it ends what
+# happens on it, and is written as it was said.
+_ABSOLUTE: Final = re.compile(
+    r"\b(?:(?P<prep>on|by|until|till|til|to|from)\s+)?"
+    rf"(?:(?:{'|'.join(_WEEKDAYS)}),?\s+)?"
+    rf"(?:(?:the\s+)?(?P<day>\d{{1,2}}){_ORDINAL}\s+(?:of\s+)?(?P<month>{_MONTH})"
+    rf"|(?P<month2>{_MONTH})\s+(?:the\s+)?(?P<day2>\d{{1,2}}){_ORDINAL})\b"
+    r"(?:,?\s+(?P<year>\d{4})\b)?",
     re.IGNORECASE,
 )
 _RELATIVE_DAY: Final = re.compile(
@@ -90,6 +107,7 @@ def english_times(text: str, today: date) -> list[Said]:
     found: list[Said] = []
     if not _HABIT.search(text):
         past = bool(_PAST.search(text))
+        found += _absolute_days(text, today, past=past)
         found += _weekdays(text, today, past=past)
         found += _relative_days(text, today)
     found += _counts(text, today, past=bool(_PAST.search(text)))
@@ -120,6 +138,22 @@ def _weekdays(text: str, today: date, *, past: bool) -> list[Said]:
         else:
             day = coming_weekday(today, weekday)
         found.append(_day(match, role, day, today))
+    return found
+
+
+def _absolute_days(text: str, today: date, *, past: bool) -> list[Said]:
+    found = []
+    for match in _ABSOLUTE.finditer(text):
+        month = _MONTHS.index((match["month"] or match["month2"]).lower()) + 1
+        number = int(match["day"] or match["day2"])
+        year = int(match["year"]) if match["year"] else None
+        day = day_of_year_said(today, month, number, year, past=past)
+        if day is None:
+            continue
+        role = _role(match["prep"], Role.WHEN)
+        if past and role is Role.WHEN:
+            role = Role.PAST
+        found.append(Said(match.start(), match.end(), role, day, day, listed=False))
     return found
 
 

@@ -27,6 +27,8 @@ from .time_english import english_times
 from .time_said import DAY, Role, Said, Unit, starts_sentence
 
 _HAN: Final = re.compile(r"[\u4e00-\u9fff]")
+# Words a changed end brings with it ("... until Tuesday now", 现在住到周二), and marks.
+_FILLER: Final = re.compile(r"\b(?:now|instead|actually|then)\b|现在|現在|改|[^\w\s]")
 _RECURS: Final = re.compile(
     r"birthday|anniversary|生日|纪念日|紀念日|周年|週年", re.IGNORECASE
 )
@@ -95,6 +97,21 @@ def read_time(text: str, now: datetime, language: str | None = None) -> TimeRead
     return TimeReading(written, tuple(found), until)
 
 
+def without_time(text: str, now: datetime) -> str:
+    """The sentence without its time words (lower case, no marks or spaces).
+
+    It tells a fact from the same one with another end: "The guests stay until
+    Sunday" and "The guests stay until Tuesday now" are the same without them.
+    """
+    found = _HAN.search(text)
+    said = chinese_times(text, now.date()) if found else english_times(text, now.date())
+    kept = list(text)
+    for one in said:
+        kept[one.start : one.end] = [" "] * (one.end - one.start)
+    words = _FILLER.sub(" ", "".join(kept).casefold())
+    return "".join(words.split())  # Chinese has no spaces between words
+
+
 def last_day(found: list[Said], today: date) -> date | None:
     """The last day a fact with these times holds (None: it does not end)."""
     live = [said for said in found if said.role is not Role.PAST]
@@ -129,6 +146,8 @@ def _rewritten(
     for said in found:
         if said.role is Role.FOR:
             written = text[said.start : said.end] + _until_said(until, family, today)
+        elif not said.listed:
+            written = text[said.start : said.end]  # said absolutely already
         else:
             written = _written(text, said, family, today)
         parts += [text[cursor : said.start], written]

@@ -132,3 +132,20 @@ def starts_sentence(text: str, index: int) -> bool:
     """Whether a position in a text begins a sentence."""
     before = text[:index].rstrip()
     return not before or before[-1] in ".!?"
+
+
+def day_of_year_said(
+    today: date, month: int, day: int, year: int | None, *, past: bool
+) -> date | None:
+    """A day said without relative words ("4 December", 12月4日), or None.
+
+    Its year is the one said, else this year's, or next year's when this year's is
+    over (and the sentence is not about the past).
+    """
+    try:
+        said = date(year or today.year, month, day)
+        if year is None and said < today and not past:
+            said = date(today.year + 1, month, day)
+    except ValueError:
+        return None
+    return said
