@@ -20,6 +20,7 @@ from custom_components.assist_memory.engine.language.time_phrases import (
     home_zone,
     last_day_of,
     read_time,
+    when_said,
 )
 
 HOME = ZoneInfo("Europe/London")
@@ -184,3 +185,24 @@ def test_a_date_said_absolutely_stays_as_said_and_gives_the_end(
     assert reading.text == said
     assert reading.dates == []
     assert reading.until == until
+
+
+@pytest.mark.parametrize(
+    ("memory", "language", "answer"),
+    [
+        (
+            "The plumber is coming on Friday 4 December at 10:00",
+            "en",
+            "On Friday 4 December at 10:00",
+        ),
+        ("The plumber is coming tomorrow", "en", "On Sunday 29 November"),
+        ("水管工12月4日（周五）上午10点来", "zh-CN", "12月4日（周五）上午10点"),
+        ("水電工12月4日（週五）上午10點來", "zh-HK", "12月4日（週五）上午10點"),
+        ("The party is on 2 January", None, "On Saturday 2 January 2027"),
+        ("Anna likes tea", "en", None),
+    ],
+)
+def test_when_a_memory_says_something_happens(
+    memory: str, language: str | None, answer: str | None
+) -> None:
+    assert when_said(memory, SATURDAY, language) == answer

@@ -97,6 +97,34 @@ def read_time(text: str, now: datetime, language: str | None = None) -> TimeRead
     return TimeReading(written, tuple(found), until)
 
 
+def when_said(text: str, now: datetime, language: str | None = None) -> str | None:
+    """When a memory says something happens, as an answer in the speaker's language.
+
+    "The plumber is coming on Friday 4 December at 10:00" -> "On Friday 4 December at
+    10:00"; 水管工12月4日（周五）上午10点来 -> 12月4日（周五）上午10点. None when the
+    text names no day. `now` is in the home's time zone (see `home_now`).
+    """
+    today = now.date()
+    chinese = bool(_HAN.search(text))
+    found = chinese_times(text, today) if chinese else english_times(text, today)
+    days = [
+        said for said in found if said.unit is Unit.DAY and said.role is not Role.FOR
+    ]
+    if not days:
+        return None
+    said = days[0]
+    family = language_family(language or ("zh" if chinese else "en"))
+    if family != "en" and is_traditional(text):
+        family = "zh-Hant"
+    moment = datetime.combine(said.first, said.clock) if said.clock else said.first
+    if family == "en":
+        return "On " + absolute_date_phrase(moment, family, today=today)
+    answer = absolute_date_phrase(said.first, family, today=today)
+    if said.clock is not None:
+        answer += chinese_clock(said.clock, traditional=family == "zh-Hant")
+    return answer
+
+
 def without_time(text: str, now: datetime) -> str:
     """The sentence without its time words (lower case, no marks or spaces).
 
