@@ -12,10 +12,10 @@ from typing import Final
 
 from .speech import writes_traditional
 
-_EN_WEEKDAYS: Final = (
+EN_WEEKDAYS: Final = (
     "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday",
 )  # fmt: skip
-_EN_MONTHS: Final = (
+EN_MONTHS: Final = (
     "January", "February", "March", "April", "May", "June", "July", "August",
     "September", "October", "November", "December",
 )  # fmt: skip
@@ -47,11 +47,11 @@ def absolute_date_phrase(
     with_year = today is not None and day.year != today.year
     family = language_family(language)
     if family == "en":
-        text = f"{day.day} {_EN_MONTHS[day.month - 1]}"
+        text = f"{day.day} {EN_MONTHS[day.month - 1]}"
         if with_year:
             text += f" {day.year}"
         if weekday:
-            text = f"{_EN_WEEKDAYS[day.weekday()]} {text}"
+            text = f"{EN_WEEKDAYS[day.weekday()]} {text}"
         if clock is not None:
             text += f" at {clock:%H:%M}"
         return text
@@ -78,7 +78,7 @@ def chinese_clock(clock: time, *, traditional: bool) -> str:
 def month_phrase(year: int, month: int, language: str | None, *, today: date) -> str:
     """December, 12月; with the year when it is not the current one."""
     if language_family(language) == "en":
-        name = _EN_MONTHS[month - 1]
+        name = EN_MONTHS[month - 1]
         return name if year == today.year else f"{name} {year}"
     return f"{month}月" if year == today.year else f"{year}年{month}月"
 
@@ -86,6 +86,6 @@ def month_phrase(year: int, month: int, language: str | None, *, today: date) ->
 def until_phrase(last_day: date, language: str | None, *, today: date) -> str:
     """The short end a memory line shows: "until 6 Dec", "至12月6日"."""
     if language_family(language) == "en":
-        text = f"until {last_day.day} {_EN_MONTHS[last_day.month - 1][:3]}"
+        text = f"until {last_day.day} {EN_MONTHS[last_day.month - 1][:3]}"
         return text if last_day.year == today.year else f"{text} {last_day.year}"
     return "至" + absolute_date_phrase(last_day, language, today=today, weekday=False)

@@ -21,6 +21,7 @@ from .time_said import (
     apart,
     coming_weekday,
     day_of_year_said,
+    lasting,
     monday_of,
     month_span,
     months_later,
@@ -220,9 +221,10 @@ def _counts(text: str, today: date) -> list[Said]:
         elif way:
             found.append(_day(match, Role.WHEN, later))
         else:
-            found.append(_length(match, later, today))
+            found.append(lasting(match.span(), today, later))
     found.extend(
-        _length(match, today + 3 * DAY, today) for match in _FEW_DAYS.finditer(text)
+        lasting(match.span(), today, today + 3 * DAY)
+        for match in _FEW_DAYS.finditer(text)
     )
     return found
 
@@ -244,20 +246,6 @@ def _span(
     role = Role.UNTIL if prep else role
     return Said(
         match.start(), match.end(), role, first, last, unit, written=prep + written
-    )
-
-
-def _length(match: re.Match[str], last: date, today: date) -> Said:
-    days = (last - today).days
-    return Said(
-        match.start(),
-        match.end(),
-        Role.FOR,
-        today,
-        last,
-        Unit.SPAN,
-        days=days,
-        listed=False,
     )
 
 

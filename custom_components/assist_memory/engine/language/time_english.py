@@ -11,7 +11,7 @@ from datetime import date, time
 import re
 from typing import Final
 
-from .date_phrases import absolute_date_phrase, month_phrase
+from .date_phrases import EN_MONTHS, EN_WEEKDAYS, absolute_date_phrase, month_phrase
 from .time_said import (
     DAY,
     Role,
@@ -21,6 +21,7 @@ from .time_said import (
     apart,
     coming_weekday,
     day_of_year_said,
+    lasting,
     month_span,
     months_later,
     previous_weekday,
@@ -29,15 +30,7 @@ from .time_said import (
     weekend,
 )
 
-_WEEKDAYS: Final = (
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-)
+_WEEKDAYS: Final = tuple(day.lower() for day in EN_WEEKDAYS)
 _NUMBERS: Final = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
     "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
@@ -51,10 +44,7 @@ _WEEKDAY: Final = re.compile(
     rf"(?P<weekday>{'|'.join(_WEEKDAYS)})\b" + _PART,
     re.IGNORECASE,
 )
-_MONTHS: Final = (
-    "january", "february", "march", "april", "may", "june", "july", "august",
-    "september", "october", "november", "december",
-)  # fmt: skip
+_MONTHS: Final = tuple(month.lower() for month in EN_MONTHS)
 _MONTH: Final = "|".join(_MONTHS)
 _ORDINAL: Final = r"(?:st|nd|rd|th)?"
 # A day said absolutely ("Friday 4 December 2026", "December 4th"): it ends what
@@ -200,7 +190,7 @@ def _counts(text: str, today: date, *, past: bool) -> list[Said]:
         elif lead == "in":
             found.append(_day(match, Role.WHEN, later, today))
         elif lead == "for" and not past:
-            found.append(_length(match, later, today))
+            found.append(lasting(match.span(), today, later))
     return found
 
 
@@ -211,9 +201,9 @@ def _periods(text: str, today: date) -> list[Said]:
         unit = match["unit"].lower()
         prep = (match["prep"] or "").lower()
         if unit == "fortnight" and prep == "for":
-            found.append(_length(match, today + 14 * DAY, today))
+            found.append(lasting(match.span(), today, today + 14 * DAY))
         elif unit == "weekend" and rel == "the" and prep == "for":
-            found.append(_length(match, weekend(today, 0)[1], today))
+            found.append(lasting(match.span(), today, weekend(today, 0)[1]))
         elif match["end"]:
             last = month_span(today, 0)[1] if unit == "month" else weekend(today, 0)[1]
             found.append(_day(match, _role(prep, Role.WHEN), last, today))
@@ -247,20 +237,6 @@ def _day(match: re.Match[str], role: Role, day: date, today: date) -> Said:
     lead = (match.groupdict().get("prep") or "on").lower()
     part = (match.groupdict().get("part") or "").lower()
     return Said(match.start(), match.end(), role, day, day, lead=lead, part=part)
-
-
-def _length(match: re.Match[str], last: date, today: date) -> Said:
-    days = (last - today).days
-    return Said(
-        match.start(),
-        match.end(),
-        Role.FOR,
-        today,
-        last,
-        Unit.SPAN,
-        days=days,
-        listed=False,
-    )
 
 
 def _said(

@@ -73,6 +73,12 @@ class Said:
         return self.first.isoformat()
 
 
+def lasting(span: tuple[int, int], today: date, last: date) -> Said:
+    """A length of time said from today ("for three days", 住三天): it names no date."""
+    days = (last - today).days
+    return Said(*span, Role.FOR, today, last, Unit.SPAN, days=days, listed=False)
+
+
 def monday_of(day: date) -> date:
     """The Monday of a day's week."""
     return day - day.weekday() * DAY
