@@ -206,3 +206,93 @@ def test_when_a_memory_says_something_happens(
     memory: str, language: str | None, answer: str | None
 ) -> None:
     assert when_said(memory, SATURDAY, language) == answer
+
+
+@pytest.mark.parametrize(
+    ("said", "written", "dates", "until"),
+    [
+        ("我家的猫叫周六", "我家的猫叫周六", [], None),
+        ("我上周三去了医院", "我11月18日（周三）去了医院", ["2026-11-18"], None),
+        ("我周二去过公司", "我11月24日（周二）去过公司", ["2026-11-24"], None),
+        ("明年我们去日本", "2027年我们去日本", ["2027"], date(2028, 1, 1)),
+        ("前年我搬了家", "2024年我搬了家", ["2024"], None),
+        ("这个月我很忙", "11月我很忙", ["2026-11"], date(2026, 11, 30)),
+        (
+            "两个月后装修",
+            "2027年1月28日（周四）装修",
+            ["2027-01-28"],
+            date(2027, 1, 29),
+        ),
+        ("三周前我去了上海", "11月7日（周六）我去了上海", ["2026-11-07"], None),
+        ("我住了五天", "我住了五天", [], None),
+        (
+            "中午12点开会明天",
+            "中午12点开会11月29日（周日）",
+            ["2026-11-29"],
+            date(2026, 11, 30),
+        ),
+        (
+            "水管工明天中午十二点来",
+            "水管工11月29日（周日）中午12点来",
+            ["2026-11-29T12:00"],
+            date(2026, 11, 30),
+        ),
+        (
+            "明早8点出发",
+            "11月29日（周日）上午8点出发",
+            ["2026-11-29T08:00"],
+            date(2026, 11, 30),
+        ),
+        (
+            "我们下周末去露营",
+            "我们12月5日那个周末去露营",
+            ["2026-12-05/2026-12-06"],
+            date(2026, 12, 7),
+        ),
+        ("下下周三体检", "12月9日（周三）体检", ["2026-12-09"], date(2026, 12, 10)),
+        (
+            "Next weekend we go camping",
+            "On the weekend of Saturday 5 December we go camping",
+            ["2026-12-05/2026-12-06"],
+            date(2026, 12, 7),
+        ),
+        ("My favourite band is Yesterday", "My favourite band is Yesterday", [], None),
+        ("I was ill for two days", "I was ill for two days", [], None),
+        (
+            "The play is called Monday Blues",
+            "The play is called Monday Blues",
+            [],
+            None,
+        ),
+        (
+            "Until the end of the week I'm busy",
+            "Until Sunday 29 November I'm busy",
+            ["2026-11-29"],
+            date(2026, 11, 29),
+        ),
+        (
+            "in two months we move",
+            "On Thursday 28 January 2027 we move",
+            ["2027-01-28"],
+            date(2027, 1, 29),
+        ),
+        (
+            "We'll paint the hall next Sunday",
+            "We'll paint the hall on Sunday 6 December",
+            ["2026-12-06"],
+            date(2026, 12, 7),
+        ),
+        (
+            "I saw her last Tuesday",
+            "I saw her on Tuesday 24 November",
+            ["2026-11-24"],
+            None,
+        ),
+    ],
+)
+def test_more_sentences_read(
+    said: str, written: str, dates: list[str], until: date | None
+) -> None:
+    reading = read_time(said, SATURDAY)
+
+    assert (reading.text, reading.dates, reading.until) == (written, dates, until)

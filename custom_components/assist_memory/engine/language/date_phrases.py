@@ -68,7 +68,15 @@ def absolute_date_phrase(
 def chinese_clock(clock: time, *, traditional: bool) -> str:
     """上午10点, 下午2点30分, 晚上7点 (點 in traditional script)."""
     hour = clock.hour
-    part = "上午" if hour < 12 else "下午" if hour < 18 else "晚上"
+    part = (
+        "上午"
+        if hour < 12
+        else "中午"
+        if hour == 12
+        else "下午"
+        if hour < 18
+        else "晚上"
+    )
     shown = hour if hour <= 12 else hour - 12
     dot = "點" if traditional else "点"
     minutes = f"{clock.minute}分" if clock.minute else ""

@@ -220,8 +220,8 @@ def _counts(text: str, today: date) -> list[Said]:
             found.append(_day(match, Role.PAST, later))
         elif way:
             found.append(_day(match, Role.WHEN, later))
-        else:
-            found.append(lasting(match.span(), today, later))
+        elif not text[: match.start()].endswith(("了", "过", "過")):
+            found.append(lasting(match.span(), today, later))  # 住了五天: it is over
     found.extend(
         lasting(match.span(), today, today + 3 * DAY)
         for match in _FEW_DAYS.finditer(text)
@@ -264,6 +264,7 @@ def _with_clocks(text: str, found: list[Said]) -> list[Said]:
             if (
                 said.unit is Unit.DAY
                 and said.role is not Role.PAST
+                and said.end <= match.start()
                 and not text[said.end : match.start()].strip()
             ):
                 found[index] = said.joined(
