@@ -160,7 +160,9 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
             "key": _KEY,
             "confidence": _nullable(_CONFIDENCE),
             "source": _nullable(_SOURCE),
-            "until": _nullable(_text(r"^\d{4}-\d{2}-\d{2}$")),
+            "until": _nullable(
+                {"type": "string", "format": "date", "pattern": r"^\d{4}-\d{2}-\d{2}$"}
+            ),
         },
         ["content"],
     )
