@@ -26,6 +26,9 @@ from custom_components.assist_memory.engine.documents.markdown import (
     memory_line,
 )
 from custom_components.assist_memory.engine.language.facts import Fact
+from custom_components.assist_memory.engine.memory.compaction import (
+    _compacted as compacted_memories,
+)
 from custom_components.assist_memory.engine.storage.models import Memory
 
 from .conftest import store_files
@@ -248,3 +251,36 @@ def test_an_end_is_read_and_written_once_a_day_has_passed() -> None:
     assert not Memory("a2", "y").has_ended(
         (datetime.now(UTC) + timedelta(days=1)).isoformat()
     )
+
+
+async def test_memory_md_shows_the_end_and_an_edit_elsewhere_keeps_it(
+    backend: LocalBackend,
+) -> None:
+    ending = await backend.add("Guests stay", expires_at="2026-12-06T16:00:00+00:00")
+    await backend.add("Likes tea", category="preference")
+    await backend.wait_for_background_jobs()
+
+    markdown = await backend.read_markdown()
+    assert "- Guests stay (until " in markdown
+    await backend.write_markdown(markdown.replace("Likes tea", "Likes green tea"))
+
+    kept = await backend.get(ending.id)
+    assert kept is not None
+    assert (kept.content, kept.expires_at) == ("Guests stay", ending.expires_at)
+    assert {m.content for m in (await backend.list()).items} == {
+        "Guests stay",
+        "Likes green tea",
+    }
+
+
+async def test_compaction_leaves_a_memory_that_ends_alone(
+    backend: LocalBackend,
+) -> None:
+    ending = await backend.add("Guests stay", expires_at="2026-12-06T16:00:00+00:00")
+    lasting = await backend.add("Likes tea")
+
+    counted = backend.compactor.fact_count()
+
+    assert counted == 2  # counted, as every household memory is
+    plan_input = compacted_memories({ending.id: ending, lasting.id: lasting})
+    assert list(plan_input) == [lasting.id]
