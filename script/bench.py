@@ -83,7 +83,12 @@ from scale import (
     server_search_after_add,
 )
 from scale_ranking import measure_at_scale
-from time_quality import Tally as TimeTally, measure as measure_time
+from time_quality import (
+    TIME_PROBE,
+    Report as TimeReport,
+    Tally as TimeTally,
+    measure as measure_time,
+)
 
 from assist_memory_engine.memory.forgetting import forget, forget_all
 from assist_memory_engine.memory.memory_engine import MemoryEngine
@@ -207,31 +212,35 @@ def _share(value: float | None) -> str:
 
 def time_phrases() -> None:
     """Print how many labelled time sentences get their dates and end right."""
-    report = measure_time()
+    _time_table(
+        "Time phrases by language (rules, no LLM; target >= 0.95 dates and ends)",
+        measure_time(),
+    )
+    _time_table(
+        "Time phrases, the later probe (ends only; written after the rules)",
+        measure_time(TIME_PROBE),
+        with_dates=False,
+    )
 
+
+def _time_table(title: str, report: TimeReport, *, with_dates: bool = True) -> None:
     def share(part: int, tally: TimeTally) -> str:
         return f"{part / tally.cases:.3f}"
 
     rows = []
     for language, tally in report.reader.items():
         kept = report.baseline[language]
-        rows.append([
-            language, tally.cases, share(tally.dates, tally), share(tally.ends, tally),
-            share(tally.both, tally), share(kept.dates, kept), share(kept.ends, kept),
-        ])  # fmt: skip
-    table(
-        "Time phrases by language (rules, no LLM; target >= 0.95 dates and ends)",
-        [
-            "language",
-            "sentences",
-            "dates",
-            "ends",
-            "both",
-            "as said: dates",
-            "as said: ends",
-        ],
-        rows,
-    )
+        dates = [share(tally.dates, tally)] if with_dates else []
+        kept_dates = [share(kept.dates, kept)] if with_dates else []
+        rows.append(
+            [language, tally.cases, *dates, share(tally.ends, tally)]
+            + ([share(tally.both, tally)] if with_dates else [])
+            + [*kept_dates, share(kept.ends, kept)]
+        )
+    header = ["language", "sentences", "dates", "ends", "both", "as said: dates"]
+    if not with_dates:
+        header = ["language", "sentences", "ends"]
+    table(title, [*header, "as said: ends"], rows)
     for missed in report.missed:
         print(f"- missed: {missed}")
 

@@ -20,6 +20,8 @@ from assist_memory_engine.language.time_phrases import home_zone, read_time
 
 ROOT = Path(__file__).resolve().parent.parent
 TIME_SET = ROOT / "tests" / "data" / "time_set.json"
+# Written after the rules, before any change for it: ends only.
+TIME_PROBE = ROOT / "tests" / "data" / "time_probe.json"
 LANGUAGES: Final = ("en", "zh-Hans", "zh-Hant")
 MIN_CASES: Final = 100
 
@@ -50,34 +52,34 @@ class Report:
     missed: list[str]
 
 
-def cases() -> list[dict[str, Any]]:
+def cases(path: Path = TIME_SET) -> list[dict[str, Any]]:
     """The labelled cases, each with its own "now" and "time_zone" filled in."""
-    document = json.loads(TIME_SET.read_text(encoding="utf-8"))
+    document = json.loads(path.read_text(encoding="utf-8"))
     return [
         {"now": document["now"], "time_zone": document["time_zone"], **case}
         for case in document["cases"]
     ]
 
 
-def measure() -> Report:
-    """Read every case; tally by language."""
+def measure(path: Path = TIME_SET) -> Report:
+    """Read every case; tally by language (a case without "dates" counts its end only)."""
     reader: dict[str, Tally] = defaultdict(Tally)
     baseline: dict[str, Tally] = defaultdict(Tally)
     missed = []
-    for case in cases():
+    for case in cases(path):
         now = datetime.fromisoformat(case["now"]).astimezone(
             home_zone(case["time_zone"])
         )
         reading = read_time(case["text"], now, case["language"])
         until = reading.until.isoformat() if reading.until else None
-        dates_right = reading.dates == case["dates"]
+        dates_right = reading.dates == case.get("dates", reading.dates)
         end_right = until == case["until"]
         reader[case["language"]].add(dates_right, end_right)
-        baseline[case["language"]].add(not case["dates"], case["until"] is None)
+        baseline[case["language"]].add(not case.get("dates"), case["until"] is None)
         if not (dates_right and end_right):
             missed.append(
-                f"{case['text']!r}: dates {reading.dates} (want {case['dates']}),"
-                f" until {until} (want {case['until']})"
+                f"{case['text']!r}: dates {reading.dates} (want"
+                f" {case.get('dates', 'any')}), until {until} (want {case['until']})"
             )
     return Report(dict(reader), dict(baseline), missed)
 
