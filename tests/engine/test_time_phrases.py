@@ -296,3 +296,37 @@ def test_more_sentences_read(
     reading = read_time(said, SATURDAY)
 
     assert (reading.text, reading.dates, reading.until) == (written, dates, until)
+
+
+@pytest.mark.parametrize(
+    ("said", "written", "until"),
+    [
+        (
+            "I'm working nights until the 10th",
+            "I'm working nights until Thursday 10 December",
+            date(2026, 12, 10),
+        ),
+        (
+            "We're off to Spain on the 12th",
+            "We're off to Spain on Saturday 12 December",
+            date(2026, 12, 13),
+        ),
+        ("On the 30th we party", "On Monday 30 November we party", date(2026, 12, 1)),
+        (
+            "On the 31st we party",
+            "On Thursday 31 December we party",
+            date(2027, 1, 1),
+        ),
+        ("I'll be in Berlin all weekend", None, date(2026, 11, 29)),
+        ("My friend Friday is visiting", "My friend Friday is visiting", None),
+        ("这个月底我要搬家", "11月30日（周一）我要搬家", date(2026, 12, 1)),
+    ],
+)
+def test_days_of_the_month_and_weekends(
+    said: str, written: str | None, until: date | None
+) -> None:
+    reading = read_time(said, SATURDAY)
+
+    if written is not None:
+        assert reading.text == written
+    assert reading.until == until

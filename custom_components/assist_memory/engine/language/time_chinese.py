@@ -45,7 +45,9 @@ _WEEKEND: Final = re.compile(rf"{_UNTIL}(?:{_REL}(?:个|個)?)?(?:周末|週末)
 _WHOLE_WEEK: Final = re.compile(
     rf"{_UNTIL}{_REL}(?:个|個)?{_WEEK}(?![一二三四五六日天末1-7])"
 )
-_MONTH: Final = re.compile(rf"{_UNTIL}(?:{_REL}(?:个|個)月|(?P<end>月底))")
+_MONTH: Final = re.compile(
+    rf"{_UNTIL}(?:(?:(?:这|這|本)(?:个|個)?)?(?P<end>月底)|{_REL}(?:个|個)月(?!底))"
+)
 _YEAR: Final = re.compile(r"(?P<year>前年|去年|今年|明年)")
 # A day said absolutely (12月4日（周五）, 2027年1月8日): it ends what happens on it.
 _ABSOLUTE: Final = re.compile(

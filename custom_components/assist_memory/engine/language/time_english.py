@@ -57,6 +57,12 @@ _ABSOLUTE: Final = re.compile(
     r"(?:,?\s+(?P<year>\d{4})\b)?",
     re.IGNORECASE,
 )
+# A day of the month alone ("until the 10th", "on the 12th"): the next such day.
+_DAY_OF_MONTH: Final = re.compile(
+    r"\b(?P<prep>on|by|until|till|til|from|to)\s+the\s+(?P<day>\d{1,2})(?:st|nd|rd|th)\b"
+    r"(?!\s+of\b)",
+    re.IGNORECASE,
+)
 _RELATIVE_DAY: Final = re.compile(
     r"\b(?:(?P<prep>on|by|until|till)\s+)?(?P<day>the day after tomorrow|the day before "
     r"yesterday|today|tonight|tomorrow|yesterday)\b" + _PART,
@@ -68,7 +74,7 @@ _COUNT: Final = re.compile(
     re.IGNORECASE,
 )
 _PERIOD: Final = re.compile(
-    r"\b(?:(?P<prep>until|till|by|for)\s+)?(?:(?P<rel>this|next|last|the|a)\s+|(?:the\s+)?"
+    r"\b(?:(?P<prep>until|till|by|for)\s+)?(?:(?P<rel>this|next|last|the|a|all)\s+|(?:the\s+)?"
     r"(?P<end>end)\s+of\s+(?:the|this)\s+)(?P<unit>week|weekend|month|year|fortnight)\b",
     re.IGNORECASE,
 )
@@ -78,7 +84,7 @@ _CLOCK: Final = re.compile(
     re.IGNORECASE,
 )
 _NAMES_BEFORE: Final = re.compile(
-    r"(?:called|named|name is|black|good|man|girl|boy)\s+$", re.IGNORECASE
+    r"(?:called|named|name is|black|good|man|girl|boy|friend)\s+$", re.IGNORECASE
 )
 _NAME_AFTER: Final = re.compile(r"\s+[A-Z][a-z]")
 _HABIT: Final = re.compile(
@@ -98,6 +104,7 @@ def english_times(text: str, today: date) -> list[Said]:
     if not _HABIT.search(text):
         past = bool(_PAST.search(text))
         found += _absolute_days(text, today, past=past)
+        found += _days_of_month(text, today)
         found += _weekdays(text, today, past=past)
         found += _relative_days(text, today)
     found += _counts(text, today, past=bool(_PAST.search(text)))
@@ -144,6 +151,18 @@ def _absolute_days(text: str, today: date, *, past: bool) -> list[Said]:
         if past and role is Role.WHEN:
             role = Role.PAST
         found.append(Said(match.start(), match.end(), role, day, day, listed=False))
+    return found
+
+
+def _days_of_month(text: str, today: date) -> list[Said]:
+    found = []
+    for match in _DAY_OF_MONTH.finditer(text):
+        number = int(match["day"])
+        for months_on in (0, 1, 2):  # this month's, else the next that has the day
+            first, last = month_span(today, months_on)
+            if number <= last.day and (day := first.replace(day=number)) >= today:
+                found.append(_day(match, _role(match["prep"], Role.WHEN), day, today))
+                break
     return found
 
 
@@ -207,6 +226,8 @@ def _periods(text: str, today: date) -> list[Said]:
         elif match["end"]:
             last = month_span(today, 0)[1] if unit == "month" else weekend(today, 0)[1]
             found.append(_day(match, _role(prep, Role.WHEN), last, today))
+        elif rel == "all" and unit in ("week", "weekend"):
+            found.append(_period(match, "this", unit, today))  # "all weekend"
         elif rel in ("this", "next", "last") and unit != "fortnight":
             found.append(_period(match, rel, unit, today))
     return found
