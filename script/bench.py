@@ -2,7 +2,7 @@
 
     script/bench [--sizes 1000,10000,100000] [--queries 300] [--turns 500]
                  [--skip-quality] [--skip-speed] [--skip-agent] [--skip-load]
-                 [--skip-sets] [--sets] [--ranking-size 100000]
+                 [--skip-sets] [--sets] [--ranking-size 100000] [--time]
 
 Quality: the labelled set in tests/data/retrieval_set.json, Recall@5, Recall@10 and MRR
 for our search and two baselines over the raw texts: plain BM25 (SQLite FTS5, default
@@ -15,6 +15,9 @@ Recall@10 and MRR on tests/data/conversation_set.json, ours next to a fair FTS5 
 (stemmed, no stop words, Chinese cut into characters and pairs), by category; and at
 --ranking-size memories (100 000) of varied age, use and confidence, how often a query
 taken from a memory finds it in the top 10, ours next to that BM25.
+Time phrases (in the sets; --time: this section only): on tests/data/time_set.json, by
+language, the share of sentences whose relative dates are read as the labelled absolute
+ones and whose end is the labelled last day, next to keeping the sentence as said.
 Speed and memory, at each size: the labelled memories scaled up with other names, and
 the labelled queries. Search latency (ours vs a raw FTS5 query over the same texts),
 durable add latency (ours vs a bare append + fdatasync, the disk's floor), cold start
@@ -80,6 +83,12 @@ from scale import (
     server_search_after_add,
 )
 from scale_ranking import measure_at_scale
+from time_quality import (
+    TIME_PROBE,
+    Report as TimeReport,
+    Tally as TimeTally,
+    measure as measure_time,
+)
 
 from assist_memory_engine.memory.forgetting import forget, forget_all
 from assist_memory_engine.memory.memory_engine import MemoryEngine
@@ -199,6 +208,41 @@ def quality() -> None:
 
 def _share(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
+
+
+def time_phrases() -> None:
+    """Print how many labelled time sentences get their dates and end right."""
+    _time_table(
+        "Time phrases by language (rules, no LLM; target >= 0.95 dates and ends)",
+        measure_time(),
+    )
+    _time_table(
+        "Time phrases, the later probe (ends only; written after the rules)",
+        measure_time(TIME_PROBE),
+        with_dates=False,
+    )
+
+
+def _time_table(title: str, report: TimeReport, *, with_dates: bool = True) -> None:
+    def share(part: int, tally: TimeTally) -> str:
+        return f"{part / tally.cases:.3f}"
+
+    rows = []
+    for language, tally in report.reader.items():
+        kept = report.baseline[language]
+        dates = [share(tally.dates, tally)] if with_dates else []
+        kept_dates = [share(kept.dates, kept)] if with_dates else []
+        rows.append(
+            [language, tally.cases, *dates, share(tally.ends, tally)]
+            + ([share(tally.both, tally)] if with_dates else [])
+            + [*kept_dates, share(kept.ends, kept)]
+        )
+    header = ["language", "sentences", "dates", "ends", "both", "as said: dates"]
+    if not with_dates:
+        header = ["language", "sentences", "ends"]
+    table(title, [*header, "as said: ends"], rows)
+    for missed in report.missed:
+        print(f"- missed: {missed}")
 
 
 def extraction() -> None:
@@ -624,6 +668,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--skip-load", action="store_true")
     parser.add_argument("--skip-sets", action="store_true")
     parser.add_argument("--ranking-size", type=int, default=100_000)
+    parser.add_argument("--time", action="store_true", help="only the time phrases")
     parser.add_argument(
         "--sets",
         action="store_true",
@@ -633,7 +678,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"# Assist Memory benchmarks ({os.cpu_count()} cores, Python {sys.version.split()[0]})"
     )
+    if args.time:
+        time_phrases()
+        return 0
     if args.sets or not args.skip_sets:
+        time_phrases()
         extraction()
         conversations()
         ranking_at_scale(args.ranking_size, args.queries)

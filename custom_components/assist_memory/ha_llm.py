@@ -31,6 +31,7 @@ FACTS_STRUCTURE = probatio.Schema(
                     probatio.Coerce(float), probatio.Range(min=0, max=1)
                 ),
                 probatio.Optional("source"): probatio.In(list(EXTRACTION_SOURCES)),
+                probatio.Optional("until"): probatio.Any(str, None),
             }
         ]
     }

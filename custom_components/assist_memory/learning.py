@@ -17,7 +17,8 @@ from .engine import MemoryEngineError
 from .engine.conversation.speaker import Speaker
 from .engine.conversation.turns import ExtractionBatch, LearnSettings
 from .engine.language.facts import Fact
-from .engine.language.llm_facts import LLM_EXTRACTION_INSTRUCTIONS, parse_llm_facts
+from .engine.language.llm_facts import extraction_instructions, parse_llm_facts
+from .engine.language.time_phrases import home_now
 from .ha_llm import FACTS_STRUCTURE, async_ask
 from .runtime_data import AssistMemoryConfigEntry
 
@@ -62,7 +63,10 @@ async def async_extract(
 ) -> None:
     """Extract facts from the session's new messages and write them back."""
     backend = entry.runtime_data.backend
-    settings = LearnSettings.from_options(entry.options)
+    # Relative dates are read in the home's time zone.
+    settings = replace(
+        LearnSettings.from_options(entry.options), time_zone=hass.config.time_zone
+    )
     try:
         batch = await backend.extraction_batch(
             session_id, settings, used_tokens=used_tokens
@@ -70,7 +74,7 @@ async def async_extract(
         if batch is None:
             return
         batch = replace(batch, language=language)
-        facts = await _async_llm_facts(hass, entry, batch)
+        facts = await _async_llm_facts(hass, entry, batch, settings.time_zone)
         if facts is None:
             facts = await backend.rule_facts(batch)
         result = await backend.learn(
@@ -100,13 +104,17 @@ async def async_extract(
 
 
 async def _async_llm_facts(
-    hass: HomeAssistant, entry: AssistMemoryConfigEntry, batch: ExtractionBatch
+    hass: HomeAssistant,
+    entry: AssistMemoryConfigEntry,
+    batch: ExtractionBatch,
+    time_zone: str | None,
 ) -> list[Fact] | None:
     """Facts from the configured LLM, or None to use the rules."""
     entity_id = entry.options.get(CONF_EXTRACTOR_ENTITY)
     if not entity_id:
         return None
-    instructions = f"{LLM_EXTRACTION_INSTRUCTIONS}\n\nConversation:\n{batch.transcript}"
+    asked = extraction_instructions(home_now(time_zone))
+    instructions = f"{asked}\nConversation:\n{batch.transcript}"
     answer = await async_ask(hass, entity_id, TASK_NAME, instructions, FACTS_STRUCTURE)
     if answer is None:
         LOGGER.warning("The extractor %s failed, using the rules", entity_id)

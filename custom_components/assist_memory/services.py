@@ -28,6 +28,7 @@ import probatio
 
 from .const import DOMAIN
 from .conversation_access import async_conversation_owner
+from .ends import expires_at_given
 from .engine import (
     HOUSEHOLD_SCOPE,
     InvalidMemoryError,
@@ -37,6 +38,7 @@ from .engine import (
     MemoryFields,
 )
 from .engine.memory.compaction import CompactionResult
+from .engine.storage.list_filters import LIST_STATES
 from .engine.storage.store import SORT_ORDERS
 from .pipeline import async_set_pipeline_agent
 from .runtime_data import AssistMemoryConfigEntry
@@ -51,6 +53,8 @@ ATTR_SOURCE = "source"
 ATTR_SCOPE = "scope"
 ATTR_SESSION_ID = "session_id"
 ATTR_METADATA = "metadata"
+ATTR_EXPIRES_AT = "expires_at"
+ATTR_STATE = "state"
 ATTR_LIMIT = "limit"
 ATTR_OFFSET = "offset"
 ATTR_SORT = "sort"
@@ -90,6 +94,7 @@ _FIELDS = {
     probatio.Optional(ATTR_SOURCE): cv.string,
     probatio.Optional(ATTR_SCOPE): cv.string,
     probatio.Optional(ATTR_METADATA): dict,
+    probatio.Optional(ATTR_EXPIRES_AT): probatio.Any(cv.string, None),
 }
 _LIMIT = probatio.All(probatio.Coerce(int), probatio.Range(min=1, max=MAX_PAGE))
 
@@ -121,6 +126,7 @@ LIST_SCHEMA = probatio.Schema(
         probatio.Optional(ATTR_SCOPE): cv.string,
         probatio.Optional(ATTR_TAGS): _TAGS,
         probatio.Optional(ATTR_SORT, default="newest"): probatio.In(SORT_ORDERS),
+        probatio.Optional(ATTR_STATE, default="current"): probatio.In(LIST_STATES),
     }
 )
 CLEAR_SCHEMA = probatio.Schema(
@@ -209,6 +215,8 @@ def _fields(data: dict[str, Any]) -> MemoryFields:
     ):
         if name in data:
             fields[name] = data[name]  # type: ignore[literal-required]
+    if ATTR_EXPIRES_AT in data:
+        fields["expires_at"] = expires_at_given(data[ATTR_EXPIRES_AT] or "")
     return fields
 
 
@@ -218,7 +226,8 @@ def _record(memory: Memory) -> dict[str, Any]:
 
 async def _add(call: ServiceCall) -> ServiceResponse:
     with _engine_errors():
-        memory = await _backend(call).add(call.data[ATTR_CONTENT], **_fields(call.data))
+        fields = _fields(call.data)
+        memory = await _backend(call).add(call.data[ATTR_CONTENT], **fields)
     return {"memory": _record(memory)}
 
 
@@ -240,6 +249,7 @@ async def _list(call: ServiceCall) -> ServiceResponse:
             scope=call.data.get(ATTR_SCOPE),
             tags=call.data.get(ATTR_TAGS),
             sort=call.data[ATTR_SORT],
+            ended=LIST_STATES[call.data[ATTR_STATE]],
         )
     return {
         "items": [_record(m) for m in page.items],
@@ -252,8 +262,9 @@ async def _list(call: ServiceCall) -> ServiceResponse:
 async def _update(call: ServiceCall) -> ServiceResponse:
     memory_id = call.data[ATTR_ID]
     with _engine_errors():
+        fields = _fields(call.data)
         memory = await _backend(call).update(
-            memory_id, call.data.get(ATTR_CONTENT), **_fields(call.data)
+            memory_id, call.data.get(ATTR_CONTENT), **fields
         )
     if memory is None:
         raise _not_found(memory_id)

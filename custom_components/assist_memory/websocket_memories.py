@@ -33,6 +33,7 @@ from homeassistant.exceptions import Unauthorized
 import probatio
 
 from .const import DOMAIN
+from .ends import expires_at_given
 from .engine import (
     InvalidMemoryError,
     Memory,
@@ -40,7 +41,7 @@ from .engine import (
     MemoryFields,
     MemoryOperations,
 )
-from .engine.storage.list_filters import LAST_USED, ORIGINS
+from .engine.storage.list_filters import LAST_USED, LIST_STATES, ORIGINS
 from .engine.storage.store import SORT_ORDERS
 from .entry_api_host import loaded_entry
 
@@ -136,6 +137,8 @@ def _mine(connection: ActiveConnection, memory: Memory | None) -> Memory | None:
         probatio.Optional("scope"): str,
         probatio.Optional("origin"): probatio.In(ORIGINS),
         probatio.Optional("last_used"): probatio.In(LAST_USED),
+        # Current memories (the default), the ended ones (the Ended view), or all.
+        probatio.Optional("state", default="current"): probatio.In(LIST_STATES),
     }
 )
 @_answer
@@ -159,6 +162,7 @@ async def ws_list(
         sort=msg["sort"],
         origin=msg.get("origin"),
         last_used=msg.get("last_used"),
+        ended=LIST_STATES[msg["state"]],
     )
     return {
         "items": [memory.to_dict() for memory in page.items],
@@ -191,6 +195,8 @@ async def ws_get(
         probatio.Optional("category"): str,
         probatio.Optional("key"): str,
         probatio.Optional("tags"): probatio.Any(str, [str]),
+        # "Until …": a day or a time in the home's time zone; "" or null: no end.
+        probatio.Optional("expires_at"): probatio.Any(str, None),
     }
 )
 @_answer
@@ -207,6 +213,8 @@ async def ws_update(
     for name in ("category", "key", "tags"):
         if name in msg:
             fields[name] = msg[name]
+    if "expires_at" in msg:
+        fields["expires_at"] = expires_at_given(msg["expires_at"] or "")
     memory = await backend.update(msg["memory_id"], msg.get("content"), **fields)
     return None if memory is None else {"memory": memory.to_dict()}
 
@@ -244,6 +252,7 @@ def _own_scope(connection: ActiveConnection, scope: str | None) -> str:
         probatio.Optional("category"): str,
         probatio.Optional("tags"): probatio.Any(str, [str]),
         probatio.Optional("scope"): str,
+        probatio.Optional("expires_at"): probatio.Any(str, None),
     }
 )
 @_answer
@@ -258,6 +267,8 @@ async def ws_add(
     for name in ("category", "tags"):
         if name in msg:
             fields[name] = msg[name]
+    if msg.get("expires_at"):
+        fields["expires_at"] = expires_at_given(msg["expires_at"])
     memory = await backend.add(msg["content"], **fields)
     return {"memory": memory.to_dict()}
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+import json
 from pathlib import Path
 import subprocess
 import sys
+import urllib.request
 
 from playwright.sync_api import Browser, Locator, Page, expect
 import pytest
@@ -195,3 +197,60 @@ def test_5000_memories_round_trip(
         round_trip(page, app, Screens(page, screenshots, axe), tmp_path)
     finally:
         context.close()
+
+
+def test_ended_memories_and_until(browser: Browser, server: Server) -> None:
+    now = datetime.now(UTC)
+    memories = f"{server.url}/memory/long-term"
+    post_json(
+        memories,
+        {
+            "content": "The guests stayed in the spare room",
+            "expires_at": (now - timedelta(hours=1)).isoformat(),
+        },
+        server.token,
+    )
+    post_json(
+        memories,
+        {
+            "content": "The boiler is off",
+            "expires_at": (now + timedelta(days=2)).isoformat(),
+        },
+        server.token,
+    )
+    context = browser.new_context(locale="en-US")
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    try:
+        app = open_manager(page, server)
+        cards = app.locator("li.card")
+        expect(cards.filter(has_text="The boiler is off")).to_contain_text("Until ")
+        expect(cards.filter(has_text="spare room")).to_have_count(0)
+
+        app.get_by_role("group", name="Shown").get_by_role(
+            "button", name="Ended"
+        ).click()
+        ended = cards.filter(has_text="The guests stayed in the spare room")
+        expect(ended).to_contain_text("Ended ")
+        expect(cards.filter(has_text="The boiler is off")).to_have_count(0)
+
+        # "Until …" on add: the memory holds through that day.
+        app.get_by_role("button", name="Current").click()
+        app.get_by_role("button", name="Add memory").click()
+        dialog = app.get_by_role("dialog")
+        dialog.get_by_label("Memory").fill("The car is at the garage")
+        dialog.get_by_label("Until").fill("2031-05-06")
+        dialog.get_by_role("button", name="Save").click()
+        expect(cards.filter(has_text="The car is at the garage")).to_contain_text(
+            "Until "
+        )
+    finally:
+        context.close()
+    request = urllib.request.Request(  # noqa: S310 - 127.0.0.1
+        f"{memories}?limit=100", headers={"Authorization": f"Bearer {server.token}"}
+    )
+    with urllib.request.urlopen(request, timeout=60) as response:  # noqa: S310
+        listed = json.loads(response.read())
+    added = {m["content"]: m["expires_at"] for m in listed["items"]}
+    ends = datetime.fromisoformat(added["The car is at the garage"])
+    assert ends.astimezone().date().isoformat() == "2031-05-07"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -18,7 +19,11 @@ from custom_components.assist_memory.engine.conversation.turns import (
 )
 from custom_components.assist_memory.engine.errors import MemoryEngineError
 from custom_components.assist_memory.engine.language.commands import parse_command
+from custom_components.assist_memory.engine.language.date_phrases import (
+    absolute_date_phrase,
+)
 from custom_components.assist_memory.engine.language.facts import Fact
+from custom_components.assist_memory.engine.language.time_phrases import ends_at
 from custom_components.assist_memory.engine.storage.settings import StoreSettings
 
 EAGER = LearnSettings(min_interval=timedelta(0), min_messages=1)
@@ -491,3 +496,56 @@ async def test_listeners_hear_changes(backend: MemoryBackend) -> None:
     calls.clear()
     await backend.add("Tom likes tea")
     assert not calls
+
+
+async def test_ends_over_every_backend(backend: MemoryBackend) -> None:
+    now = datetime.now(UTC)
+    ended = await backend.add(
+        "The guests stayed in the spare room",
+        expires_at=(now - timedelta(hours=1)).isoformat(),
+    )
+    going = await backend.add(
+        "The boiler is off", expires_at=(now + timedelta(days=2)).isoformat()
+    )
+
+    assert [m.id for m in (await backend.list()).items] == [going.id]
+    assert [m.id for m in (await backend.list(ended=True)).items] == [ended.id]
+    assert (await backend.list(ended=None)).total == 2
+    assert [r.memory.id for r in await backend.search("spare room boiler")] == [
+        going.id
+    ]
+    assert "spare room" not in await backend.build_prompt("hi")
+    exported = {m["id"]: m["expires_at"] for m in (await backend.export())["memories"]}
+    assert exported[going.id] == going.expires_at
+    cleared = await backend.update(going.id, expires_at="")
+    assert cleared is not None
+    assert cleared.expires_at is None
+
+
+async def test_learning_over_every_backend_reads_time_at_home(
+    backend: MemoryBackend,
+) -> None:
+    home = "Asia/Shanghai"
+    await backend.note_message("t1", "user", "Remember that the plumber comes tomorrow")
+    batch = await backend.extraction_batch("t1", EAGER)
+    assert batch is not None
+    tomorrow = datetime.now(ZoneInfo(home)).date() + timedelta(days=1)
+    said_end = tomorrow + timedelta(days=9)
+    await backend.learn(
+        batch,
+        [
+            Fact("The plumber comes tomorrow", "event"),
+            Fact("Grandma stays with the user", "event", until=said_end),
+        ],
+        scope="household",
+        settings=replace(EAGER, time_zone=home),
+    )
+
+    memories = {m.content: m for m in (await backend.list()).items}
+    plumber = memories[f"The plumber comes on {absolute_date_phrase(tomorrow, 'en')}"]
+    assert (
+        plumber.expires_at
+        == ends_at(tomorrow + timedelta(days=1), ZoneInfo(home)).isoformat()
+    )
+    grandma = memories["Grandma stays with the user"]
+    assert grandma.expires_at == ends_at(said_end, ZoneInfo(home)).isoformat()

@@ -551,7 +551,7 @@ def test_export_document_shape(store: MemoryStore) -> None:
     document = store.export()
 
     assert document["format"] == "assist_memory_export"
-    assert document["version"] == 1
+    assert document["version"] == 2
     assert document["count"] == 3
     assert [m["id"] for m in document["memories"]] == [m.id for m in original]
     assert document["memories"][1]["access_count"] == 1

@@ -11,6 +11,7 @@ import sys
 
 from custom_components.assist_memory.engine.language.facts import Fact
 from script.extraction_quality import Item, items, matches, problems
+from script.time_quality import cases as time_cases, problems as time_problems
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -72,3 +73,8 @@ def test_conversation_set_is_what_its_data_files_make() -> None:
     )
 
     assert done.returncode == 0, done.stderr
+
+
+def test_time_set_passes_its_self_checks() -> None:
+    assert time_problems() == []
+    assert len(time_cases()) >= 100

@@ -9,7 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SETS = ("retrieval_set", "extraction_set", "conversation_set")
+SETS = (
+    "retrieval_set",
+    "extraction_set",
+    "conversation_set",
+    "time_set",
+    "time_probe",
+)
 ALLOWED = {
     "tests/quality/test_retrieval_quality.py",
     "tests/quality/test_labelled_sets.py",

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 import contextlib
 from dataclasses import replace
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 import functools
 import logging
 from pathlib import Path
@@ -64,13 +64,13 @@ from ..memory.compaction import (
     MemoryCompactor,
 )
 from ..memory.compaction_preview import CompactionPreview, CompactionPreviews
-from ..memory.forgetting import forget, forget_all
+from ..memory.forgetting import forget, forget_all, forget_ended
 from ..memory.memory_engine import MemoryEngine
 from ..search.embeddings import EmbeddingConfig, HttpContext
 from ..search.scoring import ScoredMemory
 from ..storage.durable import keep_private
 from ..storage.list_filters import LastUsed, Origin
-from ..storage.models import HOUSEHOLD_SCOPE, Memory
+from ..storage.models import HOUSEHOLD_SCOPE, Memory, utc_now
 from ..storage.settings import StoreSettings
 from ..storage.store import (
     ImportMode,
@@ -234,11 +234,19 @@ class LocalBackend(MemoryBackend):
         # The sentences learned memories quote go with their messages.
         if result.messages and await self._run(self.turns.forget_expired_quotes):
             self._changed()
-        if result.messages or result.daily_logs:
+        # Memories that ended are shown as ended for as long as daily logs are kept.
+        ended = await self._run(
+            forget_ended, self.engine, self._retention.daily_log_days, datetime.now(UTC)
+        )
+        if ended:
+            self._changed()
+        result = replace(result, ended_memories=len(ended))
+        if result.messages or result.daily_logs or ended:
             _LOGGER.info(
-                "Retention: deleted %d messages and %d daily logs",
+                "Retention: deleted %d messages, %d daily logs and %d ended memories",
                 result.messages,
                 result.daily_logs,
+                len(ended),
             )
         return result
 
@@ -393,6 +401,7 @@ class LocalBackend(MemoryBackend):
         sort: SortOrder = "newest",
         origin: Origin | None = None,
         last_used: LastUsed | None = None,
+        ended: bool | None = False,
     ) -> MemoryPage:
         return await self._run(
             self.store.list,
@@ -404,6 +413,7 @@ class LocalBackend(MemoryBackend):
             sort=sort,
             origin=origin,
             last_used=last_used,
+            ended=ended,
         )
 
     @override
@@ -456,10 +466,11 @@ class LocalBackend(MemoryBackend):
                 )
                 memories = [r.memory for r in found]
             else:
+                now = utc_now()
                 memories = [
                     m
                     for m in self.store.get_all()
-                    if scopes is None or m.scope in scopes
+                    if (scopes is None or m.scope in scopes) and not m.has_ended(now)
                 ]
                 if limit is not None:
                     memories = memories[:limit]

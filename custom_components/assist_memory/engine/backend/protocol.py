@@ -59,6 +59,7 @@ class MemoryFields(TypedDict, total=False):
     scope: str
     session_id: str
     metadata: Mapping[str, Any]
+    expires_at: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,8 +103,12 @@ class MemoryOperations(Protocol):
         sort: SortOrder = "newest",
         origin: Origin | None = None,
         last_used: LastUsed | None = None,
+        ended: bool | None = False,
     ) -> MemoryPage:
-        """A filtered page of memories (`origin`, `last_used`: see `list_filters`)."""
+        """A filtered page of memories (`origin`, `last_used`: see `list_filters`).
+
+        `ended`: only memories whose end has come (True), the others (False), or all.
+        """
 
     async def update(
         self, memory_id: str, content: str | None = None, **fields: Unpack[MemoryFields]

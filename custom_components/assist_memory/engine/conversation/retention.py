@@ -3,7 +3,8 @@
 Conversations (messages and summaries) older than `conversation_days` and the daily
 logs of days more than `daily_log_days` ago are deleted, leaving no trace in the
 files (see `ConversationLog.prune`); facts held for Review go with the conversations
-they were said in. `LocalBackend` runs this at start, when the
+they were said in. Memories that ended more than `daily_log_days`
+ago are forgotten the same way (`forget_ended`). `LocalBackend` runs this at start, when the
 settings change and every hour, in Home Assistant and in the memory server alike.
 """
 
@@ -64,11 +65,12 @@ class RetentionSettings:
 
 @dataclass(frozen=True, slots=True)
 class RetentionResult:
-    """What a run deleted: messages, and daily logs (whole days)."""
+    """What a run deleted: messages, daily logs (whole days) and ended memories."""
 
     messages: int = 0
     daily_logs: int = 0
     held: int = 0
+    ended_memories: int = 0
 
 
 def enforce_retention(

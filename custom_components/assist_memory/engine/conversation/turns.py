@@ -50,6 +50,7 @@ from ..language.keywords import extract_keywords
 from ..language.provenance import SaidMessage, learned_from
 from ..language.rule_extraction import RuleBasedExtractor
 from ..language.secrets_filter import REDACTED, contains_secret, mentions_secret, redact
+from ..language.time_phrases import end_of, home_now, with_time, without_time
 from ..language.write_back import plan_write_back, states_replaced_fact
 from ..memory.memory_engine import MemoryEngine
 from ..search.scoring import ScoredMemory
@@ -107,6 +108,9 @@ class LearnSettings:
     context_size: int = CONTEXT_SIZE.default
     # A fraction of the context size (the setting is in percent).
     flush_threshold: float = FLUSH_THRESHOLD.default / 100
+    # The home's time zone (an IANA name): relative dates are read in it. None: this
+    # computer's.
+    time_zone: str | None = None
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> LearnSettings:
@@ -429,8 +433,12 @@ class TurnMemory:
         (with the voice device it was said at, `device_id`) until a person says
         whose it is.
         """
+        now = home_now(settings.time_zone)
         short = [
-            f for f in facts if len(f.content) <= settings.atomic_content_max_length
+            dated
+            for f in facts
+            if len((dated := with_time(f, now, batch.language)).content)
+            <= settings.atomic_content_max_length
         ]
         personal = [f for f in short if speaker_unknown and about_the_speaker(f)]
         fitting = [f for f in short if f not in personal]
@@ -439,8 +447,10 @@ class TurnMemory:
         if fitting:  # comparing with every memory is costly: only when there are facts
             with self.engine.store.locked_records() as records:
                 existing = [m for m in records.values() if m.scope == scope]
-        plan = plan_write_back(fitting, existing, scope=scope)
         store = self.engine.store
+        moved = self._move_ends(fitting, existing, now)
+        fitting = [fact for fact in fitting if fact not in moved]
+        plan = plan_write_back(fitting, existing, scope=scope)
         said = self._said(batch) if plan.adds else []
         not_stored: tuple[Fact, ...] = ()
         for position, fact in enumerate(plan.adds):
@@ -454,6 +464,7 @@ class TurnMemory:
                     scope=scope,
                     session_id=batch.session_id,
                     metadata=learned_from(fact.content, said, "conversation"),
+                    expires_at=end_of(fact, now),
                 )
             except MemoryFullError:
                 # The rest would be refused too: they wait in Review, and the batch
@@ -466,7 +477,10 @@ class TurnMemory:
             current = store.get(memory_id)
             if current is not None:
                 store.update(
-                    memory_id, confidence=max(current.confidence, fact.confidence)
+                    memory_id,
+                    confidence=max(current.confidence, fact.confidence),
+                    # Said again with an end: the end said last holds.
+                    expires_at=end_of(fact, now),
                 )
         replaced: list[tuple[Memory, Fact]] = []
         for memory_id, fact in plan.replacements:
@@ -477,6 +491,7 @@ class TurnMemory:
                 category=fact.category,
                 confidence=fact.confidence,
                 source=fact.source,
+                expires_at=end_of(fact, now) or "",  # the newer fact's end, or none
             )
             if before is not None:
                 replaced.append((before, fact))
@@ -492,8 +507,8 @@ class TurnMemory:
         return LearnResult(
             added=len(plan.adds) - len(not_stored),
             refreshed=len(plan.refreshes),
-            replaced=len(plan.replacements),
-            skipped=len(plan.skipped) + len(facts) - len(fitting) - held,
+            replaced=len(plan.replacements) + len(moved),
+            skipped=len(plan.skipped) + len(facts) - len(fitting) - len(moved) - held,
             profile_updates=profile_changes,
             not_stored=len(not_stored),
             held=held,
@@ -540,6 +555,30 @@ class TurnMemory:
                     scope=scope,
                 )
             )
+
+    def _move_ends(
+        self, facts: list[Fact], existing: list[Memory], now: datetime
+    ) -> list[Fact]:
+        """Facts that say a memory with an end again with another end: it moves.
+
+        "The guests are staying until Tuesday now" after "... until Sunday": the
+        memory takes the new words and the new end. Returns the facts so applied.
+        """
+        ending = {
+            without_time(memory.content, now): memory
+            for memory in existing
+            if memory.expires_at is not None
+        }
+        moved = []
+        for fact in facts:
+            if fact.until is not None and (
+                memory := ending.pop(without_time(fact.content, now), None)
+            ):
+                self.engine.store.update(
+                    memory.id, fact.content, expires_at=end_of(fact, now)
+                )
+                moved.append(fact)
+        return moved
 
     def _said(self, batch: ExtractionBatch) -> list[SaidMessage]:
         """What the users said in the batch's messages (a fact's possible origins)."""

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from typing import Final
 
 from ..storage.models import Memory, ReconcilePlan
-from .markdown import one_line, parse_markdown, plan_reconcile
+from .markdown import memory_line, one_line, parse_markdown, plan_reconcile
 from .written_base import WrittenBase, bullet_of
 
 MAX_REMOVED: Final = 5
@@ -140,4 +140,4 @@ def _newest_shared_version(base: WrittenBase, bullets: list[tuple[str, str]]) ->
 
 
 def _bullet(memory: Memory) -> tuple[str, str]:
-    return (memory.category, one_line(memory.content))
+    return (memory.category, memory_line(memory))

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from datetime import UTC, datetime, tzinfo
 import heapq
 from itertools import groupby
 from operator import itemgetter
@@ -35,7 +36,9 @@ import time
 from typing import Final
 import unicodedata
 
-from ..storage.models import CATEGORIES, Memory, ReconcilePlan
+from ..language.date_phrases import until_phrase
+from ..language.time_phrases import last_day_of
+from ..storage.models import CATEGORIES, Memory, ReconcilePlan, parse_time
 from ..storage.yielding import yielding
 
 TITLE: Final = "# Memory"
@@ -80,9 +83,41 @@ _MAX_SIMILARITY_PAIRS: Final = 2500
 _LINES_PER_PIECE: Final = 2000
 
 
+# The end a line shows after the memory: "(until 6 Dec)", "(至12月6日)".
+_UNTIL_SHOWN: Final = re.compile(
+    r"\s*\((?:until \d{1,2} [A-Z][a-z]{2}(?: \d{4})?|至(?:\d{4}年)?\d{1,2}月\d{1,2}日)\)$"
+)
+_HAN: Final = re.compile(r"[\u4e00-\u9fff]")
+
+
 def one_line(text: str) -> str:
     """Whitespace (newlines included) collapsed to single spaces, ends trimmed."""
     return " ".join(text.split())
+
+
+def memory_line(memory: Memory) -> str:
+    """A memory's bullet text: its content on one line, and its end when it has one.
+
+    The end is the last day it holds in this computer's time zone, its year said
+    when it is not the year the memory was made.
+    """
+    text = one_line(memory.content)
+    if memory.expires_at is None:
+        return text
+    last = last_day_of(parse_time(memory.expires_at, "expires_at"), _local_zone())
+    language = "zh" if _HAN.search(text) else "en"
+    made = parse_time(memory.created_at, "created_at").date()
+    return f"{text} ({until_phrase(last, language, today=made)})"
+
+
+def bullet_content(text: str) -> str:
+    """A bullet's text without the end its line shows (that is not content)."""
+    return _UNTIL_SHOWN.sub("", text)
+
+
+def _local_zone() -> tzinfo:
+    zone = datetime.now().astimezone().tzinfo
+    return zone if zone is not None else UTC
 
 
 def rendered_order(memories: Iterable[Memory]) -> list[Memory]:
@@ -113,7 +148,7 @@ def render_markdown(memories: Iterable[Memory]) -> str:
 
 def render_ordered(ordered: Iterable[Memory]) -> str:
     """MEMORY.md for memories already in `rendered_order`."""
-    return render_lines((memory.category, memory.content) for memory in ordered)
+    return render_lines((memory.category, memory_line(memory)) for memory in ordered)
 
 
 def render_lines(bullets: Iterable[tuple[str, str]]) -> str:
@@ -221,7 +256,7 @@ def plan_reconcile(
     from difflib import SequenceMatcher  # only when a file is edited: a lean start
 
     ordered = rendered_order(current)
-    old_texts = {m.id: one_line(m.content) for m in ordered}
+    old_texts = {m.id: memory_line(m) for m in ordered}
     texts = [one_line(text) for _, text in parsed]
     plan = ReconcilePlan()
     kept: dict[int, Memory] = {}  # bullet index -> the memory it keeps
@@ -299,16 +334,16 @@ def _pair_block(
     texts: Sequence[str],
 ) -> None:
     """Pair changed old and new lines one to one; the rest are deletes or adds."""
-    pairs = _best_pairs(
-        [one_line(m.content) for m in old], [texts[index] for index in new]
-    )
+    pairs = _best_pairs([memory_line(m) for m in old], [texts[index] for index in new])
     paired_old = {i for i, _ in pairs}
     paired_new = {j for _, j in pairs}
     for i, j in pairs:
-        plan.updates.append((old[i].id, texts[new[j]], None))
+        plan.updates.append((old[i].id, bullet_content(texts[new[j]]), None))
     plan.deletes.extend(m.id for i, m in enumerate(old) if i not in paired_old)
     plan.adds.extend(
-        (category, texts[index]) for j, index in enumerate(new) if j not in paired_new
+        (category, bullet_content(texts[index]))
+        for j, index in enumerate(new)
+        if j not in paired_new
     )
 
 
@@ -359,9 +394,7 @@ def rebase_plan(
     """
     base_by_id = {m.id: m for m in base}
     fresh = Counter(
-        (m.category, one_line(m.content))
-        for m in current.values()
-        if m.id not in base_by_id
+        (m.category, memory_line(m)) for m in current.values() if m.id not in base_by_id
     )
     updates: list[tuple[str, str | None, str | None]] = []
     wanted = list(plan.adds)

@@ -22,7 +22,7 @@ from itertools import chain
 
 from ..storage.models import CATEGORIES, Memory
 from ..storage.yielding import yielding
-from .markdown import one_line, render_blocks, rendered_order
+from .markdown import memory_line, render_blocks, rendered_order
 from .written_base import ShownLine, WrittenBase, bullet_of, encode_lines
 
 # created_at, then the memory's place in the store (its order among equal times).
@@ -144,7 +144,7 @@ class ShownDocument:
         """Show this memory as it is now (None: deleted)."""
         place = self._places.get(memory_id)
         current = None if place is None else self._line(memory_id)
-        bullet = None if memory is None else (memory.category, one_line(memory.content))
+        bullet = None if memory is None else (memory.category, memory_line(memory))
         if current is not None and bullet_of(current) == bullet:
             return
         self.revision += 1

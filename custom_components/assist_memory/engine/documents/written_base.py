@@ -33,7 +33,7 @@ from ..storage.durable import write_atomically
 from ..storage.models import Memory
 from ..storage.untrusted_file import Signature
 from ..storage.yielding import yielding
-from .markdown import one_line, render_lines
+from .markdown import memory_line, render_lines
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -80,7 +80,7 @@ class WrittenBase:
 
     def showing(self, ordered: Sequence[Memory]) -> WrittenBase:
         """The base after writing these memories (in rendered order)."""
-        bullets = [(m.id, m.category, one_line(m.content)) for m in yielding(ordered)]
+        bullets = [(m.id, m.category, memory_line(m)) for m in yielding(ordered)]
         old = {line[:3]: line[3] for line in yielding(self.lines)}
         if list(old) == bullets:
             return self  # the same lines: the same version

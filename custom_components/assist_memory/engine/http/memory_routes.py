@@ -16,7 +16,7 @@ from ..documents.daily_log import validate_date
 from ..errors import InvalidMemoryError
 from ..memory.compaction import CompactionResult
 from ..storage.fullness import Fullness
-from ..storage.list_filters import LAST_USED, ORIGINS, LastUsed, Origin
+from ..storage.list_filters import LAST_USED, LIST_STATES, ORIGINS, LastUsed, Origin
 from ..storage.models import CATEGORIES, HOUSEHOLD_SCOPE, MAX_SCOPE_LENGTH, Memory
 from ..storage.store import ImportMode, SortOrder
 from .routing import (
@@ -57,6 +57,7 @@ MEMORY_FIELDS: Final = (
     "scope",
     "session_id",
     "metadata",
+    "expires_at",
 )
 
 
@@ -143,6 +144,12 @@ P_LAST_USED = Param(
     description="recent: used in an answer in the last 7 days; dormant: not for 90 "
     "days; never: never used.",
     choices=LAST_USED,
+)
+P_STATE = Param(
+    "state",
+    description="current: memories whose end has not come (default); ended: those "
+    "whose end has come (kept for the daily-log retention, then erased); all.",
+    choices=tuple(LIST_STATES),
 )
 P_SESSIONS = Param("limit", "integer", description="How many.", minimum=1, maximum=100)
 P_PROFILE_SCOPE = Param(
@@ -242,6 +249,7 @@ async def list_memories(host: ApiHost, request: ApiRequest) -> object:
         sort=sort,
         origin=cast(Origin | None, query_choice(request, P_ORIGIN, None)),
         last_used=cast(LastUsed | None, query_choice(request, P_LAST_USED, None)),
+        ended=LIST_STATES[query_choice(request, P_STATE, "current")],
     )
     return {
         "items": [memory_json(m) for m in page.items],
@@ -423,7 +431,7 @@ ROUTES: Final[tuple[Route, ...]] = (
           "Compactions that can be undone", compactions, answer="Compactions"),
     Route("GET", "/memory/long-term", "listMemories", "List long-term memories",
           list_memories, (P_LIMIT, P_OFFSET, P_CATEGORY, P_SCOPE, P_TAG, P_SORT,
-                         P_ORIGIN, P_LAST_USED),
+                         P_ORIGIN, P_LAST_USED, P_STATE),
           answer="MemoryPage"),
     Route("POST", "/memory/long-term", "addMemory", "Add a memory", add_memory,
           body="NewMemory", answer="Memory", status=HTTPStatus.CREATED),

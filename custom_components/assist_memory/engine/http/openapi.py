@@ -146,6 +146,8 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
         "scope": _SCOPE,
         "session_id": _KEY,
         "metadata": {"type": ["object", "null"], "description": _METADATA_LIMITS},
+        # When the fact stops being true; "" or null: it never ends.
+        "expires_at": {"anyOf": [_TIME, {"const": ""}, {"type": "null"}]},
     }
     given_or_now = {"anyOf": [_TIME, {"const": ""}, {"type": "null"}]}
     record_fields = {
@@ -174,6 +176,9 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
             "key": _KEY,
             "confidence": _nullable(_CONFIDENCE),
             "source": _nullable(_SOURCE),
+            "until": _nullable(
+                {"type": "string", "format": "date", "pattern": r"^\d{4}-\d{2}-\d{2}$"}
+            ),
         },
         ["content"],
     )
@@ -207,6 +212,7 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
                 "min_messages": _setting("extract_min_messages"),
                 "atomic_content_max_length": _setting("atomic_content_max_length"),
                 "context_size": _setting("context_size"),
+                "time_zone": _NULLABLE_TEXT,
                 "flush_threshold": _nullable(
                     {
                         "type": "number",
@@ -378,6 +384,7 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
             "updated_at": _TEXT,
             "last_accessed": _NULLABLE_TEXT,
             "access_count": _COUNT,
+            "expires_at": _NULLABLE_TEXT,
         }
     ),
     "MemoryPage": _object(

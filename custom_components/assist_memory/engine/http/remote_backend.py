@@ -263,9 +263,11 @@ class RemoteBackend(RemoteHeldFacts, MemoryBackend):
         sort: SortOrder = "newest",
         origin: Origin | None = None,
         last_used: LastUsed | None = None,
+        ended: bool | None = False,
     ) -> MemoryPage:
         # Asked in parts of the server's page size.
         query: dict[str, str] = {"sort": sort}
+        query["state"] = {False: "current", True: "ended", None: "all"}[ended]
         if origin is not None:
             query["origin"] = origin
         if last_used is not None:

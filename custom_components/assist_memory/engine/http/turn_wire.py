@@ -9,7 +9,7 @@ the server, a clear error in the client).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 import sys
 from typing import Any, Final, cast
 
@@ -275,6 +275,7 @@ def learn_settings_json(settings: LearnSettings) -> dict[str, Any]:
         "atomic_content_max_length": settings.atomic_content_max_length,
         "context_size": settings.context_size,
         "flush_threshold": settings.flush_threshold,
+        "time_zone": settings.time_zone,
     }
 
 
@@ -309,6 +310,7 @@ def learn_settings_from_json(data: object) -> LearnSettings:
             minimum=percent["minimum"] / 100,
             maximum=percent["maximum"] / 100,
         ),
+        time_zone=body.optional_text("time_zone"),
     )
 
 
@@ -348,9 +350,15 @@ def fact_from_json(data: object) -> Fact:
             key=body.optional_text("key"),
             confidence=body.number("confidence", STATED_CONFIDENCE),
             source=body.text("source", "user_stated"),
+            until=_optional_day(body.optional_text("until")),
         )
     except ValueError as err:
         raise bad_json(f"a fact is invalid: {err}") from None
+
+
+def _optional_day(text: str | None) -> date | None:
+    """A day written YYYY-MM-DD (ValueError otherwise), or None."""
+    return None if text is None else date.fromisoformat(text)
 
 
 def learn_result_json(result: LearnResult) -> dict[str, int]:

@@ -9,6 +9,7 @@ category and key only.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 import logging
 from typing import Any, Final
 
@@ -38,6 +39,8 @@ class Fact:
     key: str | None = None
     confidence: float = STATED_CONFIDENCE
     source: str = "user_stated"
+    # The last day the fact holds, when the extractor says so (an LLM may).
+    until: date | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.content, str) or not self.content.strip():
@@ -61,14 +64,17 @@ class Fact:
         object.__setattr__(self, "confidence", float(self.confidence))
 
     def to_dict(self) -> dict[str, Any]:
-        """The fields `MemoryStore.add` takes (content, category, key, ...)."""
-        return {
+        """The fact as JSON: content, category, key, confidence, source (and until)."""
+        found = {
             "content": self.content,
             "category": self.category,
             "key": self.key,
             "confidence": self.confidence,
             "source": self.source,
         }
+        if self.until is not None:
+            found["until"] = self.until.isoformat()
+        return found
 
 
 def _log_secret(fact: Fact) -> None:

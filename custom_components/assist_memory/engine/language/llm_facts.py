@@ -7,6 +7,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
+from datetime import date, datetime
 import json
 import logging
 import math
@@ -14,6 +16,7 @@ import re
 from typing import Any, Final
 
 from ..storage.models import CATEGORIES
+from .date_phrases import absolute_date_phrase
 from .facts import (
     DEFAULT_INFERRED_CONFIDENCE,
     EXTRACTION_SOURCES,
@@ -44,8 +47,10 @@ weeks or months:
 - birthdays, anniversaries and other dated events.
 
 Do not keep: small talk and greetings, questions, device commands ("turn on the light",
-"打开客厅的灯") and their results, what the assistant said, anything temporary (today's
-weather, a timer, where something is right now), guesses and hypotheticals.
+"打开客厅的灯") and their results, what the assistant said, what lasts only minutes
+(today's weather, a timer, where something is right now), guesses and hypotheticals.
+Do keep what is true for a while and then ends ("We have guests until Sunday", "The
+plumber is coming on Friday", "这周我在减肥"), with its end.
 Never keep secrets: passwords, PINs, door or alarm codes, one-time codes, API keys or
 tokens, card or bank account numbers.
 
@@ -53,9 +58,17 @@ Write each fact as one short sentence that makes sense on its own later, in the 
 the user spoke, in the third person: "The user prefers oat milk", "用户喜欢燕麦奶",
 "Anna's birthday is March 3".
 
+Time: write every relative date as the date it is, counted from "Now" below in the
+home's time zone ("tomorrow at ten" -> "on Friday 4 December at 10:00", "下周五" ->
+"12月4日（周五）", "last year" -> "in 2025"). Weeks run Monday to Sunday. Give "until",
+the last day the fact is still true, as YYYY-MM-DD: "until Sunday" is that Sunday; "for
+three days" three days from today; "this week" its Sunday; something that happens on
+a day ends the day after it. Leave "until" null for what does not end: habits,
+birthdays, past events, lasting facts.
+
 Answer with JSON only, exactly this shape:
 {"facts": [{"content": "...", "category": "preference", "key": "user_oat_milk",
-"confidence": 0.9, "source": "user_stated"}]}
+"confidence": 0.9, "source": "user_stated", "until": null}]}
 - category: one of preference, fact, pattern, event, person, routine, note
 - key: a short snake_case subject such as "user_name", "anna_coffee",
   "user_allergy_peanut", or null
@@ -85,6 +98,10 @@ FACTS_SCHEMA: Final[dict[str, Any]] = {
                     },
                     "confidence": {"type": "number", "minimum": 0, "maximum": 1},
                     "source": {"type": "string", "enum": list(EXTRACTION_SOURCES)},
+                    "until": {
+                        "type": ["string", "null"],
+                        "description": "The last day the fact is true, YYYY-MM-DD",
+                    },
                 },
                 "required": ["content", "category"],
                 "additionalProperties": False,
@@ -94,6 +111,16 @@ FACTS_SCHEMA: Final[dict[str, Any]] = {
     "required": ["facts"],
     "additionalProperties": False,
 }
+
+
+def extraction_instructions(now: datetime) -> str:
+    """The instructions, with now (in the home's time zone) to count dates from."""
+    day = absolute_date_phrase(now.date(), "en")
+    return (
+        f"{LLM_EXTRACTION_INSTRUCTIONS}\nNow: {day} {now.year}, {now:%H:%M}"
+        f" ({now.tzinfo}, UTC{now:%z}).\n"
+    )
+
 
 _FENCE: Final = re.compile(r"```(?:json|JSON)?\s*(?P<body>.*?)```", re.DOTALL)
 
@@ -201,7 +228,17 @@ def _llm_fact(item: object) -> Fact:
         )
     if mentions_secret(fact.content) or (fact.key and mentions_secret(fact.key)):
         raise _DroppedItemError(f"it contains a secret (category {fact.category})")
-    return fact
+    return replace(fact, until=_llm_until(item.get("until")))
+
+
+def _llm_until(value: object) -> date | None:
+    """The last day an LLM gave; one it wrote otherwise than YYYY-MM-DD is left out."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return date.fromisoformat(value.strip()[:10])
+    except ValueError:
+        return None
 
 
 def _llm_key(value: object) -> str | None:

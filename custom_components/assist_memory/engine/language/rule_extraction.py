@@ -12,6 +12,7 @@ from .chinese_rules import _chinese, _zh_remembered
 from .english_rules import _en_remembered, _english
 from .facts import EXPLICIT_CONFIDENCE, STATED_CONFIDENCE, Fact, _log_secret
 from .rule_patterns import _EN_RATHER, _EN_REMEMBER, _ZH_REMEMBER, _Draft
+from .rule_time import lasting_statement
 from .secrets_filter import mentions_secret
 from .sentences import (
     _STARTS_HAN,
@@ -86,9 +87,9 @@ class RuleBasedExtractor:
         return [(*draft, False) for draft in self._statement(text, explicit=False)]
 
     def _statement(self, text: str, *, explicit: bool) -> list[_Draft]:
-        if _STARTS_HAN.match(text):
-            return _chinese(text, explicit=explicit)
-        return _english(text, explicit=explicit)
+        chinese = bool(_STARTS_HAN.match(text))
+        drafts = (_chinese if chinese else _english)(text, explicit=explicit)
+        return drafts or lasting_statement(text, chinese=chinese)
 
     def _remembered(self, raw: str) -> list[_Draft]:
         text = _strip_fillers(_clean(raw))

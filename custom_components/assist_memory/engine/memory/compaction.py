@@ -244,8 +244,16 @@ def _edited(old: Memory, now: Memory) -> bool:
 
 
 def _compacted(records: Mapping[str, Memory]) -> dict[str, Memory]:
-    """The memories a compaction works on: the household's."""
-    return {i: m for i, m in records.items() if m.scope == HOUSEHOLD_SCOPE}
+    """The memories a compaction works on: the household's that do not end.
+
+    One that ends is left as it is (merged into another, its end would be lost); it
+    goes on its own.
+    """
+    return {
+        i: m
+        for i, m in records.items()
+        if m.scope == HOUSEHOLD_SCOPE and m.expires_at is None
+    }
 
 
 class MemoryCompactor:

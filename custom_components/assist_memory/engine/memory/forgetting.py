@@ -22,6 +22,7 @@ the backup is pruned; that is what undo needs.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
+from datetime import UTC, datetime, timedelta
 
 from .compaction import backup_folder, forget_in_backups
 from .memory_engine import MemoryEngine
@@ -39,6 +40,17 @@ def forget(engine: MemoryEngine, memory_ids: Iterable[str]) -> list[str]:
     if gone:
         _erase_copies(engine, texts, gone)
     return gone
+
+
+def forget_ended(engine: MemoryEngine, kept_days: int, now: datetime) -> list[str]:
+    """Forget the memories that ended more than `kept_days` days before `now`.
+
+    Until then the memory manager shows them as ended; then they go as a forgotten
+    memory goes, every copy of their text with them.
+    """
+    cutoff = (now - timedelta(days=kept_days)).astimezone(UTC).isoformat()
+    ended = [memory.id for memory in engine.store.get_all() if memory.has_ended(cutoff)]
+    return forget(engine, ended) if ended else []
 
 
 def forget_all(engine: MemoryEngine) -> int:

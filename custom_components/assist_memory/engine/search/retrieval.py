@@ -136,6 +136,9 @@ class Retriever:
         if scopes is not None:
             allowed = set(scopes)
             memories = {k: m for k, m in memories.items() if m.scope in allowed}
+        # A memory whose end has come (the guests have left) is never found.
+        at = now.astimezone(UTC).isoformat()
+        memories = {k: m for k, m in memories.items() if not m.has_ended(at)}
         if not memories:
             return []
         best_bm25 = max(bm25.values(), default=0.0) or 1.0

@@ -25,6 +25,14 @@ type LastUsed = Literal["recent", "dormant", "never"]
 ORIGINS: Final[tuple[str, ...]] = get_args(Origin.__value__)
 LAST_USED: Final[tuple[str, ...]] = get_args(LastUsed.__value__)
 
+# Which memories a list holds by their end: not ended (the default), ended, or all
+# (the `ended` argument of `MemoryStore.list`).
+LIST_STATES: Final[dict[str, bool | None]] = {
+    "current": False,
+    "ended": True,
+    "all": None,
+}
+
 RECENT: Final = timedelta(days=7)
 DORMANT: Final = timedelta(days=90)
 STATED_SOURCE: Final = "user_stated"

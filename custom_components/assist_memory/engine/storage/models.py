@@ -76,6 +76,12 @@ class Memory:
     updated_at: str = ""
     last_accessed: str | None = None
     access_count: int = 0
+    # When the fact stops being true (UTC, like every time here); None: never.
+    expires_at: str | None = None
+
+    def has_ended(self, now: str) -> bool:
+        """Whether the memory's end has come by `now` (an ISO time in UTC)."""
+        return self.expires_at is not None and self.expires_at <= now
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form (a fresh, mutable copy)."""
@@ -94,6 +100,7 @@ class Memory:
             "updated_at": self.updated_at,
             "last_accessed": self.last_accessed,
             "access_count": self.access_count,
+            "expires_at": self.expires_at,
         }
 
     def with_changes(self, **changes: Any) -> Memory:
@@ -108,6 +115,7 @@ FIELD_ALIASES: Final = {
     "lastAccessed": "last_accessed",
     "accessCount": "access_count",
     "sessionId": "session_id",
+    "expiresAt": "expires_at",
     "value": "content",
 }
 
@@ -159,6 +167,16 @@ def memory_from_dict(data: object, *, max_content_length: int) -> Memory:
         if last_accessed is None
         else validate_timestamp(last_accessed, "last_accessed"),
         access_count=validate_access_count(record.get("access_count", 0)),
+        expires_at=validate_expires_at(record.get("expires_at")),
+    )
+
+
+def validate_expires_at(value: object) -> str | None:
+    """An optional end: an ISO 8601 time in UTC; none, null or "" means it never ends."""
+    return (
+        None
+        if value is None or value == ""
+        else validate_timestamp(value, "expires_at")
     )
 
 
@@ -191,6 +209,8 @@ def memory_from_trusted(record: Mapping[str, Any]) -> Memory:
         updated_at=created if updated == created else updated,
         last_accessed=record["last_accessed"],
         access_count=record["access_count"],
+        # Files of format 1 have no end: their memories never end.
+        expires_at=record.get("expires_at"),
     )
 
 

@@ -31,6 +31,7 @@ from .models import (
     validate_category,
     validate_confidence,
     validate_content,
+    validate_expires_at,
     validate_key,
     validate_metadata,
     validate_optional_text,
@@ -123,6 +124,7 @@ class MemoryStore(StoreFiles):
         scope: str = HOUSEHOLD_SCOPE,
         session_id: str | None = None,
         metadata: Mapping[str, Any] | None = None,
+        expires_at: str | None = None,
     ) -> Memory:
         """Store a new memory and return it; MemoryFullError when at the limit."""
         now = self._clock()
@@ -139,6 +141,7 @@ class MemoryStore(StoreFiles):
             metadata=validate_metadata({} if metadata is None else metadata),
             created_at=now,
             updated_at=now,
+            expires_at=validate_expires_at(expires_at),
         )
         with self._write() as records:
             evicted = self._make_room(records)
@@ -243,10 +246,12 @@ class MemoryStore(StoreFiles):
         scope: str | None = None,
         session_id: str | None = None,
         metadata: Mapping[str, Any] | None = None,
+        expires_at: str | None = None,
     ) -> Memory | None:
         """Change the given fields (None leaves one as it is); None for an unknown id.
 
-        An empty `key` or `session_id` removes it; empty `tags` or `metadata` clear them.
+        An empty `key`, `session_id` or `expires_at` removes it; empty `tags` or
+        `metadata` clear them.
         """
         changes: dict[str, Any] = {}
         if content is not None:
@@ -269,6 +274,8 @@ class MemoryStore(StoreFiles):
             changes["session_id"] = validate_optional_text(session_id, "session_id")
         if metadata is not None:
             changes["metadata"] = validate_metadata(metadata)
+        if expires_at is not None:
+            changes["expires_at"] = validate_expires_at(expires_at)
         if not changes:
             raise InvalidMemoryError(
                 "nothing_to_update", "give at least one field to change"
@@ -328,10 +335,12 @@ class MemoryStore(StoreFiles):
         sort: SortOrder = "newest",
         origin: str | None = None,
         last_used: str | None = None,
+        ended: bool | None = False,
     ) -> MemoryPage:
         """A page of memories matching every filter given, in the chosen order.
 
-        `origin` and `last_used` are the filters of `list_filters`.
+        `origin` and `last_used` are the filters of `list_filters`. `ended`: only the
+        memories whose end has come (True), only the others (False), or both (None).
         """
         if not _is_int(offset) or not _is_int(limit) or offset < 0 or limit < 1:
             raise InvalidMemoryError(
@@ -345,7 +354,8 @@ class MemoryStore(StoreFiles):
             )
         wanted_category = validate_category(category) if category else None
         wanted_tags = _tags_to_find(tags)
-        passes = memory_filter(origin, last_used, self._clock())
+        now = self._clock()
+        passes = memory_filter(origin, last_used, now)
         with self._read() as records:
             matches = [
                 m
@@ -354,6 +364,7 @@ class MemoryStore(StoreFiles):
                 and (scope is None or m.scope == scope)
                 and wanted_tags.issubset(m.tags)
                 and (passes is None or passes(m))
+                and (ended is None or m.has_ended(now) == ended)
             ]
         matches.sort(key=_SORT_KEYS[sort], reverse=sort != "oldest")
         return MemoryPage(

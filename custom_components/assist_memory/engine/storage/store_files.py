@@ -55,7 +55,8 @@ _LOGGER = logging.getLogger(__name__)
 SNAPSHOT_FORMAT: Final = "assist_memory"
 
 
-FORMAT_VERSION: Final = 1
+# 2: a memory may have `expires_at` (format 1 files load as memories that never end).
+FORMAT_VERSION: Final = 2
 
 
 # Fold the journal when it is larger than this share of the snapshot (or 64 KiB).

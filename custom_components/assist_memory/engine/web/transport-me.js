@@ -41,12 +41,14 @@ export class MeTransport extends HaTransport {
           ...(query.tag ? { tags: query.tag } : {}),
           ...(query.origin ? { origin: query.origin } : {}),
           ...(query.last_used ? { last_used: query.last_used } : {}),
+          ...(query.state ? { state: query.state } : {}),
         });
         return { ...page, hasMore: page.offset + page.items.length < page.total };
       }
       case "POST /memory/long-term": {
-        const { content, category, tags } = body;
-        return (await call("assist_memory/memories/add", { content, category, tags })).memory;
+        const { content, category, tags, expires_at: expiresAt } = body;
+        return (await call("assist_memory/memories/add",
+          { content, category, tags, ...(expiresAt ? { expires_at: expiresAt } : {}) })).memory;
       }
       // Only the undo of a delete: the person's own memories back as they were.
       case "POST /memory/import":
@@ -55,9 +57,11 @@ export class MeTransport extends HaTransport {
         return (await call("assist_memory/memories/get",
           { memory_id: decodeURIComponent(memoryId) })).memory;
       case "PATCH /memory/long-term/{id}": {
-        const { content, category, tags } = body;
-        return call("assist_memory/memories/update",
-          { memory_id: decodeURIComponent(memoryId), content, category, tags });
+        const { content, category, tags, expires_at: expiresAt } = body;
+        return call("assist_memory/memories/update", {
+          memory_id: decodeURIComponent(memoryId), content, category, tags,
+          ...(expiresAt === undefined ? {} : { expires_at: expiresAt }),
+        });
       }
       case "DELETE /memory/long-term/{id}":
         return call("assist_memory/memories/delete", { memory_id: decodeURIComponent(memoryId) });

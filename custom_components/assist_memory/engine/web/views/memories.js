@@ -7,7 +7,32 @@ const SORTS = ["newest", "most_used", "updated", "oldest"];
 // The list API's filters by origin and last use (the server's buckets: 7 and 90 days).
 const ORIGINS = ["stated", "learned"];
 const LAST_USED = ["recent", "dormant", "never"];
+// Memories whose end has not come, and those whose end has (shown, no longer used).
+const STATES = ["current", "ended"];
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+function hasEnded(memory) {
+  return Boolean(memory.expires_at) && new Date(memory.expires_at).getTime() <= Date.now();
+}
+
+// The last day a memory holds ("YYYY-MM-DD" here): the day before the moment it ends.
+function lastDay(memory) {
+  if (!memory.expires_at) return "";
+  const day = new Date(new Date(memory.expires_at).getTime() - 1);
+  const pad = (number) => String(number).padStart(2, "0");
+  return `${day.getFullYear()}-${pad(day.getMonth() + 1)}-${pad(day.getDate())}`;
+}
+
+// "Until" a day: the memory ends at the midnight after it, here.
+function endAfter(day) {
+  const [year, month, date] = day.split("-").map(Number);
+  return new Date(year, month - 1, date + 1).toISOString();
+}
+
+function formatDay(day, language) {
+  const [year, month, date] = day.split("-").map(Number);
+  return new Date(year, month - 1, date).toLocaleDateString(language, { dateStyle: "medium" });
+}
 
 function originOf(memory) {
   return memory.source === "user_stated" ? "stated" : "learned";
@@ -45,6 +70,7 @@ export class MemoriesView {
     this.ctx = ctx;
     this.filters = {
       category: "", scope: "", tag: "", origin: "", last_used: "", sort: "newest",
+      state: "current",
     };
     this.query = "";
     this.offset = 0;
@@ -83,8 +109,9 @@ export class MemoriesView {
       const ids = this.shownIds;
       return (memory) => ids.has(memory.id);
     }
-    const { category, scope, tag, origin, last_used: lastUsed } = this.filters;
-    return (memory) => (!category || memory.category === category)
+    const { category, scope, tag, origin, last_used: lastUsed, state } = this.filters;
+    return (memory) => (state === "ended") === hasEnded(memory)
+      && (!category || memory.category === category)
       && (!scope || memory.scope === scope) && (!tag || memory.tags.includes(tag))
       && (!origin || originOf(memory) === origin) && (!lastUsed || usedIn(memory, lastUsed));
   }
@@ -188,6 +215,7 @@ export class MemoriesView {
       (value) => (value ? t(`origin.${value}`) : t("memories.any"))),
     chips(t("memories.lastUsed"), "last_used", ["", ...LAST_USED],
       (value) => (value ? t(`used.${value}`) : t("memories.any"))),
+    chips(t("memories.state"), "state", STATES, (value) => t(`state.${value}`)),
     h("div", { class: "filters" },
       field(t("memories.tag"), h("input", {
         type: "search", value: this.filters.tag, placeholder: "#",
@@ -213,6 +241,9 @@ export class MemoriesView {
         h("span", { class: "chip" }, t(`category.${memory.category}`)),
         people.badge(memory.scope),
         memory.tags.map((tag) => h("span", { class: "chip tag" }, `#${tag}`)),
+        memory.expires_at ? h("span", { class: "chip" }, t(
+          hasEnded(memory) ? "memories.endedOn" : "memories.until",
+          { date: formatDay(lastDay(memory), language) })) : null,
         h("span", {}, t(stated ? "origin.stated" : "origin.learned")),
         h("span", {}, t(`confidence.${confidenceWord(memory.confidence)}`)),
         h("span", {}, memory.access_count
@@ -356,6 +387,8 @@ export class MemoriesView {
     const category = h("select", {}, CATEGORIES.map((value) =>
       h("option", { value, selected: value === memory.category }, t(`category.${value}`))));
     const tags = h("input", { value: memory.tags.join(", ") });
+    // "Until …": the last day it holds; empty: it never ends.
+    const until = h("input", { type: "date", value: lastDay(memory) });
     const { people } = this.ctx;
     const scope = h("select", {}, [...new Set([...people.scopes(), memory.scope])].map((value) =>
       h("option", { value, selected: value === memory.scope }, people.name(value))));
@@ -365,6 +398,7 @@ export class MemoriesView {
         field(t("memories.content"), content),
         field(t("memories.category"), category),
         field(t("memories.tags"), tags, t("memories.tagsHint")),
+        field(t("memories.untilField"), until, t("memories.untilHint")),
         this.ctx.personal ? null : field(t("memories.person"), scope)),
       buttons: [{ label: t("save"), value: "save" }],
       cancelLabel: t("cancel"),
@@ -374,6 +408,9 @@ export class MemoriesView {
         category: category.value,
         tags: tags.value.split(",").map((tag) => tag.trim()).filter(Boolean),
         scope: scope.value.trim(),
+        // Cleared on a memory that had an end: it no longer ends.
+        ...(until.value ? { expires_at: endAfter(until.value) }
+          : memory.expires_at ? { expires_at: "" } : {}),
       }),
     });
     if (answer !== "save") return false;
