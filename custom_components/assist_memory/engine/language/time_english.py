@@ -95,6 +95,14 @@ _PAST: Final = re.compile(
     r"moved|finished|arrived)\b",
     re.IGNORECASE,
 )
+# A plain weekday is one coming day only with a word for the future or what is
+# arranged ("is coming on Friday", "will be here on Friday", "come at ten on
+# Friday"); in the plain present
+# it is a habit ("the bins go out on Thursday", "Leo plays football on Saturday").
+_ARRANGED: Final = re.compile(
+    r"\b(?:will|shall|is|are|am|be|going|gonna|has|have|need|must|should)\b|'(?:ll|s|re|m)\b",
+    re.IGNORECASE,
+)
 _UNTIL_WORDS: Final = ("until", "till", "til", "to", "by")
 
 
@@ -126,6 +134,9 @@ def _weekdays(text: str, today: date, *, past: bool) -> list[Said]:
         weekday = _WEEKDAYS.index(match["weekday"].lower())
         rel = (match["rel"] or "").lower()
         role = _role(match["prep"], Role.WHEN)
+        arranged = _ARRANGED.search(text) or _CLOCK.search(text)
+        if not rel and not past and role is Role.WHEN and not arranged:
+            continue  # a habit, said in the plain present
         if rel == "last" or (not rel and past and role is Role.WHEN):
             day, role = previous_weekday(today, weekday), Role.PAST
         elif rel == "next":
