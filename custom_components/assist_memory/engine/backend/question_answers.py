@@ -12,9 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from ..language.listener import for_listener
+from ..language.listener import said_to
 from ..language.questions import Judgement, judge, known_units, read_question
-from ..language.secrets_filter import redact
 from ..language.speech import is_traditional
 from ..storage.models import HOUSEHOLD_SCOPE, Memory
 
@@ -73,11 +72,7 @@ async def answer_question(
 
 def spoken(memories: list[Memory], user_id: str | None) -> str:
     """Memories as one or two spoken sentences to the listener."""
-    sentences = [
-        redact(for_listener(m.content, own=bool(user_id) and m.scope == user_id))
-        for m in memories
-    ]
-    return " ".join(_sentence(s) for s in sentences)
+    return " ".join(_sentence(text) for text in said_to(memories, user_id))
 
 
 def _sentence(text: str) -> str:

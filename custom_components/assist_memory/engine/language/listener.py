@@ -10,8 +10,12 @@ The household's memories are the listener's household: "Your household drinks ..
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 import re
 from typing import Final
+
+from ..storage.models import Memory
+from .secrets_filter import redact
 
 # "The user" as the subject of a present-tense verb: the verb loses its -s.
 _EN_IRREGULAR: Final = {
@@ -74,10 +78,7 @@ def for_listener(content: str, *, own: bool) -> str:
     text = content.strip()
     if _HAN.search(text):
         return _zh_for_listener(text, own=own)
-    if own:
-        text = _en_second_person(text)
-    else:
-        text = _EN_HOUSEHOLD.sub("Your household", text)
+    text = _en_second_person(text) if own else _EN_HOUSEHOLD.sub("Your household", text)
     return text[:1].upper() + text[1:]
 
 
@@ -127,3 +128,11 @@ def _zh_for_listener(text: str, *, own: bool) -> str:
         text = re.sub("我(?![们們])", "你", text)
         text = text.replace("我们", "你们").replace("我們", "你們")
     return text
+
+
+def said_to(memories: Sequence[Memory], user_id: str | None) -> list[str]:
+    """Memories as said to the listener (`user_id`), any secret value withheld."""
+    return [
+        redact(for_listener(m.content, own=bool(user_id) and m.scope == user_id))
+        for m in memories
+    ]

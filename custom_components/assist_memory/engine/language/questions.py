@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+import itertools
 import re
 from typing import Final, Literal
 
@@ -76,7 +77,10 @@ _ZH_REPEAT: Final = re.compile(r"(.)不\1")
 _HAN_RUN: Final = re.compile(r"[\u4e00-\u9fff]+")
 _HAN: Final = re.compile(r"[\u4e00-\u9fff]")
 _ZH_KINDS: Final = (
-    ("when", re.compile(r"什么时候|什麼時候|几点|幾點|哪天|几号|幾號|几月|幾月|哪一天")),
+    (
+        "when",
+        re.compile(r"什么时候|什麼時候|几点|幾點|哪天|几号|幾號|几月|幾月|哪一天"),
+    ),
     ("where", re.compile(r"哪里|哪裡|哪儿|哪兒|在哪")),
     ("who", re.compile(r"谁|誰")),
     ("how", re.compile(r"怎么|怎麼|多少|几|幾")),
@@ -165,7 +169,9 @@ def _read_chinese(text: str) -> Question | None:
     stripped = _ZH_REMOVED.sub(" ", _ZH_REPEAT.sub(r"\1", text))
     units: list[str] = []
     for run in _HAN_RUN.findall(stripped):
-        pieces = [run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)]
+        pieces = (
+            [run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)]
+        )
         units.extend(piece for piece in pieces if piece not in units)
     for word in _EN_WORD.findall(stripped):
         if (unit := stem(_bare(_plain(word)))) not in units:
@@ -223,9 +229,7 @@ def judge(question: Question, content: str, known: frozenset[str]) -> Judgement:
     stems = memory_units(content)
     matched = _matched(question, content, stems)
     together = _side_by_side(question, content, stems, known)
-    return Judgement(
-        _answers(question, matched, known), len(matched), together
-    )
+    return Judgement(_answers(question, matched, known), len(matched), together)
 
 
 def _answers(question: Question, matched: set[str], known: frozenset[str]) -> bool:
@@ -286,10 +290,12 @@ def _side_by_side(
 ) -> int:
     """How many neighbouring pairs of the question's known units are neighbours in it."""
     if question.chinese:
-        return max((len(run) for run in _common_runs(question.text, content)), default=0)
-    pairs = set(zip(stems, stems[1:], strict=False))
+        return max(
+            (len(run) for run in _common_runs(question.text, content)), default=0
+        )
+    pairs = set(itertools.pairwise(stems))
     units = [unit for unit in question.units if unit in known]
-    return sum(1 for pair in zip(units, units[1:], strict=False) if pair in pairs)
+    return sum(1 for pair in itertools.pairwise(units) if pair in pairs)
 
 
 def _common_runs(question: str, content: str) -> list[str]:

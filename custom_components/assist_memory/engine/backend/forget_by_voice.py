@@ -1,0 +1,155 @@
+"""Forgetting by voice: say exactly what will be forgotten, and ask first.
+
+"Forget the spare key" finds the memories that hold every word of what is to be
+forgotten, in the scopes the sentence is about (`command_scopes`), and answers with
+a question: "Should I forget this: The spare key is under the blue flowerpot?"
+Only "yes" (是, 是的, ...) then forgets it; anything else keeps it. Several
+matches are named and the person chooses ("the first", "both", 第二个, 全部). The
+household's memories are left out when the speaker may not forget them (an option of
+the host: administrators only, by default), and the answer says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import re
+from typing import TYPE_CHECKING, Final
+
+from ..errors import MemoryEngineError
+from ..language.commands import MemoryCommand, command_scopes, reply
+from ..language.keywords import extract_keywords
+from ..language.listener import said_to
+from ..language.secrets_filter import redact
+from ..storage.models import HOUSEHOLD_SCOPE
+
+if TYPE_CHECKING:
+    from .protocol import MemoryOperations
+
+_CANDIDATES: Final = 10
+# At most this many are named in one question.
+NAMED: Final = 3
+
+_YES: Final = re.compile(
+    r"^\s*(?:yes|yeah|yep|yup|sure|ok|okay|correct|right|do it|go ahead|please do"
+    r"|yes,? please|yes,? forget it|是|是的|对|對|好|好的|确定|確定|可以|嗯|忘掉吧|忘记吧|忘記吧)"
+    r"\s*[.!。！]*\s*$",
+    re.IGNORECASE,
+)
+_ALL: Final = re.compile(
+    r"^\s*(?:all|both|all of them|both of them|everything|all three|全部|都|都忘掉|都忘记"
+    r"|都忘記|两个都|兩個都|全都|所有)\s*[.!。！]*\s*$",
+    re.IGNORECASE,
+)
+_ORDINALS: Final = (
+    re.compile(r"\b(?:first|one|1st|1)\b|第一|一个|一個|^\s*1\s*$", re.IGNORECASE),
+    re.compile(r"\b(?:second|two|2nd|2)\b|第二|^\s*2\s*$", re.IGNORECASE),
+    re.compile(r"\b(?:third|three|3rd|3)\b|第三|^\s*3\s*$", re.IGNORECASE),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetProposal:
+    """Memories waiting for the person's answer: to confirm (one) or to choose (several)."""
+
+    memory_ids: tuple[str, ...]
+    language: str
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetQuestion:
+    """What to say, and the proposal waiting for an answer (None: nothing to ask)."""
+
+    speech: str
+    proposal: ForgetProposal | None
+
+
+async def propose_forget(
+    backend: MemoryOperations,
+    command: MemoryCommand,
+    *,
+    user_id: str | None,
+    language: str,
+    may_forget_household: bool,
+) -> ForgetQuestion:
+    """The question to ask before forgetting what the sentence names."""
+    try:
+        found = await backend.search(
+            command.subject,
+            limit=_CANDIDATES,
+            scopes=command_scopes(command, user_id).read,
+        )
+    except MemoryEngineError as err:
+        return ForgetQuestion(reply(language, "failed", reason=err.message), None)
+    # Only memories that contain every word of what is to be forgotten.
+    matches = [r.memory for r in found if _covers_all(r.matched, command.subject)]
+    allowed = [m for m in matches if may_forget_household or m.scope != HOUSEHOLD_SCOPE]
+    subject = redact(command.subject)
+    if not allowed:
+        key = "forget_household_refused" if matches else "forget_none"
+        return ForgetQuestion(reply(language, key, subject=subject), None)
+    named = allowed[:NAMED]
+    items = said_to(named, user_id)
+    proposal = ForgetProposal(tuple(m.id for m in named), language)
+    if len(named) == 1:
+        speech = reply(language, "forget_confirm", item=items[0].rstrip(" .。"))
+    else:
+        speech = reply(
+            language,
+            "forget_choose",
+            subject=subject,
+            count=len(named),
+            items=_numbered(language, items),
+        )
+    return ForgetQuestion(speech, proposal)
+
+
+async def settle_forget(
+    backend: MemoryOperations, proposal: ForgetProposal, answer: str
+) -> str:
+    """Forget what the person confirmed or chose; anything else keeps every memory."""
+    language = proposal.language
+    chosen = _chosen(proposal, answer)
+    if not chosen:
+        return reply(language, "forget_kept")
+    try:
+        gone = [memory_id for memory_id in chosen if await backend.delete(memory_id)]
+    except MemoryEngineError as err:
+        return reply(language, "failed", reason=err.message)
+    if len(gone) == 1:
+        return reply(language, "forgot_one")
+    return reply(language, "forgot_many", count=len(gone))
+
+
+def _chosen(proposal: ForgetProposal, answer: str) -> tuple[str, ...]:
+    ids = proposal.memory_ids
+    if len(ids) == 1:
+        return ids if _YES.match(answer) else ()
+    if _ALL.match(answer):
+        return ids
+    picked = [ids[i] for i, o in enumerate(_ORDINALS[: len(ids)]) if o.search(answer)]
+    return tuple(picked) if len(picked) == 1 else ()
+
+
+def _covers_all(matched: tuple[str, ...], subject: str) -> bool:
+    """True when a search result matched every keyword of the subject."""
+    wanted = extract_keywords(subject).all()
+    return bool(wanted) and len(matched) >= len(wanted)
+
+
+_ORDINAL_WORDS: Final = {
+    "en": ("first", "second", "third"),
+    "zh-Hans": ("第一条", "第二条", "第三条"),
+    "zh-Hant": ("第一筆", "第二筆", "第三筆"),
+}
+
+
+def _numbered(language: str, items: list[str]) -> str:
+    """Numbered items ("first, A; second, B") in the reply language."""
+    words = _ORDINAL_WORDS.get(language, _ORDINAL_WORDS["en"])
+    if language.startswith("zh"):
+        return "；".join(
+            f"{w}：{i.rstrip('。')}" for w, i in zip(words, items, strict=False)
+        )
+    return "; ".join(
+        f"{w}, {i.rstrip('.')}" for w, i in zip(words, items, strict=False)
+    )
