@@ -35,6 +35,11 @@ _YES: Final = re.compile(
     r"\s*[.!。！]*\s*$",
     re.IGNORECASE,
 )
+_NO: Final = re.compile(
+    r"^\s*(?:no|nope|nah|don'?t|do not|cancel|keep it|never mind|no,? thanks|stop|不|不要"
+    r"|不用|不是|算了|别|別|取消|留着|留著)\s*[.!。！]*\s*$",
+    re.IGNORECASE,
+)
 _ALL: Final = re.compile(
     r"^\s*(?:all|both|all of them|both of them|everything|all three|全部|都|都忘掉|都忘记"
     r"|都忘記|两个都|兩個都|全都|所有)\s*[.!。！]*\s*$",
@@ -105,12 +110,16 @@ async def propose_forget(
 
 async def settle_forget(
     backend: MemoryOperations, proposal: ForgetProposal, answer: str
-) -> str:
-    """Forget what the person confirmed or chose; anything else keeps every memory."""
+) -> str | None:
+    """Forget what the person confirmed or chose; anything else keeps every memory.
+
+    None when the sentence is not an answer at all ("turn on the light"): the
+    memories are kept and the sentence is the caller's to handle.
+    """
     language = proposal.language
     chosen = _chosen(proposal, answer)
     if not chosen:
-        return reply(language, "forget_kept")
+        return reply(language, "forget_kept") if _NO.match(answer) else None
     try:
         gone = [memory_id for memory_id in chosen if await backend.delete(memory_id)]
     except MemoryEngineError as err:

@@ -213,6 +213,8 @@ _REPLIES: Final[dict[str, dict[str, str]]] = {
             "Only an administrator can make me forget the household's memories."
         ),
         "forgot_many": "Done, I've forgotten {count} memories.",
+        "learnt": "Got it: {items}",
+        "dont_know": "I don't know that yet.",
     },
     "zh-Hans": {
         "remembered": "好的，我记住了。",
@@ -234,6 +236,8 @@ _REPLIES: Final[dict[str, dict[str, str]]] = {
         "forget_kept": "好的，我会继续记住。",
         "forget_household_refused": "只有管理员才能让我忘记家里共用的记忆。",
         "forgot_many": "好的，我已经忘记了{count}条记忆。",
+        "learnt": "好的，记住了：{items}",
+        "dont_know": "这个我还不知道。",
     },
     "zh-Hant": {
         "remembered": "好的，我記住了。",
@@ -255,6 +259,8 @@ _REPLIES: Final[dict[str, dict[str, str]]] = {
         "forget_kept": "好的，我會繼續記住。",
         "forget_household_refused": "只有管理員才能讓我忘記家裡共用的記憶。",
         "forgot_many": "好的，我已經忘記了{count}筆記憶。",
+        "learnt": "好的，記住了：{items}",
+        "dont_know": "這個我還不知道。",
     },
 }
 

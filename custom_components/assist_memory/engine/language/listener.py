@@ -78,7 +78,9 @@ def for_listener(content: str, *, own: bool) -> str:
     text = content.strip()
     if _HAN.search(text):
         return _zh_for_listener(text, own=own)
-    text = _en_second_person(text) if own else _EN_HOUSEHOLD.sub("Your household", text)
+    text = _EN_HOUSEHOLD.sub("your household", text)
+    if own:
+        text = _en_second_person(text)
     return text[:1].upper() + text[1:]
 
 

@@ -1,0 +1,205 @@
+"""Home Assistant's own agent behind the memory agent: memory answers what it knows.
+
+With no LLM, the intent agent answers devices, timers, the time and every other
+intent Home Assistant ships; memory answers the questions a memory answers and
+acknowledges the facts it learns. Which one answers is decided with the intent
+agent's own recognition, before anything runs:
+
+- a sentence trigger (an automation's sentence) or an understood intent goes to
+  Home Assistant, always; the one exception is "who/what is <something>" read as a
+  state query with no device, area or floor named ("Who is our plumber?"): Home
+  Assistant answers it first, and only when no entity matched, a memory that
+  answers the question does;
+- a sentence the intent agent does not understand (no intent, or a device or area
+  it does not know: "Where is the spare key?") is answered by the memory that answers
+  it, or, for a statement the rules learn a fact from ("My son Leo plays football on
+  Saturdays"), acknowledged and learnt at once;
+- anything else is Home Assistant's answer, except a question it could not
+  understand at all, which gets "I don't know that yet".
+
+A memory answer names the memories it comes from in the response's results (type
+`custom`, the memory's id), so a caller can tell it from the intent agent's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from homeassistant.components import conversation
+from homeassistant.components.conversation.agent_manager import get_agent_manager
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers import intent
+
+from .const import LOGGER
+from .engine import MemoryEngineError
+from .engine.backend.protocol import MemoryBackend
+from .engine.backend.question_answers import MemoryAnswer, answer_question
+from .engine.backend.statement_learning import learn_statement
+from .engine.conversation.turns import LearnSettings
+from .engine.language.commands import reply, reply_language
+from .engine.language.questions import read_question
+
+# Slots that name what a state query is about; without one, "who is X" is a guess.
+_TARGET_SLOTS = frozenset({"name", "area", "floor", "device_class"})
+_NOT_UNDERSTOOD = frozenset(
+    {
+        intent.IntentResponseErrorCode.NO_INTENT_MATCH,
+        intent.IntentResponseErrorCode.NO_VALID_TARGETS,
+    }
+)
+
+type Converse = Callable[[], Awaitable[conversation.ConversationResult]]
+
+
+@dataclass(frozen=True, slots=True)
+class Recognition:
+    """What the intent agent makes of a sentence, without acting on it."""
+
+    understood: bool
+    # A state query with nothing named ("Who is our plumber?").
+    open_query: bool = False
+
+
+async def async_answer_without_llm(
+    hass: HomeAssistant,
+    backend: MemoryBackend,
+    user_input: conversation.ConversationInput,
+    chat_log: conversation.ChatLog,
+    *,
+    user_id: str | None,
+    learn_settings: LearnSettings | None,
+    converse: Converse,
+) -> conversation.ConversationResult:
+    """The turn's answer: Home Assistant's (`converse`), or memory's.
+
+    `learn_settings`: None when learning is off (no acknowledgement then).
+    """
+    session_id = chat_log.conversation_id
+    recognition = await _async_recognize(hass, user_input)
+    if recognition.understood and not recognition.open_query:
+        return await converse()
+    language = reply_language(user_input.language, user_input.text)
+    answer = await _async_memory_answer(backend, user_input.text, user_id)
+    if recognition.open_query:
+        result = await converse()
+        response = result.response
+        if answer is None or response.matched_states or not _query_failed(response):
+            return result
+        return memory_result(user_input, chat_log, answer)
+    if answer is not None:
+        return memory_result(user_input, chat_log, answer)
+    if learn_settings is not None and read_question(user_input.text) is None:
+        acknowledgement = await _async_learn(
+            backend,
+            user_input.text,
+            session_id=session_id,
+            user_id=user_id,
+            language=language,
+            settings=learn_settings,
+        )
+        if acknowledgement is not None:
+            return spoken_result(user_input, chat_log, acknowledgement)
+    result = await converse()
+    if (
+        result.response.error_code is intent.IntentResponseErrorCode.NO_INTENT_MATCH
+        and read_question(user_input.text) is not None
+    ):
+        return spoken_result(user_input, chat_log, reply(language, "dont_know"))
+    return result
+
+
+async def _async_recognize(
+    hass: HomeAssistant, user_input: conversation.ConversationInput
+) -> Recognition:
+    agent = get_agent_manager(hass).default_agent
+    if agent is None:  # pragma: no cover - conversation always sets it up
+        return Recognition(understood=True)
+    if await agent.async_recognize_sentence_trigger(user_input):
+        return Recognition(understood=True)
+    result = await agent.async_recognize_intent(user_input)
+    if result is None or result.unmatched_entities:
+        return Recognition(understood=False)
+    open_query = result.intent.name == intent.INTENT_GET_STATE and not (
+        _TARGET_SLOTS & set(result.entities)
+    )
+    return Recognition(understood=True, open_query=open_query)
+
+
+def _query_failed(response: intent.IntentResponse) -> bool:
+    """A query that found nothing ("Not any") or an error it did not understand."""
+    if response.response_type is intent.IntentResponseType.QUERY_ANSWER:
+        return True
+    return response.error_code in _NOT_UNDERSTOOD
+
+
+async def _async_memory_answer(
+    backend: MemoryBackend, text: str, user_id: str | None
+) -> MemoryAnswer | None:
+    try:
+        return await answer_question(backend, text, user_id=user_id)
+    except MemoryEngineError as err:
+        LOGGER.warning("Assist Memory could not answer from memory: %s", err.message)
+        return None
+
+
+async def _async_learn(
+    backend: MemoryBackend,
+    text: str,
+    *,
+    session_id: str,
+    user_id: str | None,
+    language: str,
+    settings: LearnSettings,
+) -> str | None:
+    try:
+        return await learn_statement(
+            backend,
+            text,
+            session_id=session_id,
+            user_id=user_id,
+            language=language,
+            settings=settings,
+        )
+    except MemoryEngineError as err:
+        LOGGER.warning("Assist Memory could not learn a sentence: %s", err.message)
+        return None
+
+
+def memory_result(
+    user_input: conversation.ConversationInput,
+    chat_log: conversation.ChatLog,
+    answer: MemoryAnswer,
+) -> conversation.ConversationResult:
+    """A memory's answer, naming the memories it comes from."""
+    result = spoken_result(user_input, chat_log, answer.speech)
+    result.response.response_type = intent.IntentResponseType.QUERY_ANSWER
+    result.response.async_set_results(
+        [
+            intent.IntentResponseTarget(
+                name="memory", type=intent.IntentResponseTargetType.CUSTOM, id=m.id
+            )
+            for m in answer.memories
+        ]
+    )
+    return result
+
+
+def spoken_result(
+    user_input: conversation.ConversationInput,
+    chat_log: conversation.ChatLog,
+    speech: str,
+    *,
+    continue_conversation: bool = False,
+) -> conversation.ConversationResult:
+    """The memory agent's own answer, kept in the chat log like any other."""
+    chat_log.async_add_assistant_content_without_tools(
+        conversation.AssistantContent(agent_id=user_input.agent_id, content=speech)
+    )
+    response = intent.IntentResponse(language=user_input.language)
+    response.async_set_speech(speech)
+    return conversation.ConversationResult(
+        response=response,
+        conversation_id=chat_log.conversation_id,
+        continue_conversation=continue_conversation,
+    )

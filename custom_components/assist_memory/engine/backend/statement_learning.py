@@ -1,0 +1,45 @@
+"""Learning a statement at once, and saying so: "Got it: Leo plays football on Saturdays".
+
+With no LLM behind the memory agent, a sentence such as "My son Leo plays football on
+Saturdays." that Home Assistant's intent agent does not understand would be answered
+with its error, although learning keeps it later. When the rules learn a fact from
+the sentence, it is stored now and the answer acknowledges it in the speaker's
+language, said back to them (`listener.for_listener`). None when the rules find
+nothing: the intent agent's answer stands.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..conversation.turns import ExtractionBatch, LearnSettings
+from ..language.commands import join_items, reply
+from ..language.listener import for_listener
+from ..language.secrets_filter import contains_secret
+from ..storage.models import HOUSEHOLD_SCOPE
+
+if TYPE_CHECKING:
+    from .protocol import TurnOperations
+
+
+async def learn_statement(
+    backend: TurnOperations,
+    text: str,
+    *,
+    session_id: str,
+    user_id: str | None,
+    language: str,
+    settings: LearnSettings,
+) -> str | None:
+    """Learn the facts the rules find in one sentence; the acknowledgement, or None."""
+    if contains_secret(text):
+        return None
+    batch = ExtractionBatch(session_id, (), (text,), f"user: {text}", language=language)
+    facts = await backend.rule_facts(batch)
+    if not facts:
+        return None
+    await backend.learn(
+        batch, facts, scope=user_id or HOUSEHOLD_SCOPE, settings=settings
+    )
+    items = [for_listener(fact.content, own=True) for fact in facts]
+    return reply(language, "learnt", items=join_items(language, items))
