@@ -30,6 +30,9 @@ from yarl import URL
 
 from .const import (
     CONF_AGENT_ID,
+    CONF_VOICE_FORGET_HOUSEHOLD,
+    VOICE_FORGET_ADMINS,
+    VOICE_FORGET_ANYONE,
     CONF_ATOMIC_CONTENT_MAX_LENGTH,
     CONF_AUTO_EXTRACT,
     CONF_COMPACTION_ENABLED,
@@ -111,7 +114,15 @@ HA_SELECTORS: dict[str, Any] = {
     CONF_EMBEDDING_API_KEY: TextSelector(
         TextSelectorConfig(type=TextSelectorType.PASSWORD)
     ),
+    CONF_VOICE_FORGET_HOUSEHOLD: SelectSelector(
+        SelectSelectorConfig(
+            options=[VOICE_FORGET_ADMINS, VOICE_FORGET_ANYONE],
+            translation_key=CONF_VOICE_FORGET_HOUSEHOLD,
+        )
+    ),
 }
+# Defaults of Home Assistant's own options that have one.
+HA_DEFAULTS: dict[str, Any] = {CONF_VOICE_FORGET_HOUSEHOLD: VOICE_FORGET_ADMINS}
 # The options, one menu step each, in the order shown.
 OPTION_KEYS: dict[str, list[str]] = {
     "memory": [CONF_MAX_ITEMS, CONF_MAX_CONTENT_LENGTH, CONF_EVICTION_THRESHOLD],
@@ -123,6 +134,7 @@ OPTION_KEYS: dict[str, list[str]] = {
         CONF_ENABLE_USER_PROFILE,
         CONF_SESSION_SUMMARY_LIMIT,
         CONF_ENABLE_AGENTIC_SEARCH,
+        CONF_VOICE_FORGET_HOUSEHOLD,
     ],
     "learning": [
         CONF_AUTO_EXTRACT,
@@ -481,7 +493,12 @@ class AssistMemoryOptionsFlow(OptionsFlow):
                 errors["base"] = error
             else:
                 return self.async_create_entry(data=options)
-        current = {**DEFAULT_OPTIONS, **self.config_entry.options, **(user_input or {})}
+        current = {
+            **DEFAULT_OPTIONS,
+            **HA_DEFAULTS,
+            **self.config_entry.options,
+            **(user_input or {}),
+        }
         schema = probatio.Schema(
             {
                 (
