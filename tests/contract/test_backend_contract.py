@@ -9,13 +9,20 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from custom_components.assist_memory.engine.backend.answers import answer_command
+from custom_components.assist_memory.engine.backend.forget_by_voice import (
+    propose_forget,
+    settle_forget,
+)
 from custom_components.assist_memory.engine.backend.protocol import MemoryBackend
 from custom_components.assist_memory.engine.conversation.turns import (
     LearnSettings,
     TurnSettings,
 )
 from custom_components.assist_memory.engine.errors import MemoryEngineError
-from custom_components.assist_memory.engine.language.commands import parse_command
+from custom_components.assist_memory.engine.language.commands import (
+    MemoryCommand,
+    parse_command,
+)
 from custom_components.assist_memory.engine.language.facts import Fact
 from custom_components.assist_memory.engine.storage.settings import StoreSettings
 
@@ -399,9 +406,21 @@ async def test_memory_sentences(backend: MemoryBackend) -> None:
         "I don't remember anything about my bike."
     )
     assert await answer("What do you remember about my bike?") == (
-        "Here is what I remember: my bike is in the shed."
+        "Here is what I remember: Your bike is in the shed."
     )
-    assert await answer("Forget my bike") == "Done, I've forgotten that."
+    question = await propose_forget(
+        backend,
+        MemoryCommand("forget", "my bike"),
+        user_id="anna",
+        language="en",
+        may_forget_household=False,
+    )
+    assert question.speech == "Should I forget this: Your bike is in the shed?"
+    assert question.proposal is not None
+    assert await settle_forget(backend, question.proposal, "no") == "OK, I've kept it."
+    assert (await backend.list()).total == 1
+    said = await settle_forget(backend, question.proposal, "yes")
+    assert said == "Done, I've forgotten that."
     assert (await backend.list()).total == 0
 
     assert await answer("Stop remembering") == (
