@@ -30,9 +30,6 @@ from yarl import URL
 
 from .const import (
     CONF_AGENT_ID,
-    CONF_VOICE_FORGET_HOUSEHOLD,
-    VOICE_FORGET_ADMINS,
-    VOICE_FORGET_ANYONE,
     CONF_ATOMIC_CONTENT_MAX_LENGTH,
     CONF_AUTO_EXTRACT,
     CONF_COMPACTION_ENABLED,
@@ -61,10 +58,13 @@ from .const import (
     CONF_RAG_TOP_N,
     CONF_SESSION_SUMMARY_LIMIT,
     CONF_STORAGE,
+    CONF_VOICE_FORGET_HOUSEHOLD,
     DOMAIN,
     LOGGER,
     STORAGE_EMBEDDED,
     STORAGE_REMOTE,
+    VOICE_FORGET_ADMINS,
+    VOICE_FORGET_ANYONE,
 )
 from .engine.config import SETTINGS_BY_KEY, AnySetting
 from .engine.search.embeddings import EmbeddingClient, EmbeddingError

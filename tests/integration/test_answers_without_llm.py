@@ -17,7 +17,6 @@ from homeassistant.helpers import intent
 import pytest
 from pytest_homeassistant_custom_component.common import (
     MockConfigEntry,
-    MockUser,
     async_mock_service,
 )
 
@@ -50,7 +49,9 @@ async def ask(
     hass: HomeAssistant, text: str, language: str = "en", user_id: str | None = ANNA
 ) -> conversation.ConversationResult:
     """Ask the memory agent as Anna, in a language of the labelled set."""
-    return await say(hass, text, language=LANGUAGES.get(language, language), user_id=user_id)
+    return await say(
+        hass, text, language=LANGUAGES.get(language, language), user_id=user_id
+    )
 
 
 async def ask_home_assistant(
@@ -127,7 +128,12 @@ async def memory_id(hass: HomeAssistant, content: str) -> str:
         ),
         ("奶奶能吃辣吗？", "zh-Hans", "奶奶不能吃辣。", "奶奶不能吃辣"),
         ("我对什么过敏？", "zh-Hans", "你对青霉素过敏。", "用户对青霉素过敏"),
-        ("後門鑰匙在哪裡？", "zh-Hant", "後門鑰匙放在信箱裡面。", "後門鑰匙放在信箱裡面"),
+        (
+            "後門鑰匙在哪裡？",
+            "zh-Hant",
+            "後門鑰匙放在信箱裡面。",
+            "後門鑰匙放在信箱裡面",
+        ),
     ],
 )
 async def test_a_question_is_answered_by_the_memory_that_answers_it(
@@ -175,7 +181,9 @@ async def test_a_question_no_memory_answers(hass: HomeAssistant) -> None:
     # Home Assistant's answer when it understood something ...
     result = await ask(hass, "Where is my umbrella?")
     assert memory_ids(result) == []
-    assert speech(result) == speech(await ask_home_assistant(hass, "Where is my umbrella?"))
+    assert speech(result) == speech(
+        await ask_home_assistant(hass, "Where is my umbrella?")
+    )
     # ... and "I don't know that yet" when nothing understood it.
     result = await ask(hass, "Who fixes our bicycles?")
     assert speech(result) == "I don't know that yet."
@@ -218,8 +226,18 @@ async def test_a_recalled_memory_is_said_to_the_listener(hass: HomeAssistant) ->
             "Got it: Your son Leo plays football on Saturdays.",
             "The user's son Leo plays football on Saturdays",
         ),
-        ("我女儿喜欢恐龙", "zh-Hans", "好的，记住了：你的女儿喜欢恐龙。", "用户的女儿喜欢恐龙"),
-        ("我兒子每週日去游泳", "zh-Hant", "好的，記住了：你的兒子每週日去游泳。", "用戶的兒子每週日去游泳"),
+        (
+            "我女儿喜欢恐龙",
+            "zh-Hans",
+            "好的，记住了：你的女儿喜欢恐龙。",
+            "用户的女儿喜欢恐龙",
+        ),
+        (
+            "我兒子每週日去游泳",
+            "zh-Hant",
+            "好的，記住了：你的兒子每週日去游泳。",
+            "用戶的兒子每週日去游泳",
+        ),
     ],
 )
 async def test_a_statement_is_learnt_at_once_and_acknowledged(
