@@ -45,10 +45,16 @@ _ALL: Final = re.compile(
     r"|都忘記|两个都|兩個都|全都|所有)\s*[.!。！]*\s*$",
     re.IGNORECASE,
 )
-_ORDINALS: Final = (
-    re.compile(r"\b(?:first|one|1st|1)\b|第一|一个|一個|^\s*1\s*$", re.IGNORECASE),
-    re.compile(r"\b(?:second|two|2nd|2)\b|第二|^\s*2\s*$", re.IGNORECASE),
-    re.compile(r"\b(?:third|three|3rd|3)\b|第三|^\s*3\s*$", re.IGNORECASE),
+_ORDINALS: Final = tuple(
+    re.compile(
+        rf"\b(?:{word}|{short})\b|^\s*(?:{number}|{digit})\s*[.!。！]*\s*$|{chinese}",
+        re.IGNORECASE,
+    )
+    for word, short, number, digit, chinese in (
+        ("first", "1st", "one", "1", "第一"),
+        ("second", "2nd", "two", "2", "第二"),
+        ("third", "3rd", "three", "3", "第三"),
+    )
 )
 
 
