@@ -11,7 +11,8 @@ agent's own recognition, before anything runs:
   Assistant answers it first, and only when no entity matched, a memory that
   answers the question does;
 - a sentence the intent agent does not understand (no intent, or a device or area
-  it does not know: "Where is the spare key?") is answered by the memory that answers
+  it does not know: "Where is the spare key?"; but not one that names a device or
+  area it knows) is answered by the memory that answers
   it, or, for a statement the rules learn a fact from ("My son Leo plays football on
   Saturdays"), acknowledged and learnt at once;
 - anything else is Home Assistant's answer, except a question it could not
@@ -25,11 +26,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+import re
+from typing import Final
 
+from hassil.models import UnmatchedTextEntity
 from homeassistant.components import conversation
 from homeassistant.components.conversation.agent_manager import get_agent_manager
 from homeassistant.core import HomeAssistant
-from homeassistant.helpers import intent
+from homeassistant.helpers import area_registry as ar, intent
 
 from .const import LOGGER
 from .engine import MemoryEngineError
@@ -48,6 +52,8 @@ _NOT_UNDERSTOOD = frozenset(
         intent.IntentResponseErrorCode.NO_VALID_TARGETS,
     }
 )
+
+_HAN: Final = re.compile(r"[\u4e00-\u9fff]")
 
 type Converse = Callable[[], Awaitable[conversation.ConversationResult]]
 
@@ -118,12 +124,41 @@ async def _async_recognize(
     if await agent.async_recognize_sentence_trigger(user_input):
         return Recognition(understood=True)
     result = await agent.async_recognize_intent(user_input)
-    if result is None or result.unmatched_entities:
+    if result is None:
         return Recognition(understood=False)
-    open_query = result.intent.name == intent.INTENT_GET_STATE and not (
-        _TARGET_SLOTS & set(result.entities)
-    )
+    names_a_target = bool(_TARGET_SLOTS & set(result.entities))
+    if result.unmatched_entities:
+        # A sentence about a device or area of the house is Home Assistant's even
+        # when something else in it did not match ("the temperature of the kitchen
+        # light": a light has none).
+        unmatched = [
+            e.text
+            for e in result.unmatched_entities_list
+            if isinstance(e, UnmatchedTextEntity)
+        ]
+        return Recognition(
+            understood=names_a_target or _names_a_device(hass, unmatched)
+        )
+    open_query = result.intent.name == intent.INTENT_GET_STATE and not names_a_target
     return Recognition(understood=True, open_query=open_query)
+
+
+def _names_a_device(hass: HomeAssistant, texts: list[str]) -> bool:
+    """Whether what the intent agent did not match holds a device's or area's name."""
+    if not texts:
+        return False
+    names = {state.name for state in hass.states.async_all()}
+    for area in ar.async_get(hass).async_list_areas():
+        names.update({area.name, *area.aliases})
+    said = " ".join(texts).casefold()
+    return any(_contains(said, name.casefold()) for name in names if name.strip())
+
+
+def _contains(text: str, name: str) -> bool:
+    """A name in a text: as whole words, or anywhere for Chinese."""
+    if _HAN.search(name):
+        return name in text
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
 
 
 def _query_failed(response: intent.IntentResponse) -> bool:

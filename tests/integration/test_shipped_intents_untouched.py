@@ -5,18 +5,16 @@ Sentences are sampled from Home Assistant's own sentence data (the
 traditional Chinese: for each intent, templates chosen with a fixed seed, each
 expanded with the names of this house's devices and areas. Each one is said to the
 memory agent (wrapping Home Assistant's own agent, default options) in a house whose
-memory holds every memory of the labelled question set: none may be answered from
-memory, acknowledged as learnt, or replaced by "I don't know that yet".
+memory holds everyday memories, several about the very devices, rooms and lists the
+sentences name: none may be answered from memory, acknowledged as learnt, or replaced
+by "I don't know that yet".
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 import itertools
-import json
-from pathlib import Path
 import random
-from typing import Any
 
 from hassil import Intents
 from hassil.expression import TextChunk
@@ -31,8 +29,29 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 from .conversing import add, say
 from .test_answers_without_llm import memory_ids
 
-QUESTION_SET = Path(__file__).parents[1] / "data" / "question_set.json"
 SPEAKER = "user-1"
+# (content, scope): the speaker's or the household's.
+MEMORIES = (
+    ("The kitchen light switch is behind the door", "household"),
+    ("The garage door opener battery was changed in May", "household"),
+    ("The front door key is under the flowerpot", "household"),
+    ("The thermostat is set to 20 degrees at night", "household"),
+    ("The ceiling fan is noisy on the highest speed", "household"),
+    ("The robot vacuum is called Dusty", "household"),
+    ("The living room speaker is a gift from grandma", "household"),
+    ("Our shopping list always has milk on it", "household"),
+    ("The pizza timer is usually 12 minutes", "household"),
+    ("The weather station is on the shed roof", "household"),
+    ("The user turns off the lights at 11 pm", SPEAKER),
+    ("The user likes jazz in the morning", SPEAKER),
+    ("The user's coffee maker needs descaling every month", SPEAKER),
+    ("厨房灯的开关在门后面", "household"),
+    ("客厅音箱是奶奶送的", "household"),
+    ("扫地机器人叫小白", "household"),
+    ("用户每天晚上十一点关灯", SPEAKER),
+    ("車庫門的遙控器在抽屜裡", "household"),
+    ("客廳的吊扇很吵", "household"),
+)
 # Templates tried per intent and language (chosen with a fixed seed).
 TEMPLATES_PER_INTENT = 6
 # The house: (entity id, English name, Chinese name).
@@ -109,17 +128,15 @@ def sampled_sentences(language: str) -> Iterator[tuple[str, str]]:
 
 @pytest.fixture
 async def house(hass: HomeAssistant, loaded_entry: MockConfigEntry) -> None:
-    """The devices and areas of the samples, and every memory of the labelled set."""
+    """The devices and areas of the samples, and memories about them."""
     areas = ar.async_get(hass)
     for name in (*AREAS["en"], *AREAS["zh"]):
         areas.async_create(name)
     for entity_id, english, chinese in DEVICES:
         hass.states.async_set(entity_id, "off", {"friendly_name": english})
         hass.states.async_set(f"{entity_id}_zh", "off", {"friendly_name": chinese})
-    labelled: dict[str, Any] = json.loads(QUESTION_SET.read_text(encoding="utf-8"))
-    scopes = {"household": "household", "speaker": SPEAKER, "other": "user-2"}
-    for memory in labelled["memories"]:
-        await add(hass, memory["content"], scope=scopes[memory["scope"]])
+    for content, scope in MEMORIES:
+        await add(hass, content, scope=scope)
 
 
 @pytest.mark.usefixtures("house")

@@ -1,7 +1,8 @@
 """The labelled sets stay apart from the code they judge and the tests that tune it.
 
 Only the retrieval quality guard reads the retrieval set; the sets of learning and
-long conversations are read by `script/bench` and checked by test_labelled_sets.py.
+long conversations, and the everyday questions answered without an LLM, are read by
+`script/bench` and checked by test_labelled_sets.py.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SETS = ("retrieval_set", "extraction_set", "conversation_set")
+SETS = ("retrieval_set", "extraction_set", "conversation_set", "question_set")
 ALLOWED = {
     "tests/quality/test_retrieval_quality.py",
     "tests/quality/test_labelled_sets.py",
