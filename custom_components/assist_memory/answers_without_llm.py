@@ -24,7 +24,7 @@ A memory answer names the memories it comes from in the response's results (type
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 import re
 from typing import Final
@@ -39,7 +39,7 @@ from .const import LOGGER
 from .engine import MemoryEngineError
 from .engine.backend.protocol import MemoryBackend
 from .engine.backend.question_answers import MemoryAnswer, answer_question
-from .engine.backend.statement_learning import learn_statement
+from .engine.backend.statement_learning import LearntStatement, learn_statement
 from .engine.conversation.turns import LearnSettings
 from .engine.language.commands import reply, reply_language
 from .engine.language.questions import read_question
@@ -105,7 +105,9 @@ async def async_answer_without_llm(
             settings=learn_settings,
         )
         if acknowledgement is not None:
-            return spoken_result(user_input, chat_log, acknowledgement)
+            result = spoken_result(user_input, chat_log, acknowledgement.speech)
+            _name_memories(result, acknowledgement.memory_ids)
+            return result
     result = await converse()
     if (
         result.response.error_code is intent.IntentResponseErrorCode.NO_INTENT_MATCH
@@ -186,7 +188,7 @@ async def _async_learn(
     user_id: str | None,
     language: str,
     settings: LearnSettings,
-) -> str | None:
+) -> LearntStatement | None:
     try:
         return await learn_statement(
             backend,
@@ -209,15 +211,30 @@ def memory_result(
     """A memory's answer, naming the memories it comes from."""
     result = spoken_result(user_input, chat_log, answer.speech)
     result.response.response_type = intent.IntentResponseType.QUERY_ANSWER
+    _name_memories(result, [m.id for m in answer.memories])
+    return result
+
+
+def _name_memories(
+    result: conversation.ConversationResult, memory_ids: Sequence[str]
+) -> None:
     result.response.async_set_results(
         [
             intent.IntentResponseTarget(
-                name="memory", type=intent.IntentResponseTargetType.CUSTOM, id=m.id
+                name="memory", type=intent.IntentResponseTargetType.CUSTOM, id=memory_id
             )
-            for m in answer.memories
+            for memory_id in memory_ids
         ]
     )
-    return result
+
+
+def named_memories(result: conversation.ConversationResult) -> list[str]:
+    """The memories an answer names (none for the intent agent's answers)."""
+    return [
+        str(target.id)
+        for target in result.response.success_results
+        if target.type is intent.IntentResponseTargetType.CUSTOM and target.id
+    ]
 
 
 def spoken_result(

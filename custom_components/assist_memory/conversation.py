@@ -6,7 +6,7 @@ log (so streaming, tools and follow-ups keep working) and returns that agent's a
 Memory reaches an LLM agent as extra system prompt text, or in front of the user's
 text (the `<long_term_memory>` block) for agents that ignore system prompts. With Home Assistant's
 own intent agent, which has no LLM, it answers memory sentences itself (`answers.py`;
-forgetting asks first, `voice_forget.py`), questions a memory answers and statements
+`voice_memory.py`: forgetting asks first), questions a memory answers and statements
 it learns from (`answers_without_llm.py`), and "stop remembering" whatever agent it
 wraps.
 
@@ -26,7 +26,7 @@ from homeassistant.const import MATCH_ALL
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
-from .answers_without_llm import async_answer_without_llm, spoken_result
+from .answers_without_llm import async_answer_without_llm
 from .chat_history import prepare_history, words_for_the_agent
 from .const import (
     CONF_AUTO_EXTRACT,
@@ -36,19 +36,16 @@ from .const import (
     PROMPT_MODE_PREFIX,
 )
 from .engine import MemoryEngineError
-from .engine.backend.answers import answer_command
-from .engine.backend.forget_by_voice import propose_forget, settle_forget
 from .engine.conversation.compose import merge_prompts
 from .engine.conversation.throttle import estimate_tokens
 from .engine.conversation.turns import LearnSettings, TurnSettings
 from .engine.errors import BackendUnavailableError
-from .engine.language.commands import MemoryCommand, parse_command, reply_language
 from .entity import AssistMemoryEntity
 from .follow import async_mark_own_conversation
 from .learning import async_schedule_extraction
 from .options import wrapped_agent_id
 from .runtime_data import AssistMemoryConfigEntry
-from .voice_forget import WaitingForgets, async_may_forget_household
+from .voice_memory import VoiceMemory
 from .voice_speaker import async_speaker_user_id
 
 PARALLEL_UPDATES = 0
@@ -70,8 +67,8 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
 
     def __init__(self, entry: AssistMemoryConfigEntry) -> None:
         self.entry = entry
-        # "Forget ..." questions waiting for "yes", by conversation.
-        self._waiting_forgets = WaitingForgets()
+        # Memory sentences, the questions they wait on, what answers just used.
+        self._voice_memory = VoiceMemory(entry)
         super().__init__(entry, "agent")
 
     @property
@@ -103,21 +100,12 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
         # Memory off (the `enabled` option): every turn passes through untouched.
         memory_on = bool(self.entry.options.get(CONF_MEMORY_ENABLED, True))
         user_id = await async_speaker_user_id(user_input)
-        waiting = self._waiting_forgets.answer(chat_log.conversation_id)
-        # Anything but an answer keeps the memories and is a turn like any other.
-        if (
-            waiting is not None
-            and memory_on
-            and (speech := await settle_forget(backend, waiting, user_input.text))
-        ):
-            return spoken_result(user_input, chat_log, speech)
-        command = parse_command(user_input.text) if memory_on else None
-        # An LLM agent answers memory sentences with its tools; "stop remembering"
-        # is ours to answer whatever the agent.
-        if command and (not uses_llm or command.action == "pause"):
-            return await self._async_answer_command(
-                command, user_input, chat_log, user_id
+        if memory_on and (
+            answer := await self._voice_memory.async_answer(
+                self.hass, user_input, chat_log, user_id=user_id, uses_llm=uses_llm
             )
+        ):
+            return answer
         settings = TurnSettings.from_options(self.entry.options)
         text, extra_prompt = user_input.text, user_input.extra_system_prompt
         context = None
@@ -175,6 +163,7 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
                 ),
                 converse=converse,
             )
+            self._voice_memory.note(chat_log.conversation_id, result)
         else:
             result = await converse()
         if context is not None:
@@ -228,44 +217,6 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
             used_tokens=used_tokens,
             language=language,
         )
-
-    async def _async_answer_command(
-        self,
-        command: MemoryCommand,
-        user_input: conversation.ConversationInput,
-        chat_log: conversation.ChatLog,
-        user_id: str | None,
-    ) -> conversation.ConversationResult:
-        """Remember, recall, forget or pause, and say so in the user's language."""
-        backend = self.entry.runtime_data.backend
-        language = reply_language(user_input.language, user_input.text)
-        if command.action == "forget":
-            question = await propose_forget(
-                backend,
-                command,
-                user_id=user_id,
-                language=language,
-                may_forget_household=await async_may_forget_household(
-                    self.hass, self.entry, user_id
-                ),
-            )
-            if question.proposal is not None:
-                self._waiting_forgets.ask(chat_log.conversation_id, question.proposal)
-            return spoken_result(
-                user_input,
-                chat_log,
-                question.speech,
-                continue_conversation=question.proposal is not None,
-            )
-        speech = await answer_command(
-            backend,
-            command,
-            session_id=chat_log.conversation_id,
-            user_id=user_id,
-            language=language,
-            said=user_input.text,
-        )
-        return spoken_result(user_input, chat_log, speech)
 
 
 def _live_since(chat_log: conversation.ChatLog) -> datetime | None:

@@ -11,6 +11,7 @@ the host: administrators only, by default), and the answer says so.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 import re
 from typing import TYPE_CHECKING, Final
@@ -20,7 +21,7 @@ from ..language.commands import MemoryCommand, command_scopes, reply
 from ..language.keywords import extract_keywords
 from ..language.listener import said_to
 from ..language.secrets_filter import redact
-from ..storage.models import HOUSEHOLD_SCOPE
+from ..storage.models import HOUSEHOLD_SCOPE, Memory
 
 if TYPE_CHECKING:
     from .protocol import MemoryOperations
@@ -93,8 +94,47 @@ async def propose_forget(
         return ForgetQuestion(reply(language, "failed", reason=err.message), None)
     # Only memories that contain every word of what is to be forgotten.
     matches = [r.memory for r in found if _covers_all(r.matched, command.subject)]
+    return _question(
+        matches,
+        subject=redact(command.subject),
+        user_id=user_id,
+        language=language,
+        may_forget_household=may_forget_household,
+    )
+
+
+async def propose_forget_memories(
+    backend: MemoryOperations,
+    memory_ids: Sequence[str],
+    *,
+    user_id: str | None,
+    language: str,
+    may_forget_household: bool,
+) -> ForgetQuestion:
+    """The question to ask before forgetting memories just used or learnt ("forget that")."""
+    try:
+        found = [await backend.get(memory_id) for memory_id in memory_ids]
+    except MemoryEngineError as err:
+        return ForgetQuestion(reply(language, "failed", reason=err.message), None)
+    memories = [m for m in found if m is not None]
+    return _question(
+        memories,
+        subject=reply(language, "that"),
+        user_id=user_id,
+        language=language,
+        may_forget_household=may_forget_household,
+    )
+
+
+def _question(
+    matches: list[Memory],
+    *,
+    subject: str,
+    user_id: str | None,
+    language: str,
+    may_forget_household: bool,
+) -> ForgetQuestion:
     allowed = [m for m in matches if may_forget_household or m.scope != HOUSEHOLD_SCOPE]
-    subject = redact(command.subject)
     if not allowed:
         key = "forget_household_refused" if matches else "forget_none"
         return ForgetQuestion(reply(language, key, subject=subject), None)

@@ -10,6 +10,7 @@ nothing: the intent agent's answer stands.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..conversation.turns import ExtractionBatch, LearnSettings
@@ -19,18 +20,26 @@ from ..language.secrets_filter import contains_secret
 from ..storage.models import HOUSEHOLD_SCOPE
 
 if TYPE_CHECKING:
-    from .protocol import TurnOperations
+    from .protocol import MemoryBackend
+
+
+@dataclass(frozen=True, slots=True)
+class LearntStatement:
+    """The acknowledgement, and the memories that hold what was learnt."""
+
+    speech: str
+    memory_ids: tuple[str, ...]
 
 
 async def learn_statement(
-    backend: TurnOperations,
+    backend: MemoryBackend,
     text: str,
     *,
     session_id: str,
     user_id: str | None,
     language: str,
     settings: LearnSettings,
-) -> str | None:
+) -> LearntStatement | None:
     """Learn the facts the rules find in one sentence; the acknowledgement, or None."""
     if contains_secret(text):
         return None
@@ -38,8 +47,14 @@ async def learn_statement(
     facts = await backend.rule_facts(batch)
     if not facts:
         return None
-    await backend.learn(
-        batch, facts, scope=user_id or HOUSEHOLD_SCOPE, settings=settings
-    )
+    scope = user_id or HOUSEHOLD_SCOPE
+    await backend.learn(batch, facts, scope=scope, settings=settings)
     items = [for_listener(fact.content, own=True) for fact in facts]
-    return reply(language, "learnt", items=join_items(language, items))
+    learnt = [
+        result.memory.id
+        for fact in facts
+        for result in await backend.search(fact.content, limit=3, scopes=[scope])
+        if result.memory.content == fact.content
+    ]
+    speech = reply(language, "learnt", items=join_items(language, items))
+    return LearntStatement(speech, tuple(learnt))

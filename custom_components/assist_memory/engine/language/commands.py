@@ -215,6 +215,9 @@ _REPLIES: Final[dict[str, dict[str, str]]] = {
         "forgot_many": "Done, I've forgotten {count} memories.",
         "learnt": "Got it: {items}",
         "dont_know": "I don't know that yet.",
+        "that": "that",
+        "learnt_last": "I just learnt this: {items}",
+        "learnt_nothing": "I haven't learnt anything in this conversation yet.",
     },
     "zh-Hans": {
         "remembered": "好的，我记住了。",
@@ -238,6 +241,9 @@ _REPLIES: Final[dict[str, dict[str, str]]] = {
         "forgot_many": "好的，我已经忘记了{count}条记忆。",
         "learnt": "好的，记住了：{items}",
         "dont_know": "这个我还不知道。",
+        "that": "这个",
+        "learnt_last": "我刚才记住了：{items}",
+        "learnt_nothing": "这次对话里我还没有记住什么。",
     },
     "zh-Hant": {
         "remembered": "好的，我記住了。",
@@ -261,6 +267,9 @@ _REPLIES: Final[dict[str, dict[str, str]]] = {
         "forgot_many": "好的，我已經忘記了{count}筆記憶。",
         "learnt": "好的，記住了：{items}",
         "dont_know": "這個我還不知道。",
+        "that": "這個",
+        "learnt_last": "我剛才記住了：{items}",
+        "learnt_nothing": "這次對話裡我還沒有記住什麼。",
     },
 }
 
