@@ -12,8 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from homeassistant.components import conversation
+from homeassistant.components.homeassistant.exposed_entities import async_expose_entity
 from homeassistant.core import Context, HomeAssistant
-from homeassistant.helpers import intent
+from homeassistant.helpers import area_registry as ar, intent
+from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import (
     MockConfigEntry,
@@ -259,3 +261,51 @@ async def test_a_statement_is_answered_by_the_intent_agent_when_it_understands(
     result = await ask(hass, "Turn on the kitchen light")
     assert not speech(result).startswith("Got it")
     assert len(turned_on) == 1
+
+
+@pytest.mark.usefixtures("home")
+async def test_a_sentence_of_an_automation_stays_the_automations(
+    hass: HomeAssistant,
+) -> None:
+    assert await async_setup_component(
+        hass,
+        "automation",
+        {
+            "automation": {
+                "trigger": {
+                    "platform": "conversation",
+                    "command": "where is the spare key",
+                },
+                "action": {"set_conversation_response": "Ask Dad."},
+            }
+        },
+    )
+    result = await ask(hass, "Where is the spare key?")
+    assert speech(result) == "Ask Dad."
+    assert memory_ids(result) == []
+
+
+@pytest.mark.usefixtures("home")
+async def test_who_is_home_is_home_assistants_when_it_knows(
+    hass: HomeAssistant,
+) -> None:
+    await add(hass, "Grandpa is home on Sundays")
+    hass.states.async_set("person.anna", "home", {"friendly_name": "Anna"})
+    async_expose_entity(hass, conversation.DOMAIN, "person.anna", True)
+    result = await ask(hass, "Who is home?")
+    assert memory_ids(result) == []
+    assert "Anna" in speech(result)
+
+
+@pytest.mark.usefixtures("home")
+async def test_a_sentence_naming_an_area_stays_home_assistants(
+    hass: HomeAssistant,
+) -> None:
+    ar.async_get(hass).async_create("Garden", aliases={"back garden"})
+    await add(hass, "The garden hose is in the shed")
+    expected = await ask_home_assistant(
+        hass, "What is the humidity in the garden hose?"
+    )
+    result = await ask(hass, "What is the humidity in the garden hose?")
+    assert memory_ids(result) == []
+    assert speech(result) == speech(expected)
