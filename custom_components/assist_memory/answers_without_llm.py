@@ -39,7 +39,7 @@ from .const import LOGGER
 from .engine import MemoryEngineError
 from .engine.backend.protocol import MemoryBackend
 from .engine.backend.question_answers import MemoryAnswer, answer_question
-from .engine.backend.statement_learning import LearntStatement, learn_statement
+from .engine.backend.statement_learning import learn_statement
 from .engine.conversation.turns import LearnSettings
 from .engine.language.commands import reply, reply_language
 from .engine.language.questions import read_question
@@ -81,12 +81,13 @@ async def async_answer_without_llm(
 
     `learn_settings`: None when learning is off (no acknowledgement then).
     """
-    session_id = chat_log.conversation_id
     recognition = await _async_recognize(hass, user_input)
     if recognition.understood and not recognition.open_query:
         return await converse()
     language = reply_language(user_input.language, user_input.text)
-    answer = await _async_memory_answer(backend, user_input.text, user_id)
+    answer = await _quietly(
+        answer_question(backend, user_input.text, user_id=user_id), "answer"
+    )
     if recognition.open_query:
         result = await converse()
         response = result.response
@@ -96,14 +97,15 @@ async def async_answer_without_llm(
     if answer is not None:
         return memory_result(user_input, chat_log, answer)
     if learn_settings is not None and read_question(user_input.text) is None:
-        acknowledgement = await _async_learn(
+        learning = learn_statement(
             backend,
             user_input.text,
-            session_id=session_id,
+            session_id=chat_log.conversation_id,
             user_id=user_id,
             language=language,
             settings=learn_settings,
         )
+        acknowledgement = await _quietly(learning, "learn a sentence")
         if acknowledgement is not None:
             result = spoken_result(user_input, chat_log, acknowledgement.speech)
             _name_memories(result, acknowledgement.memory_ids)
@@ -170,36 +172,12 @@ def _query_failed(response: intent.IntentResponse) -> bool:
     return response.error_code in _NOT_UNDERSTOOD
 
 
-async def _async_memory_answer(
-    backend: MemoryBackend, text: str, user_id: str | None
-) -> MemoryAnswer | None:
+async def _quietly[T](work: Awaitable[T], what: str) -> T | None:
+    """The work's result, or None when the memory fails (the intent agent answers)."""
     try:
-        return await answer_question(backend, text, user_id=user_id)
+        return await work
     except MemoryEngineError as err:
-        LOGGER.warning("Assist Memory could not answer from memory: %s", err.message)
-        return None
-
-
-async def _async_learn(
-    backend: MemoryBackend,
-    text: str,
-    *,
-    session_id: str,
-    user_id: str | None,
-    language: str,
-    settings: LearnSettings,
-) -> LearntStatement | None:
-    try:
-        return await learn_statement(
-            backend,
-            text,
-            session_id=session_id,
-            user_id=user_id,
-            language=language,
-            settings=settings,
-        )
-    except MemoryEngineError as err:
-        LOGGER.warning("Assist Memory could not learn a sentence: %s", err.message)
+        LOGGER.warning("Assist Memory could not %s: %s", what, err.message)
         return None
 
 
