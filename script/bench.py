@@ -3,7 +3,14 @@
     script/bench [--sizes 1000,10000,100000] [--queries 300] [--turns 500]
                  [--skip-quality] [--skip-speed] [--skip-agent] [--skip-load]
                  [--skip-sets] [--sets] [--ranking-size 100000] [--time]
+                 [--skip-answers] [--answers]
 
+Answers without an LLM (--answers: this section only): the labelled questions in
+tests/data/question_set.json asked in a Home Assistant test instance, the memory
+agent wrapping Home Assistant's own intent agent; by language and kind, how many
+memory answered right (recall), how many of its answers were right (precision), its
+false answers, and how many questions it must not answer it took (must be 0). Home
+Assistant's agent alone answers none of them from memory (the baseline).
 Quality: the labelled set in tests/data/retrieval_set.json, Recall@5, Recall@10 and MRR
 for our search and two baselines over the raw texts: plain BM25 (SQLite FTS5, default
 tokenizer) and BM25 over character trigrams (FTS5's trigram tokenizer, which finds
@@ -49,6 +56,13 @@ import sys
 import tempfile
 
 import aiohttp
+from answer_quality import (
+    kinds as answer_kinds,
+    labelled as labelled_questions,
+    measure as measure_answers,
+    problems as question_set_problems,
+    rows as answer_rows,
+)
 from bench_agent import agent_overhead, load
 from bench_corpus import labelled_queries, scaled_texts
 from bench_tables import ROOT, TARGETS, percentile, table, timed
@@ -278,6 +292,43 @@ def extraction() -> None:
             for lang, (done, total) in report.updates.items()
         )
         + "."
+    )
+
+
+def answers_without_llm() -> None:
+    """Print how well memory answers everyday questions with no LLM behind it."""
+    data = labelled_questions()
+    if found := question_set_problems(data):
+        print("\nThe question set has problems: " + "; ".join(found))
+        return
+    tallies = measure_answers()
+    header = [
+        "",
+        "questions",
+        "answered right",
+        "recall",
+        "memory answers",
+        "precision",
+        "false answers",
+        "must-not taken",
+    ]
+    title = (
+        f"Answers from memory without an LLM ({tallies['all'].questions} questions,"
+        " Home Assistant's own agent behind the memory agent; alone it answers"
+        " none from memory)"
+    )
+    table(title, header, answer_rows(tallies, ["all", "en", "zh-Hans", "zh-Hant"]))
+    table(
+        "Answers from memory by kind",
+        header,
+        answer_rows(tallies, answer_kinds(tallies)),
+    )
+    print(
+        "\nNot answered as labelled: "
+        + ", ".join(
+            f"{name} {' '.join(tallies[name].misses) or '-'}"
+            for name in ("en", "zh-Hans", "zh-Hant")
+        )
     )
 
 
@@ -669,6 +720,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--skip-sets", action="store_true")
     parser.add_argument("--ranking-size", type=int, default=100_000)
     parser.add_argument("--time", action="store_true", help="only the time phrases")
+    parser.add_argument("--skip-answers", action="store_true")
+    parser.add_argument(
+        "--answers",
+        action="store_true",
+        help="only the answers from memory without an LLM",
+    )
     parser.add_argument(
         "--sets",
         action="store_true",
@@ -680,6 +737,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if args.time:
         time_phrases()
+        return 0
+    if args.answers or not args.skip_answers:
+        answers_without_llm()
+    if args.answers:
         return 0
     if args.sets or not args.skip_sets:
         time_phrases()

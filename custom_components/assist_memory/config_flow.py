@@ -60,10 +60,13 @@ from .const import (
     CONF_RAG_TOP_N,
     CONF_SESSION_SUMMARY_LIMIT,
     CONF_STORAGE,
+    CONF_VOICE_FORGET_HOUSEHOLD,
     DOMAIN,
     LOGGER,
     STORAGE_EMBEDDED,
     STORAGE_REMOTE,
+    VOICE_FORGET_ADMINS,
+    VOICE_FORGET_ANYONE,
 )
 from .engine.config import SETTINGS_BY_KEY, AnySetting
 from .engine.search.embeddings import EmbeddingClient, EmbeddingError
@@ -122,7 +125,15 @@ HA_SELECTORS: dict[str, Any] = {
     CONF_EMBEDDING_API_KEY: TextSelector(
         TextSelectorConfig(type=TextSelectorType.PASSWORD)
     ),
+    CONF_VOICE_FORGET_HOUSEHOLD: SelectSelector(
+        SelectSelectorConfig(
+            options=[VOICE_FORGET_ADMINS, VOICE_FORGET_ANYONE],
+            translation_key=CONF_VOICE_FORGET_HOUSEHOLD,
+        )
+    ),
 }
+# Defaults of Home Assistant's own options that have one.
+HA_DEFAULTS: dict[str, Any] = {CONF_VOICE_FORGET_HOUSEHOLD: VOICE_FORGET_ADMINS}
 # The options, one menu step each, in the order shown.
 OPTION_KEYS: dict[str, list[str]] = {
     "memory": [CONF_MAX_ITEMS, CONF_MAX_CONTENT_LENGTH, CONF_EVICTION_THRESHOLD],
@@ -134,6 +145,7 @@ OPTION_KEYS: dict[str, list[str]] = {
         CONF_ENABLE_USER_PROFILE,
         CONF_SESSION_SUMMARY_LIMIT,
         CONF_ENABLE_AGENTIC_SEARCH,
+        CONF_VOICE_FORGET_HOUSEHOLD,
     ],
     "learning": [
         CONF_AUTO_EXTRACT,
@@ -546,7 +558,12 @@ class AssistMemoryOptionsFlow(OptionsFlow):
                 errors["base"] = error
             else:
                 return self.async_create_entry(data=options)
-        current = {**DEFAULT_OPTIONS, **self.config_entry.options, **(user_input or {})}
+        current = {
+            **DEFAULT_OPTIONS,
+            **HA_DEFAULTS,
+            **self.config_entry.options,
+            **(user_input or {}),
+        }
         schema = probatio.Schema(
             {
                 (

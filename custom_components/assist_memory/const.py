@@ -24,6 +24,10 @@ CONF_EMBEDDING_API_KEY: Final = "embedding_api_key"
 # The agent the memory agent wraps, and the LLM entity that learns and compacts.
 CONF_AGENT_ID: Final = "agent_id"
 CONF_EXTRACTOR_ENTITY: Final = "extractor_entity"
+# Who may forget the household's memories by voice ("forget the spare key").
+CONF_VOICE_FORGET_HOUSEHOLD: Final = "voice_forget_household"
+VOICE_FORGET_ADMINS: Final = "admins"
+VOICE_FORGET_ANYONE: Final = "anyone"
 
 # Where the embedded store keeps its files, under Home Assistant's config folder.
 DATA_FOLDER: Final = "data"

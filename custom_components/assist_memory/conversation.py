@@ -5,8 +5,10 @@ turn to the wrapped agent through Home Assistant's conversation API in the same 
 log (so streaming, tools and follow-ups keep working) and returns that agent's answer.
 Memory reaches an LLM agent as extra system prompt text, or in front of the user's
 text (the `<long_term_memory>` block) for agents that ignore system prompts. With Home Assistant's
-own intent agent, which has no LLM, it answers memory sentences itself (`answers.py`),
-and "stop remembering" whatever agent it wraps.
+own intent agent, which has no LLM, it answers memory sentences itself (`answers.py`;
+`voice_memory.py`: forgetting asks first), questions a memory answers and statements
+it learns from (`answers_without_llm.py`), and "stop remembering" whatever agent it
+wraps.
 
 The rolling window (`context_limit`): the wrapped agent already gets what Home
 Assistant's chat log holds; earlier messages of the window, persisted before the
@@ -23,25 +25,30 @@ from typing import Literal
 from homeassistant.components import conversation
 from homeassistant.const import MATCH_ALL
 from homeassistant.core import HomeAssistant
-from homeassistant.helpers import intent
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
+from .answers_without_llm import async_answer_without_llm
 from .chat_history import prepare_history, words_for_the_agent
-from .const import CONF_MEMORY_ENABLED, CONF_PROMPT_MODE, LOGGER, PROMPT_MODE_PREFIX
+from .const import (
+    CONF_AUTO_EXTRACT,
+    CONF_MEMORY_ENABLED,
+    CONF_PROMPT_MODE,
+    LOGGER,
+    PROMPT_MODE_PREFIX,
+)
 from .engine import MemoryEngineError
-from .engine.backend.answers import answer_command
 from .engine.conversation.compose import merge_prompts
 from .engine.conversation.speaker import Speaker
 from .engine.conversation.throttle import estimate_tokens
-from .engine.conversation.turns import TurnSettings
+from .engine.conversation.turns import LearnSettings, TurnSettings
 from .engine.errors import BackendUnavailableError
-from .engine.language.commands import MemoryCommand, parse_command, reply_language
 from .entity import AssistMemoryEntity
 from .follow import async_mark_own_conversation
 from .learning import async_schedule_extraction
 from .options import wrapped_agent_id
 from .runtime_data import AssistMemoryConfigEntry
 from .speaker import async_resolve_speaker
+from .voice_memory import VoiceMemory
 
 PARALLEL_UPDATES = 0
 
@@ -62,6 +69,8 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
 
     def __init__(self, entry: AssistMemoryConfigEntry) -> None:
         self.entry = entry
+        # Memory sentences, the questions they wait on, what answers just used.
+        self._voice_memory = VoiceMemory(entry)
         super().__init__(entry, "agent")
 
     @property
@@ -92,19 +101,18 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
         uses_llm = agent_id != conversation.HOME_ASSISTANT_AGENT
         # Memory off (the `enabled` option): every turn passes through untouched.
         memory_on = bool(self.entry.options.get(CONF_MEMORY_ENABLED, True))
-        command = parse_command(user_input.text) if memory_on else None
         speaker = await async_resolve_speaker(
             self.hass,
             self.entry,
             user_id=user_input.context.user_id,
             device_id=user_input.device_id,
         )
-        # An LLM agent answers memory sentences with its tools; "stop remembering"
-        # is ours to answer whatever the agent.
-        if command and (not uses_llm or command.action == "pause"):
-            return await self._async_answer_command(
-                command, user_input, chat_log, speaker
+        if memory_on and (
+            answer := await self._voice_memory.async_answer(
+                self.hass, user_input, chat_log, speaker=speaker, uses_llm=uses_llm
             )
+        ):
+            return answer
         # Whose memories the turn reads and whose conversation it is.
         user_id = speaker.owner
         settings = TurnSettings.from_options(self.entry.options)
@@ -137,18 +145,39 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
             else:
                 caller_prompt = extra_prompt or chat_log.extra_system_prompt
                 extra_prompt = merge_prompts(caller_prompt, context.memory_block)
-        with words_for_the_agent(chat_log, text):
-            result = await conversation.async_converse(
+
+        async def converse() -> conversation.ConversationResult:
+            with words_for_the_agent(chat_log, text):
+                return await conversation.async_converse(
+                    self.hass,
+                    text,
+                    chat_log.conversation_id,
+                    user_input.context,
+                    language=user_input.language,
+                    agent_id=agent_id,
+                    device_id=user_input.device_id,
+                    satellite_id=user_input.satellite_id,
+                    extra_system_prompt=extra_prompt,
+                )
+
+        if context is not None and not uses_llm:
+            auto_learn = self.entry.options.get(CONF_AUTO_EXTRACT, True)
+            result = await async_answer_without_llm(
                 self.hass,
-                text,
-                chat_log.conversation_id,
-                user_input.context,
-                language=user_input.language,
-                agent_id=agent_id,
-                device_id=user_input.device_id,
-                satellite_id=user_input.satellite_id,
-                extra_system_prompt=extra_prompt,
+                backend,
+                user_input,
+                chat_log,
+                speaker=speaker,
+                learn_settings=(
+                    LearnSettings.from_options(self.entry.options)
+                    if auto_learn
+                    else None
+                ),
+                converse=converse,
             )
+            self._voice_memory.note(chat_log.conversation_id, result)
+        else:
+            result = await converse()
         if context is not None:
             # The answer goes back at once; recording it and learning come after.
             self.entry.async_create_task(
@@ -199,31 +228,6 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
             speaker,
             used_tokens=used_tokens,
             language=language,
-        )
-
-    async def _async_answer_command(
-        self,
-        command: MemoryCommand,
-        user_input: conversation.ConversationInput,
-        chat_log: conversation.ChatLog,
-        speaker: Speaker,
-    ) -> conversation.ConversationResult:
-        """Remember, recall, forget or pause, and say so in the user's language."""
-        speech = await answer_command(
-            self.entry.runtime_data.backend,
-            command,
-            session_id=chat_log.conversation_id,
-            speaker=speaker,
-            language=reply_language(user_input.language, user_input.text),
-            said=user_input.text,
-        )
-        chat_log.async_add_assistant_content_without_tools(
-            conversation.AssistantContent(agent_id=user_input.agent_id, content=speech)
-        )
-        response = intent.IntentResponse(language=user_input.language)
-        response.async_set_speech(speech)
-        return conversation.ConversationResult(
-            response=response, conversation_id=chat_log.conversation_id
         )
 
 

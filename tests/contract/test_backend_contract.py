@@ -10,6 +10,10 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from custom_components.assist_memory.engine.backend.answers import answer_command
+from custom_components.assist_memory.engine.backend.forget_by_voice import (
+    propose_forget,
+    settle_forget,
+)
 from custom_components.assist_memory.engine.backend.protocol import MemoryBackend
 from custom_components.assist_memory.engine.conversation.held_facts import new_held_fact
 from custom_components.assist_memory.engine.conversation.speaker import user_speaker
@@ -18,7 +22,10 @@ from custom_components.assist_memory.engine.conversation.turns import (
     TurnSettings,
 )
 from custom_components.assist_memory.engine.errors import MemoryEngineError
-from custom_components.assist_memory.engine.language.commands import parse_command
+from custom_components.assist_memory.engine.language.commands import (
+    MemoryCommand,
+    parse_command,
+)
 from custom_components.assist_memory.engine.language.date_phrases import (
     absolute_date_phrase,
 )
@@ -440,9 +447,21 @@ async def test_memory_sentences(backend: MemoryBackend) -> None:
         "I don't remember anything about my bike."
     )
     assert await answer("What do you remember about my bike?") == (
-        "Here is what I remember: my bike is in the shed."
+        "Here is what I remember: Your bike is in the shed."
     )
-    assert await answer("Forget my bike") == "Done, I've forgotten that."
+    question = await propose_forget(
+        backend,
+        MemoryCommand("forget", "my bike"),
+        user_id="anna",
+        language="en",
+        may_forget_household=False,
+    )
+    assert question.speech == "Should I forget this: Your bike is in the shed?"
+    assert question.proposal is not None
+    assert await settle_forget(backend, question.proposal, "no") == "OK, I've kept it."
+    assert (await backend.list()).total == 1
+    said = await settle_forget(backend, question.proposal, "yes")
+    assert said == "Done, I've forgotten that."
     assert (await backend.list()).total == 0
 
     assert await answer("Stop remembering") == (

@@ -125,14 +125,18 @@ class Assist:
         assert answer["success"], answer
         return answer["result"]
 
-    async def say(self, text: str) -> Turn:
-        """Type `text` into Assist (the preferred pipeline), in a new conversation."""
+    async def say(self, text: str, conversation_id: str | None = None) -> Turn:
+        """Type `text` into Assist (the preferred pipeline), in a new conversation.
+
+        With `conversation_id`: the next sentence of that conversation.
+        """
         await self.command(
             {
                 "type": "assist_pipeline/run",
                 "start_stage": "intent",
                 "end_stage": "intent",
                 "input": {"text": text},
+                **({"conversation_id": conversation_id} if conversation_id else {}),
             }
         )
         events: dict[str, Any] = {}
@@ -185,9 +189,17 @@ async def test_assist_remembers_recalls_and_forgets(develop: Develop) -> None:
         assert asked.conversation_id != told.conversation_id
         assert (
             asked.speech
-            == "Here is what I remember: the spare key is under the flowerpot."
+            == "Here is what I remember: The spare key is under the flowerpot."
         )
+        # A question as people ask it, answered from memory.
+        natural = await assist.say("Where is the spare key?")
+        assert natural.speech == "The spare key is under the flowerpot."
         forgot = await assist.say("Forget the spare key")
+        assert (
+            forgot.speech
+            == "Should I forget this: The spare key is under the flowerpot?"
+        )
+        forgot = await assist.say("yes", forgot.conversation_id)
         assert forgot.speech == "Done, I've forgotten that."
         asked = await assist.say("What do you remember about the spare key?")
         assert asked.speech == "I don't remember anything about the spare key."
@@ -199,7 +211,11 @@ async def test_assist_in_chinese(develop: Develop) -> None:
         assert told.speech == "好的，我记住了。"
         asked = await assist.say("你记得备用钥匙吗？")
         assert asked.speech == "我记得：备用钥匙在花盆下面。"
+        natural = await assist.say("备用钥匙在哪里？")
+        assert natural.speech == "备用钥匙在花盆下面。"
         forgot = await assist.say("忘记备用钥匙")
+        assert forgot.speech == "要我忘记这条吗：备用钥匙在花盆下面？"
+        forgot = await assist.say("是的", forgot.conversation_id)
         assert forgot.speech == "好的，我已经忘记了。"
         asked = await assist.say("你记得备用钥匙吗？")
         assert asked.speech == "我不记得关于备用钥匙的事情。"
@@ -248,4 +264,4 @@ async def test_a_later_run_gives_assist_the_memory_agent_back(
         assert http["revert_at"] is None
         turn = await assist.say("What do you remember about the bins?")
         assert turn.engine == MEMORY_AGENT
-        assert turn.speech == "Here is what I remember: the bins go out on Tuesday."
+        assert turn.speech == "Here is what I remember: The bins go out on Tuesday."

@@ -7,7 +7,7 @@ from homeassistant.components import conversation
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.exceptions import ServiceValidationError
 import pytest
-from pytest_homeassistant_custom_component.common import MockConfigEntry
+from pytest_homeassistant_custom_component.common import MockConfigEntry, MockUser
 
 from custom_components.assist_memory.const import (
     CONF_AGENT_ID,
@@ -254,15 +254,19 @@ async def test_memories_belong_to_the_speaker(
 
 
 @pytest.mark.usefixtures("loaded_entry")
-async def test_intent_agent_sentences_in_english(hass: HomeAssistant) -> None:
+async def test_intent_agent_sentences_in_english(
+    hass: HomeAssistant, hass_admin_user: MockUser
+) -> None:
     result = await say(hass, "Remember that the spare key is under the mat")
     assert speech(result) == "OK, I'll remember that."
     assert await contents(hass) == ["the spare key is under the mat"]
     result = await say(hass, "What do you remember about the spare key?")
-    assert speech(result) == "Here is what I remember: the spare key is under the mat."
+    assert speech(result) == "Here is what I remember: The spare key is under the mat."
     result = await say(hass, "What do you remember about the boiler?")
     assert speech(result) == "I don't remember anything about the boiler."
-    result = await say(hass, "Forget the spare key")
+    result = await say(hass, "Forget the spare key", user_id=hass_admin_user.id)
+    assert speech(result) == "Should I forget this: The spare key is under the mat?"
+    result = await say(hass, "Yes", result.conversation_id)
     assert speech(result) == "Done, I've forgotten that."
     assert await contents(hass) == []
 
@@ -283,16 +287,21 @@ async def test_saying_the_same_thing_again_is_remembered_once(
         "备用钥匙在门垫下面",
     ]
     result = await say(hass, "What do you remember about the spare key?")
-    assert speech(result) == "Here is what I remember: the spare key is under the mat."
+    assert speech(result) == "Here is what I remember: The spare key is under the mat."
 
 
 @pytest.mark.usefixtures("loaded_entry")
-async def test_intent_agent_sentences_in_chinese(hass: HomeAssistant) -> None:
+async def test_intent_agent_sentences_in_chinese(
+    hass: HomeAssistant, hass_admin_user: MockUser
+) -> None:
     result = await say(hass, "记住备用钥匙在门垫下面", language="zh-Hans")
     assert speech(result) == "好的，我记住了。"
     result = await say(hass, "你记得备用钥匙吗？", language="zh-Hans")
     assert speech(result) == "我记得：备用钥匙在门垫下面。"
-    result = await say(hass, "忘记备用钥匙", language="zh-Hans")
+    admin = hass_admin_user.id
+    result = await say(hass, "忘记备用钥匙", language="zh-Hans", user_id=admin)
+    assert speech(result) == "要我忘记这条吗：备用钥匙在门垫下面？"
+    result = await say(hass, "是的", result.conversation_id, language="zh-Hans")
     assert speech(result) == "好的，我已经忘记了。"
     assert await contents(hass) == []
 

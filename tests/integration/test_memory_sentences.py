@@ -12,7 +12,7 @@ from typing import Any
 
 from homeassistant.core import HomeAssistant
 import pytest
-from pytest_homeassistant_custom_component.common import MockConfigEntry
+from pytest_homeassistant_custom_component.common import MockConfigEntry, MockUser
 
 from custom_components.assist_memory.const import DOMAIN
 from custom_components.assist_memory.engine import HOUSEHOLD_SCOPE
@@ -112,6 +112,10 @@ async def test_what_someone_says_about_themselves_stays_theirs(
     assert speech(result) == "I don't remember anything about my dentist appointment."
     assert len(await memories(hass)) == 1
     result = await say(hass, "Forget my dentist appointment", user_id=ANNA)
+    assert speech(result) == (
+        "Should I forget this: Your dentist appointment is with Dr. Chen on Friday?"
+    )
+    result = await say(hass, "yes", result.conversation_id, user_id=ANNA)
     assert speech(result) == "Done, I've forgotten that."
     assert await memories(hass) == []
 
@@ -215,11 +219,15 @@ async def test_the_same_words_from_two_people_are_two_memories(
 
 
 @pytest.mark.usefixtures("loaded_entry")
-async def test_forgetting_several_and_a_store_that_refuses(hass: HomeAssistant) -> None:
+async def test_forgetting_several_and_a_store_that_refuses(
+    hass: HomeAssistant, hass_admin_user: MockUser
+) -> None:
     await add(hass, "The spare key is under the mat")
     await add(hass, "The spare key for the shed is in the drawer")
-    result = await say(hass, "Forget the spare key")
-    assert speech(result) == "Done, I've forgotten 2 memories about the spare key."
+    result = await say(hass, "Forget the spare key", user_id=hass_admin_user.id)
+    assert speech(result).startswith("I remember 2 things about the spare key: first, ")
+    result = await say(hass, "both", result.conversation_id)
+    assert speech(result) == "Done, I've forgotten 2 memories."
     assert await memories(hass) == []
 
     for n in range(100):  # the options' limit

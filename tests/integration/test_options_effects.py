@@ -49,7 +49,9 @@ from custom_components.assist_memory.const import (
     CONF_PROMPT_MODE,
     CONF_RAG_TOP_N,
     CONF_SESSION_SUMMARY_LIMIT,
+    CONF_VOICE_FORGET_HOUSEHOLD,
     DOMAIN,
+    VOICE_FORGET_ANYONE,
 )
 from custom_components.assist_memory.engine.conversation.compose import BLOCK_START
 
@@ -110,6 +112,7 @@ EFFECT_TESTS: dict[str, str] = {
         "test_conversation_retention.py"
         "::test_old_conversations_and_daily_logs_go_by_themselves"
     ),
+    CONF_VOICE_FORGET_HOUSEHOLD: "test_options_effects.py::test_voice_forget_household",
 }
 WITH_AGENT = options(**{CONF_AGENT_ID: AGENT_ENTITY_ID})
 # Learning only when the context fills (the pre-compaction flush).
@@ -232,6 +235,21 @@ async def test_memory_budget(
     assert len(await memory_lines(hass, llm, "garden roses")) == 5
     await change(hass, loaded_entry, **{CONF_MEMORY_BUDGET: 400})
     assert 0 < len(await memory_lines(hass, llm, "garden roses")) < 5
+
+
+async def test_voice_forget_household(
+    hass: HomeAssistant, loaded_entry: ConfigEntry
+) -> None:
+    # A voice device nobody is known at: not an administrator.
+    await add(hass, "The spare key is under the mat")
+    refused = await say(hass, "Forget the spare key")
+    assert "administrator" in speech(refused)
+    await change(
+        hass, loaded_entry, **{CONF_VOICE_FORGET_HOUSEHOLD: VOICE_FORGET_ANYONE}
+    )
+    asked = await say(hass, "Forget the spare key")
+    await say(hass, "yes", asked.conversation_id)
+    assert await contents(hass) == []
 
 
 @pytest.mark.parametrize("entry_options", [WITH_AGENT])

@@ -136,7 +136,7 @@ async def test_the_flow_makes_the_memory_agent_the_pipeline_agent(
     said = await run_pipeline(
         hass, hass_ws_client, "What do you remember about the spare key?"
     )
-    assert said == "Here is what I remember: the spare key is under the flowerpot."
+    assert said == "Here is what I remember: The spare key is under the flowerpot."
 
 
 @pytest.mark.usefixtures("pipelines")

@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 from custom_components.assist_memory.engine.language.facts import Fact
+from script.answer_quality import labelled, problems as question_set_problems
 from script.extraction_quality import Item, items, matches, problems
 from script.time_quality import cases as time_cases, problems as time_problems
 
@@ -78,3 +79,24 @@ def test_conversation_set_is_what_its_data_files_make() -> None:
 def test_time_set_passes_its_self_checks() -> None:
     assert time_problems() == []
     assert len(time_cases()) >= 100
+
+
+def test_question_set_passes_its_self_checks() -> None:
+    data = labelled()
+
+    assert question_set_problems(data) == []
+    assert {q["lang"] for q in data["questions"]} == {"en", "zh-Hans", "zh-Hant"}
+
+
+def test_question_set_self_check_finds_an_unknown_memory_and_too_few_questions() -> (
+    None
+):
+    data = labelled()
+    broken = {
+        **data,
+        "questions": [{**data["questions"][0], "answer": ["no-such-memory"]}],
+    }
+
+    found = question_set_problems(broken)
+    assert "only 1 questions" in found
+    assert any("unknown memories" in problem for problem in found)

@@ -1,7 +1,8 @@
 """The labelled sets stay apart from the code they judge and the tests that tune it.
 
 Only the retrieval quality guard reads the retrieval set; the sets of learning and
-long conversations are read by `script/bench` and checked by test_labelled_sets.py.
+long conversations, and the everyday questions answered without an LLM, are read by
+`script/bench` and checked by test_labelled_sets.py.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ SETS = (
     "conversation_set",
     "time_set",
     "time_probe",
+    "question_set",
 )
 ALLOWED = {
     "tests/quality/test_retrieval_quality.py",

@@ -7,8 +7,11 @@
   repeats a memory of that scope (the same normalised text, or the same meaning, as
   learning decides) refreshes it and the answer is "I already knew that."
 - "what do you remember about ...": the best memories of the scopes the sentence
-  reads, spoken with any secret value withheld.
-- "forget ...": the memories of those scopes that match every word of the subject.
+  reads, said to the listener (`listener.for_listener`: "Your daughter Lily loves
+  dinosaurs") with any secret value withheld; "about me" is the speaker's own
+  memories and "about us / the house" the household's, the most used first, with how
+  many more there are.
+- "forget ...": `forget_by_voice.py` (it asks first).
 - "stop remembering": what the speaker said in the conversation is erased, and it is
   neither logged nor learned from from now on.
 
@@ -28,11 +31,14 @@ from ..language.commands import (
     command_scopes,
     join_items,
     reply,
+    subject_is_household,
+    subject_is_speaker,
 )
-from ..language.keywords import extract_keywords
+from ..language.listener import said_to
 from ..language.provenance import Provenance
 from ..language.secrets_filter import contains_secret, redact
 from ..language.write_back import find_repeated
+from ..storage.models import HOUSEHOLD_SCOPE
 
 if TYPE_CHECKING:
     from .protocol import MemoryBackend, MemoryOperations
@@ -40,7 +46,6 @@ if TYPE_CHECKING:
 RECALL_ITEMS: Final = 3
 # A repeat is looked for among the best matches of its own scope.
 _REPEAT_CANDIDATES: Final = 5
-_FORGET_CANDIDATES: Final = 10
 
 
 async def answer_command(
@@ -52,9 +57,10 @@ async def answer_command(
     language: str,
     said: str | None = None,
 ) -> str:
-    """Do what the sentence asks for the speaker; the spoken answer.
+    """Remember, recall or pause as the sentence asks; the spoken answer.
 
-    `said` is the sentence itself, kept with what it stores.
+    `said` is the sentence itself, kept with what it stores. Forgetting asks first:
+    `forget_by_voice.propose_forget`.
     """
     user_id = speaker.owner
     try:
@@ -75,9 +81,7 @@ async def answer_command(
                 session_id=session_id,
                 provenance=provenance,
             )
-        if command.action == "recall":
-            return await _recall(backend, command, user_id, language)
-        return await _forget(backend, command, user_id, language)
+        return await _recall(backend, command, user_id, language)
     except MemoryEngineError as err:
         return reply(language, "failed", reason=err.message)
 
@@ -139,6 +143,12 @@ async def _recall(
     user_id: str | None,
     language: str,
 ) -> str:
+    if subject_is_speaker(command.subject) and user_id:
+        return await _about_scope(backend, user_id, user_id, language, "about_you")
+    if subject_is_household(command.subject):
+        return await _about_scope(
+            backend, HOUSEHOLD_SCOPE, user_id, language, "about_household"
+        )
     found = await backend.search(
         command.subject,
         limit=RECALL_ITEMS,
@@ -147,33 +157,22 @@ async def _recall(
     )
     if not found:
         return reply(language, "recall_none", subject=redact(command.subject))
-    items = [redact(result.memory.content) for result in found]
+    items = said_to([result.memory for result in found], user_id)
     return reply(language, "recall", items=join_items(language, items))
 
 
-async def _forget(
+async def _about_scope(
     backend: MemoryOperations,
-    command: MemoryCommand,
+    scope: str,
     user_id: str | None,
     language: str,
+    key: str,
 ) -> str:
-    found = await backend.search(
-        command.subject,
-        limit=_FORGET_CANDIDATES,
-        scopes=command_scopes(command, user_id).read,
-    )
-    # Only memories that contain every word of what is to be forgotten.
-    doomed = [r.memory.id for r in found if _covers_all(r.matched, command.subject)]
-    for memory_id in doomed:
-        await backend.delete(memory_id)
-    if not doomed:
-        return reply(language, "forget_none", subject=redact(command.subject))
-    if len(doomed) == 1:
-        return reply(language, "forgot_one")
-    return reply(language, "forgot", subject=redact(command.subject), count=len(doomed))
-
-
-def _covers_all(matched: tuple[str, ...], subject: str) -> bool:
-    """True when a search result matched every keyword of the subject."""
-    wanted = extract_keywords(subject).all()
-    return bool(wanted) and len(matched) >= len(wanted)
+    """The most used memories of a scope, and how many more there are."""
+    page = await backend.list(scope=scope, limit=RECALL_ITEMS, sort="most_used")
+    if not page.items:
+        return reply(language, f"{key}_none")
+    items = join_items(language, said_to(page.items, user_id))
+    more = page.total - len(page.items)
+    answer = reply(language, key, items=items)
+    return answer + (reply(language, "more", count=more) if more > 0 else "")

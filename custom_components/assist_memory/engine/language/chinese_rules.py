@@ -19,11 +19,13 @@ from .rule_patterns import (
     _ZH_COMMAND_START,
     _ZH_COMMUTE,
     _ZH_DATE_OF,
+    _ZH_DEVICE_COMMAND,
     _ZH_DIET,
     _ZH_EVERY_FIRST,
     _ZH_FAVORITE,
     _ZH_HABIT,
     _ZH_HAVE_COUNT,
+    _ZH_HERE,
     _ZH_IS_MY,
     _ZH_LIKE,
     _ZH_LIKE_LATER,
@@ -164,6 +166,8 @@ def _zh_location(text: str) -> list[_Draft]:
         return []  # "我在成都长大": not where something is kept
     if _ZH_PERSON_SUBJECT.search(x) or x.startswith(_ZH_PETS) or _EVENT_CUES.search(x):
         return []  # "妈妈在厨房里": where someone is now
+    if y in _ZH_HERE or x.startswith(_ZH_DEVICE_COMMAND):
+        return []  # "关闭遮阳蓬在这里": a command at a voice device, no place to keep
     content = (
         _zh_third_person(text) if match.group("owner") else _zh_rest(text, other=True)
     )

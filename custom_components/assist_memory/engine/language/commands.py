@@ -83,6 +83,25 @@ def scopes_about(text: str, user_id: str | None) -> CommandScopes:
             return CommandScopes(HOUSEHOLD_SCOPE, (HOUSEHOLD_SCOPE, user_id))
 
 
+# "What do you know about me / about us": the speaker's own memories, the household's.
+_SPEAKER_SUBJECT: Final = re.compile(r"^(?:me|myself|i|我|我自己|自己)$", re.IGNORECASE)
+_HOUSEHOLD_SUBJECT: Final = re.compile(
+    r"^(?:us|ourselves|(?:the|our|this)\s+(?:house|home|household|family)|home"
+    r"|everyone|everybody|我们|我們|我们家|我們家|我家|家里|家裡|全家|这个家|這個家|大家)$",
+    re.IGNORECASE,
+)
+
+
+def subject_is_speaker(subject: str) -> bool:
+    """Whether "what do you know about ..." asks about the speaker ("me", 我)."""
+    return bool(_SPEAKER_SUBJECT.match(subject.strip()))
+
+
+def subject_is_household(subject: str) -> bool:
+    """Whether it asks about the household ("us", "the house", 我们家)."""
+    return bool(_HOUSEHOLD_SUBJECT.match(subject.strip()))
+
+
 _END: Final = r"\s*[.!?。！？…]*\s*$"
 # "stop remembering" has no subject: the whole sentence is the command.
 _PAUSE: Final = (
@@ -105,6 +124,11 @@ _SENTENCES: Final[tuple[tuple[Action, str], ...]] = (
         r"^\s*do\s+you\s+remember\s+(?:anything\s+about\s+)?(?P<subject>.+?)" + _END,
     ),
     (
+        "recall",
+        r"^\s*(?:please\s+)?tell\s+me\s+(?:what|everything)\s+you\s+(?:know|remember)"
+        r"\s+about\s+(?P<subject>.+?)" + _END,
+    ),
+    (
         "remember",
         r"^\s*(?:please\s+)?(?:remember|note|keep\s+in\s+mind)\s+(?:that\s+)?"
         r"(?P<subject>.+?)" + _END,
@@ -120,11 +144,16 @@ _SENTENCES: Final[tuple[tuple[Action, str], ...]] = (
     ),
     (
         "recall",
-        r"^\s*关于(?P<subject>.+?)你(?:还)?记得(?:些)?什么" + _END,
+        r"^\s*关于(?P<subject>.+?)你(?:还)?(?:记得|知道)(?:些)?什么" + _END,
     ),
     (
         "recall",
-        r"^\s*關於(?P<subject>.+?)你(?:還)?記得(?:些)?什麼" + _END,
+        r"^\s*關於(?P<subject>.+?)你(?:還)?(?:記得|知道)(?:些)?什麼" + _END,
+    ),
+    (
+        "recall",
+        r"^\s*你(?:都)?(?:知道|记得|記得)(?P<subject>我|我们家|我們家|我家)的(?:哪些|什么|什麼)"
+        r"(?:事|事情)?" + _END,
     ),
     (
         "recall",
@@ -164,7 +193,6 @@ _REPLIES: Final[dict[str, dict[str, str]]] = {
         "known": "I already knew that.",
         "recall": "Here is what I remember: {items}",
         "recall_none": "I don't remember anything about {subject}.",
-        "forgot": "Done, I've forgotten {count} memories about {subject}.",
         "forgot_one": "Done, I've forgotten that.",
         "forget_none": "I don't remember anything about {subject}.",
         "failed": "Sorry, I couldn't remember that: {reason}",
@@ -174,13 +202,36 @@ _REPLIES: Final[dict[str, dict[str, str]]] = {
         "To make this device someone's, assign it to a person in Assist Memory's "
         "options, under Who is speaking.",
         "guest": "This is a guest device: I don't remember anything said here.",
+        "about_you": "Here is what I know about you: {items}",
+        "about_you_none": "I don't know anything about you yet.",
+        "about_household": "Here is what I know about your household: {items}",
+        "about_household_none": "I don't know anything about your household yet.",
+        "more": " And {count} more in the memory manager.",
+        "forget_confirm": "Should I forget this: {item}?",
+        "forget_choose": (
+            "I remember {count} things about {subject}: {items}. Which should I"
+            " forget: the first, the second, or all of them?"
+        ),
+        "forget_kept": "OK, I've kept it.",
+        "forget_household_refused": (
+            "Only an administrator can make me forget the household's memories."
+        ),
+        "forgot_many": "Done, I've forgotten {count} memories.",
+        "learnt": "Got it: {items}",
+        "learnt_full": (
+            "I couldn't keep that: the memory is full. It waits in Review in the"
+            " memory manager."
+        ),
+        "dont_know": "I don't know that yet.",
+        "that": "that",
+        "learnt_last": "I just learnt this: {items}",
+        "learnt_nothing": "I haven't learnt anything in this conversation yet.",
     },
     "zh-Hans": {
         "remembered": "好的，我记住了。",
         "known": "这个我已经记得了。",
         "recall": "我记得：{items}",
         "recall_none": "我不记得关于{subject}的事情。",
-        "forgot": "好的，我已经忘记了关于{subject}的{count}条记忆。",
         "forgot_one": "好的，我已经忘记了。",
         "forget_none": "我不记得关于{subject}的事情。",
         "failed": "抱歉，我没能记住：{reason}",
@@ -189,13 +240,28 @@ _REPLIES: Final[dict[str, dict[str, str]]] = {
         "held": "我分辨不出这里是谁在说话，已先把这条留待确认。"
         "要让这台设备属于某个人，请在 Assist Memory 选项的“谁在说话”中把它分配给那个人。",
         "guest": "这是访客设备，这里说的话我都不会记住。",
+        "about_you": "关于你，我记得：{items}",
+        "about_you_none": "我还不了解你。",
+        "about_household": "关于你家，我记得：{items}",
+        "about_household_none": "我还不了解你家。",
+        "more": "记忆管理器里还有{count}条。",
+        "forget_confirm": "要我忘记这条吗：{item}？",
+        "forget_choose": "关于{subject}我记得{count}条：{items}。要忘记哪一条？可以说第一条、第二条或全部。",
+        "forget_kept": "好的，我会继续记住。",
+        "forget_household_refused": "只有管理员才能让我忘记家里共用的记忆。",
+        "forgot_many": "好的，我已经忘记了{count}条记忆。",
+        "learnt": "好的，记住了：{items}",
+        "learnt_full": "记忆已满，这条没能保存，已放在记忆管理器的“审核”里等待。",
+        "dont_know": "这个我还不知道。",
+        "that": "这个",
+        "learnt_last": "我刚才记住了：{items}",
+        "learnt_nothing": "这次对话里我还没有记住什么。",
     },
     "zh-Hant": {
         "remembered": "好的，我記住了。",
         "known": "這個我已經記得了。",
         "recall": "我記得：{items}",
         "recall_none": "我不記得關於{subject}的事情。",
-        "forgot": "好的，我已經忘記了關於{subject}的{count}筆記憶。",
         "forgot_one": "好的，我已經忘記了。",
         "forget_none": "我不記得關於{subject}的事情。",
         "failed": "抱歉，我沒能記住：{reason}",
@@ -204,6 +270,22 @@ _REPLIES: Final[dict[str, dict[str, str]]] = {
         "held": "我分辨不出這裡是誰在說話，已先把這條留待確認。"
         "要讓這台裝置屬於某個人，請在 Assist Memory 選項的「誰在說話」中把它指派給那個人。",
         "guest": "這是訪客裝置，這裡說的話我都不會記住。",
+        "about_you": "關於你，我記得：{items}",
+        "about_you_none": "我還不了解你。",
+        "about_household": "關於你家，我記得：{items}",
+        "about_household_none": "我還不了解你家。",
+        "more": "記憶管理器裡還有{count}筆。",
+        "forget_confirm": "要我忘記這筆嗎：{item}？",
+        "forget_choose": "關於{subject}我記得{count}筆：{items}。要忘記哪一筆？可以說第一筆、第二筆或全部。",
+        "forget_kept": "好的，我會繼續記住。",
+        "forget_household_refused": "只有管理員才能讓我忘記家裡共用的記憶。",
+        "forgot_many": "好的，我已經忘記了{count}筆記憶。",
+        "learnt": "好的，記住了：{items}",
+        "learnt_full": "記憶已滿，這條沒能保存，已放在記憶管理器的「審核」裡等待。",
+        "dont_know": "這個我還不知道。",
+        "that": "這個",
+        "learnt_last": "我剛才記住了：{items}",
+        "learnt_nothing": "這次對話裡我還沒有記住什麼。",
     },
 }
 

@@ -574,6 +574,13 @@ _ZH_COMMAND_START: Final = (
     "把", "帮", "幫", "请", "請", "给", "給", "打开", "打開", "关", "關", "播放", "放",
     "定", "设", "設", "叫", "提醒", "调", "調", "开", "開",
 )  # fmt: skip
+# "Here" is where a voice device is, not a place to remember; device commands that
+# end in a place ("关闭遮阳蓬在这里") are not where something is kept.
+_ZH_HERE: Final = ("这里", "這裡", "这儿", "這兒", "这边", "這邊")
+_ZH_DEVICE_COMMAND: Final = (
+    "打开", "打開", "关闭", "關閉", "关掉", "關掉", "关上", "關上", "开启", "開啟",
+    "启动", "啟動", "播放", "暂停", "暫停", "取消", "设置", "設置", "设定", "設定",
+)  # fmt: skip
 _ZH_THING_ROUTINE: Final = re.compile(r"^(?!我)[^，,]{0,12}?(?:每|通常|总是|總是)")
 _ZH_THING_EVENT: Final = re.compile(
     # "明天早上六点半叫我起床" asks the assistant to act: not about a thing

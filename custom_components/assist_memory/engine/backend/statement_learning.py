@@ -1,0 +1,75 @@
+"""Learning a statement at once, and saying so: "Got it: Leo plays football on Saturdays".
+
+With no LLM behind the memory agent, a sentence such as "My son Leo plays football on
+Saturdays." that Home Assistant's intent agent does not understand would be answered
+with its error, although learning keeps it later. When the rules learn a fact from
+the sentence, it is stored now and the answer acknowledges it in the speaker's
+language, said back to them (`listener.for_listener`). None when the rules find
+nothing: the intent agent's answer stands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..conversation.speaker import Speaker
+from ..conversation.turns import ExtractionBatch, LearnSettings
+from ..language.commands import join_items, reply
+from ..language.listener import for_listener
+from ..language.secrets_filter import contains_secret
+
+if TYPE_CHECKING:
+    from .protocol import MemoryBackend
+
+
+@dataclass(frozen=True, slots=True)
+class LearntStatement:
+    """The acknowledgement, and the memories that hold what was learnt."""
+
+    speech: str
+    memory_ids: tuple[str, ...]
+
+
+async def learn_statement(
+    backend: MemoryBackend,
+    text: str,
+    *,
+    session_id: str,
+    speaker: Speaker,
+    language: str,
+    settings: LearnSettings,
+) -> LearntStatement | None:
+    """Learn the facts the rules find in one sentence; the acknowledgement, or None.
+
+    At a guest device nothing is learnt (None). A fact an unknown speaker says about
+    themselves is held for Review, and the answer says so; a full memory too.
+    """
+    if contains_secret(text) or not speaker.learns:
+        return None
+    batch = ExtractionBatch(session_id, (), (text,), f"user: {text}", language=language)
+    facts = await backend.rule_facts(batch)
+    if not facts:
+        return None
+    scope = speaker.scope
+    result = await backend.learn(
+        batch,
+        facts,
+        scope=scope,
+        settings=settings,
+        speaker_unknown=not speaker.known,
+        device_id=speaker.device_id,
+    )
+    if result.not_stored:
+        return LearntStatement(reply(language, "learnt_full"), ())
+    if result.held and not result.added:
+        return LearntStatement(reply(language, "held"), ())
+    items = [for_listener(fact.content, own=speaker.known) for fact in facts]
+    learnt = [
+        result.memory.id
+        for fact in facts
+        for result in await backend.search(fact.content, limit=3, scopes=[scope])
+        if result.memory.content == fact.content
+    ]
+    speech = reply(language, "learnt", items=join_items(language, items))
+    return LearntStatement(speech, tuple(learnt))
