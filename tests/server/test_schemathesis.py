@@ -1,11 +1,12 @@
 """schemathesis against the real server process, with every check it has.
 
 The server runs as its own process on 127.0.0.1 over a fresh data folder, with a chat
-stand-in that compacts (tests/support/compaction_llm.py, its own process), twice:
-compacting with no limit on the number of memories, and with the settings as
-installed (compaction off, at most 100 memories). The schema is the one it serves at
-/openapi.json, so the test checks what clients actually read. Every operation gets
-generated requests, valid and invalid, with the server's token. Every check holds
+stand-in that compacts (tests/support/compaction_llm.py, its own process), compacting
+and with no limit on the number of memories; a second server, with the settings as
+installed (compaction off, at most 100 memories), answers the operations those
+settings change. The schema is the one each serves at /openapi.json, so the test
+checks what clients actually read. Every operation gets generated requests, valid
+and invalid, with the server's token. Every check holds
 (`--checks all`): no 5xx; status codes, content types, headers and schemas as
 documented; nothing answered without the token; every request the document describes
 is accepted (`positive_data_acceptance`: 2xx, 404 for an unknown id, or the 409 of a
@@ -60,25 +61,31 @@ def chat_url() -> Iterator[str]:
         process.wait(timeout=30)
 
 
-SETTINGS: dict[str, dict[str, object]] = {
-    "compacting": {"compaction_enabled": True, "max_items": 0},
-    "as installed": {},
-}
-
-
-@pytest.fixture(scope="module", params=list(SETTINGS))
-def memory_server(
-    request: pytest.FixtureRequest,
-    tmp_path_factory: pytest.TempPathFactory,
-    chat_url: str,
-) -> Iterator[MemoryServer]:
-    """This module's servers: compacting and unlimited, then as installed."""
+def new_server(
+    tmp_path_factory: pytest.TempPathFactory, chat_url: str, config: dict[str, object]
+) -> MemoryServer:
     pytest_socket.enable_socket()  # set up before the per-test `socket_enabled`
-    with MemoryServer(
-        tmp_path_factory.mktemp("server") / "data",
-        llm_url=chat_url,
-        config=SETTINGS[request.param],
-    ) as running:
+    return MemoryServer(
+        tmp_path_factory.mktemp("server") / "data", llm_url=chat_url, config=config
+    )
+
+
+@pytest.fixture(scope="module")
+def memory_server(
+    tmp_path_factory: pytest.TempPathFactory, chat_url: str
+) -> Iterator[MemoryServer]:
+    """The server of the whole run: compaction on, any number of memories."""
+    config = {"compaction_enabled": True, "max_items": 0}
+    with new_server(tmp_path_factory, chat_url, config) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def installed_server(
+    tmp_path_factory: pytest.TempPathFactory, chat_url: str
+) -> Iterator[MemoryServer]:
+    """A server with the settings as installed: compaction off, 100 memories."""
+    with new_server(tmp_path_factory, chat_url, {}) as running:
         yield running
 
 
@@ -100,26 +107,42 @@ def baseline(memory_server: MemoryServer) -> object:
     return call(memory_server, "GET", "/api/memory/config")
 
 
-@pytest.fixture
-def api_schema(memory_server: MemoryServer) -> schemathesis.BaseSchema:
+def served_schema(server: MemoryServer) -> schemathesis.BaseSchema:
+    """The document the server serves, every check on."""
     loaded = schemathesis.openapi.from_url(
-        f"{memory_server.url}/openapi.json", headers=auth(memory_server)
+        f"{server.url}/openapi.json", headers=auth(server)
     )
     # The token as configuration: schemathesis then knows every request carries it.
-    loaded.config.update(base_url=memory_server.url, headers=auth(memory_server))
+    loaded.config.update(base_url=server.url, headers=auth(server))
     loaded.config.checks.update(included_check_names=["all"])
     return loaded
 
 
+@pytest.fixture
+def api_schema(memory_server: MemoryServer) -> schemathesis.BaseSchema:
+    return served_schema(memory_server)
+
+
+@pytest.fixture
+def installed_schema(installed_server: MemoryServer) -> schemathesis.BaseSchema:
+    return served_schema(installed_server)
+
+
 schema = schemathesis.pytest.from_fixture("api_schema")
-
-
-@schema.parametrize()
-@settings(
+# The operations whose answers the installed settings change: compaction's (409
+# while it is off) and those that add memories (409 once 100 are kept).
+installed = schemathesis.pytest.from_fixture("installed_schema").include(
+    path_regex="^/api/auto-memory/compact|^/memory/long-term$|^/memory/import$"
+)
+GENERATION = settings(
     max_examples=int(os.environ.get("SCHEMATHESIS_EXAMPLES", "12")),
     deadline=None,
     suppress_health_check=list(HealthCheck),
 )
+
+
+@schema.parametrize()
+@GENERATION
 def test_api_conforms_to_its_document(
     case: schemathesis.Case, memory_server: MemoryServer, baseline: object
 ) -> None:
@@ -128,6 +151,12 @@ def test_api_conforms_to_its_document(
     finally:
         if case.operation.method.upper() == "PUT" and case.path == "/api/memory/config":
             call(memory_server, "PUT", "/api/memory/config", baseline)
+
+
+@installed.parametrize()
+@GENERATION
+def test_the_installed_settings_conform(case: schemathesis.Case) -> None:
+    case.call_and_validate()
 
 
 def test_every_route_is_tested(api_schema: schemathesis.BaseSchema) -> None:
