@@ -23,10 +23,17 @@ from homeassistant.components import conversation
 from homeassistant.const import MATCH_ALL
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import intent
+from homeassistant.helpers.dispatcher import async_dispatcher_send
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
 from .chat_history import prepare_history, words_for_the_agent
-from .const import CONF_MEMORY_ENABLED, CONF_PROMPT_MODE, LOGGER, PROMPT_MODE_PREFIX
+from .const import (
+    CONF_MEMORY_ENABLED,
+    CONF_PROMPT_MODE,
+    LOGGER,
+    PROMPT_MODE_PREFIX,
+    SIGNAL_TURN_RECORDED,
+)
 from .engine import MemoryEngineError
 from .engine.backend.answers import answer_command
 from .engine.conversation.compose import merge_prompts
@@ -177,6 +184,7 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
         except MemoryEngineError as err:
             LOGGER.warning("Assist Memory could not record an answer: %s", err.message)
             return
+        async_dispatcher_send(self.hass, SIGNAL_TURN_RECORDED, user_id)
         async_schedule_extraction(
             self.hass,
             self.entry,

@@ -25,6 +25,7 @@ from .websocket_conversations import async_register_conversation_commands
 from .websocket_events import async_register_event_commands
 from .websocket_import import async_register_import_commands
 from .websocket_memories import async_register_memory_commands
+from .websocket_people import async_register_people_commands
 
 COMMAND: Final = "assist_memory/request"
 METHODS: Final = ("GET", "POST", "PUT", "PATCH", "DELETE")
@@ -38,6 +39,7 @@ def async_register_commands(hass: HomeAssistant) -> None:
     async_register_conversation_commands(hass)
     async_register_event_commands(hass)
     async_register_import_commands(hass)
+    async_register_people_commands(hass)
 
 
 @require_admin
