@@ -1,8 +1,9 @@
 import { showDialog } from "../dialog.js";
-import { fill, formatDate, h } from "../dom.js";
+import { capitalised, fill, formatDate, h } from "../dom.js";
 
-// The conversations in progress and the recent ones: open one to read it, and ask
-// "why did Assist say that?" of an answer; delete one.
+// The conversations in progress (their working memory: whose, how many turns, when)
+// and the recent ones: open one to read it, and ask "why did Assist say that?" of an
+// answer; delete one.
 export class SessionsView {
   constructor(ctx) {
     this.ctx = ctx;
@@ -11,7 +12,7 @@ export class SessionsView {
   }
 
   async show() {
-    const { api, t, language } = this.ctx;
+    const { api, t } = this.ctx;
     if (this.opening) {
       // Asked to open one (a memory's "the conversation" link).
       const sessionId = this.opening;
@@ -26,19 +27,41 @@ export class SessionsView {
       h("h2", { id: "sessions-title" }, t("sessions.working")),
       working.items.length
         ? h("ul", { class: "cards", "aria-label": t("sessions.working") },
-          working.items.map((item) => h("li", { class: "card" },
-            h("p", { class: "content" }, titles.get(item.session_id) ?? t("sessions.inProgress")),
-            h("p", { class: "meta" },
-              h("span", {}, t("sessions.turns", { count: item.turn_count })),
-              item.updated_at
-                ? h("time", { datetime: item.updated_at }, formatDate(item.updated_at, language))
-                : null))))
+          unique(working.items).map((item) => this.workingCard(item, titles)))
         : h("p", { class: "empty" }, t("sessions.noneActive")),
       h("h2", {}, t("sessions.recent")),
       recent.items.length
         ? h("ul", { class: "cards", "aria-label": t("sessions.recent") },
           recent.items.map((item) => this.card(item)))
         : h("p", { class: "empty" }, t("sessions.noneRecent")));
+  }
+
+  // A conversation in progress: what it is about, whose it is (in the household's
+  // view), its turns and last activity; it opens like a recent one.
+  workingCard(item, titles) {
+    const { t, language, personal } = this.ctx;
+    const opened = this.opened.get(item.session_id);
+    const panelId = `working-${item.session_id}`;
+    return h("li", { class: "card" },
+      h("p", { class: "content" },
+        titles.get(item.session_id) || item.current_topic || t("sessions.inProgress")),
+      h("p", { class: "meta" },
+        personal ? null : this.speakerBadge(item.user_id),
+        h("span", {}, t("sessions.turns", { count: item.turn_count })),
+        item.updated_at
+          ? h("time", { datetime: item.updated_at }, formatDate(item.updated_at, language))
+          : null),
+      opened ? this.messages(opened, panelId) : null,
+      h("div", { class: "actions" }, this.openButton(item.session_id, panelId)));
+  }
+
+  openButton(sessionId, panelId) {
+    const { t } = this.ctx;
+    const opened = this.opened.has(sessionId);
+    return h("button", {
+      "aria-expanded": String(opened), "aria-controls": panelId,
+      onclick: () => this.toggle(sessionId),
+    }, opened ? t("sessions.close") : t("sessions.open"));
   }
 
   card(item) {
@@ -52,10 +75,7 @@ export class SessionsView {
         h("time", { datetime: item.created_at }, formatDate(item.created_at, language))),
       opened ? this.messages(opened, panelId) : null,
       h("div", { class: "actions" },
-        h("button", {
-          "aria-expanded": String(Boolean(opened)), "aria-controls": panelId,
-          onclick: () => this.toggle(item.session_id),
-        }, opened ? t("sessions.close") : t("sessions.open")),
+        this.openButton(item.session_id, panelId),
         h("button", { class: "danger", onclick: () => this.remove(item) },
           t("sessions.delete"))));
   }
@@ -79,7 +99,7 @@ export class SessionsView {
             ids.length
               ? [h("p", {}, t("sessions.whySome")),
                 h("ul", {}, ids.map((id) => h("li", {},
-                  conversation.memories.get(id) ?? t("sessions.forgotten"))))]
+                  capitalised(conversation.memories.get(id)) ?? t("sessions.forgotten"))))]
               : h("p", {}, t("sessions.whyNone"))));
       }));
   }
@@ -87,6 +107,12 @@ export class SessionsView {
   // Who said a message: their name, or "Someone" for a turn without a user.
   speaker(userId) {
     return userId ? this.ctx.people.name(userId) : this.ctx.t("sessions.someone");
+  }
+
+  // The same with the person's picture, when Home Assistant has one.
+  speakerBadge(userId) {
+    return userId ? this.ctx.people.badge(userId)
+      : h("span", { class: "person" }, this.ctx.t("sessions.someone"));
   }
 
   toggle(sessionId) {
@@ -134,4 +160,15 @@ export class SessionsView {
       });
     }
   }
+}
+
+// Each conversation in progress once (a session is listed once per speaker).
+function unique(items) {
+  const seen = new Set();
+  return items.filter((item) => {
+    const key = `${item.session_id}\u0000${item.user_id ?? ""}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
