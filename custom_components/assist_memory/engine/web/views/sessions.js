@@ -7,7 +7,9 @@ import { capitalised, fill, formatDate, h } from "../dom.js";
 export class SessionsView {
   constructor(ctx) {
     this.ctx = ctx;
-    this.opened = new Map(); // session id -> its conversation, while open
+    // Each opened card (by its list's id) -> its conversation, read again at each
+    // refresh (a new turn shows as it happens).
+    this.opened = new Map();
     this.element = h("section", { "aria-labelledby": "sessions-title" });
   }
 
@@ -17,8 +19,9 @@ export class SessionsView {
       // Asked to open one (a memory's "the conversation" link).
       const sessionId = this.opening;
       this.opening = null;
-      await this.load(sessionId);
+      this.opened.set(`conversation-${sessionId}`, { sessionId });
     }
+    await this.reload();
     const [working, recent] = await Promise.all([
       api.working(), api.sessions(), this.ctx.people.load(),
     ]);
@@ -40,8 +43,8 @@ export class SessionsView {
   // view), its turns and last activity; it opens like a recent one.
   workingCard(item, titles) {
     const { t, language, personal } = this.ctx;
-    const opened = this.opened.get(item.session_id);
     const panelId = `working-${item.session_id}`;
+    const opened = this.opened.get(panelId)?.conversation;
     return h("li", { class: "card" },
       h("p", { class: "content" },
         titles.get(item.session_id) || item.current_topic || t("sessions.inProgress")),
@@ -57,17 +60,17 @@ export class SessionsView {
 
   openButton(sessionId, panelId) {
     const { t } = this.ctx;
-    const opened = this.opened.has(sessionId);
+    const opened = this.opened.has(panelId);
     return h("button", {
       "aria-expanded": String(opened), "aria-controls": panelId,
-      onclick: () => this.toggle(sessionId),
+      onclick: () => this.toggle(sessionId, panelId),
     }, opened ? t("sessions.close") : t("sessions.open"));
   }
 
   card(item) {
     const { t, language } = this.ctx;
-    const opened = this.opened.get(item.session_id);
     const panelId = `conversation-${item.session_id}`;
+    const opened = this.opened.get(panelId)?.conversation;
     return h("li", { class: "card" },
       h("p", { class: "content" }, item.title),
       h("p", {}, item.snippet),
@@ -115,21 +118,24 @@ export class SessionsView {
       : h("span", { class: "person" }, this.ctx.t("sessions.someone"));
   }
 
-  toggle(sessionId) {
-    if (this.opened.has(sessionId)) {
-      this.opened.delete(sessionId);
-      return this.ctx.run(() => this.show());
-    }
-    return this.ctx.run(async () => {
-      await this.load(sessionId);
-      await this.show();
-    });
+  toggle(sessionId, panelId) {
+    if (this.opened.has(panelId)) this.opened.delete(panelId);
+    else this.opened.set(panelId, { sessionId });
+    return this.ctx.run(() => this.show());
   }
 
-  async load(sessionId) {
-    const conversation = await this.ctx.api.conversation(sessionId);
-    conversation.memories = await this.memoriesOf(conversation.messages);
-    this.opened.set(sessionId, conversation);
+  // The opened conversations as they are now (one deleted meanwhile closes).
+  async reload() {
+    await Promise.all([...this.opened].map(async ([panelId, { sessionId }]) => {
+      try {
+        const conversation = await this.ctx.api.conversation(sessionId);
+        conversation.memories = await this.memoriesOf(conversation.messages);
+        this.opened.set(panelId, { sessionId, conversation });
+      } catch (err) {
+        if (err.status !== 404) throw err;
+        this.opened.delete(panelId);
+      }
+    }));
   }
 
   // The content of each memory a turn was given (a deleted one is left out).
@@ -154,7 +160,8 @@ export class SessionsView {
     if (answer === "delete") {
       await this.ctx.run(async () => {
         await this.ctx.api.deleteConversation(item.session_id);
-        this.opened.delete(item.session_id);
+        this.opened.delete(`conversation-${item.session_id}`);
+        this.opened.delete(`working-${item.session_id}`);
         this.ctx.notify(t("sessions.deleted"));
         await this.show();
       });
