@@ -403,6 +403,13 @@ def test_about_me_is_the_viewers_own(
     try:
         page = dev_context.new_page()
         page.set_default_timeout(30_000)
+        # A household of a few memories (the earlier tests left thousands).
+        status, cleared = ha.request(
+            "DELETE",
+            f"{url}/api/assist_memory/memory/long-term",
+            token=home_assistant.token,
+        )
+        assert status == 200, cleared
         app = open_about_me(page, login_link(url))
         anna_id = page.evaluate(ADD_USER, ["Anna", "anna", "anna-password"])
         anna_token = ha.login(url, "anna", "anna-password")
@@ -485,11 +492,51 @@ def test_about_me_is_the_viewers_own(
         )
         screens.shot("working-memory", scan=True, docs="working-memory")
 
-        # The profile: Household, then each person, by name.
+        # MEMORY.md: the household's, then a section per person, by name; saved as
+        # it is it changes nothing, and a line added under Anna is hers.
         app.get_by_role("tab", name="MEMORY.md & profile", exact=True).click()
+        main = app.get_by_role("textbox", name="MEMORY.md", exact=True)
+        anna_header = f"# Anna <!-- person {anna_id} -->"
+        expect(main).to_have_value(
+            re.compile(
+                rf"^# Memory\n.*{re.escape(anna_header)}\n\n## Facts\n\n"
+                r"- my favourite colour is blue\n",
+                re.DOTALL,
+            )
+        )
+        expect(main).to_have_value(re.compile(r"# Dev <!-- person \w+ -->"))
+        expect(main).to_have_value(re.compile(r"- my desk is by the window"))
+        screens.shot("memory-md-people", scan=True, docs="memory-md-people")
+        app.get_by_role("button", name="Save MEMORY.md").click()
+        expect(app.locator("p.status")).to_have_text(
+            "MEMORY.md saved: 0 added, 0 changed, 0 removed."
+        )
+        main.fill(
+            main.input_value().replace(
+                "- my favourite colour is blue\n",
+                "- my favourite colour is blue\n- Anna rows on Sundays\n",
+            )
+        )
+        app.get_by_role("button", name="Save MEMORY.md").click()
+        expect(app.locator("p.status")).to_have_text(
+            "MEMORY.md saved: 1 added, 0 changed, 0 removed."
+        )
+        status, listed = ha.request(
+            "GET",
+            f"{url}/api/assist_memory/memory/long-term?limit=100",
+            token=home_assistant.token,
+        )
+        assert status == 200, listed
+        scopes = {m["content"]: m["scope"] for m in listed["items"]}
+        assert scopes["Anna rows on Sundays"] == anna_id
+        assert scopes["my favourite colour is blue"] == anna_id
+
+        # The profile: Household, then each person, by name.
         whose = app.get_by_label("Whose profile")
         expect(whose.locator("option").first).to_have_text("Household")
         whose.select_option(label="Anna")
+        # Anna's profile is read (the view is drawn again) before it is typed in.
+        expect(app).not_to_have_attribute("aria-busy", "true")
         app.get_by_label("Profile", exact=True).fill("# Anna\n\n- Likes short answers")
         app.get_by_role("button", name="Save profile").click()
         expect(app.locator("p.status")).to_have_text("Profile saved.")

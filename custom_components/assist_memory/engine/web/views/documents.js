@@ -1,8 +1,13 @@
 import { field, fill, h } from "../dom.js";
 import { HOUSEHOLD } from "../people.js";
 
-// MEMORY.md and the user profile: two Markdown documents edited as text. The profile
-// is the household's or one person's, picked by name.
+// A person's section of MEMORY.md: its header names them by a comment, which is what
+// counts when the file is read back; the header's text is theirs to word.
+const PERSON_HEADER = /^# .*<!--[ \t]*person[ \t]+(\S+)[ \t]*-->[ \t]*$/gmu;
+
+// MEMORY.md (every memory, a section per person, each shown by name) and the user
+// profile: two Markdown documents edited as text. The profile is the household's or
+// one person's, picked by name.
 export class DocumentsView {
   constructor(ctx) {
     this.ctx = ctx;
@@ -16,7 +21,9 @@ export class DocumentsView {
     const [main, profile] = await Promise.all([
       api.readMain(), api.readProfile(this.scope), people.load(),
     ]);
-    const mainText = h("textarea", { rows: 14, class: "code", value: main.content });
+    const named = (text) => text.replace(PERSON_HEADER,
+      (line, scope) => `# ${people.name(scope)} <!-- person ${scope} -->`);
+    const mainText = h("textarea", { rows: 14, class: "code", value: named(main.content) });
     const profileText = h("textarea", { rows: 10, class: "code", value: profile.content });
     // Household first, then each person (the scopes memories and profiles use).
     const scope = h("select", {
@@ -34,7 +41,7 @@ export class DocumentsView {
         class: "primary",
         onclick: () => this.ctx.run(async () => {
           const result = await api.writeMain(mainText.value);
-          mainText.value = result.content;
+          mainText.value = named(result.content);
           this.ctx.notify(t("documents.mainSaved", result));
         }),
       }, t("documents.saveMain")),
