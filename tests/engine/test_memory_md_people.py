@@ -22,6 +22,7 @@ from custom_components.assist_memory.engine.documents.sections import (
 )
 
 from .conftest import markdown_body
+from .test_markdown import memory as markdown_memory
 from .test_mirror import edit
 
 ANNA = "8f14e45fceea167a5a36dedd4bea2543"
@@ -37,15 +38,8 @@ def mirror(store: MemoryStore) -> MarkdownMirror:
 
 
 def memory(memory_id: str, content: str, category: str, n: int, scope: str) -> Memory:
-    stamp = f"2025-01-01T00:00:{n:02d}+00:00"
-    return Memory(
-        id=memory_id,
-        content=content,
-        category=category,
-        scope=scope,
-        created_at=stamp,
-        updated_at=stamp,
-    )
+    """A memory of `scope` created at second `n`."""
+    return markdown_memory(memory_id, content, category, n).with_changes(scope=scope)
 
 
 def household_and_two_people() -> list[Memory]:
