@@ -32,6 +32,11 @@ export class People {
     return [...new Set([HOUSEHOLD, ...this.known.keys(), ...this.numbered.keys()])];
   }
 
+  // The name the host gives this scope, or null (no number made up).
+  knownName(scope) {
+    return this.known.get(scope)?.name ?? null;
+  }
+
   name(scope) {
     if (scope === HOUSEHOLD) return this.t("people.household");
     const person = this.known.get(scope);

@@ -21,8 +21,11 @@ export class DocumentsView {
     const [main, profile] = await Promise.all([
       api.readMain(), api.readProfile(this.scope), people.load(),
     ]);
-    const named = (text) => text.replace(PERSON_HEADER,
-      (line, scope) => `# ${people.name(scope)} <!-- person ${scope} -->`);
+    // A person's header with their name (as the file says it where none is known).
+    const named = (text) => text.replace(PERSON_HEADER, (line, scope) => {
+      const name = people.knownName(scope);
+      return name ? `# ${name} <!-- person ${scope} -->` : line;
+    });
     const mainText = h("textarea", { rows: 14, class: "code", value: named(main.content) });
     const profileText = h("textarea", { rows: 10, class: "code", value: profile.content });
     // Household first, then each person (the scopes memories and profiles use).
