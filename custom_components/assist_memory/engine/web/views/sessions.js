@@ -30,7 +30,7 @@ export class SessionsView {
       h("h2", { id: "sessions-title" }, t("sessions.working")),
       working.items.length
         ? h("ul", { class: "cards", "aria-label": t("sessions.working") },
-          unique(working.items).map((item) => this.workingCard(item, titles)))
+          working.items.map((item) => this.workingCard(item, titles)))
         : h("p", { class: "empty" }, t("sessions.noneActive")),
       h("h2", {}, t("sessions.recent")),
       recent.items.length
@@ -167,15 +167,4 @@ export class SessionsView {
       });
     }
   }
-}
-
-// Each conversation in progress once (a session is listed once per speaker).
-function unique(items) {
-  const seen = new Set();
-  return items.filter((item) => {
-    const key = `${item.session_id}\u0000${item.user_id ?? ""}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
 }
