@@ -341,11 +341,31 @@ def write_http_settings(config: Path, url: str) -> None:
         json.dump(document, file)
 
 
+def skip_onboarding_integrations(config: Path) -> None:
+    """Mark onboarding's location step done in a config folder never started.
+
+    Finishing that step adds Met.no, Radio Browser, Google Translate and the shopping
+    list: the first three need packages (and the network) a dev instance does not have,
+    and their tracebacks would open its log. The location is in configuration.yaml;
+    the owner, analytics and integration steps are still done through the API.
+    """
+    storage = config / ".storage"
+    onboarding = storage / "onboarding"
+    if onboarding.exists() or (storage / "auth").exists():
+        return  # started before: onboarding is Home Assistant's now
+    storage.mkdir(mode=0o700, parents=True, exist_ok=True)
+    document = {"version": 4, "key": "onboarding", "data": {"done": ["core_config"]}}
+    fd = os.open(onboarding, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as file:
+        json.dump(document, file)
+
+
 def prepare(config: Path, url: str = DEFAULT_URL) -> None:
     """Make `config` a config folder with Assist Memory, served on `url`.
 
-    Links `custom_components` to the repository's (a relative link) and writes the
-    HTTP settings. Run it while that Home Assistant is stopped.
+    Links `custom_components` to the repository's (a relative link), writes the
+    HTTP settings and, on a first run, leaves out the integrations onboarding would
+    add. Run it while that Home Assistant is stopped.
     """
     link = config / "custom_components"
     if link.exists() and not link.is_symlink():
@@ -353,6 +373,7 @@ def prepare(config: Path, url: str = DEFAULT_URL) -> None:
     link.unlink(missing_ok=True)
     link.symlink_to(os.path.relpath(ROOT / "custom_components", config))
     write_http_settings(config, url)
+    skip_onboarding_integrations(config)
 
 
 def set_pipeline_agent(url: str, token: str) -> dict[str, Any]:

@@ -9,6 +9,9 @@ from .engine import config
 
 DOMAIN: Final = "assist_memory"
 LOGGER: Final = logging.getLogger(__package__)
+# Dispatched with the speaker's user id (None: a turn without a user) once a turn's
+# answer is recorded: the memory manager's conversations follow.
+SIGNAL_TURN_RECORDED: Final = f"{DOMAIN}_turn_recorded"
 
 CONF_STORAGE: Final = "storage"
 STORAGE_EMBEDDED: Final = "embedded"

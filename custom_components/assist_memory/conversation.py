@@ -25,6 +25,7 @@ from typing import Literal
 from homeassistant.components import conversation
 from homeassistant.const import MATCH_ALL
 from homeassistant.core import HomeAssistant
+from homeassistant.helpers.dispatcher import async_dispatcher_send
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
 from .answers_without_llm import async_answer_without_llm
@@ -35,6 +36,7 @@ from .const import (
     CONF_PROMPT_MODE,
     LOGGER,
     PROMPT_MODE_PREFIX,
+    SIGNAL_TURN_RECORDED,
 )
 from .engine import MemoryEngineError
 from .engine.conversation.compose import merge_prompts
@@ -221,6 +223,7 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
         except MemoryEngineError as err:
             LOGGER.warning("Assist Memory could not record an answer: %s", err.message)
             return
+        async_dispatcher_send(self.hass, SIGNAL_TURN_RECORDED, speaker.owner)
         async_schedule_extraction(
             self.hass,
             self.entry,

@@ -26,6 +26,7 @@ from .websocket_events import async_register_event_commands
 from .websocket_held import async_register_held_commands
 from .websocket_import import async_register_import_commands
 from .websocket_memories import async_register_memory_commands
+from .websocket_people import async_register_people_commands
 
 COMMAND: Final = "assist_memory/request"
 METHODS: Final = ("GET", "POST", "PUT", "PATCH", "DELETE")
@@ -40,6 +41,7 @@ def async_register_commands(hass: HomeAssistant) -> None:
     async_register_event_commands(hass)
     async_register_import_commands(hass)
     async_register_held_commands(hass)
+    async_register_people_commands(hass)
 
 
 @require_admin

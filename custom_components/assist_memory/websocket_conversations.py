@@ -1,8 +1,13 @@
-"""Websocket commands for a person's own conversations.
+"""Websocket commands for a person's own conversations and working memory.
 
 `assist_memory/conversations/list`, `.../get` and `.../delete` answer any logged-in
 user: an administrator sees and deletes everyone's conversations, anyone else only
-the messages they said themselves (and their answers).
+the messages they said themselves (and their answers). With `mine`, an administrator
+too gets only their own ("About me" is the viewer's own, whoever views it). A listed
+conversation comes with its last answer (`reply`).
+
+`assist_memory/working/list` gives the conversations in progress (their working
+memory) on the same terms.
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ from .entry_api_host import loaded_entry
 
 _CONVERSATION_ID = "conversation_id"
 _MAX_PAGE = 100
+# Only the caller's own, an administrator's too.
+_MINE = probatio.Optional("mine", default=False)
 
 # What a command asks the backend, given the caller's owner (None: everyone's); None
 # is "no such conversation".
@@ -37,6 +44,7 @@ def async_register_conversation_commands(hass: HomeAssistant) -> None:
     async_register_command(hass, ws_list)
     async_register_command(hass, ws_get)
     async_register_command(hass, ws_delete)
+    async_register_command(hass, ws_working)
 
 
 async def _answer(connection: ActiveConnection, msg: dict[str, Any], ask: _Ask) -> None:
@@ -44,7 +52,8 @@ async def _answer(connection: ActiveConnection, msg: dict[str, Any], ask: _Ask) 
     if (entry := loaded_entry(connection.hass)) is None:
         connection.send_error(msg["id"], "not_loaded", "Assist Memory is not loaded")
         return
-    owner = None if connection.user.is_admin else connection.user.id
+    user = connection.user
+    owner = None if user.is_admin and not msg["mine"] else user.id
     try:
         result = await ask(entry.runtime_data.backend, owner)
     except MemoryEngineError as err:
@@ -65,6 +74,7 @@ async def _answer(connection: ActiveConnection, msg: dict[str, Any], ask: _Ask) 
         probatio.Optional("offset", default=0): probatio.All(
             int, probatio.Range(min=0)
         ),
+        _MINE: bool,
     }
 )
 @async_response
@@ -77,7 +87,10 @@ async def ws_list(
         page = await backend.conversations(
             limit=msg["limit"], offset=msg["offset"], owner=owner
         )
-        return page.to_dict()
+        listed = page.to_dict()
+        for item in listed["items"]:
+            item["reply"] = await _last_reply(backend, item["session_id"], owner)
+        return listed
 
     await _answer(connection, msg, ask)
 
@@ -86,6 +99,7 @@ async def ws_list(
     {
         probatio.Required("type"): "assist_memory/conversations/get",
         probatio.Required(_CONVERSATION_ID): str,
+        _MINE: bool,
     }
 )
 @async_response
@@ -105,6 +119,7 @@ async def ws_get(
     {
         probatio.Required("type"): "assist_memory/conversations/delete",
         probatio.Required(_CONVERSATION_ID): str,
+        _MINE: bool,
     }
 )
 @async_response
@@ -117,5 +132,36 @@ async def ws_delete(
     async def ask(backend: TurnOperations, owner: str | None) -> dict[str, Any] | None:
         deleted = await backend.delete_conversation(conversation_id, owner=owner)
         return {"deleted": conversation_id, "messages": deleted} if deleted else None
+
+    await _answer(connection, msg, ask)
+
+
+async def _last_reply(
+    backend: TurnOperations, session_id: str, owner: str | None
+) -> str | None:
+    """What Assist answered last in a conversation (to the owner's messages)."""
+    found = await backend.conversation(session_id, owner=owner)
+    replies = [m.content for m in (found.messages if found else []) if m.role != "user"]
+    return replies[-1] if replies else None
+
+
+@websocket_command(
+    {probatio.Required("type"): "assist_memory/working/list", _MINE: bool}
+)
+@async_response
+async def ws_working(
+    hass: HomeAssistant, connection: ActiveConnection, msg: dict[str, Any]
+) -> None:
+    """The conversations in progress: the caller's (everyone's for an administrator)."""
+
+    async def ask(backend: TurnOperations, owner: str | None) -> dict[str, Any]:
+        sessions = await backend.working_sessions()
+        return {
+            "items": [
+                memory.to_dict()
+                for memory in sessions
+                if owner is None or memory.user_id == owner
+            ]
+        }
 
     await _answer(connection, msg, ask)

@@ -344,7 +344,9 @@ class Screens:
     """Numbered screenshots of one test in its own folder; with `axe` (axe-core's
     script), a screen shot with `scan=True` must have no serious or critical
     accessibility violation. `doc_images` maps a shot's name to the documentation
-    picture it is (written only when ASSIST_MEMORY_DOC_IMAGES=1)."""
+    picture it is, and a shot's `docs` names one; either is written only when
+    ASSIST_MEMORY_DOC_IMAGES=1 (otherwise every run would change them by their dates
+    and times)."""
 
     def __init__(
         self,
@@ -360,13 +362,21 @@ class Screens:
         self.count = 0
         folder.mkdir(parents=True, exist_ok=True)
 
-    def shot(self, name: str, *, scan: bool = False, of: Locator | None = None) -> None:
+    def shot(
+        self,
+        name: str,
+        *,
+        scan: bool = False,
+        of: Locator | None = None,
+        docs: str | None = None,
+    ) -> None:
         """A screenshot of the page, or of one element (`of`)."""
         self.count += 1
         path = self.folder / f"{self.count:02d}-{name}.png"
         (of or self.page).screenshot(path=path)
-        if name in self.doc_images and os.environ.get(DOC_IMAGES_ENV) == "1":
-            shutil.copyfile(path, DOC_IMAGES / f"{self.doc_images[name]}.png")
+        picture = docs or self.doc_images.get(name)
+        if picture is not None and os.environ.get(DOC_IMAGES_ENV) == "1":
+            shutil.copyfile(path, DOC_IMAGES / f"{picture}.png")
         if scan and self.axe is not None:
             if not self.page.evaluate("typeof axe !== 'undefined'"):
                 self.page.add_script_tag(path=self.axe)
@@ -395,9 +405,10 @@ def walk_through(
         app.get_by_role("tab", name=name, exact=True).click()
 
     def item(text: str) -> Locator:
-        """The list item of the memory with exactly this text."""
+        """The list item of the memory with exactly this text (as shown: its first
+        letter capitalised)."""
         return app.get_by_role("listitem").filter(
-            has=page.get_by_text(text, exact=True)
+            has=page.get_by_text(shown(text), exact=True)
         )
 
     def chip(group: str, name: str) -> Locator:
@@ -649,14 +660,50 @@ def walk_through(
     assert stamps(again) == stamps(exported)
 
 
+def shown(text: str) -> str:
+    """A memory as the manager shows it: the first letter capitalised."""
+    return text[:1].upper() + text[1:]
+
+
 # How many memory cards start above the bottom of the window.
 CARDS_ABOVE_THE_FOLD = """(app) => [...app.shadowRoot.querySelectorAll(".card")]
   .filter((card) => card.getBoundingClientRect().top < innerHeight).length"""
 
 
-def on_a_phone(page: Page, app: Locator, words: Labels, screens: Screens) -> None:
-    """390 × 844, light then dark: several memories above the fold, every tab
-    reachable (the tab row scrolls), nothing an accessibility scan finds."""
+# Each tab's left and right edge, and whether the row of tabs scrolls sideways.
+TAB_EDGES = """(app) => {
+  const row = app.shadowRoot.querySelector("[role=tablist]");
+  return {
+    edges: [...row.querySelectorAll("[role=tab]")].map((tab) => {
+      const box = tab.getBoundingClientRect();
+      return [box.left, box.right];
+    }),
+    scrolls: row.scrollWidth > row.clientWidth,
+  };
+}"""
+
+
+def every_tab_in_sight(page: Page, app: Locator, width: int) -> None:
+    """Every tab inside the window's width at once: no row to scroll sideways."""
+    found = page.evaluate(TAB_EDGES, app.element_handle())
+    assert not found["scrolls"], found
+    for left, right in found["edges"]:
+        assert left >= 0, found
+        assert right <= width, found
+    for tab in app.get_by_role("tab").all():
+        expect(tab).to_be_in_viewport()
+
+
+def on_a_phone(
+    page: Page,
+    app: Locator,
+    words: Labels,
+    screens: Screens,
+    docs: str | None = None,
+) -> None:
+    """390 × 844, light then dark: several memories above the fold, every tab in
+    sight at once (the tab row wraps), nothing an accessibility scan finds. `docs`
+    names the documentation's image of the light one."""
     page.set_viewport_size({"width": 390, "height": 844})
     for scheme in ("light", "dark"):
         page.emulate_media(color_scheme=scheme)
@@ -664,13 +711,10 @@ def on_a_phone(page: Page, app: Locator, words: Labels, screens: Screens) -> Non
         expect(app.locator(".card").first).to_be_visible()
         above = page.evaluate(CARDS_ABOVE_THE_FOLD, app.element_handle())
         assert above >= 3, f"{above} memories above the fold"
-        last = app.get_by_role("tab").last
-        last.scroll_into_view_if_needed()
-        expect(last).to_be_in_viewport()
-        app.get_by_role(
-            "tab", name=words.tab_memories, exact=True
-        ).scroll_into_view_if_needed()
-        screens.shot(f"phone-{scheme}", scan=True)
+        every_tab_in_sight(page, app, 390)
+        screens.shot(
+            f"phone-{scheme}", scan=True, docs=docs if scheme == "light" else None
+        )
 
 
 def survive_offline(

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 import json
 from pathlib import Path
+import re
 import subprocess
 import sys
 import time
@@ -132,8 +133,11 @@ def home_assistant(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HomeAss
         log.close()
 
 
-def login_link(url: str) -> str:
-    """A link that logs the browser in as dev: the auth callback with a fresh code.
+def login_link(
+    url: str, username: str = ha.DEV_USERNAME, password: str = ha.DEV_PASSWORD
+) -> str:
+    """A link that logs the browser in (as dev by default): the auth callback with a
+    fresh code.
 
     The frontend exchanges the code itself and keeps the tokens, as after its login
     form; `state` says which Home Assistant and client the code is for.
@@ -154,8 +158,8 @@ def login_link(url: str) -> str:
         f"{url}/auth/login_flow/{flow['flow_id']}",
         json_body={
             "client_id": client_id,
-            "username": ha.DEV_USERNAME,
-            "password": ha.DEV_PASSWORD,
+            "username": username,
+            "password": password,
         },
     )
     assert result.get("type") == "create_entry", result
@@ -178,16 +182,16 @@ def open_manager(page: Page, home_assistant: HomeAssistant) -> Locator:
     return app
 
 
-def converse(home_assistant: HomeAssistant, text: str) -> None:
-    """One exchange with the memory agent (waiting while an options reload has it
-    away: at most two minutes)."""
+def converse(home_assistant: HomeAssistant, text: str, token: str = "") -> None:
+    """One exchange with the memory agent, as dev or the user of `token` (waiting
+    while an options reload has it away: at most two minutes)."""
     deadline = time.monotonic() + 120
     while True:
         status, answer = ha.request(
             "POST",
             f"{home_assistant.url}/api/conversation/process",
             json_body={"text": text, "agent_id": MEMORY_AGENT, "language": "en"},
-            token=home_assistant.token,
+            token=token or home_assistant.token,
         )
         if status != 400 or time.monotonic() > deadline:
             assert status == 200, answer
@@ -263,7 +267,13 @@ def test_memory_panel(
             converse=lambda text: converse(home_assistant, text),
             compaction=True,
         )
-        on_a_phone(page, app, words, screens)
+        on_a_phone(
+            page,
+            app,
+            words,
+            screens,
+            docs="memory-manager-phone" if locale == "en-US" else None,
+        )
     finally:
         context.close()
 
@@ -365,6 +375,196 @@ def test_about_me(
         screens.shot("about-me-sessions", scan=True)
     finally:
         context.close()
+
+
+# Home Assistant's own websocket commands, in the administrator's logged-in page: a
+# user who is not an administrator, with a login and no person entity.
+ADD_USER = """async ([name, username, password]) => {
+  const hass = document.querySelector("home-assistant").hass;
+  const { user } = await hass.callWS({
+    type: "config/auth/create", name, group_ids: ["system-users"],
+  });
+  await hass.callWS({
+    type: "config/auth_provider/homeassistant/create",
+    user_id: user.id, username, password,
+  });
+  return user.id;
+}"""
+
+
+def open_about_me(page: Page, link: str) -> Locator:
+    """Logged in through `link`, About me opened from the sidebar."""
+    page.goto(link)
+    page.locator('a[href="/assist-memory-me"]').click()
+    app = page.locator("assist-memory-app")
+    expect(app.get_by_role("heading", level=1)).to_have_text("About me", timeout=60_000)
+    return app
+
+
+def test_about_me_is_the_viewers_own(
+    *,
+    browser: Browser,
+    home_assistant: HomeAssistant,
+    screenshots: Path,
+    axe: Path,
+) -> None:
+    """Anna (not an administrator, no person entity) and Dev (the owner): About me
+    is each one's own, named by name; the Memory panel shows Dev everyone's, with
+    whose each is, the conversations in progress, and the profile picked by person."""
+    url = home_assistant.url
+    dev_context = browser.new_context(locale="en-US")
+    anna_context = browser.new_context(locale="en-US")
+    try:
+        page = dev_context.new_page()
+        page.set_default_timeout(30_000)
+        # A household of a few memories (the earlier tests left thousands).
+        status, cleared = ha.request(
+            "DELETE",
+            f"{url}/api/assist_memory/memory/long-term",
+            token=home_assistant.token,
+        )
+        assert status == 200, cleared
+        app = open_about_me(page, login_link(url))
+        anna_id = page.evaluate(ADD_USER, ["Anna", "anna", "anna-password"])
+        anna_token = ha.login(url, "anna", "anna-password")
+        converse(
+            home_assistant, "Remember that my favourite colour is blue", anna_token
+        )
+        converse(home_assistant, "Where is the spare key", anna_token)
+        converse(home_assistant, "Is the cellar light off", anna_token)
+        converse(home_assistant, "Remember that my desk is by the window")
+        converse(home_assistant, "Where is the spare key")
+
+        # Dev's About me: Dev's own, never Anna's (memories or conversations).
+        app.get_by_role("tab", name="Sessions", exact=True).click()
+        app.get_by_role("tab", name="Memories", exact=True).click()
+        expect(app.get_by_text("My desk is by the window", exact=True)).to_be_visible()
+        expect(app.get_by_text("favourite colour", exact=False)).to_have_count(0)
+        app.get_by_role("tab", name="Sessions", exact=True).click()
+        working = app.get_by_role("list", name="Working memory")
+        expect(working.get_by_text("Where is the spare key")).not_to_have_count(0)
+        expect(app.get_by_text("Is the cellar light off")).to_have_count(0)
+        screens = Screens(page, screenshots, axe)
+        screens.shot("about-me-administrator", scan=True)
+
+        # Anna's About me: hers, capitalised as shown (stored as said).
+        anna_page = anna_context.new_page()
+        anna_page.set_default_timeout(30_000)
+        anna_app = open_about_me(anna_page, login_link(url, "anna", "anna-password"))
+        anna_screens = Screens(anna_page, screenshots / "anna", axe)
+        expect(
+            anna_app.get_by_text("My favourite colour is blue", exact=True)
+        ).to_be_visible()
+        expect(anna_app.get_by_text("My desk is by the window")).to_have_count(0)
+        anna_screens.shot("about-me", scan=True, docs="about-me")
+        # Her conversations: the one in progress (read, not "none"), Assist's answer
+        # on the recent one, and a new turn appears by itself.
+        anna_app.get_by_role("tab", name="Sessions", exact=True).click()
+        anna_working = anna_app.get_by_role("list", name="Working memory")
+        expect(anna_working.get_by_text("Is the cellar light off")).to_be_visible()
+        expect(anna_working.get_by_text("Where is the spare key")).to_have_count(1)
+        expect(anna_app.get_by_text("No conversation is active.")).to_have_count(0)
+        recent = anna_app.get_by_role("list", name="Recent conversations")
+        spare_key = recent.get_by_role("listitem").filter(
+            has_text="Where is the spare key"
+        )
+        expect(spare_key.locator("p").nth(1)).not_to_be_empty()
+        converse(home_assistant, "Is the back door locked", anna_token)
+        expect(
+            recent.get_by_role("listitem").filter(has_text="Is the back door locked")
+        ).to_be_visible()
+        spare_key.get_by_role("button", name="Open").click()
+        expect(spare_key.get_by_role("list", name="Messages")).to_contain_text(
+            "Anna: Where is the spare key"
+        )
+        anna_screens.shot("about-me-sessions", scan=True, docs="about-me-sessions")
+
+        # The Memory panel: everyone's, each with whose it is, by name.
+        page.locator('a[href="/assist-memory"]').click()
+        expect(app.get_by_role("heading", level=1)).to_have_text(
+            "Memory", timeout=60_000
+        )
+        people = app.get_by_role("group", name="Who it is about")
+        expect(people.get_by_role("button", name="Anna", exact=True)).to_be_visible()
+        expect(app.get_by_text(re.compile(r"Person \d"))).to_have_count(0)
+        colour = app.get_by_role("listitem").filter(
+            has=page.get_by_text("My favourite colour is blue", exact=True)
+        )
+        expect(colour.locator(".person")).to_have_text("Anna")
+        app.get_by_role("tab", name="Sessions", exact=True).click()
+        cards = app.get_by_role("list", name="Working memory").get_by_role("listitem")
+        annas = cards.filter(has=page.locator(".person", has_text="Anna"))
+        devs = cards.filter(has=page.locator(".person", has_text="Dev"))
+        expect(annas.filter(has_text="Is the cellar light off")).to_have_count(1)
+        # The same question by two people: two cards, told apart by whose they are.
+        expect(annas.filter(has_text="Where is the spare key")).to_have_count(1)
+        expect(devs.filter(has_text="Where is the spare key")).not_to_have_count(0)
+        opened = annas.filter(has_text="Where is the spare key")
+        opened.get_by_role("button", name="Open").click()
+        expect(opened.get_by_role("list", name="Messages")).to_contain_text(
+            "Anna: Where is the spare key"
+        )
+        screens.shot("working-memory", scan=True, docs="working-memory")
+
+        # MEMORY.md: the household's, then a section per person, by name; saved as
+        # it is it changes nothing, and a line added under Anna is hers.
+        app.get_by_role("tab", name="MEMORY.md & profile", exact=True).click()
+        main = app.get_by_role("textbox", name="MEMORY.md", exact=True)
+        anna_header = f"# Anna <!-- person {anna_id} -->"
+        expect(main).to_have_value(
+            re.compile(
+                rf"^# Memory\n.*{re.escape(anna_header)}\n\n## Facts\n\n"
+                r"- my favourite colour is blue\n",
+                re.DOTALL,
+            )
+        )
+        expect(main).to_have_value(re.compile(r"# Dev <!-- person \w+ -->"))
+        expect(main).to_have_value(re.compile(r"- my desk is by the window"))
+        screens.shot("memory-md-people", scan=True, docs="memory-md-people")
+        app.get_by_role("button", name="Save MEMORY.md").click()
+        expect(app.locator("p.status")).to_have_text(
+            "MEMORY.md saved: 0 added, 0 changed, 0 removed."
+        )
+        main.fill(
+            main.input_value().replace(
+                "- my favourite colour is blue\n",
+                "- my favourite colour is blue\n- Anna rows on Sundays\n",
+            )
+        )
+        app.get_by_role("button", name="Save MEMORY.md").click()
+        expect(app.locator("p.status")).to_have_text(
+            "MEMORY.md saved: 1 added, 0 changed, 0 removed."
+        )
+        status, listed = ha.request(
+            "GET",
+            f"{url}/api/assist_memory/memory/long-term?limit=100",
+            token=home_assistant.token,
+        )
+        assert status == 200, listed
+        scopes = {m["content"]: m["scope"] for m in listed["items"]}
+        assert scopes["Anna rows on Sundays"] == anna_id
+        assert scopes["my favourite colour is blue"] == anna_id
+
+        # The profile: Household, then each person, by name.
+        whose = app.get_by_label("Whose profile")
+        expect(whose.locator("option").first).to_have_text("Household")
+        whose.select_option(label="Anna")
+        # Anna's profile is read (the view is drawn again) before it is typed in.
+        expect(app).not_to_have_attribute("aria-busy", "true")
+        app.get_by_label("Profile", exact=True).fill("# Anna\n\n- Likes short answers")
+        app.get_by_role("button", name="Save profile").click()
+        expect(app.locator("p.status")).to_have_text("Profile saved.")
+        status, profile = ha.request(
+            "GET",
+            f"{url}/api/assist_memory/memory/profile?scope={anna_id}",
+            token=home_assistant.token,
+        )
+        assert status == 200, profile
+        assert "Likes short answers" in profile["content"]
+        screens.shot("profile-picker", scan=True)
+    finally:
+        anna_context.close()
+        dev_context.close()
 
 
 def use_memory_server(url: str, token: str, server: MemoryServer) -> None:

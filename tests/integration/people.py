@@ -35,8 +35,20 @@ async def person(
     hass: HomeAssistant, hass_ws_client: WebSocketGenerator, name: str
 ) -> Person:
     """A new user in the "Users" group, logged in over the websocket API."""
+    return await connect(hass, hass_ws_client, await user_named(hass, name))
+
+
+async def user_named(hass: HomeAssistant, name: str) -> MockUser:
+    """A new user in the "Users" group (not logged in yet)."""
     user = MockUser(name=name, groups=[await hass.auth.async_get_group(GROUP_ID_USER)])
     user.add_to_hass(hass)
+    return user
+
+
+async def connect(
+    hass: HomeAssistant, hass_ws_client: WebSocketGenerator, user: MockUser
+) -> Person:
+    """`user` logged in over the websocket API."""
     refresh = await hass.auth.async_create_refresh_token(user, CLIENT_ID)
     token = hass.auth.async_create_access_token(refresh)
     return Person(user, await hass_ws_client(hass, token))

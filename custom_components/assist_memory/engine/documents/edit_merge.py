@@ -24,6 +24,7 @@ from typing import Final
 
 from ..storage.models import Memory, ReconcilePlan
 from .markdown import memory_line, one_line, parse_markdown, plan_reconcile
+from .sections import section_of
 from .written_base import WrittenBase, bullet_of
 
 MAX_REMOVED: Final = 5
@@ -76,6 +77,7 @@ def merge_edit(
             newer = None if memory is None else _bullet(memory)
             same = newer is not None and newer in edited
             known[memory_id] = newer if same and newer else bullet_of(line)
+    # Each as the base showed it: the section key in the category (household scope).
     shown = [
         Memory(id=memory_id, content=text, category=category)
         for memory_id, (category, text) in known.items()
@@ -140,4 +142,4 @@ def _newest_shared_version(base: WrittenBase, bullets: list[tuple[str, str]]) ->
 
 
 def _bullet(memory: Memory) -> tuple[str, str]:
-    return (memory.category, memory_line(memory))
+    return (section_of(memory), memory_line(memory))

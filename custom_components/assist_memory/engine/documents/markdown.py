@@ -14,13 +14,17 @@ changes. Pure functions, no I/O. The format:
     - The spare key is under the blue flowerpot
 
 One `## <Category>` section per category that has memories (in `CATEGORIES` order), one
-`- bullet` per memory (oldest first, on one line). Reading accepts more than it writes:
-headers in any case, plural or singular, in English or Chinese; `-`, `*` or `+` bullets;
-indented continuation lines. A bullet before any header, or under a header that names
-no category, is a note.
+`- bullet` per memory (oldest first, on one line): the household's first, then each
+person's under a header of their own (`sections.py`: whose a section is). Reading
+accepts more than it writes: headers in any case, plural or singular, in English or
+Chinese; `-`, `*` or `+` bullets; indented continuation lines. A bullet before any
+header, or under a header that names no category, is a note; a first-level header
+that names no person goes back to the household.
 
 `plan_reconcile` compares the bullets with the memories they were rendered from and
 says what changed, keeping ids (and so access statistics) wherever a line survives.
+Bullets are (section key, text): a key is the category for the household's, and names
+the person too for a person's (`sections.section_key`).
 """
 
 from __future__ import annotations
@@ -38,8 +42,21 @@ import unicodedata
 
 from ..language.date_phrases import until_phrase
 from ..language.time_phrases import last_day_of
-from ..storage.models import CATEGORIES, Memory, ReconcilePlan, parse_time
+from ..storage.models import (
+    CATEGORIES,
+    HOUSEHOLD_SCOPE,
+    Memory,
+    ReconcilePlan,
+    parse_time,
+)
 from ..storage.yielding import yielding
+from .sections import (
+    header_person,
+    person_header,
+    section_key,
+    section_of,
+    split_section,
+)
 
 TITLE: Final = "# Memory"
 EMPTY_HINT: Final = (
@@ -74,7 +91,7 @@ _ORDER: Final = {category: index for index, category in enumerate(CATEGORIES)}
 # Memories sorted at once before the lock is given away (about half a millisecond).
 _SORT_SLICE: Final = 2000
 
-_HEADER: Final = re.compile(r"^ {0,3}#{1,6}(?:[ \t]+(.*?))?[ \t]*$")
+_HEADER: Final = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
 _CLOSING_HASHES: Final = re.compile(r"(?:^|[ \t]+)#+$")
 _BULLET: Final = re.compile(r"^[ \t]*[-*+](?:[ \t]+(.*))?$")
 # Above this many line pairs, a block of changed lines is paired in order instead of by
@@ -137,8 +154,16 @@ def rendered_order(memories: Iterable[Memory]) -> list[Memory]:
     return list(yielding(heapq.merge(*slices, key=_shown_order)))
 
 
-def _shown_order(memory: Memory) -> tuple[int, str]:
-    return (_ORDER.get(memory.category, len(_ORDER)), memory.created_at)
+def _shown_order(memory: Memory) -> tuple[bool, str, int, str]:
+    """The household's first, then each person's (`sections.section_rank`)."""
+    scope = memory.scope
+    person = scope != HOUSEHOLD_SCOPE
+    return (
+        person,
+        scope if person else "",
+        _ORDER.get(memory.category, len(_ORDER)),
+        memory.created_at,
+    )
 
 
 def render_markdown(memories: Iterable[Memory]) -> str:
@@ -148,11 +173,11 @@ def render_markdown(memories: Iterable[Memory]) -> str:
 
 def render_ordered(ordered: Iterable[Memory]) -> str:
     """MEMORY.md for memories already in `rendered_order`."""
-    return render_lines((memory.category, memory_line(memory)) for memory in ordered)
+    return render_lines((section_of(memory), memory_line(memory)) for memory in ordered)
 
 
 def render_lines(bullets: Iterable[tuple[str, str]]) -> str:
-    """MEMORY.md for (category, text) bullets already in rendered order."""
+    """MEMORY.md for (section key, text) bullets already in rendered order."""
     sections = (
         (category, [f"- {one_line(text)}" for _, text in group])
         for category, group in groupby(bullets, key=itemgetter(0))
@@ -161,7 +186,7 @@ def render_lines(bullets: Iterable[tuple[str, str]]) -> str:
 
 
 def render_sections(sections: Iterable[tuple[str, Sequence[str]]]) -> Iterator[str]:
-    """MEMORY.md in pieces, from its bullet lines ("- text") under their categories.
+    """MEMORY.md in pieces, from its bullet lines ("- text") under their sections.
 
     The pieces are a few thousand lines each: a large file is written without one
     long join holding the interpreter's lock.
@@ -179,17 +204,26 @@ def render_sections(sections: Iterable[tuple[str, Sequence[str]]]) -> Iterator[s
 
 
 def render_blocks(sections: Iterable[tuple[str, Sequence[str]]]) -> Iterator[str]:
-    """MEMORY.md in pieces, from each category's bullet lines already joined in blocks.
+    """MEMORY.md in pieces, from each section's bullet lines already joined in blocks.
 
-    A block is consecutive bullet lines joined by newlines, never empty.
+    Sections come in rendered order (the household's, then each person's, whose
+    first section opens with the person's header). A block is consecutive bullet
+    lines joined by newlines, never empty.
     """
     yield f"{TITLE}\n"
     empty = True
-    for category, blocks in sections:
+    whose = HOUSEHOLD_SCOPE
+    for key, blocks in sections:
         if not blocks:
             continue
+        category, scope = split_section(key)
+        gap = "\n" if empty else "\n\n"
+        if scope != whose:
+            whose = scope
+            yield f"{gap}{person_header(scope)}\n"
+            gap = "\n"
         title = CATEGORY_TITLES.get(category, category.title())
-        yield f"\n## {title}\n\n" if empty else f"\n\n## {title}\n\n"
+        yield f"{gap}## {title}\n\n"
         empty = False
         for number, block in enumerate(blocks):
             if number:
@@ -207,24 +241,32 @@ def header_category(title: str) -> str | None:
 
 
 def parse_markdown(text: str) -> list[tuple[str, str]]:
-    """The bullets of a MEMORY.md as (category, text), in document order.
+    """The bullets of a MEMORY.md as (section key, text), in document order.
 
     Continuation lines (indented, after a bullet) are joined to it, blank lines
-    between them included; any other line ends the bullet and is ignored.
+    between them included; any other line ends the bullet and is ignored. A header
+    naming a person starts that person's sections; a first-level header naming none
+    goes back to the household's.
     """
     bullets: list[tuple[str, str]] = []
     category = NOTE
+    scope = HOUSEHOLD_SCOPE
     parts: list[str] | None = None
 
     def finish() -> None:
         if parts is not None and (bullet := one_line(" ".join(parts))):
-            bullets.append((category, bullet))
+            bullets.append((section_key(category, scope), bullet))
 
     for line in text.splitlines():
         if (header := _HEADER.match(line)) is not None:
             finish()
             parts = None
-            title = _CLOSING_HASHES.sub("", header.group(1) or "")
+            title = _CLOSING_HASHES.sub("", header.group(2) or "")
+            if (person := header_person(title)) is not None:
+                scope, category = person, NOTE
+                continue
+            if len(header.group(1)) == 1:
+                scope = HOUSEHOLD_SCOPE
             category = header_category(title) or NOTE
         elif (bullet := _BULLET.match(line)) is not None:
             finish()
@@ -257,6 +299,7 @@ def plan_reconcile(
 
     ordered = rendered_order(current)
     old_texts = {m.id: memory_line(m) for m in ordered}
+    sections = {m.id: section_of(m) for m in ordered}
     texts = [one_line(text) for _, text in parsed]
     plan = ReconcilePlan()
     kept: dict[int, Memory] = {}  # bullet index -> the memory it keeps
@@ -271,7 +314,7 @@ def plan_reconcile(
     # Candidate lists are built back to front: pop() takes the first in rendered order.
     same_header: dict[tuple[str, str], list[Memory]] = {}
     for memory in reversed(ordered):
-        key = (memory.category, old_texts[memory.id])
+        key = (sections[memory.id], old_texts[memory.id])
         same_header.setdefault(key, []).append(memory)
     for index, (category, _) in enumerate(parsed):
         if candidates := same_header.get((category, texts[index])):
@@ -290,10 +333,10 @@ def plan_reconcile(
     # others by text (a kept line never equals another line).
     old_lines: dict[str, list[Memory]] = defaultdict(list)
     for memory in ordered:
-        old_lines[memory.category].append(memory)
+        old_lines[sections[memory.id]].append(memory)
     new_lines: dict[str, list[int]] = defaultdict(list)
     for index, (category, _) in enumerate(parsed):
-        if index not in kept or kept[index].category == category:
+        if index not in kept or sections[kept[index].id] == category:
             new_lines[category].append(index)
 
     def old_key(memory: Memory) -> tuple[bool, str]:
@@ -394,7 +437,9 @@ def rebase_plan(
     """
     base_by_id = {m.id: m for m in base}
     fresh = Counter(
-        (m.category, memory_line(m)) for m in current.values() if m.id not in base_by_id
+        (section_of(m), memory_line(m))
+        for m in current.values()
+        if m.id not in base_by_id
     )
     updates: list[tuple[str, str | None, str | None]] = []
     wanted = list(plan.adds)
@@ -402,7 +447,7 @@ def rebase_plan(
         if memory_id in current:
             updates.append((memory_id, text, category))
         elif (old := base_by_id.get(memory_id)) is not None:
-            wanted.append((category or old.category, text or old.content))
+            wanted.append((category or section_of(old), text or old.content))
     adds: list[tuple[str, str]] = []
     for category, text in wanted:
         key = (category, one_line(text))

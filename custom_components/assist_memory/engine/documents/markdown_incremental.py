@@ -1,6 +1,7 @@
 """MEMORY.md kept line by line: a change costs its own line, never the whole store.
 
-`ShownDocument` holds the lines MEMORY.md shows, per category in rendered order
+`ShownDocument` holds the lines MEMORY.md shows, per section (a category of the
+household's or of one person's: `sections.py`) in rendered order
 (oldest first; memories of the same instant in the store's order), each line with its
 rendered bullet and its encoding for the written base. It is built once from every
 memory; after that a change of one memory moves, adds or removes only its own line
@@ -20,9 +21,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 
-from ..storage.models import CATEGORIES, Memory
+from ..storage.models import Memory
 from ..storage.yielding import yielding
 from .markdown import memory_line, render_blocks, rendered_order
+from .sections import section_of, section_rank
 from .written_base import ShownLine, WrittenBase, bullet_of, encode_lines
 
 # created_at, then the memory's place in the store (its order among equal times).
@@ -65,7 +67,7 @@ class _Block:
 
 @dataclass(slots=True)
 class _Section:
-    """The lines under one category header, in rendered order, in blocks of lines.
+    """The lines under one section's header, in rendered order, in blocks of lines.
 
     A change re-joins only its own block when the file is written; the other
     blocks' text is kept.
@@ -121,7 +123,7 @@ class ShownDocument:
         self.published = base
         # Counted up whenever a line changes (what a cached text depends on).
         self.revision = 0
-        self._sections = {category: _Section() for category in CATEGORIES}
+        self._sections: dict[str, _Section] = {}
         self._places: dict[str, tuple[str, _SortKey]] = {}
         # The line as `published` showed it, for each memory changed since (None: none).
         self._before: dict[str, ShownLine | None] = {}
@@ -144,14 +146,14 @@ class ShownDocument:
         """Show this memory as it is now (None: deleted)."""
         place = self._places.get(memory_id)
         current = None if place is None else self._line(memory_id)
-        bullet = None if memory is None else (memory.category, memory_line(memory))
+        bullet = None if memory is None else (section_of(memory), memory_line(memory))
         if current is not None and bullet_of(current) == bullet:
             return
         self.revision += 1
         before = self._before.setdefault(memory_id, current)
         if place is not None:
-            category, key = self._places.pop(memory_id)
-            self._sections[category].remove(key)
+            section, key = self._places.pop(memory_id)
+            self._sections[section].remove(key)
         if memory is None or bullet is None:
             return
         if place is None:
@@ -187,9 +189,7 @@ class ShownDocument:
             version=version,
             changed=version if removed else self.published.changed,
             file=None,
-            lines=tuple(
-                chain.from_iterable(s.lines() for s in self._sections.values())
-            ),
+            lines=tuple(chain.from_iterable(s.lines() for _, s in self._in_order())),
         )
 
     def written(self, base: WrittenBase) -> None:
@@ -201,8 +201,8 @@ class ShownDocument:
     def body_pieces(self) -> Iterator[str]:
         """The text a person reads (`WrittenBase.body`), in pieces (one per block)."""
         return render_blocks(
-            (category, [block.texts()[0] for block in section.blocks])
-            for category, section in self._sections.items()
+            (key, [block.texts()[0] for block in section.blocks])
+            for key, section in self._in_order()
         )
 
     def text_pieces(self, shown: WrittenBase) -> list[str]:
@@ -214,18 +214,29 @@ class ShownDocument:
         """The lines as the written base encodes them, in blocks (`encode_base_blocks`)."""
         return [
             block.texts()[1]
-            for section in self._sections.values()
+            for _, section in self._in_order()
             for block in section.blocks
         ]
 
+    def _in_order(self) -> list[tuple[str, _Section]]:
+        """The sections with lines, in rendered order (the household's first)."""
+        return sorted(
+            (
+                (key, section)
+                for key, section in self._sections.items()
+                if section.blocks
+            ),
+            key=lambda item: section_rank(item[0]),
+        )
+
     def _put(self, line: ShownLine, key: _SortKey) -> None:
-        memory_id, category, _, _ = line
-        self._sections[category].insert(key, line)
-        self._places[memory_id] = (category, key)
+        memory_id, section, _, _ = line
+        self._sections.setdefault(section, _Section()).insert(key, line)
+        self._places[memory_id] = (section, key)
 
     def _line(self, memory_id: str) -> ShownLine | None:
         place = self._places.get(memory_id)
         if place is None:
             return None
-        category, key = place
-        return self._sections[category].line(key)
+        section, key = place
+        return self._sections[section].line(key)

@@ -34,6 +34,7 @@ from ..storage.models import Memory
 from ..storage.untrusted_file import Signature
 from ..storage.yielding import yielding
 from .markdown import memory_line, render_lines
+from .sections import section_of
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -48,7 +49,7 @@ _MARKER_LINE: Final = re.compile(
 
 
 # One bullet as MEMORY.md shows it, and since which version exactly so: (memory id,
-# category, text, since). A plain tuple, not a class: one is kept per memory for as
+# section key (`sections.py`: the category, and whose), text, since). A plain tuple, not a class: one is kept per memory for as
 # long as the store is open, and Python's garbage collector stops tracking a tuple of
 # strings and numbers, while it walks every instance of a class at each full pass (a
 # start at 100 000 memories paid two passes of about 100 ms in its first seconds).
@@ -56,7 +57,7 @@ type ShownLine = tuple[str, str, str, int]
 
 
 def bullet_of(line: ShownLine) -> tuple[str, str]:
-    """(category, text), as `parse_markdown` reads the bullet back."""
+    """(section key, text), as `parse_markdown` reads the bullet back."""
     return (line[1], line[2])
 
 
@@ -80,7 +81,7 @@ class WrittenBase:
 
     def showing(self, ordered: Sequence[Memory]) -> WrittenBase:
         """The base after writing these memories (in rendered order)."""
-        bullets = [(m.id, m.category, memory_line(m)) for m in yielding(ordered)]
+        bullets = [(m.id, section_of(m), memory_line(m)) for m in yielding(ordered)]
         old = {line[:3]: line[3] for line in yielding(self.lines)}
         if list(old) == bullets:
             return self  # the same lines: the same version

@@ -496,11 +496,32 @@ def validate_access_count(value: object) -> int:
     return count
 
 
+# A section of MEMORY.md: a category of the household's memories ("fact"), or of one
+# person's ("fact@<scope>"). Categories never hold the separator.
+_SECTION_SEPARATOR: Final = "@"
+
+
+def section_key(category: str, scope: str) -> str:
+    """The key of a category's section of one scope."""
+    if scope == HOUSEHOLD_SCOPE:
+        return category
+    return f"{category}{_SECTION_SEPARATOR}{scope}"
+
+
+def split_section(key: str) -> tuple[str, str]:
+    """A section key's (category, scope)."""
+    category, _, scope = key.partition(_SECTION_SEPARATOR)
+    return category, scope or HOUSEHOLD_SCOPE
+
+
 @dataclass(frozen=True, slots=True)
 class ReconcilePlan:
     """What to change in the store so that it holds the bullets of an edited file.
 
-    `updates` are (memory id, new content or None, new category or None).
+    `adds` are (section key, content); `updates` are (memory id, new content or
+    None, new section key or None). A section key (`section_key`) is the category,
+    and names the scope too when it is a person's: a memory moved to another
+    person's section moves to them.
     """
 
     adds: list[tuple[str, str]] = field(default_factory=list)

@@ -28,6 +28,7 @@ from .models import (
     ReconcilePlan,
     memory_from_dict,
     new_id,
+    split_section,
     validate_category,
     validate_confidence,
     validate_content,
@@ -442,24 +443,25 @@ class MemoryStore(StoreFiles):
 
         Every new text is checked first (InvalidMemoryError naming the bullet) and the
         result must fit `max_items` (MemoryFullError): on error nothing changes. Added
-        memories are stated by the user (confidence 1, household); updated ones keep
-        their id, created_at, access statistics and other fields, with a new
-        updated_at. Ids that no longer exist are skipped.
+        memories are stated by the user (confidence 1), of their section's scope (the
+        household's, or a person's); updated ones keep their id, created_at, access
+        statistics and other fields, with a new updated_at (and the scope of the
+        section they moved to). Ids that no longer exist are skipped.
         With eviction on (`eviction_threshold`), no cap applies here; the next add
         evicts as usual.
         """
         limit = self.settings.max_content_length
         adds = [
-            (validate_category(category), _checked_bullet(text, limit))
-            for category, text in plan.adds
+            (*_checked_section(key), _checked_bullet(text, limit))
+            for key, text in plan.adds
         ]
         updates = [
             (
                 memory_id,
                 None if text is None else _checked_bullet(text, limit),
-                None if category is None else validate_category(category),
+                None if key is None else _checked_section(key),
             )
-            for memory_id, text, category in plan.updates
+            for memory_id, text, key in plan.updates
         ]
         with self._write() as records:
             merged = dict(records)
@@ -469,14 +471,16 @@ class MemoryStore(StoreFiles):
             )
             now = self._clock()
             updated = 0
-            for memory_id, text, category in updates:
+            for memory_id, text, section in updates:
                 if (current := merged.get(memory_id)) is None:
                     continue
                 changes: dict[str, str] = {}
                 if text is not None and text != current.content:
                     changes["content"] = text
-                if category is not None and category != current.category:
-                    changes["category"] = category
+                if section is not None and section[0] != current.category:
+                    changes["category"] = section[0]
+                if section is not None and section[1] != current.scope:
+                    changes["scope"] = section[1]
                 if changes:
                     merged[memory_id] = current.with_changes(updated_at=now, **changes)
                     updated += 1
@@ -488,7 +492,7 @@ class MemoryStore(StoreFiles):
                 and len(merged) + len(adds) > max(max_items, len(records))
             ):
                 raise MemoryFullError(max_items)
-            for category, text in adds:
+            for category, scope, text in adds:
                 memory_id = new_id()
                 while memory_id in merged:  # pragma: no cover - 64 random bits
                     memory_id = new_id()
@@ -498,7 +502,7 @@ class MemoryStore(StoreFiles):
                     category=category,
                     confidence=1.0,
                     source="user_stated",
-                    scope=HOUSEHOLD_SCOPE,
+                    scope=scope,
                     created_at=now,
                     updated_at=now,
                 )
@@ -576,6 +580,12 @@ def _is_int(value: object) -> bool:
 def _known_id(memory_id: object, records: Mapping[str, Memory]) -> bool:
     """Whether an id given by a caller names a record (anything not text names none)."""
     return isinstance(memory_id, str) and memory_id in records
+
+
+def _checked_section(key: str) -> tuple[str, str]:
+    """A section key's valid (category, scope), or InvalidMemoryError."""
+    category, scope = split_section(key)
+    return validate_category(category), validate_scope(scope)
 
 
 def _checked_bullet(text: str, max_length: int) -> str:

@@ -48,3 +48,12 @@ export function formatDate(value, language) {
   }
   return DATE_FORMATS.get(language).format(date);
 }
+
+// A memory as shown: its first letter capitalised ("my favourite colour is blue" reads
+// "My favourite colour is blue"); it stays stored as written.
+export function capitalised(text) {
+  const first = String(text ?? "").match(/^\s*(\p{Ll})/u);
+  if (!first) return text;
+  const at = first[0].length - first[1].length;
+  return text.slice(0, at) + first[1].toLocaleUpperCase() + text.slice(at + first[1].length);
+}

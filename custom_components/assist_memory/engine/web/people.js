@@ -2,9 +2,10 @@ import { h } from "./dom.js";
 
 export const HOUSEHOLD = "household";
 
-// Whom a memory is about, by name: Home Assistant's people (with their pictures) in
-// the panel; elsewhere "Person 1", "Person 2"... in the order they are first seen.
-// Never a raw user id.
+// Whom a memory is about, by name: in Home Assistant its users' names (a person's
+// name and picture when the user has a person); elsewhere (the memory server knows
+// no names) "Person 1", "Person 2"... in the order they are first seen. Never a raw
+// user id.
 export class People {
   constructor(transport, t) {
     this.transport = transport;
@@ -16,14 +17,24 @@ export class People {
   async load() {
     if (this.loaded) return;
     this.loaded = true;
-    for (const person of (await this.transport.people?.()) ?? []) {
-      this.known.set(person.id, person);
+    try {
+      for (const person of (await this.transport.people?.()) ?? []) {
+        this.known.set(person.id, person);
+      }
+    } catch (err) {
+      this.loaded = false; // asked again with the next view
+      throw err;
     }
   }
 
   // Every scope to choose from: the household, the people, anyone else seen.
   scopes() {
     return [...new Set([HOUSEHOLD, ...this.known.keys(), ...this.numbered.keys()])];
+  }
+
+  // The name the host gives this scope, or null (no number made up).
+  knownName(scope) {
+    return this.known.get(scope)?.name ?? null;
   }
 
   name(scope) {

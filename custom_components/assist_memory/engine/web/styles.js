@@ -174,6 +174,9 @@ details.advanced > summary { cursor: pointer; font-weight: 600; }
   .card { padding: 8px 10px; }
   .card-foot .actions button { min-height: 32px; padding: 4px 12px; }
   .messages { padding: 0 10px; }
+  /* Every tab in sight: the row wraps (a row that scrolls hides most of them). */
+  .tabs { flex-wrap: wrap; overflow-x: visible; gap: 0 2px; padding: 2px 8px 0; }
+  .tabs button { padding: 6px 8px; min-height: 32px; font-size: 14px; }
   /* A row of chips scrolls sideways rather than taking the screen. */
   .chip-row { flex-wrap: nowrap; overflow-x: auto; }
   .chip-label { min-width: 0; }

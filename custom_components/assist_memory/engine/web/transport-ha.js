@@ -10,18 +10,14 @@ export class HaTransport {
   constructor(hass) {
     this.hass = hass;
     this.needsToken = false;
+    // What the view follows: every change and every conversation's turns.
+    this.subscription = "assist_memory/subscribe";
   }
 
-  // Home Assistant's people: a memory's scope is the person's user id, or the
-  // person's entity id for someone without a user (see "Who is speaking").
-  people() {
-    return Object.values(this.hass.states ?? {})
-      .filter((state) => state.entity_id.startsWith("person."))
-      .map((state) => ({
-        id: state.attributes.user_id || state.entity_id,
-        name: state.attributes.friendly_name ?? state.entity_id,
-        picture: state.attributes.entity_picture ?? null,
-      }));
+  // Home Assistant's users by name (a memory's scope is a user's id): the person's
+  // name and picture when the user has a person, else the user's own name.
+  async people() {
+    return (await this.hass.callWS({ type: "assist_memory/people" })).people;
   }
 
   // Who speaks at which voice device, and the held facts' device names.
@@ -29,15 +25,16 @@ export class HaTransport {
     return this.hass.callWS({ type: "assist_memory/held/list" }).catch(() => null);
   }
 
-  // Calls `onChange` after every change of the memories; subscribes again when the
-  // integration reloads (its last event says `ended`) or is not loaded yet.
+  // Calls `onChange` after every change of the memories and every turn; subscribes
+  // again when the integration reloads (its last event says `ended`) or is not
+  // loaded yet.
   async subscribe(onChange) {
     const again = () => setTimeout(() => this.subscribe(onChange), RESUBSCRIBE_MS);
     try {
       await this.hass.connection.subscribeMessage((event) => {
         onChange();
         if (event.ended) again();
-      }, { type: "assist_memory/subscribe" });
+      }, { type: this.subscription });
     } catch {
       again();
     }

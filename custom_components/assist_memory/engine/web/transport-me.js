@@ -1,8 +1,9 @@
 import { HaTransport } from "./transport-ha.js";
 
 // "About me" in Home Assistant: the REST calls the views make, answered with the
-// websocket commands scoped to the signed-in user (their own memories and
-// conversations; any user, not only administrators). A memory added here is the
+// websocket commands scoped to the signed-in user (their own memories, conversations
+// and working memory; any user, not only administrators, and an administrator's own
+// too: the Memory panel is where they see everyone's). A memory added here is the
 // person's own; the undo of a delete puts theirs back. What those commands cannot do
 // (search on the server, the household's counts) is answered here or refused as the
 // REST API would.
@@ -12,10 +13,12 @@ export class MeTransport extends HaTransport {
   constructor(hass) {
     super(hass);
     this.personal = true;
+    // The memories' changes, and the turns of the person's own conversations.
+    this.subscription = "assist_memory/me/subscribe";
   }
 
-  // Changes are announced to administrators only: this view refreshes when shown.
-  subscribe() {}
+  // The signed-in user's own scope (administrators are given everyone's otherwise).
+  get me() { return this.hass.user.id; }
 
   async request(method, path, query = {}, body = undefined) {
     try {
@@ -36,7 +39,7 @@ export class MeTransport extends HaTransport {
       case "GET /memory/long-term": {
         const page = await call("assist_memory/memories/list", {
           offset: Number(query.offset ?? 0), limit: Number(query.limit ?? 20),
-          sort: query.sort ?? "newest",
+          sort: query.sort ?? "newest", scope: this.me,
           ...(query.category ? { category: query.category } : {}),
           ...(query.tag ? { tags: query.tag } : {}),
           ...(query.origin ? { origin: query.origin } : {}),
@@ -67,19 +70,23 @@ export class MeTransport extends HaTransport {
         return call("assist_memory/memories/delete", { memory_id: decodeURIComponent(memoryId) });
       case "GET /api/memory/search": return this.search(call, query.q);
       case "GET /memory/stats": return { count: null, maxItems: 0 };
-      case "GET /memory/working": return { items: [] };
+      case "GET /memory/working": return call("assist_memory/working/list", { mine: true });
       case "GET /memory/sessions": {
-        const page = await call("assist_memory/conversations/list", { limit: Number(query.limit ?? 20) });
+        const page = await call("assist_memory/conversations/list",
+          { limit: Number(query.limit ?? 20), mine: true });
         return {
           items: page.items.map((item) => ({
-            ...item, title: item.title ?? "", snippet: "", created_at: item.first_message_at,
+            ...item, title: item.title ?? "", snippet: item.reply ?? "",
+            created_at: item.first_message_at,
           })),
         };
       }
       case "GET /memory/sessions/{id}":
-        return call("assist_memory/conversations/get", { conversation_id: decodeURIComponent(sessionId) });
+        return call("assist_memory/conversations/get",
+          { conversation_id: decodeURIComponent(sessionId), mine: true });
       case "DELETE /memory/sessions/{id}":
-        return call("assist_memory/conversations/delete", { conversation_id: decodeURIComponent(sessionId) });
+        return call("assist_memory/conversations/delete",
+          { conversation_id: decodeURIComponent(sessionId), mine: true });
       default:
         throw { code: "unauthorized", message: "not for this view" };
     }
@@ -87,7 +94,7 @@ export class MeTransport extends HaTransport {
 
   // Search in the person's own memories: every word of the text, in any case.
   async search(call, text) {
-    const page = await call("assist_memory/memories/list", { limit: SEARCH_SCAN });
+    const page = await call("assist_memory/memories/list", { limit: SEARCH_SCAN, scope: this.me });
     const words = text.toLowerCase().split(/\s+/).filter(Boolean);
     const results = page.items
       .filter((memory) => words.every((word) => memory.content.toLowerCase().includes(word)))

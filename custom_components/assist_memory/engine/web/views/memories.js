@@ -1,5 +1,5 @@
 import { showDialog } from "../dialog.js";
-import { field, fill, formatDate, h } from "../dom.js";
+import { capitalised, field, fill, formatDate, h } from "../dom.js";
 import { download, exportFile } from "../exports.js";
 
 export const CATEGORIES = ["preference", "fact", "pattern", "event", "person", "routine", "note"];
@@ -233,10 +233,10 @@ export class MemoriesView {
       h("label", { class: "select" },
         h("input", {
           type: "checkbox", checked: this.selected.has(memory.id),
-          "aria-label": t("bulk.select", { content: memory.content }),
+          "aria-label": t("bulk.select", { content: capitalised(memory.content) }),
           onchange: (event) => this.select(memory, event.target.checked),
         })),
-      h("p", { class: "content" }, highlight(memory.content, words)),
+      h("p", { class: "content" }, highlight(capitalised(memory.content), words)),
       h("p", { class: "meta" },
         h("span", { class: "chip" }, t(`category.${memory.category}`)),
         people.badge(memory.scope),

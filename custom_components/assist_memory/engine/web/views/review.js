@@ -1,4 +1,4 @@
-import { fill, h } from "../dom.js";
+import { capitalised, fill, h } from "../dom.js";
 import { HeldSection } from "./held.js";
 
 // Below this, a memory is worth a look even when it was stated.
@@ -40,7 +40,7 @@ export class ReviewView {
   checkCard(memory) {
     const { t, people } = this.ctx;
     return h("li", { class: "card" },
-      h("p", { class: "content" }, memory.content),
+      h("p", { class: "content" }, capitalised(memory.content)),
       h("p", { class: "meta" }, people.badge(memory.scope),
         h("span", {}, t(memory.source === "user_stated" ? "origin.stated" : "origin.learned")),
         h("span", {}, t(`confidence.${memory.confidence >= 0.6 ? "fairly" : "unsure"}`))),
@@ -57,7 +57,7 @@ export class ReviewView {
     const { t } = this.ctx;
     return h("li", { class: "card" },
       h("p", { class: "meta" }, t(group.conflict ? "review.conflict" : "review.repeat")),
-      h("ul", {}, group.memories.map((memory) => h("li", {}, memory.content))),
+      h("ul", {}, group.memories.map((memory) => h("li", {}, capitalised(memory.content)))),
       h("div", { class: "actions" },
         h("button", { class: "primary", onclick: () => this.merge(group) },
           t(group.conflict ? "review.keepFirst" : "review.merge"))));

@@ -1,23 +1,27 @@
 import { showDialog } from "../dialog.js";
-import { fill, formatDate, h } from "../dom.js";
+import { capitalised, fill, formatDate, h } from "../dom.js";
 
-// The conversations in progress and the recent ones: open one to read it, and ask
-// "why did Assist say that?" of an answer; delete one.
+// The conversations in progress (their working memory: whose, how many turns, when)
+// and the recent ones: open one to read it, and ask "why did Assist say that?" of an
+// answer; delete one.
 export class SessionsView {
   constructor(ctx) {
     this.ctx = ctx;
-    this.opened = new Map(); // session id -> its conversation, while open
+    // Each opened card (by its list's id) -> its conversation, read again at each
+    // refresh (a new turn shows as it happens).
+    this.opened = new Map();
     this.element = h("section", { "aria-labelledby": "sessions-title" });
   }
 
   async show() {
-    const { api, t, language } = this.ctx;
+    const { api, t } = this.ctx;
     if (this.opening) {
       // Asked to open one (a memory's "the conversation" link).
       const sessionId = this.opening;
       this.opening = null;
-      await this.load(sessionId);
+      this.opened.set(`conversation-${sessionId}`, { sessionId });
     }
+    await this.reload();
     const [working, recent] = await Promise.all([
       api.working(), api.sessions(), this.ctx.people.load(),
     ]);
@@ -26,13 +30,7 @@ export class SessionsView {
       h("h2", { id: "sessions-title" }, t("sessions.working")),
       working.items.length
         ? h("ul", { class: "cards", "aria-label": t("sessions.working") },
-          working.items.map((item) => h("li", { class: "card" },
-            h("p", { class: "content" }, titles.get(item.session_id) ?? t("sessions.inProgress")),
-            h("p", { class: "meta" },
-              h("span", {}, t("sessions.turns", { count: item.turn_count })),
-              item.updated_at
-                ? h("time", { datetime: item.updated_at }, formatDate(item.updated_at, language))
-                : null))))
+          working.items.map((item) => this.workingCard(item, titles)))
         : h("p", { class: "empty" }, t("sessions.noneActive")),
       h("h2", {}, t("sessions.recent")),
       recent.items.length
@@ -41,10 +39,38 @@ export class SessionsView {
         : h("p", { class: "empty" }, t("sessions.noneRecent")));
   }
 
+  // A conversation in progress: what it is about, whose it is (in the household's
+  // view), its turns and last activity; it opens like a recent one.
+  workingCard(item, titles) {
+    const { t, language, personal } = this.ctx;
+    const panelId = `working-${item.session_id}`;
+    const opened = this.opened.get(panelId)?.conversation;
+    return h("li", { class: "card" },
+      h("p", { class: "content" },
+        titles.get(item.session_id) || item.current_topic || t("sessions.inProgress")),
+      h("p", { class: "meta" },
+        personal ? null : this.speakerBadge(item.user_id),
+        h("span", {}, t("sessions.turns", { count: item.turn_count })),
+        item.updated_at
+          ? h("time", { datetime: item.updated_at }, formatDate(item.updated_at, language))
+          : null),
+      opened ? this.messages(opened, panelId) : null,
+      h("div", { class: "actions" }, this.openButton(item.session_id, panelId)));
+  }
+
+  openButton(sessionId, panelId) {
+    const { t } = this.ctx;
+    const opened = this.opened.has(panelId);
+    return h("button", {
+      "aria-expanded": String(opened), "aria-controls": panelId,
+      onclick: () => this.toggle(sessionId, panelId),
+    }, opened ? t("sessions.close") : t("sessions.open"));
+  }
+
   card(item) {
     const { t, language } = this.ctx;
-    const opened = this.opened.get(item.session_id);
     const panelId = `conversation-${item.session_id}`;
+    const opened = this.opened.get(panelId)?.conversation;
     return h("li", { class: "card" },
       h("p", { class: "content" }, item.title),
       h("p", {}, item.snippet),
@@ -52,10 +78,7 @@ export class SessionsView {
         h("time", { datetime: item.created_at }, formatDate(item.created_at, language))),
       opened ? this.messages(opened, panelId) : null,
       h("div", { class: "actions" },
-        h("button", {
-          "aria-expanded": String(Boolean(opened)), "aria-controls": panelId,
-          onclick: () => this.toggle(item.session_id),
-        }, opened ? t("sessions.close") : t("sessions.open")),
+        this.openButton(item.session_id, panelId),
         h("button", { class: "danger", onclick: () => this.remove(item) },
           t("sessions.delete"))));
   }
@@ -79,7 +102,7 @@ export class SessionsView {
             ids.length
               ? [h("p", {}, t("sessions.whySome")),
                 h("ul", {}, ids.map((id) => h("li", {},
-                  conversation.memories.get(id) ?? t("sessions.forgotten"))))]
+                  capitalised(conversation.memories.get(id)) ?? t("sessions.forgotten"))))]
               : h("p", {}, t("sessions.whyNone"))));
       }));
   }
@@ -89,21 +112,30 @@ export class SessionsView {
     return userId ? this.ctx.people.name(userId) : this.ctx.t("sessions.someone");
   }
 
-  toggle(sessionId) {
-    if (this.opened.has(sessionId)) {
-      this.opened.delete(sessionId);
-      return this.ctx.run(() => this.show());
-    }
-    return this.ctx.run(async () => {
-      await this.load(sessionId);
-      await this.show();
-    });
+  // The same with the person's picture, when Home Assistant has one.
+  speakerBadge(userId) {
+    return userId ? this.ctx.people.badge(userId)
+      : h("span", { class: "person" }, this.ctx.t("sessions.someone"));
   }
 
-  async load(sessionId) {
-    const conversation = await this.ctx.api.conversation(sessionId);
-    conversation.memories = await this.memoriesOf(conversation.messages);
-    this.opened.set(sessionId, conversation);
+  toggle(sessionId, panelId) {
+    if (this.opened.has(panelId)) this.opened.delete(panelId);
+    else this.opened.set(panelId, { sessionId });
+    return this.ctx.run(() => this.show());
+  }
+
+  // The opened conversations as they are now (one deleted meanwhile closes).
+  async reload() {
+    await Promise.all([...this.opened].map(async ([panelId, { sessionId }]) => {
+      try {
+        const conversation = await this.ctx.api.conversation(sessionId);
+        conversation.memories = await this.memoriesOf(conversation.messages);
+        this.opened.set(panelId, { sessionId, conversation });
+      } catch (err) {
+        if (err.status !== 404) throw err;
+        this.opened.delete(panelId);
+      }
+    }));
   }
 
   // The content of each memory a turn was given (a deleted one is left out).
@@ -128,7 +160,8 @@ export class SessionsView {
     if (answer === "delete") {
       await this.ctx.run(async () => {
         await this.ctx.api.deleteConversation(item.session_id);
-        this.opened.delete(item.session_id);
+        this.opened.delete(`conversation-${item.session_id}`);
+        this.opened.delete(`working-${item.session_id}`);
         this.ctx.notify(t("sessions.deleted"));
         await this.show();
       });
