@@ -37,6 +37,8 @@ from .engine.language.commands import MemoryCommand, parse_command, reply_langua
 from .entity import AssistMemoryEntity
 from .follow import async_mark_own_conversation
 from .learning import async_schedule_extraction
+from .learning_at_the_end import async_learn_when_session_ends
+from .memory_sentence_turns import async_keep_memory_sentence
 from .options import wrapped_agent_id
 from .runtime_data import AssistMemoryConfigEntry
 
@@ -85,6 +87,12 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
         """Gather memory, let the wrapped agent answer, then learn in the background."""
         backend = self.entry.runtime_data.backend
         async_mark_own_conversation(self.entry, chat_log.conversation_id)
+        async_learn_when_session_ends(
+            self.hass,
+            self.entry,
+            chat_log.conversation_id,
+            language=user_input.language,
+        )
         agent_id = self.wrapped_agent_id
         uses_llm = agent_id != conversation.HOME_ASSISTANT_AGENT
         # Memory off (the `enabled` option): every turn passes through untouched.
@@ -203,6 +211,14 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
         )
         chat_log.async_add_assistant_content_without_tools(
             conversation.AssistantContent(agent_id=user_input.agent_id, content=speech)
+        )
+        async_keep_memory_sentence(
+            self.hass,
+            self.entry,
+            chat_log.conversation_id,
+            said=user_input.text,
+            reply=speech,
+            user_id=user_input.context.user_id,
         )
         response = intent.IntentResponse(language=user_input.language)
         response.async_set_speech(speech)

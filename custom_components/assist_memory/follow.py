@@ -26,6 +26,7 @@ from homeassistant.helpers.chat_session import current_session
 from .const import CONF_LEARN_FROM_OTHER_AGENTS, LOGGER
 from .engine import MemoryEngineError
 from .learning import async_schedule_extraction
+from .learning_at_the_end import async_learn_when_session_ends
 from .runtime_data import AssistMemoryConfigEntry
 
 
@@ -126,3 +127,4 @@ async def _async_note(
             LOGGER.warning("Could not keep a message of another agent: %s", err.message)
             return
     async_schedule_extraction(hass, entry, conversation_id, None, speaker_unknown=True)
+    async_learn_when_session_ends(hass, entry, conversation_id, speaker_unknown=True)

@@ -68,16 +68,37 @@ async def async_extract(
     speaker_unknown: bool = False,
     language: str | None = None,
 ) -> None:
-    """Extract facts from the session's new messages and write them back."""
+    """Extract facts from the session's new messages when the throttle allows it."""
+    settings = LearnSettings.from_options(entry.options)
+    try:
+        batch = await entry.runtime_data.backend.extraction_batch(
+            session_id, settings, used_tokens=used_tokens
+        )
+    except MemoryEngineError as err:
+        LOGGER.warning("Learning from a conversation failed: %s", err.message)
+        return
+    if batch is not None:
+        await async_learn_batch(
+            hass,
+            entry,
+            replace(batch, language=language),
+            user_id,
+            speaker_unknown=speaker_unknown,
+        )
+
+
+async def async_learn_batch(
+    hass: HomeAssistant,
+    entry: AssistMemoryConfigEntry,
+    batch: ExtractionBatch,
+    user_id: str | None,
+    *,
+    speaker_unknown: bool = False,
+) -> None:
+    """Find the batch's facts (the LLM chosen, else the rules) and write them back."""
     backend = entry.runtime_data.backend
     settings = LearnSettings.from_options(entry.options)
     try:
-        batch = await backend.extraction_batch(
-            session_id, settings, used_tokens=used_tokens
-        )
-        if batch is None:
-            return
-        batch = replace(batch, language=language)
         facts = await _async_llm_facts(hass, entry, batch)
         if facts is None:
             facts = await backend.rule_facts(batch)
@@ -93,7 +114,7 @@ async def async_extract(
         return
     LOGGER.debug(
         "Learned from %s: %d added, %d refreshed, %d replaced, %d skipped",
-        session_id,
+        batch.session_id,
         result.added,
         result.refreshed,
         result.replaced,

@@ -30,6 +30,7 @@ from ..conversation.conversation_records import (
     SessionSummary,
     Speaker,
 )
+from ..conversation.learning_queue import EndedConversation
 from ..conversation.profile import UserProfile
 from ..conversation.prompt import build_prompt_with_memory
 from ..conversation.retention import (
@@ -193,6 +194,8 @@ class LocalBackend(MemoryBackend):
             )
         report = self.engine.init()
         self.engine.mirror.build_lines()
+        # What an earlier run left unlearned is learned from first.
+        self.turns.recover()
         return report
 
     async def _sweep_sessions(self) -> None:
@@ -662,16 +665,45 @@ class LocalBackend(MemoryBackend):
         await self._run(self.turns.note_message, session_id, role, text)
 
     @override
+    async def record_memory_sentence(
+        self, *, session_id: str, said: str, reply: str, user_id: str | None = None
+    ) -> None:
+        await self._run(
+            self.turns.record_memory_sentence,
+            session_id=session_id,
+            said=said,
+            reply=reply,
+            user_id=user_id,
+        )
+
+    @override
     async def pause_session(self, session_id: str, *, user_id: str | None) -> None:
         await self._run(self.turns.pause, session_id, user_id)
 
     @override
     async def extraction_batch(
-        self, session_id: str, settings: LearnSettings, *, used_tokens: int = 0
+        self,
+        session_id: str,
+        settings: LearnSettings,
+        *,
+        used_tokens: int = 0,
+        ended: bool = False,
     ) -> ExtractionBatch | None:
         return await self._run(
-            self.turns.extraction_batch, session_id, settings, used_tokens=used_tokens
+            self.turns.extraction_batch,
+            session_id,
+            settings,
+            used_tokens=used_tokens,
+            ended=ended,
         )
+
+    @override
+    async def ended_conversations(
+        self, *, every: bool = False
+    ) -> builtins.list[EndedConversation]:
+        if await self._run(self.turns.expire_sessions):
+            self._changed()
+        return await self._run(self.turns.ended_conversations, every=every)
 
     @override
     async def rule_facts(self, batch: ExtractionBatch) -> builtins.list[Fact]:

@@ -35,6 +35,7 @@ from ..conversation.conversation_records import (
     ConversationPage,
     SessionSummary,
 )
+from ..conversation.learning_queue import EndedConversation
 from ..conversation.turns import (
     ExtractionBatch,
     LearnResult,
@@ -75,6 +76,7 @@ from .turn_wire import (
     batch_json,
     conversation_from_json,
     conversation_page_from_json,
+    ended_from_json,
     fact_from_json,
     learn_result_from_json,
     learn_settings_json,
@@ -576,24 +578,53 @@ class RemoteBackend(MemoryBackend):
         await self._call("POST", "/api/turns/note", body=body)
 
     @override
+    async def record_memory_sentence(
+        self, *, session_id: str, said: str, reply: str, user_id: str | None = None
+    ) -> None:
+        body = {
+            "session_id": session_id,
+            "said": said,
+            "reply": reply,
+            "user_id": user_id,
+        }
+        await self._call("POST", "/api/turns/memory-sentence", body=body)
+
+    @override
     async def pause_session(self, session_id: str, *, user_id: str | None) -> None:
         body = {"session_id": session_id, "user_id": user_id}
         await self._call("POST", "/api/turns/pause", body=body)
 
     @override
     async def extraction_batch(
-        self, session_id: str, settings: LearnSettings, *, used_tokens: int = 0
+        self,
+        session_id: str,
+        settings: LearnSettings,
+        *,
+        used_tokens: int = 0,
+        ended: bool = False,
     ) -> ExtractionBatch | None:
         body = {
             "session_id": session_id,
             "settings": learn_settings_json(settings),
             "used_tokens": used_tokens,
+            "ended": ended,
         }
         return await self._read(
             lambda a: None if a["batch"] is None else batch_from_json(a["batch"]),
             "POST",
             "/api/turns/batch",
             body=body,
+        )
+
+    @override
+    async def ended_conversations(
+        self, *, every: bool = False
+    ) -> builtins.list[EndedConversation]:
+        return await self._read(
+            lambda a: [ended_from_json(item) for item in a["conversations"]],
+            "POST",
+            "/api/turns/ended",
+            body={"every": every},
         )
 
     @override
