@@ -433,8 +433,12 @@ class TurnMemory:
         Call `expire_sessions` first for the working memories that just expired.
         """
         with self._lock:
+            left = set(self.log.uncollected_sessions())
             if every:
-                self._learning.mark_ended(self.log.uncollected_sessions())
+                self._learning.mark_ended(left)
+            for session_id in self._learning.ended():
+                if session_id not in left:
+                    self._learning.done(session_id)
             return [
                 EndedConversation(session_id, self.log.summary(session_id) is None)
                 for session_id in self._learning.ended()
