@@ -24,7 +24,10 @@ from pytest_homeassistant_custom_component.common import (
     async_fire_time_changed,
 )
 
-from custom_components.assist_memory.const import CONF_EXTRACTOR_ENTITY
+from custom_components.assist_memory.const import (
+    CONF_AUTO_EXTRACT,
+    CONF_EXTRACTOR_ENTITY,
+)
 from custom_components.assist_memory.engine.conversation.turns import TurnSettings
 from custom_components.assist_memory.options import DEFAULT_OPTIONS
 from tests.support.memory_server import MemoryServer
@@ -250,3 +253,22 @@ async def test_the_memory_server_keeps_what_a_crash_left_for_the_next_start(
     assert await hass.config_entries.async_setup(entry.entry_id)
     await hass.async_block_till_done()
     assert await contents(hass) == [LEARNT]
+
+
+# -- learning off ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("entry_options", [options(**{CONF_AUTO_EXTRACT: False})])
+async def test_with_learning_off_an_ended_conversation_is_let_go(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry, freezer: FrozenDateTimeFactory
+) -> None:
+    await say(hass, SAID, "off-1")
+    await let_pass(hass, freezer, 6)
+    assert await contents(hass) == []
+    # Turned on again: what was said while it was off is not learned later.
+    hass.config_entries.async_update_entry(
+        loaded_entry, options={**loaded_entry.options, CONF_AUTO_EXTRACT: True}
+    )
+    await stop(hass)
+    await start_again(hass, loaded_entry)
+    assert await contents(hass) == []
