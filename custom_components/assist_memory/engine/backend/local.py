@@ -30,7 +30,6 @@ from ..conversation.conversation_records import (
     SessionSummary,
     Speaker,
 )
-from ..conversation.learning_queue import EndedConversation
 from ..conversation.profile import UserProfile
 from ..conversation.prompt import build_prompt_with_memory
 from ..conversation.retention import (
@@ -39,20 +38,12 @@ from ..conversation.retention import (
     RetentionSettings,
     enforce_retention,
 )
-from ..conversation.turns import (
-    ExtractionBatch,
-    LearnResult,
-    LearnSettings,
-    TurnContext,
-    TurnMemory,
-    TurnSettings,
-)
+from ..conversation.turns import TurnContext, TurnMemory, TurnSettings
 from ..conversation.working import WorkingMemory, WorkingMemoryManager
 from ..documents.daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
 from ..documents.markdown_writer import MarkdownWriter
 from ..documents.mirror import markdown_folder
 from ..documents.watch import ChangeWatcher, TaskFactory, default_task_factory
-from ..language.facts import Fact
 from ..memory.compaction import (
     BACKUP_FOLDER,
     DEFAULT_COOLDOWN,
@@ -78,6 +69,7 @@ from ..storage.store import (
     SortOrder,
 )
 from ..storage.store_files import LoadReport
+from .local_learning import LocalLearning
 from .protocol import MemoryBackend, MemoryFields, StoreStats
 
 if TYPE_CHECKING:  # the HTTP client behind LLM calls is not loaded at start
@@ -92,7 +84,7 @@ CONVERSATIONS_FILE: Final = "conversations.db"
 SESSION_SWEEP_SECONDS: Final = 60.0
 
 
-class LocalBackend(MemoryBackend):
+class LocalBackend(LocalLearning, MemoryBackend):
     """A MemoryEngine in this process, used from asyncio."""
 
     def __init__(self, engine: MemoryEngine) -> None:
@@ -665,68 +657,8 @@ class LocalBackend(MemoryBackend):
         await self._run(self.turns.note_message, session_id, role, text)
 
     @override
-    async def record_memory_sentence(
-        self, *, session_id: str, said: str, reply: str, user_id: str | None = None
-    ) -> None:
-        await self._run(
-            self.turns.record_memory_sentence,
-            session_id=session_id,
-            said=said,
-            reply=reply,
-            user_id=user_id,
-        )
-
-    @override
     async def pause_session(self, session_id: str, *, user_id: str | None) -> None:
         await self._run(self.turns.pause, session_id, user_id)
-
-    @override
-    async def extraction_batch(
-        self,
-        session_id: str,
-        settings: LearnSettings,
-        *,
-        used_tokens: int = 0,
-        ended: bool = False,
-    ) -> ExtractionBatch | None:
-        return await self._run(
-            self.turns.extraction_batch,
-            session_id,
-            settings,
-            used_tokens=used_tokens,
-            ended=ended,
-        )
-
-    @override
-    async def ended_conversations(
-        self, *, every: bool = False
-    ) -> builtins.list[EndedConversation]:
-        if await self._run(self.turns.expire_sessions):
-            self._changed()
-        return await self._run(self.turns.ended_conversations, every=every)
-
-    @override
-    async def rule_facts(self, batch: ExtractionBatch) -> builtins.list[Fact]:
-        return await self._run(self.turns.rule_facts, batch)
-
-    @override
-    async def learn(
-        self,
-        batch: ExtractionBatch,
-        facts: builtins.list[Fact],
-        *,
-        scope: str,
-        settings: LearnSettings,
-        speaker_unknown: bool = False,
-    ) -> LearnResult:
-        return await self._change(
-            self.turns.learn,
-            batch,
-            facts,
-            scope=scope,
-            settings=settings,
-            speaker_unknown=speaker_unknown,
-        )
 
     @override
     async def memory_overview(
