@@ -18,6 +18,10 @@ from .engine.backend.configure import apply_settings
 from .engine.storage.settings import StoreSettings
 from .follow import async_follow_if_asked, async_stop_following
 from .full_memory import async_watch_fullness
+from .learning_at_the_end import (
+    async_learn_before_stop,
+    async_watch_ended_conversations,
+)
 from .llm_tools import AssistMemoryAPI
 from .options import async_apply_options, compaction_llm, embedding_config, store_path
 from .panel import async_register_panel, async_register_static
@@ -62,6 +66,8 @@ async def async_setup_entry(
         raise
 
     async def _close_on_stop(_event: Event) -> None:
+        # Every conversation ends: what the throttle left is learned first.
+        await async_learn_before_stop(hass, entry)
         await backend.close()
 
     # Home Assistant does not unload entries when it stops: fold the journal then.
@@ -71,6 +77,7 @@ async def async_setup_entry(
     )
     entry.async_on_unload(llm.async_register_api(hass, AssistMemoryAPI(hass, entry)))
     async_follow_if_asked(hass, entry)
+    async_watch_ended_conversations(hass, entry)
     entry.async_on_unload(lambda: async_stop_following(entry))
     # Saved options apply to the running memory (no reload, see options.py).
     entry.async_on_unload(entry.add_update_listener(async_apply_options))

@@ -47,6 +47,7 @@ from .engine.errors import BackendUnavailableError
 from .entity import AssistMemoryEntity
 from .follow import async_mark_own_conversation
 from .learning import async_schedule_extraction
+from .learning_at_the_end import async_learn_when_session_ends
 from .options import wrapped_agent_id
 from .runtime_data import AssistMemoryConfigEntry
 from .speaker import async_resolve_speaker
@@ -99,6 +100,12 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
         """Gather memory, let the wrapped agent answer, then learn in the background."""
         backend = self.entry.runtime_data.backend
         async_mark_own_conversation(self.entry, chat_log.conversation_id)
+        async_learn_when_session_ends(
+            self.hass,
+            self.entry,
+            chat_log.conversation_id,
+            language=user_input.language,
+        )
         agent_id = self.wrapped_agent_id
         uses_llm = agent_id != conversation.HOME_ASSISTANT_AGENT
         # Memory off (the `enabled` option): every turn passes through untouched.
@@ -125,6 +132,10 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
         context = None
         if memory_on:
             try:
+                if speaker.guest:
+                    # A guest device: household memories only, nothing of it kept
+                    # (neither logged nor learnt from, now or when it ends).
+                    await backend.pause_session(chat_log.conversation_id, user_id=None)
                 context = await backend.begin_turn(
                     session_id=chat_log.conversation_id,
                     text=user_input.text,

@@ -28,6 +28,7 @@ from .const import CONF_LEARN_FROM_OTHER_AGENTS, LOGGER
 from .engine import MemoryEngineError
 from .engine.conversation.speaker import UNKNOWN_SPEAKER
 from .learning import async_schedule_extraction
+from .learning_at_the_end import async_learn_when_session_ends
 from .runtime_data import AssistMemoryConfigEntry
 
 
@@ -129,3 +130,4 @@ async def _async_note(
             return
     # The chat-log events do not say who spoke (see the module's docstring).
     async_schedule_extraction(hass, entry, conversation_id, UNKNOWN_SPEAKER)
+    async_learn_when_session_ends(hass, entry, conversation_id, speaker_unknown=True)

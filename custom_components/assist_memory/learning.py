@@ -61,19 +61,42 @@ async def async_extract(
     *,
     language: str | None = None,
 ) -> None:
-    """Extract facts from the session's new messages and write them back."""
+    """Extract facts from the session's new messages when the throttle allows it."""
+    settings = LearnSettings.from_options(entry.options)
+    try:
+        batch = await entry.runtime_data.backend.extraction_batch(
+            session_id, settings, used_tokens=used_tokens
+        )
+    except MemoryEngineError as err:
+        LOGGER.warning("Learning from a conversation failed: %s", err.message)
+        return
+    if batch is not None:
+        await async_learn_batch(
+            hass,
+            entry,
+            replace(batch, language=language),
+            speaker,
+        )
+
+
+async def async_learn_batch(
+    hass: HomeAssistant,
+    entry: AssistMemoryConfigEntry,
+    batch: ExtractionBatch,
+    speaker: Speaker,
+) -> None:
+    """Find the batch's facts (the LLM chosen, else the rules) and write them back.
+
+    At a guest device nothing is learned.
+    """
+    if not speaker.learns:
+        return
     backend = entry.runtime_data.backend
     # Relative dates are read in the home's time zone.
     settings = replace(
         LearnSettings.from_options(entry.options), time_zone=hass.config.time_zone
     )
     try:
-        batch = await backend.extraction_batch(
-            session_id, settings, used_tokens=used_tokens
-        )
-        if batch is None:
-            return
-        batch = replace(batch, language=language)
         facts = await _async_llm_facts(hass, entry, batch, settings.time_zone)
         if facts is None:
             facts = await backend.rule_facts(batch)
@@ -90,7 +113,7 @@ async def async_extract(
         return
     LOGGER.debug(
         "Learned from %s: %d added, %d refreshed, %d replaced, %d skipped, %d held",
-        session_id,
+        batch.session_id,
         result.added,
         result.refreshed,
         result.replaced,

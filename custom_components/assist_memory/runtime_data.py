@@ -31,6 +31,8 @@ class AssistMemoryData:
     # Conversations the memory agent handles now (not learned twice from chat
     # logs); each let go when its chat session ends (`follow`).
     own_conversations: set[str] = field(default_factory=set)
+    # Conversations learned from when their chat session ends (`learning_at_the_end`).
+    learn_at_session_end: set[str] = field(default_factory=set)
     # The options the running memory has (`options.async_apply_options`).
     applied_options: dict[str, Any] = field(default_factory=dict)
     # One change applied at a time, each with the options current when it starts.

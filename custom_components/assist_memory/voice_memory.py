@@ -38,6 +38,7 @@ from .engine.language.commands import (
 )
 from .engine.language.follow_ups import follow_up
 from .engine.language.listener import said_to
+from .memory_sentence_turns import async_keep_memory_sentence
 from .runtime_data import AssistMemoryConfigEntry
 from .voice_forget import async_may_forget_household
 
@@ -90,8 +91,34 @@ class VoiceMemory:
         """The answer to a memory sentence, or None for any other sentence.
 
         With an LLM agent only "stop remembering" is answered here (the LLM has
-        tools for the rest).
+        tools for the rest). A memory sentence and its answer are turns of the
+        conversation like any other (kept in its log, never learnt from again);
+        "stop remembering" is not kept.
         """
+        result = await self._async_answer(
+            hass, user_input, chat_log, speaker=speaker, uses_llm=uses_llm
+        )
+        command = parse_command(user_input.text)
+        if result is not None and (command is None or command.action != "pause"):
+            async_keep_memory_sentence(
+                hass,
+                self.entry,
+                chat_log.conversation_id,
+                said=user_input.text,
+                reply=result.response.speech.get("plain", {}).get("speech", ""),
+                user_id=speaker.owner,
+            )
+        return result
+
+    async def _async_answer(
+        self,
+        hass: HomeAssistant,
+        user_input: conversation.ConversationInput,
+        chat_log: conversation.ChatLog,
+        *,
+        speaker: Speaker,
+        uses_llm: bool,
+    ) -> conversation.ConversationResult | None:
         conversation_id = chat_log.conversation_id
         backend = self.entry.runtime_data.backend
         user_id = speaker.owner

@@ -18,6 +18,9 @@ from custom_components.assist_memory.engine.conversation.compose import (
 from custom_components.assist_memory.engine.conversation.conversation_log import (
     ConversationLog,
 )
+from custom_components.assist_memory.engine.conversation.learning_queue import (
+    EndedConversation,
+)
 from custom_components.assist_memory.engine.conversation.profile import UserProfile
 from custom_components.assist_memory.engine.conversation.turns import (
     LearnSettings,
@@ -603,3 +606,51 @@ def test_an_ended_working_memory_is_archived_for_its_speaker(
     archived = {m.content: m.scope for m in turns.engine.store.list().items}
     assert archived == {"Parking spot: B2": "anna", "Bins: Tuesday": "household"}
     turns.engine.close()
+
+
+# -- learning when a conversation ends ------------------------------------------------
+
+
+class WallClock:
+    """Wall-clock time for working memories, moved by the test."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 28, 12, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def test_an_expired_working_memory_ends_its_conversation(turns: TurnMemory) -> None:
+    clock = WallClock()
+    turns = TurnMemory(
+        turns.engine, turns.log, WorkingMemoryManager(clock=clock), turns.profile
+    )
+    turns.begin(session_id="s", text="My son Leo plays football on Saturdays.")
+    turns.end(session_id="s", user_text="...", reply="OK.")
+    turns.expire_sessions()
+    assert turns.ended_conversations() == []
+    clock.now += timedelta(minutes=31)
+    turns.expire_sessions()
+    assert turns.ended_conversations() == [EndedConversation("s")]
+    batch = turns.extraction_batch("s", LearnSettings(), ended=True)
+    assert batch is not None
+    turns.learn(
+        batch, turns.rule_facts(batch), scope="household", settings=LearnSettings()
+    )
+    # Learned: the next look finds nothing left and lets it go.
+    assert turns.extraction_batch("s", LearnSettings(), ended=True) is None
+    assert turns.ended_conversations() == []
+
+
+def test_a_batch_the_throttle_handed_out_is_not_in_the_one_at_the_end(
+    turns: TurnMemory,
+) -> None:
+    eager = LearnSettings(min_interval=timedelta(0), min_messages=1)
+    turns.note_message("s", "user", "My son Leo plays football on Saturdays.")
+    first = turns.extraction_batch("s", eager)
+    assert first is not None
+    turns.note_message("s", "user", "My daughter Lily loves dinosaurs.")
+    at_the_end = turns.extraction_batch("s", LearnSettings(), ended=True)
+    assert at_the_end is not None
+    assert at_the_end.user_texts == ("My daughter Lily loves dinosaurs.",)

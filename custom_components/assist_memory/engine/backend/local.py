@@ -40,21 +40,13 @@ from ..conversation.retention import (
     RetentionSettings,
     enforce_retention,
 )
-from ..conversation.turns import (
-    ExtractionBatch,
-    LearnResult,
-    LearnSettings,
-    TurnContext,
-    TurnMemory,
-    TurnSettings,
-)
+from ..conversation.turns import TurnContext, TurnMemory, TurnSettings
 from ..conversation.working import WorkingMemory, WorkingMemoryManager
 from ..documents.daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
 from ..documents.markdown_writer import MarkdownWriter
 from ..documents.mirror import markdown_folder
 from ..documents.watch import ChangeWatcher, TaskFactory, default_task_factory
 from ..errors import MemoryFullError
-from ..language.facts import Fact
 from ..memory.compaction import (
     BACKUP_FOLDER,
     DEFAULT_COOLDOWN,
@@ -80,6 +72,7 @@ from ..storage.store import (
     SortOrder,
 )
 from ..storage.store_files import LoadReport
+from .local_learning import LocalLearning
 from .protocol import MemoryBackend, MemoryFields, StoreStats
 
 if TYPE_CHECKING:  # the HTTP client behind LLM calls is not loaded at start
@@ -94,7 +87,7 @@ CONVERSATIONS_FILE: Final = "conversations.db"
 SESSION_SWEEP_SECONDS: Final = 60.0
 
 
-class LocalBackend(MemoryBackend):
+class LocalBackend(LocalLearning, MemoryBackend):
     """A MemoryEngine in this process, used from asyncio."""
 
     def __init__(self, engine: MemoryEngine) -> None:
@@ -196,6 +189,8 @@ class LocalBackend(MemoryBackend):
             )
         report = self.engine.init()
         self.engine.mirror.build_lines()
+        # What an earlier run left unlearned is learned from first.
+        self.turns.recover()
         return report
 
     async def _sweep_sessions(self) -> None:
@@ -692,38 +687,6 @@ class LocalBackend(MemoryBackend):
         await self._run(self.turns.pause, session_id, user_id)
 
     @override
-    async def extraction_batch(
-        self, session_id: str, settings: LearnSettings, *, used_tokens: int = 0
-    ) -> ExtractionBatch | None:
-        return await self._run(
-            self.turns.extraction_batch, session_id, settings, used_tokens=used_tokens
-        )
-
-    @override
-    async def rule_facts(self, batch: ExtractionBatch) -> builtins.list[Fact]:
-        return await self._run(self.turns.rule_facts, batch)
-
-    @override
-    async def learn(
-        self,
-        batch: ExtractionBatch,
-        facts: builtins.list[Fact],
-        *,
-        scope: str,
-        settings: LearnSettings,
-        speaker_unknown: bool = False,
-        device_id: str | None = None,
-    ) -> LearnResult:
-        return await self._change(
-            self.turns.learn,
-            batch,
-            facts,
-            scope=scope,
-            settings=settings,
-            speaker_unknown=speaker_unknown,
-            device_id=device_id,
-        )
-
     @override
     async def held_facts(self) -> builtins.list[HeldFact]:
         return await self._run(self.turns.held.all)

@@ -22,6 +22,7 @@ from ..conversation.conversation_records import (
     SessionSummary,
 )
 from ..conversation.held_facts import HeldFact
+from ..conversation.learning_queue import EndedConversation
 from ..conversation.turns import (
     ExtractionBatch,
     LearnResult,
@@ -264,6 +265,14 @@ class TurnOperations(Protocol):
     async def note_message(self, session_id: str, role: str, text: str) -> None:
         """Persist a message of another agent's conversation."""
 
+    async def record_memory_sentence(
+        self, *, session_id: str, said: str, reply: str, user_id: str | None = None
+    ) -> None:
+        """Keep a memory sentence, carried out already, and its answer as a turn.
+
+        Nothing is learned from it again.
+        """
+
     async def pause_session(self, session_id: str, *, user_id: str | None) -> None:
         """Keep the conversation out of the log and of learning from now on.
 
@@ -272,9 +281,27 @@ class TurnOperations(Protocol):
         """
 
     async def extraction_batch(
-        self, session_id: str, settings: LearnSettings, *, used_tokens: int = 0
+        self,
+        session_id: str,
+        settings: LearnSettings,
+        *,
+        used_tokens: int = 0,
+        ended: bool = False,
     ) -> ExtractionBatch | None:
-        """The messages to learn from now, or None while throttled."""
+        """The messages to learn from now, or None while throttled.
+
+        When the conversation `ended`, all that is left, whatever the throttle says.
+        None too when another batch has them.
+        """
+
+    async def ended_conversations(
+        self, *, every: bool = False
+    ) -> builtins.list[EndedConversation]:
+        """Conversations that ended with messages left to learn from.
+
+        Ended: their working memory expired, or an earlier run (a crash) left them;
+        with `every`, each with messages left (the host stops).
+        """
 
     async def rule_facts(self, batch: ExtractionBatch) -> builtins.list[Fact]:
         """Facts found by the rule-based extractor."""

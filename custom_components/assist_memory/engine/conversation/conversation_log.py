@@ -205,8 +205,11 @@ class ConversationLog:
         *,
         user_id: str | None = None,
         when: datetime | str | None = None,
+        collected: bool = False,
     ) -> Message:
         """Store one message, redacted, and return it; durable once this returns.
+
+        `collected`: nothing is to be learned from it (a memory sentence, carried out).
 
         Raises InvalidMemoryError (codes `invalid_session_id`, `invalid_role`,
         `empty_content`, `invalid_content`, `content_too_long`, `invalid_user_id`,
@@ -219,9 +222,9 @@ class ConversationLog:
         created_at = self._stamp(when)
         with self._locked() as db:
             cursor = db.execute(
-                "INSERT INTO messages(session_id, role, content, user_id, created_at)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (session_id, role, content, user, created_at),
+                "INSERT INTO messages(session_id, role, content, user_id, created_at,"
+                " collected) VALUES (?, ?, ?, ?, ?, ?)",
+                (session_id, role, content, user, created_at, int(collected)),
             )
             message_id = cursor.lastrowid
         return Message(
@@ -231,6 +234,7 @@ class ConversationLog:
             content=content,
             created_at=created_at,
             user_id=user,
+            collected=collected,
         )
 
     @staticmethod
@@ -363,6 +367,14 @@ class ConversationLog:
                 (session_id,),
             ).fetchall()
         return [_message(row) for row in rows]
+
+    def uncollected_sessions(self) -> list[str]:
+        """The conversations with messages extraction has not looked at yet."""
+        with self._locked() as db:
+            rows = db.execute(
+                "SELECT DISTINCT session_id FROM messages WHERE collected=0"
+            ).fetchall()
+        return [row[0] for row in rows]
 
     def mark_collected(self, message_ids: Iterable[int]) -> int:
         """Mark messages as looked at by extraction; returns how many changed."""

@@ -43,6 +43,11 @@ _SCHEMA: Final = (
         " ON messages(session_id, created_at, id)"
     ),
     "CREATE INDEX IF NOT EXISTS messages_by_time ON messages(created_at)",
+    # The conversations left to learn from (few rows: most messages are collected).
+    (
+        "CREATE INDEX IF NOT EXISTS messages_uncollected"
+        " ON messages(session_id) WHERE collected=0"
+    ),
     (
         "CREATE TABLE IF NOT EXISTS summaries("
         " session_id TEXT PRIMARY KEY,"

@@ -101,6 +101,19 @@ class Speaker:
 UNKNOWN_SPEAKER: Final = Speaker(None, "unknown")
 
 
+def owner_speaker(owner: str | None) -> Speaker:
+    """The speaker a conversation's record names (its owner), for learning later.
+
+    A person's entity id for someone without a user, their user id, or None: nobody
+    could tell who spoke.
+    """
+    if owner is None:
+        return UNKNOWN_SPEAKER
+    if owner.startswith("person."):
+        return Speaker(None, "device", person_entity_id=owner)
+    return Speaker(owner, "user")
+
+
 def user_speaker(user_id: str | None) -> Speaker:
     """The speaker of a turn that only has a user id (None: unknown)."""
     return Speaker(user_id, "user") if user_id else UNKNOWN_SPEAKER

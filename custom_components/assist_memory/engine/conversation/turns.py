@@ -59,6 +59,7 @@ from .compose import MessageLine, SummaryLine, compose_memory_block
 from .conversation_log import ConversationLog
 from .conversation_records import EVERYONE, Message, Speaker, timestamp
 from .held_facts import HeldFacts, new_held_fact
+from .learning_queue import EndedConversation, LearningQueue
 from .profile import UserProfile, profile_updates
 from .prompt import build_prompt_with_memory
 from .session_titles import summarize_first_exchange
@@ -135,6 +136,8 @@ class ExtractionBatch:
     transcript: str
     # The conversation's language (a tag such as "zh-Hant"), when the caller knows it.
     language: str | None = None
+    # Who said the batch's newest user message (None: a turn without a user).
+    user_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,6 +209,7 @@ class TurnMemory:
         # Paused conversations: session id -> when their last turn came (`clock`).
         self._clock = clock
         self._paused: dict[str, float] = {}
+        self._learning = LearningQueue(clock)
 
     def pause(self, session_id: str, user_id: str | None) -> None:
         """Keep the conversation out of the log, working memory and learning from now.
@@ -346,13 +350,35 @@ class TurnMemory:
                 return
             if reply.strip():
                 self.log.append(session_id, "assistant", reply, user_id=user_id)
-            if self.log.summary(session_id) is None and reply.strip():
-                # Redacted whole: a secret cut in two would not be recognised.
-                title, snippet = summarize_first_exchange(
-                    redact(user_text), redact(reply)
-                )
-                self.log.add_summary(session_id, title, snippet, user_id=user_id)
+                self._summarize_first(session_id, user_text, reply, user_id)
             self._throttle.note_message(session_id, 2 if reply.strip() else 1)
+
+    def record_memory_sentence(
+        self, *, session_id: str, said: str, reply: str, user_id: str | None = None
+    ) -> None:
+        """Keep a memory sentence ("remember that ...") and its answer as a turn.
+
+        It was carried out already: nothing is learned from either message again
+        (both are stored collected). Not in a paused conversation.
+        """
+        with self._lock:
+            if self._still_paused(session_id):
+                return
+            self.log.append(session_id, "user", said, user_id=user_id, collected=True)
+            if reply.strip():
+                self.log.append(
+                    session_id, "assistant", reply, user_id=user_id, collected=True
+                )
+                self._summarize_first(session_id, said, reply, user_id)
+
+    def _summarize_first(
+        self, session_id: str, user_text: str, reply: str, user_id: str | None
+    ) -> None:
+        """A conversation's summary, from its first exchange (lock held)."""
+        if self.log.summary(session_id) is None:
+            # Redacted whole: a secret cut in two would not be recognised.
+            title, snippet = summarize_first_exchange(redact(user_text), redact(reply))
+            self.log.add_summary(session_id, title, snippet, user_id=user_id)
 
     def note_message(
         self, session_id: str, role: str, text: str, user_id: str | None = None
@@ -372,35 +398,77 @@ class TurnMemory:
         settings: LearnSettings,
         *,
         used_tokens: int = 0,
+        ended: bool = False,
     ) -> ExtractionBatch | None:
         """The messages to learn from now, or None while throttled (the extraction throttle).
 
         Extraction runs at most every `min_interval` and after `min_messages` new
         messages; when the conversation uses `flush_threshold` of its context, it
         runs once per cycle whatever the throttle says (the pre-compaction flush).
+        When the conversation `ended`, whatever is left is learned from at once.
+        Messages another batch took are never in this one (`LearningQueue`).
         """
         with self._lock:
             if self._still_paused(session_id):
                 return None
-            self._throttle.min_interval = settings.min_interval
-            self._throttle.min_messages = settings.min_messages
-            self._flush.threshold = settings.flush_threshold
-            flush = self._flush.should_flush(
-                session_id, used_tokens, settings.context_size
-            )
-            if not flush and not self._throttle.should_extract(session_id):
-                return None
-            messages = self.log.uncollected(session_id)
+            if not ended:
+                self._throttle.min_interval = settings.min_interval
+                self._throttle.min_messages = settings.min_messages
+                self._flush.threshold = settings.flush_threshold
+                flush = self._flush.should_flush(
+                    session_id, used_tokens, settings.context_size
+                )
+                if not flush and not self._throttle.should_extract(session_id):
+                    return None
+            left = self.log.uncollected(session_id)
+            if not left:
+                self._learning.done(session_id)
+            messages = self._learning.claim(left)
             self._throttle.mark_extracted(session_id)
         if not messages:
             return None
         transcript = "\n".join(f"{m.role}: {m.content}" for m in messages)
+        said = [m for m in messages if m.role == "user"]
         return ExtractionBatch(
             session_id=session_id,
             message_ids=tuple(m.id for m in messages),
-            user_texts=tuple(m.content for m in messages if m.role == "user"),
+            user_texts=tuple(m.content for m in said),
             transcript=transcript,
+            user_id=said[-1].user_id if said else None,
         )
+
+    def ended_conversations(self, *, every: bool = False) -> list[EndedConversation]:
+        """Conversations that ended with messages left to learn from.
+
+        Ended: their working memory expired, or an earlier run
+        left them. With `every`, each conversation with messages left (the host
+        stops: all of them end). A conversation memory answered in has a summary
+        (made after its first reply); one only noted (`note_message`, another
+        agent's) has none, and nothing about its unknown speaker is learned.
+        Call `expire_sessions` first for the working memories that just expired.
+        """
+        with self._lock:
+            left = set(self.log.uncollected_sessions())
+            if every:
+                self._learning.mark_ended(left)
+            for session_id in self._learning.ended():
+                if session_id not in left:
+                    self._learning.done(session_id)
+            return [
+                EndedConversation(session_id, self.log.summary(session_id) is None)
+                for session_id in self._learning.ended()
+                if session_id not in self._paused
+            ]
+
+    def recover(self) -> int:
+        """Mark ended the conversations an earlier run left with messages to learn.
+
+        Called once at start, before any turn; returns how many there are.
+        """
+        with self._lock:
+            left = self.log.uncollected_sessions()
+            self._learning.mark_ended(left)
+        return len(left)
 
     def rule_facts(self, batch: ExtractionBatch) -> list[Fact]:
         """Facts the rule-based extractor finds in what the user said."""
@@ -504,6 +572,8 @@ class TurnMemory:
         if replaced:
             self._supersede_summaries(scope, replaced)
         self.log.mark_collected(batch.message_ids)
+        with self._lock:
+            self._learning.release(batch.message_ids)
         return LearnResult(
             added=len(plan.adds) - len(not_stored),
             refreshed=len(plan.refreshes),
@@ -677,6 +747,7 @@ class TurnMemory:
         """
         with self._lock:
             ended = self.working.expire()
+            self._learning.mark_ended(w.session_id for w in ended)
             idle_since = self._clock() - self.working.ttl.total_seconds()
             for session_id, last_turn in list(self._paused.items()):
                 if last_turn < idle_since:

@@ -189,6 +189,7 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
             "user_texts": _nullable(_list(_TEXT)),
             "transcript": _NULLABLE_TEXT,
             "language": _NULLABLE_TEXT,
+            "user_id": _USER_ID,
         },
         ["session_id"],
     )
@@ -284,6 +285,16 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
             },
             ["session_id", "role", "text"],
         ),
+        "MemorySentence": _open(
+            {
+                "session_id": _SESSION_ID,
+                "said": _MESSAGE,
+                "reply": _text(max_length=MAX_MESSAGE_LENGTH),
+                "user_id": _USER_ID,
+            },
+            ["session_id", "said", "reply"],
+        ),
+        "EndedConversationsRequest": _open({"every": {"type": ["boolean", "null"]}}),
         "TurnPause": _open(
             {"session_id": _SESSION_ID, "user_id": _USER_ID}, ["session_id"]
         ),
@@ -292,6 +303,7 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
                 "session_id": _SESSION_ID,
                 "settings": learn_settings,
                 "used_tokens": _nullable(_integer()),
+                "ended": {"type": ["boolean", "null"]},
             },
             ["session_id"],
         ),

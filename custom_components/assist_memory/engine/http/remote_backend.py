@@ -36,13 +36,7 @@ from ..conversation.conversation_records import (
     ConversationPage,
     SessionSummary,
 )
-from ..conversation.turns import (
-    ExtractionBatch,
-    LearnResult,
-    LearnSettings,
-    TurnContext,
-    TurnSettings,
-)
+from ..conversation.turns import TurnContext, TurnSettings
 from ..conversation.working import WorkingMemory
 from ..documents.daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
 from ..errors import (
@@ -51,7 +45,6 @@ from ..errors import (
     InvalidMemoryError,
     MemoryEngineError,
 )
-from ..language.facts import Fact
 from ..memory.compaction import BackupInfo, CompactionResult
 from ..memory.compaction_preview import (
     CompactionPreview,
@@ -73,14 +66,10 @@ from ..storage.store import (
 )
 from .memory_routes import MAX_PAGE_SIZE
 from .remote_held import RemoteHeldFacts
+from .remote_learning import RemoteLearning
 from .turn_wire import (
-    batch_from_json,
-    batch_json,
     conversation_from_json,
     conversation_page_from_json,
-    fact_from_json,
-    learn_result_from_json,
-    learn_settings_json,
     memory_from_json,
     scored_memory_from_json,
     turn_context_from_json,
@@ -94,7 +83,7 @@ DEFAULT_TIMEOUT: Final = 10.0
 COMPACTION_TIMEOUT: Final = 180.0
 
 
-class RemoteBackend(RemoteHeldFacts, MemoryBackend):
+class RemoteBackend(RemoteHeldFacts, RemoteLearning, MemoryBackend):
     """A memory server's store, used from asyncio."""
 
     def __init__(
@@ -584,56 +573,6 @@ class RemoteBackend(RemoteHeldFacts, MemoryBackend):
     async def pause_session(self, session_id: str, *, user_id: str | None) -> None:
         body = {"session_id": session_id, "user_id": user_id}
         await self._call("POST", "/api/turns/pause", body=body)
-
-    @override
-    async def extraction_batch(
-        self, session_id: str, settings: LearnSettings, *, used_tokens: int = 0
-    ) -> ExtractionBatch | None:
-        body = {
-            "session_id": session_id,
-            "settings": learn_settings_json(settings),
-            "used_tokens": used_tokens,
-        }
-        return await self._read(
-            lambda a: None if a["batch"] is None else batch_from_json(a["batch"]),
-            "POST",
-            "/api/turns/batch",
-            body=body,
-        )
-
-    @override
-    async def rule_facts(self, batch: ExtractionBatch) -> builtins.list[Fact]:
-        return await self._read(
-            lambda a: [fact_from_json(fact) for fact in a["facts"]],
-            "POST",
-            "/api/turns/rule-facts",
-            body={"batch": batch_json(batch)},
-        )
-
-    @override
-    async def learn(
-        self,
-        batch: ExtractionBatch,
-        facts: builtins.list[Fact],
-        *,
-        scope: str,
-        settings: LearnSettings,
-        speaker_unknown: bool = False,
-        device_id: str | None = None,
-    ) -> LearnResult:
-        body = {
-            "batch": batch_json(batch),
-            "facts": [fact.to_dict() for fact in facts],
-            "scope": scope,
-            "settings": learn_settings_json(settings),
-            "speaker_unknown": speaker_unknown,
-            "device_id": device_id,
-        }
-        result = await self._read(
-            learn_result_from_json, "POST", "/api/turns/learn", body=body
-        )
-        self._notify()
-        return result
 
     @override
     async def memory_overview(

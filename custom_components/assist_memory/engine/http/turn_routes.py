@@ -20,6 +20,7 @@ from .turn_wire import (
     JsonObject,
     batch_from_json,
     batch_json,
+    ended_json,
     fact_from_json,
     learn_result_json,
     learn_settings_from_json,
@@ -75,6 +76,25 @@ async def note(host: ApiHost, request: ApiRequest) -> object:
     return {}
 
 
+async def memory_sentence(host: ApiHost, request: ApiRequest) -> object:
+    """Keep a memory sentence, carried out already, and its answer as a turn."""
+    body = _body(request)
+    await host.backend.record_memory_sentence(
+        session_id=body.session_id(),
+        said=body.message("said"),
+        reply=body.plain_text("reply"),
+        user_id=body.user_id(),
+    )
+    return {}
+
+
+async def ended(host: ApiHost, request: ApiRequest) -> object:
+    """Conversations that ended with messages left to learn from."""
+    body = _body(request)
+    found = await host.backend.ended_conversations(every=body.boolean("every", False))
+    return {"conversations": [ended_json(item) for item in found]}
+
+
 async def pause(host: ApiHost, request: ApiRequest) -> object:
     """Keep a conversation out of the log and of learning from now on.
 
@@ -92,6 +112,7 @@ async def batch(host: ApiHost, request: ApiRequest) -> object:
         body.session_id(),
         learn_settings_from_json(body.data.get("settings")),
         used_tokens=body.integer("used_tokens", 0),
+        ended=body.boolean("ended", False),
     )
     return {"batch": None if found is None else batch_json(found)}
 
@@ -215,6 +236,11 @@ TURN_ROUTES: Final[tuple[Route, ...]] = (
     _post("/api/turns/end", "endTurn", "End a conversation turn", end, "TurnEnd"),
     _post("/api/turns/note", "noteMessage", "Record another agent's message", note,
           "TurnNote"),
+    _post("/api/turns/memory-sentence", "recordMemorySentence",
+          "Keep a memory sentence as a turn", memory_sentence, "MemorySentence"),
+    _post("/api/turns/ended", "endedConversations",
+          "Conversations that ended with messages to learn from", ended,
+          "EndedConversationsRequest"),
     _post("/api/turns/pause", "pauseSession", "Keep a conversation out of memory",
           pause, "TurnPause"),
     _post("/api/turns/batch", "extractionBatch", "Messages to learn from", batch,

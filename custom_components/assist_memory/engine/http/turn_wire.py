@@ -22,6 +22,7 @@ from ..conversation.conversation_records import (
     SessionInfo,
     validate_message,
 )
+from ..conversation.learning_queue import EndedConversation
 from ..conversation.turns import (
     ExtractionBatch,
     LearnResult,
@@ -325,6 +326,7 @@ def batch_json(batch: ExtractionBatch) -> dict[str, Any]:
         "user_texts": list(batch.user_texts),
         "transcript": batch.transcript,
         "language": batch.language,
+        "user_id": batch.user_id,
     }
 
 
@@ -337,7 +339,19 @@ def batch_from_json(data: object) -> ExtractionBatch:
         user_texts=body.texts("user_texts"),
         transcript=body.text("transcript", ""),
         language=body.optional_text("language"),
+        user_id=body.user_id(),
     )
+
+
+def ended_json(ended: EndedConversation) -> dict[str, Any]:
+    """A conversation that ended, to learn from, as JSON."""
+    return {"session_id": ended.session_id, "speaker_unknown": ended.speaker_unknown}
+
+
+def ended_from_json(data: object) -> EndedConversation:
+    """A conversation that ended, from JSON."""
+    body = JsonObject(data, "an ended conversation")
+    return EndedConversation(body.session_id(), body.boolean("speaker_unknown", False))
 
 
 def fact_from_json(data: object) -> Fact:
