@@ -1,8 +1,9 @@
 """Every conversation is learnt from, at the latest when it ends: default settings.
 
-A real Home Assistant with the memory agent wrapping Home Assistant's own agent (no
-LLM), the default learning throttle (60 s and 4 messages between two extractions), a
-frozen clock. Most voice conversations are one turn: the throttle batches them and
+A real Home Assistant with the memory agent wrapping an LLM agent (the test stand-in;
+with Home Assistant's own agent a sentence the rules learn from is learnt at once and
+acknowledged, see the answers without an LLM), the default learning throttle (60 s
+and 4 messages between two extractions), a frozen clock. Most voice conversations are one turn: the throttle batches them and
 learns from them when the chat session ends (5 minutes of silence), when the working
 memory expires (30 minutes), when Home Assistant stops, or at the next start after a
 crash; never twice. Memory sentences are turns of the conversation log.
@@ -25,26 +26,33 @@ from pytest_homeassistant_custom_component.common import (
 )
 
 from custom_components.assist_memory.const import (
+    CONF_AGENT_ID,
     CONF_AUTO_EXTRACT,
     CONF_EXTRACTOR_ENTITY,
 )
 from custom_components.assist_memory.engine.conversation.turns import TurnSettings
-from custom_components.assist_memory.options import DEFAULT_OPTIONS
 from tests.support.memory_server import MemoryServer
 
-from .agents import TASK_ENTITY_ID, LlmEntities
+from .agents import AGENT_ENTITY_ID, TASK_ENTITY_ID, LlmEntities
 from .conftest import remote_config_entry
-from .conversing import contents, options, say
+from .conversing import APP_USER, contents, options, say
 
 SAID = "My son Leo plays football on Saturdays."
 LEARNT = "The user's son Leo plays football on Saturdays"
-WITH_AN_EXTRACTOR = options(**{CONF_EXTRACTOR_ENTITY: TASK_ENTITY_ID})
+WITH_AN_LLM = {CONF_AGENT_ID: AGENT_ENTITY_ID}
+WITH_AN_EXTRACTOR = options(**WITH_AN_LLM, **{CONF_EXTRACTOR_ENTITY: TASK_ENTITY_ID})
+
+
+@pytest.fixture(autouse=True)
+def _llm(llm: LlmEntities) -> LlmEntities:
+    """The LLM agent the memory agent wraps (and the AI Task a test may choose)."""
+    return llm
 
 
 @pytest.fixture
 def entry_options() -> dict[str, Any]:
-    """The default settings: nothing lowered."""
-    return dict(DEFAULT_OPTIONS)
+    """The default settings, nothing lowered; an LLM agent answers."""
+    return options(**WITH_AN_LLM)
 
 
 async def let_pass(
@@ -102,8 +110,12 @@ async def test_a_conversation_without_a_chat_session_is_learnt_when_its_working_
 ) -> None:
     # A turn that no chat session of Home Assistant holds (a client of the API).
     backend = loaded_entry.runtime_data.backend
-    await backend.begin_turn(session_id="api-1", text=SAID, settings=TurnSettings())
-    await backend.end_turn(session_id="api-1", user_text=SAID, reply="OK")
+    await backend.begin_turn(
+        session_id="api-1", text=SAID, settings=TurnSettings(), user_id=APP_USER
+    )
+    await backend.end_turn(
+        session_id="api-1", user_text=SAID, reply="OK", user_id=APP_USER
+    )
     await let_pass(hass, freezer, 20)
     assert await contents(hass) == []
     await let_pass(hass, freezer, 11)
@@ -184,6 +196,8 @@ async def test_a_conversation_the_throttle_learnt_from_is_not_learnt_again_at_it
 # -- memory sentences are turns of the conversation ------------------------------------
 
 
+# Home Assistant's own agent: memory sentences are ours to answer.
+@pytest.mark.parametrize("entry_options", [options()])
 async def test_memory_sentences_are_turns_of_the_conversation(
     hass: HomeAssistant, loaded_entry: MockConfigEntry, freezer: FrozenDateTimeFactory
 ) -> None:
@@ -224,7 +238,7 @@ async def test_the_memory_server_learns_a_one_turn_conversation_at_its_end_and_s
     memory_server: MemoryServer,
     freezer: FrozenDateTimeFactory,
 ) -> None:
-    entry = remote_config_entry(memory_server, dict(DEFAULT_OPTIONS))
+    entry = remote_config_entry(memory_server, options(**WITH_AN_LLM))
     entry.add_to_hass(hass)
     assert await hass.config_entries.async_setup(entry.entry_id)
     await hass.async_block_till_done()
@@ -244,7 +258,7 @@ async def test_the_memory_server_learns_a_one_turn_conversation_at_its_end_and_s
 async def test_the_memory_server_keeps_what_a_crash_left_for_the_next_start(
     hass: HomeAssistant, memory_server: MemoryServer
 ) -> None:
-    entry = remote_config_entry(memory_server, dict(DEFAULT_OPTIONS))
+    entry = remote_config_entry(memory_server, options(**WITH_AN_LLM))
     entry.add_to_hass(hass)
     assert await hass.config_entries.async_setup(entry.entry_id)
     await hass.async_block_till_done()
@@ -258,7 +272,9 @@ async def test_the_memory_server_keeps_what_a_crash_left_for_the_next_start(
 # -- learning off ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("entry_options", [options(**{CONF_AUTO_EXTRACT: False})])
+@pytest.mark.parametrize(
+    "entry_options", [options(**WITH_AN_LLM, **{CONF_AUTO_EXTRACT: False})]
+)
 async def test_with_learning_off_an_ended_conversation_is_let_go(
     hass: HomeAssistant, loaded_entry: MockConfigEntry, freezer: FrozenDateTimeFactory
 ) -> None:
