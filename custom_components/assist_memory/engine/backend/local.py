@@ -64,6 +64,7 @@ from ..memory.compaction_preview import CompactionPreview, CompactionPreviews
 from ..memory.forgetting import forget, forget_all
 from ..memory.memory_engine import MemoryEngine
 from ..search.embeddings import EmbeddingConfig, HttpContext
+from ..search.local_model import LocalModel
 from ..search.scoring import ScoredMemory
 from ..storage.durable import keep_private
 from ..storage.list_filters import LastUsed, Origin
@@ -143,7 +144,7 @@ class LocalBackend(MemoryBackend):
         settings: StoreSettings | None = None,
         *,
         watch: bool = True,
-        embeddings: EmbeddingConfig | None = None,
+        embeddings: EmbeddingConfig | LocalModel | None = None,
         create_task: TaskFactory | None = None,
         session: aiohttp.ClientSession | None = None,
     ) -> tuple[LocalBackend, LoadReport]:
