@@ -57,4 +57,10 @@ class MemoryCountSensor(
     def extra_state_attributes(self) -> dict[str, Any]:
         """The limit and the time of the last change."""
         stats = self.coordinator.data
-        return {"max_items": stats.max_items, "last_changed": stats.last_changed}
+        return {
+            "max_items": stats.max_items,
+            "last_changed": stats.last_changed,
+            # Search by meaning: how many memories it understands so far (None: off).
+            "search_by_meaning": stats.vector_search,
+            "understood": stats.embedded if stats.vector_search else None,
+        }

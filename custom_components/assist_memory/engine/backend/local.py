@@ -497,6 +497,7 @@ class LocalBackend(MemoryBackend):
                 search_fallback_reason=index.fallback_reason,
                 vector_search=vectors.backend if vectors else None,
                 vector_degraded_reason=vectors.degraded_reason if vectors else None,
+                embedded=vectors.progress()[0] if vectors else 0,
             )
 
         return await self._run(collect)

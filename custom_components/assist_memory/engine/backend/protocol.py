@@ -77,6 +77,8 @@ class StoreStats:
     search_fallback_reason: str | None = None
     vector_search: str | None = None
     vector_degraded_reason: str | None = None
+    # Search by meaning: memories with their vector so far ("1 234 of 5 000").
+    embedded: int = 0
 
 
 class MemoryOperations(Protocol):

@@ -87,6 +87,7 @@ def stats_json(stats: StoreStats) -> dict[str, Any]:
         "indexed": stats.indexed,
         "fullTextSearch": stats.full_text_search,
         "vectorSearch": stats.vector_search,
+        "embedded": stats.embedded,
     }
 
 

@@ -1,16 +1,19 @@
 """Words and meaning in one keyword score, calibrated per question.
 
 A model's cosine similarities sit in a narrow band (multilingual-e5-small: about 0.75
-for any text, 0.9 for the best), so adding raw cosines to the keyword match hardly
+for any text, 0.9 for the best), so adding raw cosines to the word match hardly
 separates the candidates and the words decide alone. Here the similarities are
 rescaled over the question's own candidates: the nearest memory gets 1, the farthest
-candidate 0, and a memory the vector search did not return counts as the farthest.
-Both parts are then on the same 0-1 scale as the keyword match (BM25 share and
-coverage, `scoring.lexical_score`) and are mixed with fixed weights.
+one the vector search returned 0, and a memory it did not return counts as the
+farthest. Both parts are then on the 0-1 scale of the word match (BM25 share and
+coverage, `scoring.lexical_score`).
 
-When the candidates' similarities are all about equal, the question is about nothing
-the model tells apart: the rescaled part would only be noise, so it is damped by how
-far the best stands from the rest (`SPREAD_FULL`).
+How much the meaning part weighs depends on how well the words did: when the best
+word match holds every keyword of the question, words are trusted (names, exact
+words, Chinese pairs keep their strength) and meaning only reorders; when no memory
+shares a word with the question, meaning decides. Calibrated on the labelled
+retrieval set and the long-conversation set, where this beats both words alone and
+the model alone (docs/how-it-works.md, docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -18,10 +21,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-# Weight of the meaning part in the keyword score; the words keep the rest.
-MEANING_WEIGHT: Final = 0.5
-# A best-to-worst cosine range this wide (or wider) counts in full.
-SPREAD_FULL: Final = 0.08
+# The meaning part's weight when the best word match covers the whole question ...
+MEANING_WHEN_WORDS_MATCH: Final = 0.3
+# ... and when no candidate shares a word with it; in between, in proportion.
+MEANING_WHEN_NO_WORD: Final = 0.9
 
 
 def fused_keyword_scores(
@@ -37,13 +40,21 @@ def fused_keyword_scores(
     high = max(similarity.values())
     low = min(similarity.values())
     spread = high - low
-    confidence = min(spread / SPREAD_FULL, 1.0)
-    meaning = {
-        memory_id: (similarity.get(memory_id, low) - low) / spread if spread else 0.0
-        for memory_id in lexical
-    }
-    weight = MEANING_WEIGHT * confidence
+    weight = _meaning_weight(max(lexical.values(), default=0.0))
     return {
-        memory_id: (1 - weight) * lexical[memory_id] + weight * meaning[memory_id]
-        for memory_id in lexical
+        memory_id: (1 - weight) * word_match
+        + weight * ((similarity.get(memory_id, low) - low) / spread if spread else 0.0)
+        for memory_id, word_match in lexical.items()
     }
+
+
+def _meaning_weight(best_word_match: float) -> float:
+    """The meaning part's weight, from the best candidate's word match.
+
+    That candidate has the whole BM25 share (0.5), so twice what it lacks of 1 is the
+    share of the question's keywords it misses.
+    """
+    missed = min(max(2 * (1 - best_word_match), 0.0), 1.0) if best_word_match else 1.0
+    return MEANING_WHEN_WORDS_MATCH + (
+        MEANING_WHEN_NO_WORD - MEANING_WHEN_WORDS_MATCH
+    ) * missed

@@ -74,7 +74,15 @@ export class MemoriesView {
     ]);
     this.shownIds = new Set(page.items.map((memory) => memory.id));
     this.render(page);
-    fill(this.capacityBox, this.capacity(await stats));
+    const counts = await stats;
+    fill(this.capacityBox, this.capacity(counts), this.understanding(counts));
+  }
+
+  // Search by meaning while the memories are being embedded in the background.
+  understanding(stats) {
+    if (!stats.vectorSearch || stats.count === null || stats.embedded >= stats.count) return null;
+    return h("p", { class: "muted understanding", role: "status" },
+      this.ctx.t("understanding", { done: stats.embedded, count: stats.count }));
   }
 
   // Which memories this view shows: the search's results, or those of the filters.
