@@ -242,7 +242,8 @@ class VectorIndex:
         if row is not None and row[0] != self._model:
             db.execute("DELETE FROM memory_vectors")
             db.execute("DELETE FROM embedding_cache")
-            db.execute("DROP TABLE IF EXISTS memory_vec")
+            # sqlite-vec's table is dropped at the first new vector (it needs the
+            # extension); without its size it is not searched meanwhile.
             db.execute("DELETE FROM meta WHERE key='vector_size'")
             _LOGGER.info("The embedding model changed: memories are embedded again")
         db.execute(
