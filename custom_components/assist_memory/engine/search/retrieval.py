@@ -146,7 +146,9 @@ class Retriever:
             memory_id: _terms_of(memory, indexed_terms.get(memory_id))
             for memory_id, memory in memories.items()
         }
-        matches = {memory_id: query.matched(terms) for memory_id, terms in terms_of.items()}
+        matches = {
+            memory_id: query.matched(terms) for memory_id, terms in terms_of.items()
+        }
         keyword_scores = fused_keyword_scores(
             {
                 memory_id: lexical_score(bm25.get(memory_id, 0.0) / best_bm25, coverage)

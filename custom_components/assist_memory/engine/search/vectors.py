@@ -18,7 +18,7 @@ import logging
 import sqlite3
 import struct
 import threading
-from typing import Any, Final, Protocol
+from typing import Final, Protocol
 
 from ..storage.models import Memory
 from ..storage.store_files import StoreChange
@@ -238,7 +238,9 @@ class VectorIndex:
         Search keeps to the words until the memories are embedded again (the store's
         first change hook finds every memory's vector missing).
         """
-        row = db.execute("SELECT value FROM meta WHERE key='embedding_model'").fetchone()
+        row = db.execute(
+            "SELECT value FROM meta WHERE key='embedding_model'"
+        ).fetchone()
         if row is not None and row[0] != self._model:
             db.execute("DELETE FROM memory_vectors")
             db.execute("DELETE FROM embedding_cache")
