@@ -39,6 +39,7 @@ from .const import (
     CONF_CONVERSATION_RETENTION_DAYS,
     CONF_DAILY_LOG_RETENTION_DAYS,
     CONF_EMBEDDING_API_KEY,
+    CONF_EMBEDDING_LOCAL,
     CONF_EMBEDDING_MODEL,
     CONF_EMBEDDING_URL,
     CONF_ENABLE_AGENTIC_SEARCH,
@@ -65,7 +66,7 @@ from .const import (
 )
 from .engine.config import SETTINGS_BY_KEY, AnySetting
 from .engine.search.embeddings import EmbeddingClient, EmbeddingError
-from .options import DEFAULT_OPTIONS, embedding_config, store_path
+from .options import DEFAULT_OPTIONS, HA_DEFAULTS, embedding_config, store_path
 from .pipeline import is_memory_agent, pipelines_loaded
 from .runtime_data import AssistMemoryConfigEntry
 from .server_connection import async_check_server
@@ -111,6 +112,7 @@ HA_SELECTORS: dict[str, Any] = {
     CONF_EMBEDDING_API_KEY: TextSelector(
         TextSelectorConfig(type=TextSelectorType.PASSWORD)
     ),
+    CONF_EMBEDDING_LOCAL: BooleanSelector(),
 }
 # The options, one menu step each, in the order shown.
 OPTION_KEYS: dict[str, list[str]] = {
@@ -139,6 +141,7 @@ OPTION_KEYS: dict[str, list[str]] = {
     ],
     "search": [
         CONF_RAG_TOP_N,
+        CONF_EMBEDDING_LOCAL,
         CONF_EMBEDDING_URL,
         CONF_EMBEDDING_MODEL,
         CONF_EMBEDDING_API_KEY,
@@ -481,7 +484,12 @@ class AssistMemoryOptionsFlow(OptionsFlow):
                 errors["base"] = error
             else:
                 return self.async_create_entry(data=options)
-        current = {**DEFAULT_OPTIONS, **self.config_entry.options, **(user_input or {})}
+        current = {
+            **DEFAULT_OPTIONS,
+            **HA_DEFAULTS,
+            **self.config_entry.options,
+            **(user_input or {}),
+        }
         schema = probatio.Schema(
             {
                 (

@@ -17,6 +17,24 @@ from .engine import LoadReport
 
 ISSUE_SET_ASIDE = "store_set_aside"
 ISSUE_EDIT_REJECTED = "markdown_edit_rejected"
+ISSUE_LOCAL_MODEL = "local_model_unavailable"
+
+
+@callback
+def async_report_local_model(hass: HomeAssistant, problem: str | None) -> None:
+    """Say once that the local model cannot run here (None: it can, or is not asked)."""
+    if problem is None:
+        ir.async_delete_issue(hass, DOMAIN, ISSUE_LOCAL_MODEL)
+        return
+    ir.async_create_issue(
+        hass,
+        DOMAIN,
+        ISSUE_LOCAL_MODEL,
+        is_fixable=False,
+        severity=ir.IssueSeverity.WARNING,
+        translation_key=ISSUE_LOCAL_MODEL,
+        translation_placeholders={"problem": problem},
+    )
 
 
 @callback
