@@ -29,6 +29,15 @@ function confidenceWord(confidence) {
   return confidence >= 0.6 ? "fairly" : "unsure";
 }
 
+// How a search result was found: by its words, by meaning (the local model or an
+// embedding server), or both.
+function foundBy(memory) {
+  const words = (memory.matched ?? []).length > 0 || memory.score_parts.bm25 > 0;
+  const meaning = memory.score_parts.vector !== null && memory.score_parts.vector !== undefined;
+  if (words && meaning) return "both";
+  return meaning ? "meaning" : "words";
+}
+
 // The text with each matched word marked (case-insensitive).
 function highlight(text, words) {
   const wanted = [...new Set(words.filter(Boolean))]
@@ -228,6 +237,7 @@ export class MemoriesView {
       h("div", { class: "card-foot" },
         h("details", { class: "origin" },
           h("summary", {}, t("origin.title")),
+          memory.score_parts ? h("p", { class: "found-by" }, t(`origin.found.${foundBy(memory)}`)) : null,
           meta.said ? h("p", { class: "quote" }, meta.said) : null,
           h("p", {}, t(`origin.by.${meta.learned_by ?? "unknown"}`, {
             name: meta.speaker ? people.name(meta.speaker) : t("sessions.someone"),
