@@ -25,7 +25,7 @@ import tempfile
 import time
 
 from bench_corpus import scaled_texts
-from bench_tables import ROOT, percentile, table, timed
+from bench_tables import percentile, table, timed
 from conversation_quality import measure as measure_conversations
 from retrieval_quality import (
     Score,
@@ -244,7 +244,8 @@ def meaning_costs(sizes: Sequence[int], embed_count: int, query_count: int) -> b
     rows = []
     met = True
     for size in sizes:
-        with tempfile.TemporaryDirectory(dir=ROOT) as folder:
+        # Not in the work tree (a `git add` while it runs would take its files).
+        with tempfile.TemporaryDirectory() as folder:
             row, ok = _costs_at(Path(folder), size, min(size, embed_count), queries)
             rows.append(row)
             met = met and ok
