@@ -15,6 +15,7 @@ from typing import Any
 
 from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import HomeAssistant
+from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.helpers import issue_registry as ir
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
@@ -22,6 +23,7 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 from custom_components.assist_memory.const import (
     CONF_AGENT_ID,
     CONF_EMBEDDING_LOCAL,
+    CONF_RAG_TOP_N,
     DOMAIN,
 )
 from custom_components.assist_memory.engine import LocalBackend
@@ -30,7 +32,7 @@ from custom_components.assist_memory.repairs import ISSUE_LOCAL_MODEL
 from tests.support.memory_server import MemoryServer
 
 from .agents import AGENT_ENTITY_ID, LlmEntities
-from .conftest import remote_config_entry
+from .conftest import configure_options, remote_config_entry
 from .conversing import options, say
 
 HOUSEHOLD = [
@@ -58,13 +60,18 @@ async def wait_for_embeddings(hass: HomeAssistant, entry: MockConfigEntry) -> No
     assert await hass.async_add_executor_job(vectors.wait_until_idle, 120)
 
 
-@pytest.mark.parametrize(
-    "entry_options",
-    [options(**{CONF_AGENT_ID: AGENT_ENTITY_ID, CONF_EMBEDDING_LOCAL: True})],
-)
-async def test_a_question_with_no_shared_word_reaches_the_agent_in_home_assistant(
+@pytest.mark.parametrize("entry_options", [options(**{CONF_AGENT_ID: AGENT_ENTITY_ID})])
+async def test_the_options_flow_turns_the_local_model_on(
     hass: HomeAssistant, llm: LlmEntities, loaded_entry: MockConfigEntry
 ) -> None:
+    backend = loaded_entry.runtime_data.backend
+    assert isinstance(backend, LocalBackend)
+    assert backend.engine.vectors is None  # off by default in Home Assistant
+    result = await configure_options(
+        hass, loaded_entry, "search", {CONF_RAG_TOP_N: 5, CONF_EMBEDDING_LOCAL: True}
+    )
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert loaded_entry.options[CONF_EMBEDDING_LOCAL] is True
     await add_household(hass)
     await wait_for_embeddings(hass, loaded_entry)
     await loaded_entry.runtime_data.coordinator.async_refresh()
