@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from collections import defaultdict
 from collections.abc import Sequence
 import functools
 import json
@@ -62,13 +61,13 @@ from extraction_quality import (
 )
 from retrieval_quality import (
     DEPTH,
-    Score,
     Search,
     engine_search,
+    group_rows,
     labelled_engine,
     labelled_set,
     means,
-    score,
+    scores_by_group,
 )
 from scale import (
     COMMON_NAME,
@@ -165,29 +164,14 @@ def quality() -> None:
     memories, queries = data["memories"], data["queries"]
     texts = [(m["id"], m["content"]) for m in memories]
     baseline, trigram = PlainBm25(texts), TrigramBm25(texts)
-    scores: dict[tuple[str, str], list[Score]] = defaultdict(list)
     with labelled_engine(memories) as engine:
         systems: dict[str, Search] = {
             "ours": engine_search(engine),
             "BM25": lambda q: baseline.search(q, DEPTH),
             "BM25 trigram": lambda q: trigram.search(q, DEPTH),
         }
-        for query in queries:
-            for name, search in systems.items():
-                entry = score(search(query["query"]), query["relevant"])
-                for group in (
-                    "all",
-                    f"kind: {query['kind']}",
-                    f"lang: {query['lang']}",
-                ):
-                    scores[(name, group)].append(entry)
-    groups = sorted({g for _, g in scores}, key=lambda g: (g != "all", g))
-    rows = []
-    for group in groups:
-        row: list[object] = [group, len(scores[("ours", group)])]
-        for name in systems:
-            row += [f"{value:.3f}" for value in means(scores[(name, group)])]
-        rows.append(row)
+        scores = scores_by_group(systems, queries)
+    rows = group_rows(scores, list(systems))
     table(
         f"Retrieval quality ({len(queries)} queries over {len(memories)} memories)",
         [

@@ -13,7 +13,6 @@ costs depends on how many vectors there are, not on their values).
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 import functools
 import json
@@ -28,13 +27,14 @@ from bench_corpus import scaled_texts
 from bench_tables import percentile, table, timed
 from conversation_quality import measure as measure_conversations
 from retrieval_quality import (
-    Score,
+    GroupScores,
     Search,
     engine_search,
+    group_rows,
     labelled_engine,
     labelled_set,
     means,
-    score,
+    scores_by_group,
     vector_search,
 )
 
@@ -58,20 +58,8 @@ MEANING_TARGETS = {
 SYSTEMS = ("keywords", "vectors", "hybrid")
 
 
-def _groups(scores: dict[tuple[str, str], list[Score]]) -> list[str]:
+def _groups(scores: GroupScores) -> list[str]:
     return sorted({g for _, g in scores}, key=lambda g: (g != "all", g))
-
-
-def _quality_rows(
-    scores: dict[tuple[str, str], list[Score]], systems: Sequence[str]
-) -> list[list[object]]:
-    rows: list[list[object]] = []
-    for group in _groups(scores):
-        row: list[object] = [group, len(scores[(systems[0], group)])]
-        for name in systems:
-            row += [f"{value:.3f}" for value in means(scores[(name, group)])]
-        rows.append(row)
-    return rows
 
 
 def _header(first: str, systems: Sequence[str]) -> list[str]:
@@ -82,7 +70,6 @@ def meaning_quality() -> None:
     """Print both labelled sets: keywords only, the model alone, and our hybrid."""
     data = labelled_set()
     memories, queries = data["memories"], data["queries"]
-    scores: dict[tuple[str, str], list[Score]] = defaultdict(list)
     with (
         labelled_engine(memories) as keywords,
         labelled_engine(memories, embedded=True) as hybrid,
@@ -92,20 +79,12 @@ def meaning_quality() -> None:
             "vectors": vector_search(hybrid),
             "hybrid": engine_search(hybrid),
         }
-        for query in queries:
-            for name, search in systems.items():
-                entry = score(search(query["query"]), query["relevant"])
-                for group in (
-                    "all",
-                    f"kind: {query['kind']}",
-                    f"lang: {query['lang']}",
-                ):
-                    scores[(name, group)].append(entry)
+        scores = scores_by_group(systems, queries)
     table(
         f"Search by meaning, labelled set ({len(queries)} queries over"
         f" {len(memories)} memories; local model {PACKAGE} {local_model_version()})",
         _header("queries", SYSTEMS),
-        _quality_rows(scores, SYSTEMS),
+        group_rows(scores, SYSTEMS),
     )
     _quality_verdict(scores)
 
@@ -119,11 +98,11 @@ def meaning_quality() -> None:
         f"Search by meaning, long conversations ({questions} questions over"
         f" {turns} turns)",
         _header("questions", systems_seen),
-        _quality_rows(meaning, systems_seen),
+        group_rows(meaning, systems_seen),
     )
 
 
-def _quality_verdict(scores: dict[tuple[str, str], list[Score]]) -> None:
+def _quality_verdict(scores: GroupScores) -> None:
     def r5(system: str, group: str) -> float:
         return means(scores[(system, group)])[0]
 

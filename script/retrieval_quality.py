@@ -11,7 +11,8 @@ and `means()` serve every retrieval section of the bench.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 import json
@@ -59,6 +60,33 @@ def means(scores: Sequence[Score]) -> tuple[float, float, float]:
         statistics.fmean(s.recall_at_10 for s in scores),
         statistics.fmean(s.reciprocal_rank for s in scores),
     )
+
+
+type GroupScores = dict[tuple[str, str], list[Score]]
+
+
+def scores_by_group(
+    systems: Mapping[str, Search], queries: Sequence[dict[str, Any]]
+) -> GroupScores:
+    """Each system's score of each query, under (system, group): all, kind, language."""
+    scores: GroupScores = defaultdict(list)
+    for query in queries:
+        for name, search in systems.items():
+            entry = score(search(query["query"]), query["relevant"])
+            for group in ("all", f"kind: {query['kind']}", f"lang: {query['lang']}"):
+                scores[(name, group)].append(entry)
+    return scores
+
+
+def group_rows(scores: GroupScores, systems: Sequence[str]) -> list[list[object]]:
+    """Table rows: group, queries, then R@5, R@10 and MRR of each system ("all" first)."""
+    rows: list[list[object]] = []
+    for group in sorted({g for _, g in scores}, key=lambda g: (g != "all", g)):
+        row: list[object] = [group, len(scores[(systems[0], group)])]
+        for name in systems:
+            row += [f"{value:.3f}" for value in means(scores[(name, group)])]
+        rows.append(row)
+    return rows
 
 
 def labelled_set() -> dict[str, Any]:
