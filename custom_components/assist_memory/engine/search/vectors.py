@@ -77,6 +77,19 @@ class InProcessNeighbours:
         self._ids: list[str] = []
         self._matrix = np.zeros((0, 0), dtype=np.float32)
 
+    @property
+    def capacity(self) -> int:
+        """Rows the matrix holds before it must grow."""
+        return len(self._matrix)
+
+    def reserve(self, rows: int, size: int) -> None:
+        """Make room for `rows` vectors of `size` at once.
+
+        A start loads them all: growing step by step would copy the matrix many times.
+        """
+        if not self._ids:
+            self._matrix = self._np.zeros((rows, size), dtype=self._np.float32)
+
     def put(self, memory_id: str, vector: list[float]) -> None:
         """Add or replace a memory's vector."""
         np = self._np
@@ -261,11 +274,14 @@ class VectorIndex:
                     "sqlite-vec is not available (%s); using in-process search", err
                 )
         neighbours = InProcessNeighbours()
+        (count,) = db.execute("SELECT count(*) FROM memory_vectors").fetchone()
         rows = db.execute(
             "SELECT v.id, c.vector FROM memory_vectors v JOIN embedding_cache c"
             " ON c.hash = v.hash"
         )
         for memory_id, blob in rows:
+            if not neighbours.capacity:  # the first vector gives the size
+                neighbours.reserve(count, len(blob) // 4)
             neighbours.put(memory_id, _unpack(blob))
         return neighbours
 
