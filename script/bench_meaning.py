@@ -170,8 +170,7 @@ from assist_memory_engine.search.local_model import LocalModel
 from assist_memory_engine.storage.settings import StoreSettings
 model = sys.argv[2] == "model"
 engine = MemoryEngine(Path(sys.argv[1]), StoreSettings(max_items=0),
-                      embeddings=LocalModel() if model else None,
-                      use_sqlite_vec=sys.argv[3] == "sqlite-vec")
+                      embeddings=LocalModel() if model else None)
 engine.init()
 if engine.vectors is not None:
     engine.vectors.wait_until_idle(3600)
@@ -183,7 +182,7 @@ engine.close()
 """
 
 
-def _peak_rss_mb(store: Path, *, model: bool, neighbours: str = "sqlite-vec") -> float:
+def _peak_rss_mb(store: Path, *, model: bool) -> float:
     out = subprocess.run(
         [
             sys.executable,
@@ -191,7 +190,6 @@ def _peak_rss_mb(store: Path, *, model: bool, neighbours: str = "sqlite-vec") ->
             _RSS_PROBE,
             str(store),
             "model" if model else "none",
-            neighbours,
         ],
         check=True,
         capture_output=True,
@@ -236,7 +234,7 @@ def meaning_costs(sizes: Sequence[int], embed_count: int, query_count: int) -> b
             "add p50 / p99 ms (keywords; model embedding)",
             "search p50 / p95 / p99 ms, keywords",
             "search p50 / p95 / p99 ms, hybrid (question embedded)",
-            "peak RSS MB keywords / model sqlite-vec / model in-process",
+            "peak RSS MB keywords / model and vectors",
             "index MB keywords / hybrid",
         ],
         rows,
@@ -281,9 +279,6 @@ def _costs_at(
     rss = [
         _peak_rss_mb(folder / "keywords" / "memories.json", model=False),
         _peak_rss_mb(folder / "hybrid" / "memories.json", model=True),
-        _peak_rss_mb(
-            folder / "hybrid" / "memories.json", model=True, neighbours="in-process"
-        ),
     ]
     index_mb = [
         (folder / name / "memories.index.db").stat().st_size / 1e6
@@ -317,7 +312,10 @@ def _p(values: Sequence[float], *shares: float) -> str:
 
 
 def _engine(store: Path, embedder: ReusedVectors | None) -> MemoryEngine:
-    engine = MemoryEngine(store, StoreSettings(max_items=0), embeddings=embedder)
+    # Vectors in the process, as the engine keeps the local model's.
+    engine = MemoryEngine(
+        store, StoreSettings(max_items=0), embeddings=embedder, use_sqlite_vec=False
+    )
     engine.init()
     return engine
 
