@@ -4,6 +4,7 @@
                  [--skip-quality] [--skip-speed] [--skip-agent] [--skip-load]
                  [--skip-sets] [--sets] [--ranking-size 100000] [--time]
                  [--skip-answers] [--answers]
+                 [--skip-meaning] [--meaning] [--meaning-embed 10000]
 
 Answers without an LLM (--answers: this section only): the labelled questions in
 tests/data/question_set.json asked in a Home Assistant test instance, the memory
@@ -35,13 +36,15 @@ as many input_boolean.toggle calls), each checked for errors and lost writes.
 The memory agent: a Home Assistant test instance in this process with the integration
 set up over 10 000 memories, wrapping a conversation agent that answers at once; turns
 through the memory agent next to the same turns sent to that agent directly.
+Search by meaning (--meaning: this section only, at --sizes): the local model on both
+labelled sets next to keywords only and the model alone, and its costs
+(script/bench_meaning.py).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-from collections import defaultdict
 from collections.abc import Sequence
 import functools
 import json
@@ -65,6 +68,7 @@ from answer_quality import (
 )
 from bench_agent import agent_overhead, load
 from bench_corpus import labelled_queries, scaled_texts
+from bench_meaning import meaning
 from bench_tables import ROOT, TARGETS, percentile, table, timed
 from conversation_quality import measure as measure_conversations
 from extraction_quality import (
@@ -74,13 +78,13 @@ from extraction_quality import (
 )
 from retrieval_quality import (
     DEPTH,
-    Score,
     Search,
     engine_search,
+    group_rows,
     labelled_engine,
     labelled_set,
     means,
-    score,
+    scores_by_group,
 )
 from scale import (
     COMMON_NAME,
@@ -183,29 +187,14 @@ def quality() -> None:
     memories, queries = data["memories"], data["queries"]
     texts = [(m["id"], m["content"]) for m in memories]
     baseline, trigram = PlainBm25(texts), TrigramBm25(texts)
-    scores: dict[tuple[str, str], list[Score]] = defaultdict(list)
     with labelled_engine(memories) as engine:
         systems: dict[str, Search] = {
             "ours": engine_search(engine),
             "BM25": lambda q: baseline.search(q, DEPTH),
             "BM25 trigram": lambda q: trigram.search(q, DEPTH),
         }
-        for query in queries:
-            for name, search in systems.items():
-                entry = score(search(query["query"]), query["relevant"])
-                for group in (
-                    "all",
-                    f"kind: {query['kind']}",
-                    f"lang: {query['lang']}",
-                ):
-                    scores[(name, group)].append(entry)
-    groups = sorted({g for _, g in scores}, key=lambda g: (g != "all", g))
-    rows = []
-    for group in groups:
-        row: list[object] = [group, len(scores[("ours", group)])]
-        for name in systems:
-            row += [f"{value:.3f}" for value in means(scores[(name, group)])]
-        rows.append(row)
+        scores = scores_by_group(systems, queries)
+    rows = group_rows(scores, list(systems))
     table(
         f"Retrieval quality ({len(queries)} queries over {len(memories)} memories)",
         [
@@ -731,10 +720,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="only the labelled sets of rule extraction and long conversations",
     )
+    parser.add_argument("--skip-meaning", action="store_true")
+    parser.add_argument(
+        "--meaning", action="store_true", help="only search by meaning (local model)"
+    )
+    parser.add_argument(
+        "--meaning-embed",
+        type=int,
+        default=10_000,
+        help="memories embedded by the model at each size; more reuse their vectors",
+    )
     args = parser.parse_args(argv)
     print(
         f"# Assist Memory benchmarks ({os.cpu_count()} cores, Python {sys.version.split()[0]})"
     )
+    sizes = [int(s) for s in args.sizes.split(",")]
+    if args.meaning:
+        return 0 if meaning(sizes, args.meaning_embed, args.queries) else 1
     if args.time:
         time_phrases()
         return 0
@@ -753,7 +755,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         quality()
     ok = True
     if not args.skip_speed:
-        ok = speed([int(s) for s in args.sizes.split(",")], args.queries)
+        ok = speed(sizes, args.queries)
+    if not args.skip_meaning:
+        ok = meaning(sizes, args.meaning_embed, args.queries) and ok
     if not args.skip_agent:
         ok = agent_overhead(args.turns) and ok
     if not args.skip_load:

@@ -25,7 +25,15 @@ import re
 import sqlite3
 from typing import Any, Final
 
-from retrieval_quality import DEPTH, Score, import_memories, labelled_engine, score
+from retrieval_quality import (
+    DEPTH,
+    Score,
+    import_memories,
+    labelled_engine,
+    score,
+    vector_search,
+    wait_for_vectors,
+)
 
 from assist_memory_engine.memory.memory_engine import MemoryEngine
 from assist_memory_engine.search.retrieval import Retriever
@@ -118,14 +126,18 @@ def ranked_by_us(engine: MemoryEngine, text: str, now: datetime) -> list[str]:
     retriever = Retriever(
         engine.index,
         engine.store.get_many,
+        vectors=None if engine.vectors is None else engine.vectors.scores,
         related=engine.vocabulary.related,
         now=lambda: now,
     )
     return [result.memory.id for result in retriever.retrieve(text, limit=DEPTH)]
 
 
-def measure() -> tuple[Scores, int, int]:
-    """Scores by system and group; how many questions and turns."""
+def measure(*, embedded: bool = False) -> tuple[Scores, int, int]:
+    """Scores by system and group; how many questions and turns.
+
+    `embedded`: ours with the local model ("hybrid"), and that model alone ("vectors").
+    """
     data = conversation_set()
     stop = stop_words()
     scores: Scores = defaultdict(list)
@@ -133,7 +145,9 @@ def measure() -> tuple[Scores, int, int]:
         asked = [
             q for q in data["questions"] if q["conversation"] == conversation["id"]
         ]
-        score_conversation(conversation, asked, FairBm25(stop), scores)
+        score_conversation(
+            conversation, asked, FairBm25(stop), scores, embedded=embedded
+        )
     turns = sum(
         len(session["turns"])
         for conversation in data["conversations"]
@@ -147,6 +161,8 @@ def score_conversation(
     questions: list[dict[str, Any]],
     baseline: FairBm25,
     scores: Scores,
+    *,
+    embedded: bool = False,
 ) -> None:
     """Ask a conversation's questions in the order of their days, of what was said."""
     sessions = sorted(conversation["sessions"], key=lambda s: str(s["date"]))
@@ -155,7 +171,7 @@ def score_conversation(
         for session in sessions
         for memory in session_memories(session)
     }
-    with labelled_engine([]) as engine:
+    with labelled_engine([], embedded=embedded) as engine:
         said = 0  # sessions in both systems so far
         for question in sorted(questions, key=lambda q: str(q["asked_at"])):
             while (
@@ -165,11 +181,16 @@ def score_conversation(
                 import_memories(engine, memories)
                 baseline.add(memories)
                 said += 1
+            wait_for_vectors(engine)
             now = datetime.combine(date.fromisoformat(question["asked_at"]), ASKED_AT)
             rankings = {
-                "ours": ranked_by_us(engine, question["question"], now),
+                "hybrid" if embedded else "ours": ranked_by_us(
+                    engine, question["question"], now
+                ),
                 "BM25": baseline.search(question["question"], DEPTH),
             }
+            if embedded:
+                rankings["vectors"] = vector_search(engine)(question["question"])
             evidence = " ".join(said_by_id[i] for i in question["evidence"])
             shared = set(baseline.terms(question["question"]))
             shared &= set(baseline.terms(evidence))

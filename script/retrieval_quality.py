@@ -2,14 +2,17 @@
 
 The labelled set is tests/data/retrieval_set.json (written by
 script/make_retrieval_set.py): a household's memories and queries labelled with the
-memories that answer them. `labelled_engine()` loads its memories into our engine (no
-embeddings) as `script/bench` and the quality guard test both measure it; `score()`
+memories that answer them. `labelled_engine()` loads its memories into our engine
+(keywords only, or with an embedding model: `embedded=True`, the local model, every
+memory embedded before it is handed over) as `script/bench` and the quality guard
+tests measure it; `score()`
 and `means()` serve every retrieval section of the bench.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 import json
@@ -19,6 +22,7 @@ import tempfile
 from typing import Any
 
 from assist_memory_engine.memory.memory_engine import MemoryEngine
+from assist_memory_engine.search.local_model import LocalModel
 from assist_memory_engine.storage.settings import StoreSettings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,6 +62,33 @@ def means(scores: Sequence[Score]) -> tuple[float, float, float]:
     )
 
 
+type GroupScores = dict[tuple[str, str], list[Score]]
+
+
+def scores_by_group(
+    systems: Mapping[str, Search], queries: Sequence[dict[str, Any]]
+) -> GroupScores:
+    """Each system's score of each query, under (system, group): all, kind, language."""
+    scores: GroupScores = defaultdict(list)
+    for query in queries:
+        for name, search in systems.items():
+            entry = score(search(query["query"]), query["relevant"])
+            for group in ("all", f"kind: {query['kind']}", f"lang: {query['lang']}"):
+                scores[(name, group)].append(entry)
+    return scores
+
+
+def group_rows(scores: GroupScores, systems: Sequence[str]) -> list[list[object]]:
+    """Table rows: group, queries, then R@5, R@10 and MRR of each system ("all" first)."""
+    rows: list[list[object]] = []
+    for group in sorted({g for _, g in scores}, key=lambda g: (g != "all", g)):
+        row: list[object] = [group, len(scores[(systems[0], group)])]
+        for name in systems:
+            row += [f"{value:.3f}" for value in means(scores[(name, group)])]
+        rows.append(row)
+    return rows
+
+
 def labelled_set() -> dict[str, Any]:
     """The labelled set: description, memories and queries."""
     data: dict[str, Any] = json.loads(RETRIEVAL_SET.read_text(encoding="utf-8"))
@@ -84,16 +115,40 @@ def import_memories(engine: MemoryEngine, memories: Sequence[dict[str, Any]]) ->
     )
 
 
+def wait_for_vectors(engine: MemoryEngine) -> None:
+    """Block until every memory has its vector (no-op without embeddings)."""
+    if engine.vectors is not None and not engine.vectors.wait_until_idle(3600):
+        raise RuntimeError("the memories were not embedded within an hour")
+
+
+def vector_search(engine: MemoryEngine) -> Search:
+    """Vectors alone: the `DEPTH` memories nearest to a text, by cosine."""
+    vectors = engine.vectors
+    if vectors is None:
+        raise ValueError("the engine has no embeddings")
+
+    def search(text: str) -> list[str]:
+        found = vectors.scores(text, DEPTH)
+        return sorted(found, key=lambda memory_id: -found[memory_id])
+
+    return search
+
+
 @contextmanager
-def labelled_engine(memories: Sequence[dict[str, Any]]) -> Iterator[MemoryEngine]:
-    """Our engine over labelled memories, in a temporary folder, without embeddings."""
+def labelled_engine(
+    memories: Sequence[dict[str, Any]], *, embedded: bool = False
+) -> Iterator[MemoryEngine]:
+    """Our engine over labelled memories, in a temporary folder."""
     with tempfile.TemporaryDirectory() as folder:
         engine = MemoryEngine(
-            Path(folder) / "memories.json", StoreSettings(max_items=0)
+            Path(folder) / "memories.json",
+            StoreSettings(max_items=0),
+            embeddings=LocalModel() if embedded else None,
         )
         engine.init()
         try:
             import_memories(engine, memories)
+            wait_for_vectors(engine)
             yield engine
         finally:
             engine.close()

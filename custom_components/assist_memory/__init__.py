@@ -23,7 +23,12 @@ from .learning_at_the_end import (
     async_watch_ended_conversations,
 )
 from .llm_tools import AssistMemoryAPI
-from .options import async_apply_options, compaction_llm, embedding_config, store_path
+from .options import (
+    async_apply_options,
+    async_embedding_choice,
+    compaction_llm,
+    store_path,
+)
 from .panel import async_register_panel, async_register_static
 from .pipeline import async_set_pipeline_agent_if_asked
 from .repairs import async_report_rejected_edit, async_report_set_aside_files
@@ -98,7 +103,7 @@ async def _async_open_embedded(
         backend, report = await LocalBackend.open(
             path,
             StoreSettings.from_options(entry.options),
-            embeddings=embedding_config(entry.options),
+            embeddings=await async_embedding_choice(hass, entry.options),
             create_task=lambda coro, name: entry.async_create_background_task(
                 hass, coro, name
             ),

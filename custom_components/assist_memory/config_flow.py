@@ -41,6 +41,7 @@ from .const import (
     CONF_CONVERSATION_RETENTION_DAYS,
     CONF_DAILY_LOG_RETENTION_DAYS,
     CONF_EMBEDDING_API_KEY,
+    CONF_EMBEDDING_LOCAL,
     CONF_EMBEDDING_MODEL,
     CONF_EMBEDDING_URL,
     CONF_ENABLE_AGENTIC_SEARCH,
@@ -70,7 +71,7 @@ from .const import (
 )
 from .engine.config import SETTINGS_BY_KEY, AnySetting
 from .engine.search.embeddings import EmbeddingClient, EmbeddingError
-from .options import DEFAULT_OPTIONS, embedding_config, store_path
+from .options import DEFAULT_OPTIONS, HA_DEFAULTS, embedding_config, store_path
 from .pipeline import is_memory_agent, pipelines_loaded
 from .runtime_data import AssistMemoryConfigEntry
 from .server_connection import async_check_server
@@ -131,9 +132,8 @@ HA_SELECTORS: dict[str, Any] = {
             translation_key=CONF_VOICE_FORGET_HOUSEHOLD,
         )
     ),
+    CONF_EMBEDDING_LOCAL: BooleanSelector(),
 }
-# Defaults of Home Assistant's own options that have one.
-HA_DEFAULTS: dict[str, Any] = {CONF_VOICE_FORGET_HOUSEHOLD: VOICE_FORGET_ADMINS}
 # The options, one menu step each, in the order shown.
 OPTION_KEYS: dict[str, list[str]] = {
     "memory": [CONF_MAX_ITEMS, CONF_MAX_CONTENT_LENGTH, CONF_EVICTION_THRESHOLD],
@@ -162,6 +162,7 @@ OPTION_KEYS: dict[str, list[str]] = {
     ],
     "search": [
         CONF_RAG_TOP_N,
+        CONF_EMBEDDING_LOCAL,
         CONF_EMBEDDING_URL,
         CONF_EMBEDDING_MODEL,
         CONF_EMBEDDING_API_KEY,

@@ -24,6 +24,9 @@ STORAGE_REMOTE: Final = "remote"
 CONF_EMBEDDING_URL: Final = "embedding_url"
 CONF_EMBEDDING_MODEL: Final = "embedding_model"
 CONF_EMBEDDING_API_KEY: Final = "embedding_api_key"
+# Search by meaning with the local model inside Home Assistant (when no endpoint is set;
+# off by default: the add-on runs it, and Home Assistant may lack its package).
+CONF_EMBEDDING_LOCAL: Final = "embedding_local"
 # The agent the memory agent wraps, and the LLM entity that learns and compacts.
 CONF_AGENT_ID: Final = "agent_id"
 CONF_EXTRACTOR_ENTITY: Final = "extractor_entity"

@@ -4,7 +4,8 @@ An embedded store tells its listeners about every change, so the coordinator nev
 polls: each change asks for a refresh, and a burst of changes reads the counts at its
 start and once more after `REFRESH_COOLDOWN`. A memory server's changes (its web UI,
 the CLI) are only seen by asking, so it is polled every `CONNECTED_INTERVAL`, and every
-`RECONNECT_INTERVAL` while it is away. Home Assistant's coordinator logs the server
+`RECONNECT_INTERVAL` while it is away. While search by meaning is embedding an embedded
+store's memories, its progress is read every `PROGRESS_INTERVAL`. Home Assistant's coordinator logs the server
 going away once and coming back once; a refused token starts reauthentication.
 """
 
@@ -27,6 +28,7 @@ from .runtime_data import AssistMemoryConfigEntry
 CONNECTED_INTERVAL: Final = timedelta(seconds=30)
 RECONNECT_INTERVAL: Final = timedelta(seconds=10)
 REFRESH_COOLDOWN: Final = 1.0
+PROGRESS_INTERVAL: Final = timedelta(seconds=10)
 
 
 class MemoryCoordinator(DataUpdateCoordinator[StoreStats]):
@@ -42,6 +44,7 @@ class MemoryCoordinator(DataUpdateCoordinator[StoreStats]):
     ) -> None:
         self.backend = backend
         remote = backend if isinstance(backend, RemoteBackend) else None
+        self._embedded_store = remote is None
         super().__init__(
             hass,
             LOGGER,
@@ -75,6 +78,9 @@ class MemoryCoordinator(DataUpdateCoordinator[StoreStats]):
                 translation_placeholders={"error": err.message, **err.placeholders},
             ) from err
         self._set_polling(CONNECTED_INTERVAL)
+        if self._embedded_store:
+            understanding = bool(stats.vector_search) and stats.embedded < stats.count
+            self.update_interval = PROGRESS_INTERVAL if understanding else None
         return stats
 
     def _set_polling(self, interval: timedelta) -> None:

@@ -19,27 +19,42 @@ from .const import (
     CONF_AGENT_ID,
     CONF_COMPACTION_ENABLED,
     CONF_EMBEDDING_API_KEY,
+    CONF_EMBEDDING_LOCAL,
     CONF_EMBEDDING_MODEL,
     CONF_EMBEDDING_URL,
     CONF_EXTRACTOR_ENTITY,
+    CONF_VOICE_FORGET_HOUSEHOLD,
     DATA_FOLDER,
+    VOICE_FORGET_ADMINS,
 )
 from .engine import LocalBackend
 from .engine.backend.configure import apply_settings
 from .engine.config import DEFAULT_CONFIG
 from .engine.search.embeddings import EmbeddingConfig
+from .engine.search.local_model import LocalModel, local_model_problem
 from .engine.storage.paths import STORE_FILE_NAME
 from .follow import async_follow_if_asked
 from .ha_llm import HassLlmCaller
+from .repairs import async_report_local_model
 from .runtime_data import AssistMemoryConfigEntry
 
 COMPACTION_TASK_NAME = "Assist Memory: compact the memories"
 
 # The settings of the engine's table (the same as the REST API's).
 DEFAULT_OPTIONS: dict[str, Any] = dict(DEFAULT_CONFIG)
+# Home Assistant's own options that have a default (the others may be empty).
+HA_DEFAULTS: dict[str, Any] = {
+    CONF_EMBEDDING_LOCAL: False,
+    CONF_VOICE_FORGET_HOUSEHOLD: VOICE_FORGET_ADMINS,
+}
 # Options the store is opened with: changing one reloads the entry.
 RELOAD_OPTIONS = frozenset(
-    {CONF_EMBEDDING_URL, CONF_EMBEDDING_MODEL, CONF_EMBEDDING_API_KEY}
+    {
+        CONF_EMBEDDING_URL,
+        CONF_EMBEDDING_MODEL,
+        CONF_EMBEDDING_API_KEY,
+        CONF_EMBEDDING_LOCAL,
+    }
 )
 
 
@@ -93,6 +108,26 @@ def embedding_config(options: Mapping[str, Any]) -> EmbeddingConfig | None:
     return EmbeddingConfig(
         url, model, str(options.get(CONF_EMBEDDING_API_KEY) or "") or None
     )
+
+
+async def async_embedding_choice(
+    hass: HomeAssistant, options: Mapping[str, Any]
+) -> EmbeddingConfig | LocalModel | None:
+    """The endpoint when one is set, else the local model when asked for and it runs.
+
+    When it cannot run here (its package is not installed, or does not load on this
+    system), search keeps to keywords and a repair issue says so; setup goes on.
+    """
+    if (endpoint := embedding_config(options)) is not None:
+        async_report_local_model(hass, None)
+        return endpoint
+    if not options.get(CONF_EMBEDDING_LOCAL):
+        async_report_local_model(hass, None)
+        return None
+    # Loading the model reads its 72 MB file: not in the event loop.
+    problem = await hass.async_add_executor_job(local_model_problem)
+    async_report_local_model(hass, problem)
+    return None if problem is not None else LocalModel()
 
 
 def wrapped_agent_id(options: Mapping[str, Any]) -> str:

@@ -14,10 +14,27 @@ from homeassistant.helpers import issue_registry as ir
 
 from .const import DOMAIN
 from .engine import LoadReport
-from .full_memory import ISSUE_MEMORY_FULL, async_create_memory_full_flow
 
 ISSUE_SET_ASIDE = "store_set_aside"
 ISSUE_EDIT_REJECTED = "markdown_edit_rejected"
+ISSUE_LOCAL_MODEL = "local_model_unavailable"
+
+
+@callback
+def async_report_local_model(hass: HomeAssistant, problem: str | None) -> None:
+    """Say once that the local model cannot run here (None: it can, or is not asked)."""
+    if problem is None:
+        ir.async_delete_issue(hass, DOMAIN, ISSUE_LOCAL_MODEL)
+        return
+    ir.async_create_issue(
+        hass,
+        DOMAIN,
+        ISSUE_LOCAL_MODEL,
+        is_fixable=False,
+        severity=ir.IssueSeverity.WARNING,
+        translation_key=ISSUE_LOCAL_MODEL,
+        translation_placeholders={"problem": problem},
+    )
 
 
 @callback
@@ -62,6 +79,9 @@ async def async_create_fix_flow(
     hass: HomeAssistant, issue_id: str, data: dict[str, str | int | float | None] | None
 ) -> RepairsFlow:
     """The full memory's ways out; else the person confirms they looked at the file."""
+    # Here, not at the top: the fix changes options, whose module reports repairs.
+    from .full_memory import ISSUE_MEMORY_FULL, async_create_memory_full_flow
+
     if issue_id.startswith(ISSUE_MEMORY_FULL):
         flow = await async_create_memory_full_flow(hass, data)
         if flow is not None:

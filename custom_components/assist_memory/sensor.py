@@ -63,4 +63,7 @@ class MemoryCountSensor(
             "nearly_full": stats.fullness.nearly_full,
             "full": stats.fullness.full,
             "learning_stopped": stats.fullness.learning_stopped,
+            # Search by meaning: how many memories it understands so far (None: off).
+            "search_by_meaning": stats.vector_search,
+            "understood": stats.embedded if stats.vector_search else None,
         }

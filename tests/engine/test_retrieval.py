@@ -17,6 +17,9 @@ from custom_components.assist_memory.engine import (
 )
 from custom_components.assist_memory.engine.config import InvalidConfigError
 from custom_components.assist_memory.engine.memory.memory_engine import MemoryEngine
+from custom_components.assist_memory.engine.search.fusion import (
+    MEANING_WHEN_WORDS_MATCH,
+)
 from custom_components.assist_memory.engine.search.retrieval import (
     DEFAULT_LIMIT,
     Retriever,
@@ -379,7 +382,7 @@ def test_topic_through_the_engine(engine: MemoryEngine) -> None:
     assert results[1].parts.topic_boost == 1.0
 
 
-def test_vector_scores_are_blended_when_available(
+def test_vector_scores_are_fused_when_available(
     engine: MemoryEngine,
 ) -> None:
     load(
@@ -403,11 +406,15 @@ def test_vector_scores_are_blended_when_available(
     assert asked == [("coffee", 25)]
     assert set(results) == {"lexical", "semantic", "opposite"}  # unknown id dropped
     assert results["semantic"].parts.vector == 0.9
-    assert results["semantic"].parts.keyword == pytest.approx(0.7 * 0.9)
-    assert results["opposite"].parts.keyword == 0.0  # negative similarity counts 0
+    # Every word of the question matched ("lexical"): meaning weighs its least, and
+    # similarities are rescaled between the nearest (0.99) and the farthest (-0.4).
+    assert results["semantic"].parts.keyword == pytest.approx(
+        MEANING_WHEN_WORDS_MATCH * (0.9 + 0.4) / (0.99 + 0.4)
+    )
+    assert results["opposite"].parts.keyword == 0.0  # the farthest counts 0
     lexical = results["lexical"].parts
-    assert lexical.vector is None
-    assert lexical.keyword == pytest.approx(1.0)
+    assert lexical.vector is None  # not returned by the vector search: the farthest
+    assert lexical.keyword == pytest.approx(1 - MEANING_WHEN_WORDS_MATCH)
 
 
 # -- limits, empty results, scopes ----------------------------------------------

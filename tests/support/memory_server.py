@@ -25,10 +25,12 @@ _RUN = """
 import asyncio, json, sys
 from pathlib import Path
 from assist_memory_engine.host.server import LlmEndpoint, ServerOptions, serve
-llm_url, config = json.loads(sys.argv[3])
+from assist_memory_engine.search.local_model import LocalModel
+llm_url, config, local_model = json.loads(sys.argv[3])
 llm = LlmEndpoint(llm_url, "stand-in") if llm_url else None
 options = ServerOptions(
-    Path(sys.argv[1]), "127.0.0.1", int(sys.argv[2]), llm=llm, initial_config=config
+    Path(sys.argv[1]), "127.0.0.1", int(sys.argv[2]), llm=llm, initial_config=config,
+    embeddings=LocalModel() if local_model else None,
 )
 asyncio.run(serve(options))
 """
@@ -53,11 +55,14 @@ class MemoryServer:
         *,
         llm_url: str | None = None,
         config: dict[str, object] | None = None,
+        local_model: bool = False,
     ) -> None:
-        """`llm_url`: a chat endpoint for compaction; `config`: settings by key."""
+        """`llm_url`: a chat endpoint for compaction; `config`: settings by key;
+        `local_model`: search by meaning with the local embedding model.
+        """
         self.data_dir = data_dir
         self.port = port or free_port()
-        self._settings = json.dumps([llm_url, config or {}])
+        self._settings = json.dumps([llm_url, config or {}, local_model])
         self.url = f"http://127.0.0.1:{self.port}"
         self._process: subprocess.Popen[bytes] | None = None
         self._log = data_dir.parent / f"{data_dir.name}-server.log"

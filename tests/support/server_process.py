@@ -39,13 +39,18 @@ def serve_command(data_dir: Path, *args: str) -> list[str]:
 
 
 def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """This process's environment without our settings, plus `extra`."""
+    """This process's environment without our settings, plus `extra`.
+
+    The local embedding model is off unless `extra` turns it on: a few tests use it,
+    the others would each load it and embed their memories for nothing.
+    """
     env = {
         name: value
         for name, value in os.environ.items()
         if name not in _CLEARED and not name.startswith(_CLEARED_PREFIXES)
     }
     env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    env["EMBEDDING_LOCAL"] = "off"
     env.update(extra or {})
     return env
 

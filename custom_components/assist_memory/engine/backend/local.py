@@ -59,6 +59,7 @@ from ..memory.compaction_preview import CompactionPreview, CompactionPreviews
 from ..memory.forgetting import forget, forget_all, forget_ended
 from ..memory.memory_engine import MemoryEngine
 from ..search.embeddings import EmbeddingConfig, HttpContext
+from ..search.local_model import LocalModel
 from ..search.scoring import ScoredMemory
 from ..storage.durable import keep_private
 from ..storage.list_filters import LastUsed, Origin
@@ -139,7 +140,7 @@ class LocalBackend(LocalLearning, MemoryBackend):
         settings: StoreSettings | None = None,
         *,
         watch: bool = True,
-        embeddings: EmbeddingConfig | None = None,
+        embeddings: EmbeddingConfig | LocalModel | None = None,
         create_task: TaskFactory | None = None,
         session: aiohttp.ClientSession | None = None,
     ) -> tuple[LocalBackend, LoadReport]:
@@ -517,6 +518,7 @@ class LocalBackend(LocalLearning, MemoryBackend):
                 vector_search=vectors.backend if vectors else None,
                 vector_degraded_reason=vectors.degraded_reason if vectors else None,
                 fullness=fullness,
+                embedded=vectors.progress()[0] if vectors else 0,
             )
 
         return await self._run(collect)

@@ -82,6 +82,8 @@ class StoreStats:
     vector_search: str | None = None
     vector_degraded_reason: str | None = None
     fullness: Fullness = field(default_factory=Fullness)
+    # Search by meaning: memories with their vector so far ("1 234 of 5 000").
+    embedded: int = 0
 
 
 class MemoryOperations(Protocol):

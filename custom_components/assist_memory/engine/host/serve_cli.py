@@ -6,12 +6,15 @@ Settings come in layers, a later one winning over an earlier one:
    table (`config.py`: `MEMORY_MAX_ITEMS`, `MEMORY_COMPACTION_ENABLED`, ...;
    `MEMORY_RETRIEVAL_LIMIT` is also read for `rag_top_n`), and `LOG_LEVEL`,
    `LLM_URL`, `LLM_MODEL`, `LLM_API_KEY`, `EMBEDDING_URL`, `EMBEDDING_MODEL`,
-   `EMBEDDING_API_KEY`;
+   `EMBEDDING_API_KEY`, `EMBEDDING_LOCAL` (`on`, the default, or `off`);
 2. in the add-on, its options file (`/data/options.json`): the same names in lower
    case, without `MEMORY_` (`max_items`, `compaction_enabled`, `llm_url`, ...);
 3. the flags: one per memory setting (`--compaction-enabled true`, ...).
 
 Memory settings given so win, at each start, over the ones saved through the API.
+Search by meaning: an embedding endpoint when one is set, else the local model when it
+is installed (`assist-memory[local]`, as in the add-on) and `embedding_local` is on,
+else keywords only (one log line says why).
 In the add-on (`--addon`, or detected: `SUPERVISOR_TOKEN` is set or
 `/data/options.json` exists), the data folder is `/data/memories`, the server listens
 on all interfaces, lets the ingress proxy in without the token, and announces itself
@@ -41,6 +44,7 @@ from ..config import (
     config_from_env,
 )
 from ..search.embeddings import EmbeddingConfig
+from ..search.local_model import LocalModel, local_model_problem
 from ..storage.paths import (
     ADDON_DATA_DIR,
     ADDON_OPTIONS_FILE,
@@ -74,7 +78,10 @@ SERVER_KEYS: Final = (
     "embedding_url",
     "embedding_model",
     "embedding_api_key",
+    "embedding_local",
 )
+# What `embedding_local` may be (the add-on's options file gives a JSON boolean).
+_SWITCH: Final = {"on": True, "true": True, "off": False, "false": False}
 # Every memory setting has a flag of `serve` but `--max-items`, the CLI's own.
 FLAG_SETTINGS: Final = tuple(s for s in SETTINGS if s is not MAX_ITEMS)
 
@@ -118,6 +125,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
             f"--{prefix}-model", metavar="NAME", help=f"its model ({upper}_MODEL)"
         )
+    parser.add_argument(
+        "--embedding-local",
+        choices=["on", "off"],
+        help="search by meaning with the local model when no embedding endpoint is "
+        "set (default on; EMBEDDING_LOCAL)",
+    )
     settings = parser.add_argument_group(
         "memory settings", "each also read from its MEMORY_<SETTING> variable"
     )
@@ -201,14 +214,14 @@ def serve_setup(args: argparse.Namespace, env: Mapping[str, str]) -> ServeSetup:
             f"log_level must be one of {', '.join(LOG_LEVELS)}, not {log_level!r}"
         )
     llm = _endpoint(values, "llm")
-    embedding = _endpoint(values, "embedding")
+    embeddings = _embeddings(values)
     options = ServerOptions(
         data_dir=data_dir,
         host=args.host or (ADDON_HOST if addon else STANDALONE_HOST),
         port=args.port,
         ingress=addon,
         llm=LlmEndpoint(*llm) if llm else None,
-        embeddings=EmbeddingConfig(*embedding) if embedding else None,
+        embeddings=embeddings,
         initial_config={k: v for k, v in values.items() if k in SETTINGS_BY_KEY},
         print_link=bool(args.print_link),
     )
@@ -277,6 +290,21 @@ def _endpoint(
         raise InvalidConfigError(f"{prefix}_url must be an http(s) URL, not {url!r}")
     api_key = values.get(f"{prefix}_api_key")
     return url, model, str(api_key) if api_key else None
+
+
+def _embeddings(values: Mapping[str, object]) -> EmbeddingConfig | LocalModel | None:
+    """The endpoint when one is set, else the local model when on and it runs here."""
+    if endpoint := _endpoint(values, "embedding"):
+        return EmbeddingConfig(*endpoint)
+    raw = str(values.get("embedding_local", "on")).lower()
+    if raw not in _SWITCH:
+        raise InvalidConfigError(f"embedding_local must be on or off, not {raw!r}")
+    if not _SWITCH[raw]:
+        return None
+    if (problem := local_model_problem()) is not None:
+        _LOGGER.warning("Search uses keywords only: %s", problem)
+        return None
+    return LocalModel()
 
 
 def configure_logging(level: str) -> None:

@@ -41,6 +41,7 @@ from ..http.openapi import openapi_document
 from ..http.routing import ApiResponse, Route, error_body
 from ..language.llm import LlmCaller, OpenAiChatCaller
 from ..search.embeddings import EmbeddingConfig
+from ..search.local_model import LocalModel
 from ..storage.durable import keep_private, make_private_folder, write_atomically
 from ..storage.paths import DEFAULT_PORT
 from ..storage.settings import StoreSettings
@@ -73,7 +74,7 @@ class ServerOptions:
     port: int = DEFAULT_PORT
     ingress: bool = False
     llm: LlmEndpoint | None = None
-    embeddings: EmbeddingConfig | None = None
+    embeddings: EmbeddingConfig | LocalModel | None = None
     initial_config: dict[str, Any] = field(default_factory=dict)
     # Print the web UI's link with the token at each start (script/server does).
     print_link: bool = False

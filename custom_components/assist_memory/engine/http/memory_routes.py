@@ -94,6 +94,7 @@ def stats_json(stats: StoreStats) -> dict[str, Any]:
         "indexed": stats.indexed,
         "fullTextSearch": stats.full_text_search,
         "vectorSearch": stats.vector_search,
+        "embedded": stats.embedded,
         "fullness": fullness_json(stats.fullness),
     }
 

@@ -739,6 +739,7 @@ def _stats_from_json(answer: Any) -> StoreStats:
         indexed=int(answer["indexed"]),
         full_text_search=bool(answer["fullTextSearch"]),
         vector_search=answer["vectorSearch"],
+        embedded=int(answer.get("embedded", 0)),
         fullness=_fullness_from_json(answer.get("fullness")),
     )
 

@@ -14,7 +14,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 import json
 import math
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from ..errors import MemoryEngineError
 
@@ -31,6 +31,26 @@ class EmbeddingError(MemoryEngineError):
     """The endpoint could not be reached or answered something unusable."""
 
     code = "embedding_error"
+
+
+class Embedder(Protocol):
+    """Turns texts into vectors: an endpoint (`EmbeddingClient`) or the local model.
+
+    Blocking; the engine calls it from its worker threads.
+    """
+
+    @property
+    def model(self) -> str:
+        """The model's name, part of every cached vector's key."""
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        """Vectors for stored texts (memories), one per text, in order."""
+
+    def embed_query(self, text: str) -> list[float]:
+        """The vector of a question."""
+
+    def warm_up(self) -> None:
+        """Get ready before the first question (the worker calls it once)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +93,18 @@ class EmbeddingClient:
         self.config = config
         self._session = session
         self._loop = loop
+
+    @property
+    def model(self) -> str:
+        """The endpoint's model name."""
+        return self.config.model
+
+    def embed_query(self, text: str) -> list[float]:
+        """A question's vector: the endpoint embeds questions and memories alike."""
+        return self.embed([text])[0]
+
+    def warm_up(self) -> None:
+        """Nothing to prepare: the endpoint is asked when there is work."""
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         """`async_embed` for a worker thread: blocks until the vectors are there."""

