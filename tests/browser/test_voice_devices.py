@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-import shutil
 import subprocess
 import sys
 
@@ -45,7 +44,6 @@ logger:
   default: warning
 """
 TEST_INTEGRATIONS = Path(__file__).parent / "ha_config" / "custom_components"
-IMAGES = ROOT / "docs" / "images"
 
 
 @dataclass(frozen=True)
@@ -179,11 +177,7 @@ def test_who_is_speaking(
         expect(page.get_by_text("devices_person.bob")).to_be_visible()
         expect(page.get_by_text("Bedroom voice (Bedroom)")).to_be_visible()
         expect(page.get_by_text("Use presence").first).to_be_visible()
-        screens.shot("options-who-is-speaking")
-        shutil.copy(
-            screenshots / "01-options-who-is-speaking.png",
-            IMAGES / "voice-devices-options.png",
-        )
+        screens.shot("options-who-is-speaking", docs="voice-devices-options")
         page.keyboard.press("Escape")
 
         app = open_manager(page, _home(instance))
@@ -195,10 +189,7 @@ def test_who_is_speaking(
         expect(held.get_by_role("listitem")).to_have_count(2)
         expect(app.get_by_role("heading", name="Who is speaking")).to_be_visible()
         expect(app.get_by_text("Bob: Bedroom voice")).to_be_visible()
-        screens.shot("who-said-this", scan=True)
-        shutil.copy(
-            screenshots / "02-who-said-this.png", IMAGES / "voice-devices-review.png"
-        )
+        screens.shot("who-said-this", scan=True, docs="voice-devices-review")
 
         # Bob says it was his; Undo puts it back; then forgotten.
         quill.get_by_role("button", name="Bob", exact=True).click()

@@ -15,7 +15,7 @@ leaves the file at once: the file is replaced whole, so its text is in no file a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 import json
@@ -25,6 +25,8 @@ from typing import Any, Final, Literal, get_args
 import uuid
 
 from ..errors import InvalidMemoryError, StorageError
+from ..language.facts import Fact
+from ..language.secrets_filter import contains_secret
 from ..storage.durable import write_atomically
 from ..storage.models import (
     CATEGORIES,
@@ -117,6 +119,41 @@ def new_held_fact(
             "scope": scope,
         }
     )
+
+
+def hold_facts(
+    held: HeldFacts,
+    facts: Iterable[Fact],
+    *,
+    reason: HoldReason,
+    session_id: str,
+    device_id: str | None,
+    scope: str | None = None,
+) -> int:
+    """Hold facts for Review; how many were held.
+
+    Never a secret, and never a fact already waiting for the same reason and scope
+    (said again, or refused again by a memory still full).
+    """
+    waiting = {(f.content, f.scope) for f in held.all() if f.reason == reason}
+    count = 0
+    for fact in facts:
+        if (fact.content, scope) in waiting or contains_secret(fact.content):
+            continue
+        waiting.add((fact.content, scope))
+        held.hold(
+            new_held_fact(
+                fact.content,
+                reason=reason,
+                device_id=device_id,
+                category=fact.category,
+                key=fact.key,
+                session_id=session_id,
+                scope=scope,
+            )
+        )
+        count += 1
+    return count
 
 
 class HeldFacts:

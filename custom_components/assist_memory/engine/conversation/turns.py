@@ -44,12 +44,12 @@ from ..config import (
     SESSION_SUMMARY_LIMIT,
 )
 from ..errors import MemoryFullError
-from ..language.commands import about_whom
+from ..language.commands import about_the_speaker
 from ..language.facts import Fact
 from ..language.keywords import extract_keywords
 from ..language.provenance import SaidMessage, learned_from
 from ..language.rule_extraction import RuleBasedExtractor
-from ..language.secrets_filter import REDACTED, contains_secret, mentions_secret, redact
+from ..language.secrets_filter import REDACTED, mentions_secret, redact
 from ..language.time_phrases import end_of, home_now, with_time, without_time
 from ..language.write_back import plan_write_back, states_replaced_fact
 from ..memory.memory_engine import MemoryEngine
@@ -58,7 +58,7 @@ from ..storage.models import HOUSEHOLD_SCOPE, Memory
 from .compose import MessageLine, SummaryLine, compose_memory_block
 from .conversation_log import ConversationLog
 from .conversation_records import EVERYONE, Message, Speaker, timestamp
-from .held_facts import HeldFacts, new_held_fact
+from .held_facts import HeldFacts, hold_facts
 from .learning_queue import EndedConversation, LearningQueue
 from .profile import UserProfile, profile_updates
 from .prompt import build_prompt_with_memory
@@ -510,7 +510,13 @@ class TurnMemory:
         ]
         personal = [f for f in short if speaker_unknown and about_the_speaker(f)]
         fitting = [f for f in short if f not in personal]
-        held = self._hold(personal, batch.session_id, device_id)
+        held = hold_facts(
+            self.held,
+            personal,
+            reason="speaker_unknown",
+            session_id=batch.session_id,
+            device_id=device_id,
+        )
         existing: list[Memory] = []
         if fitting:  # comparing with every memory is costly: only when there are facts
             with self.engine.store.locked_records() as records:
@@ -538,7 +544,14 @@ class TurnMemory:
                 # The rest would be refused too: they wait in Review, and the batch
                 # still counts as learnt (no retry of it on every later turn).
                 not_stored = tuple(plan.adds[position:])
-                self._hold_until_room(not_stored, batch.session_id, scope, device_id)
+                hold_facts(
+                    self.held,
+                    not_stored,
+                    reason="memory_full",
+                    session_id=batch.session_id,
+                    device_id=device_id,
+                    scope=scope,
+                )
                 break
         for memory_id in plan.refreshes:
             fact = plan.refreshed_with[memory_id]
@@ -583,48 +596,6 @@ class TurnMemory:
             not_stored=len(not_stored),
             held=held,
         )
-
-    def _hold(self, facts: list[Fact], session_id: str, device_id: str | None) -> int:
-        """Hold an unknown speaker's facts about themselves (never a secret)."""
-        kept = [f for f in facts if not contains_secret(f.content)]
-        for fact in kept:
-            self.held.hold(
-                new_held_fact(
-                    fact.content,
-                    reason="speaker_unknown",
-                    device_id=device_id,
-                    category=fact.category,
-                    key=fact.key,
-                    session_id=session_id,
-                )
-            )
-        return len(kept)
-
-    def _hold_until_room(
-        self,
-        facts: tuple[Fact, ...],
-        session_id: str,
-        scope: str,
-        device_id: str | None,
-    ) -> None:
-        """Facts the full memory refused wait in Review, once each, for their scope."""
-        waiting = {
-            (f.content, f.scope) for f in self.held.all() if f.reason == "memory_full"
-        }
-        for fact in facts:
-            if (fact.content, scope) in waiting or contains_secret(fact.content):
-                continue
-            self.held.hold(
-                new_held_fact(
-                    fact.content,
-                    reason="memory_full",
-                    device_id=device_id,
-                    category=fact.category,
-                    key=fact.key,
-                    session_id=session_id,
-                    scope=scope,
-                )
-            )
 
     def _move_ends(
         self, facts: list[Fact], existing: list[Memory], now: datetime
@@ -804,14 +775,6 @@ class TurnMemory:
                 user_id, limit, among=limit * 5 + 1, excluding=session_id
             )
         ]
-
-
-def about_the_speaker(fact: Fact) -> bool:
-    """Whether a learned fact is about whoever spoke ("The user's ...", 用户……).
-
-    Learning writes the speaker as "The user" and keys their facts `user_...`.
-    """
-    return about_whom(fact.content) == "speaker" or (fact.key or "").startswith("user_")
 
 
 def _unseen(before: list[Message], live_since: datetime | None) -> list[MessageLine]:

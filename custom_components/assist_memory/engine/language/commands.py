@@ -22,6 +22,7 @@ import re
 from typing import Final, Literal
 
 from ..storage.models import HOUSEHOLD_SCOPE
+from .facts import Fact
 
 Action = Literal["remember", "recall", "forget", "pause"]
 Whose = Literal["speaker", "household"]
@@ -320,3 +321,11 @@ def join_items(language: str, items: Sequence[str]) -> str:
     if language.startswith("zh"):
         return "；".join(items) + "。"
     return "; ".join(item.rstrip(".") for item in items) + "."
+
+
+def about_the_speaker(fact: Fact) -> bool:
+    """Whether a learned fact is about whoever spoke ("The user's ...", 用户……).
+
+    Learning writes the speaker as "The user" and keys their facts `user_...`.
+    """
+    return about_whom(fact.content) == "speaker" or (fact.key or "").startswith("user_")
