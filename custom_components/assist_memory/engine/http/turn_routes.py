@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Final
 
 from ..conversation.held_facts import HeldFact
+from ..conversation.speaker import Speaker
 from ..documents.daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
 from ..memory.compaction import CompactionResult
 from .memory_routes import MAX_SEARCH_LIMIT, SKIPPED, compaction_answer
@@ -50,8 +51,15 @@ async def begin(host: ApiHost, request: ApiRequest) -> object:
         user_id=body.user_id(),
         settings=turn_settings_from_json(body.data.get("settings")),
         live_since=body.time("live_since"),
+        speaker=_speaker(body),
     )
     return turn_context_json(context)
+
+
+def _speaker(body: JsonObject) -> Speaker | None:
+    """Who spoke, when the caller says (the REST API's `speaker` object)."""
+    value = body.data.get("speaker")
+    return None if value is None else Speaker.from_dict(value)
 
 
 async def end(host: ApiHost, request: ApiRequest) -> object:
