@@ -216,3 +216,29 @@ async def test_the_held_routes(backend: LocalBackend) -> None:
     assert taken.body == body
     again = await dispatch(host, "POST", "/api/held/take", None, {"id": body["id"]})
     assert again.status == 404
+
+
+async def test_a_rest_turn_with_a_speaker_reads_their_memories(
+    backend: LocalBackend,
+) -> None:
+    host = DictHost(backend, None)
+    await backend.add("The user's dentist is Dr. Quill", scope="person.leo")
+    body = {
+        "session_id": "s1",
+        "text": "Who is my dentist?",
+        "speaker": {
+            "source": "device",
+            "device_id": "d1",
+            "person_entity_id": "person.leo",
+        },
+    }
+    answer = await dispatch(host, "POST", "/api/turns/begin", None, body)
+    assert answer.status == 200, answer.body
+    assert isinstance(answer.body, dict)
+    assert answer.body["scopes"] == ["household", "person.leo"]
+    unknown = {**body, "session_id": "s2", "speaker": {"source": "unknown"}}
+    answer = await dispatch(host, "POST", "/api/turns/begin", None, unknown)
+    assert isinstance(answer.body, dict)
+    assert answer.body["scopes"] == ["household"]
+    bad = {**body, "speaker": {"source": "guess"}}
+    assert (await dispatch(host, "POST", "/api/turns/begin", None, bad)).status == 400

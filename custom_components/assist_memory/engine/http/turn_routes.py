@@ -45,13 +45,15 @@ def log_entry_json(entry: LogEntry) -> dict[str, str]:
 async def begin(host: ApiHost, request: ApiRequest) -> object:
     """Record the user's message; the memory for the agent."""
     body = _body(request)
+    speaker = _speaker(body)
     context = await host.backend.begin_turn(
         session_id=body.session_id(),
         text=body.message("text"),
-        user_id=body.user_id(),
+        # Without a user id, the speaker's person (none when nobody is known).
+        user_id=body.user_id() or (speaker.owner if speaker else None),
         settings=turn_settings_from_json(body.data.get("settings")),
         live_since=body.time("live_since"),
-        speaker=_speaker(body),
+        speaker=speaker,
     )
     return turn_context_json(context)
 
