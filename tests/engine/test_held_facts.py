@@ -212,9 +212,9 @@ async def test_the_held_routes(backend: LocalBackend) -> None:
     assert listed.body == {"held": [body]}
     bad = await dispatch(host, "POST", "/api/held", None, {**body, "reason": "x"})
     assert bad.status == 400
-    taken = await dispatch(host, "POST", "/api/held/take", None, {"id": body["id"]})
+    taken = await dispatch(host, "DELETE", f"/api/held/{body['id']}", None, None)
     assert taken.body == body
-    again = await dispatch(host, "POST", "/api/held/take", None, {"id": body["id"]})
+    again = await dispatch(host, "DELETE", f"/api/held/{body['id']}", None, None)
     assert again.status == 404
 
 

@@ -311,7 +311,6 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
             },
             ["id", "content", "reason", "said_at"],
         ),
-        "HeldTake": _open({"id": _TEXT}, ["id"]),
         "Overview": _open({"user_id": _USER_ID, "settings": turn_settings}),
         "TurnSearch": _open(
             {

@@ -140,7 +140,7 @@ async def hold(host: ApiHost, request: ApiRequest) -> object:
 
 async def take_held(host: ApiHost, request: ApiRequest) -> object:
     """Remove a held fact; 404 when it is not held."""
-    fact = await host.backend.take_held(_body(request).text("id"))
+    fact = await host.backend.take_held(request.path["held_id"])
     if fact is None:
         raise not_found("no such held fact")
     return fact.as_dict()
@@ -234,8 +234,8 @@ TURN_ROUTES: Final[tuple[Route, ...]] = (
     _post("/api/turns/learn", "learn", "Write learned facts back", learn, "Learn"),
     Route("GET", "/api/held", "heldFacts", "Facts held for Review", held),
     _post("/api/held", "holdFact", "Hold a fact for Review", hold, "HeldFact"),
-    _post("/api/held/take", "takeHeldFact", "Remove a held fact", take_held,
-          "HeldTake"),
+    Route("DELETE", "/api/held/{held_id}", "takeHeldFact", "Remove a held fact",
+          take_held),
     _post("/api/turns/overview", "memoryOverview", "The memory block without a message",
           overview, "Overview"),
     _post("/api/turns/search", "turnSearch", "Search memories for a turn", search,
