@@ -242,3 +242,19 @@ async def test_a_rest_turn_with_a_speaker_reads_their_memories(
     assert answer.body["scopes"] == ["household"]
     bad = {**body, "speaker": {"source": "guess"}}
     assert (await dispatch(host, "POST", "/api/turns/begin", None, bad)).status == 400
+
+
+async def test_deleting_a_conversation_drops_what_it_held(
+    backend: LocalBackend,
+) -> None:
+    said_there = await backend.hold(fact(session_id="s1"))
+    elsewhere = await backend.hold(fact("I work nights", session_id="s2"))
+    # Someone's own part of it holds nothing: the held facts stay.
+    await backend.delete_conversation("s1", owner="anna")
+    assert len(await backend.held_facts()) == 2
+    await backend.delete_conversation("s1")
+    assert await backend.held_facts() == [elsewhere]
+    # "Stop remembering" at a device nobody is known at erases them too.
+    await backend.pause_session("s2", user_id=None)
+    assert await backend.held_facts() == []
+    assert said_there not in await backend.held_facts()

@@ -546,8 +546,12 @@ class TurnMemory:
     def delete_conversation(self, session_id: str, owner: Speaker = EVERYONE) -> int:
         """Delete a conversation (`owner`'s part of it); returns messages deleted.
 
-        Its working memory goes too (never archived) when it is the owner's.
+        Its working memory goes too (never archived) when it is the owner's; the
+        facts held for Review that were said in it go when they are the owner's
+        (only turns of nobody known hold facts).
         """
+        if owner is EVERYONE or owner is None:
+            self.held.drop_session(session_id)
         with self._lock:
             deleted = self.log.delete_session(session_id, owner=owner)
             if deleted:
