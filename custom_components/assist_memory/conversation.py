@@ -142,6 +142,7 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
                     user_id=user_id,
                     settings=settings,
                     live_since=_live_since(chat_log),
+                    speaker=speaker,
                 )
             except BackendUnavailableError as err:
                 # Memory must never stop the household from talking to Assist. A

@@ -26,10 +26,10 @@ from homeassistant.helpers.chat_session import current_session
 
 from .const import CONF_LEARN_FROM_OTHER_AGENTS, LOGGER
 from .engine import MemoryEngineError
-from .engine.conversation.speaker import UNKNOWN_SPEAKER
 from .learning import async_schedule_extraction
 from .learning_at_the_end import async_learn_when_session_ends
 from .runtime_data import AssistMemoryConfigEntry
+from .speaker import async_resolve_speaker
 
 
 @callback
@@ -129,5 +129,6 @@ async def _async_note(
             LOGGER.warning("Could not keep a message of another agent: %s", err.message)
             return
     # The chat-log events do not say who spoke (see the module's docstring).
-    async_schedule_extraction(hass, entry, conversation_id, UNKNOWN_SPEAKER)
+    speaker = await async_resolve_speaker(hass, entry, user_id=None, device_id=None)
+    async_schedule_extraction(hass, entry, conversation_id, speaker)
     async_learn_when_session_ends(hass, entry, conversation_id, speaker_unknown=True)

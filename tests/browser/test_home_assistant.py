@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 import json
@@ -94,17 +95,19 @@ def use_llm_for_compaction(url: str, token: str, entry_id: str) -> None:
     assert result.get("type") == "create_entry", result
 
 
-@pytest.fixture(scope="module")
-def home_assistant(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HomeAssistant]:
-    """A Home Assistant process with Assist Memory and the test LLM set up."""
-    config = tmp_path_factory.mktemp("home-assistant")
+@contextmanager
+def running_home_assistant(
+    config: Path, configuration: str, test_integration: str
+) -> Iterator[tuple[str, str]]:
+    """Home Assistant as a process with Assist Memory and a test integration linked
+    in, onboarded: its URL and the owner's token."""
     url = f"http://127.0.0.1:{free_port()}"
-    (config / "configuration.yaml").write_text(CONFIGURATION)
+    (config / "configuration.yaml").write_text(configuration)
     ha.write_http_settings(config, url)
     (config / "custom_components").mkdir()
     for integration in (
         ROOT / "custom_components" / "assist_memory",
-        TEST_INTEGRATIONS / "browser_llm",
+        TEST_INTEGRATIONS / test_integration,
     ):
         (config / "custom_components" / integration.name).symlink_to(integration)
     log = (config / "test-run.log").open("wb")
@@ -122,15 +125,23 @@ def home_assistant(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HomeAss
         wait_for_http(f"{url}/auth/providers", process, timeout=180)
         token = ha.onboard(url)
         ha.wait_until_running(url, token)
+        yield url, token
+    finally:
+        stop(process)
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def home_assistant(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HomeAssistant]:
+    """A Home Assistant process with Assist Memory and the test LLM set up."""
+    config = tmp_path_factory.mktemp("home-assistant")
+    with running_home_assistant(config, CONFIGURATION, "browser_llm") as (url, token):
         llm = ha.add_integration(url, token, "browser_llm")
         assert llm.get("state", "loaded") == "loaded", llm
         entry = ha.add_integration(url, token, "assist_memory")
         assert entry.get("state", "loaded") == "loaded", entry
         use_llm_for_compaction(url, token, entry["entry_id"])
         yield HomeAssistant(url, token, config)
-    finally:
-        stop(process)
-        log.close()
 
 
 def login_link(

@@ -13,17 +13,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-import subprocess
-import sys
 
 from playwright.sync_api import Browser, expect
 import pytest
 
 from tests.support.ha_process import ha_instance as ha
 
-from .conftest import ROOT, free_port, stop, wait_for_http
 from .flow import Screens
-from .test_home_assistant import MEMORY_AGENT, login_link, open_manager
+from .test_home_assistant import (
+    MEMORY_AGENT,
+    login_link,
+    open_manager,
+    running_home_assistant,
+)
 
 CONFIGURATION = """
 homeassistant:
@@ -73,30 +75,7 @@ def device_id(url: str, token: str, name: str) -> str:
 def instance(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Instance]:
     """Home Assistant with people, two voice devices and Assist Memory."""
     config = tmp_path_factory.mktemp("voice-devices")
-    url = f"http://127.0.0.1:{free_port()}"
-    (config / "configuration.yaml").write_text(CONFIGURATION)
-    ha.write_http_settings(config, url)
-    (config / "custom_components").mkdir()
-    for integration in (
-        ROOT / "custom_components" / "assist_memory",
-        TEST_INTEGRATIONS / "browser_voice",
-    ):
-        (config / "custom_components" / integration.name).symlink_to(integration)
-    log = (config / "test-run.log").open("wb")
-    process = subprocess.Popen(
-        [
-            str(Path(sys.executable).parent / "hass"),
-            "--config",
-            str(config),
-            "--skip-pip",
-        ],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        wait_for_http(f"{url}/auth/providers", process, timeout=180)
-        token = ha.onboard(url)
-        ha.wait_until_running(url, token)
+    with running_home_assistant(config, CONFIGURATION, "browser_voice") as (url, token):
         ha.add_integration(url, token, "browser_voice")
         entry = ha.add_integration(url, token, "assist_memory")
         yield Instance(
@@ -106,9 +85,6 @@ def instance(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Instance]:
             device_id(url, token, "Kitchen voice"),
             device_id(url, token, "Bedroom voice"),
         )
-    finally:
-        stop(process)
-        log.close()
 
 
 def say(instance: Instance, text: str, device: str) -> str:

@@ -16,7 +16,11 @@ from custom_components.assist_memory.engine.backend.forget_by_voice import (
 )
 from custom_components.assist_memory.engine.backend.protocol import MemoryBackend
 from custom_components.assist_memory.engine.conversation.held_facts import new_held_fact
-from custom_components.assist_memory.engine.conversation.speaker import user_speaker
+from custom_components.assist_memory.engine.conversation.speaker import (
+    UNKNOWN_SPEAKER,
+    Speaker,
+    user_speaker,
+)
 from custom_components.assist_memory.engine.conversation.turns import (
     LearnSettings,
     TurnSettings,
@@ -377,6 +381,30 @@ async def test_held_facts_taken_and_put_back(backend: MemoryBackend) -> None:
     # Undo puts it back as it was.
     await backend.hold(fact)
     assert await backend.held_facts() == [fact]
+
+
+async def test_a_turn_keeps_who_spoke(backend: MemoryBackend) -> None:
+    bob = Speaker("bob", "device", "bedroom", person_entity_id="person.bob")
+    await backend.begin_turn(
+        session_id="s9", text="What is for dinner?", user_id="bob", speaker=bob
+    )
+    await backend.begin_turn(session_id="s9", text="And tomorrow?", user_id="bob")
+    await asyncio.sleep(0)  # the turn's writes go out once the agent has its memory
+    found = await backend.conversation("s9")
+    assert found is not None
+    assert [m.speaker for m in found.messages] == [
+        {"source": "device", "device_id": "bedroom", "person_entity_id": "person.bob"},
+        None,
+    ]
+    # The record goes with its message.
+    assert await backend.delete_conversation("s9") == 2
+    await backend.begin_turn(session_id="s9", text="Hello", speaker=UNKNOWN_SPEAKER)
+    await asyncio.sleep(0)
+    again = await backend.conversation("s9")
+    assert again is not None
+    assert [m.speaker for m in again.messages] == [
+        {"source": "unknown", "device_id": None, "person_entity_id": None}
+    ]
 
 
 async def test_conversations_of_their_owners(backend: MemoryBackend) -> None:

@@ -212,7 +212,49 @@ async def test_the_held_routes(backend: LocalBackend) -> None:
     assert listed.body == {"held": [body]}
     bad = await dispatch(host, "POST", "/api/held", None, {**body, "reason": "x"})
     assert bad.status == 400
-    taken = await dispatch(host, "POST", "/api/held/take", None, {"id": body["id"]})
+    taken = await dispatch(host, "DELETE", f"/api/held/{body['id']}", None, None)
     assert taken.body == body
-    again = await dispatch(host, "POST", "/api/held/take", None, {"id": body["id"]})
+    again = await dispatch(host, "DELETE", f"/api/held/{body['id']}", None, None)
     assert again.status == 404
+
+
+async def test_a_rest_turn_with_a_speaker_reads_their_memories(
+    backend: LocalBackend,
+) -> None:
+    host = DictHost(backend, None)
+    await backend.add("The user's dentist is Dr. Quill", scope="person.leo")
+    body = {
+        "session_id": "s1",
+        "text": "Who is my dentist?",
+        "speaker": {
+            "source": "device",
+            "device_id": "d1",
+            "person_entity_id": "person.leo",
+        },
+    }
+    answer = await dispatch(host, "POST", "/api/turns/begin", None, body)
+    assert answer.status == 200, answer.body
+    assert isinstance(answer.body, dict)
+    assert answer.body["scopes"] == ["household", "person.leo"]
+    unknown = {**body, "session_id": "s2", "speaker": {"source": "unknown"}}
+    answer = await dispatch(host, "POST", "/api/turns/begin", None, unknown)
+    assert isinstance(answer.body, dict)
+    assert answer.body["scopes"] == ["household"]
+    bad = {**body, "speaker": {"source": "guess"}}
+    assert (await dispatch(host, "POST", "/api/turns/begin", None, bad)).status == 400
+
+
+async def test_deleting_a_conversation_drops_what_it_held(
+    backend: LocalBackend,
+) -> None:
+    said_there = await backend.hold(fact(session_id="s1"))
+    elsewhere = await backend.hold(fact("I work nights", session_id="s2"))
+    # Someone's own part of it holds nothing: the held facts stay.
+    await backend.delete_conversation("s1", owner="anna")
+    assert len(await backend.held_facts()) == 2
+    await backend.delete_conversation("s1")
+    assert await backend.held_facts() == [elsewhere]
+    # "Stop remembering" at a device nobody is known at erases them too.
+    await backend.pause_session("s2", user_id=None)
+    assert await backend.held_facts() == []
+    assert said_there not in await backend.held_facts()

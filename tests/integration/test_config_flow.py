@@ -136,6 +136,7 @@ async def test_options_menu_lists_every_part(
         "learning",
         "search",
         "privacy",
+        "speakers",
     ]
 
 

@@ -399,6 +399,9 @@ async def test_nothing_personal_is_learned_from_other_agents(
 
     assert await contents(hass) == []
     backend = loaded_entry.runtime_data.backend
+    # Held for Review instead: nobody's until someone says whose.
+    held = [f.content for f in await backend.held_facts()]
+    assert "The user's favourite colour is teal" in held
     for scope in ("household", hass_admin_user.id):
         profile = await backend.read_profile(scope)
         assert "nurse" not in profile

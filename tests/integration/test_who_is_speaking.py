@@ -154,7 +154,7 @@ async def test_two_people_at_their_own_devices(
             devices_option_key(BOB): [household.bedroom],
         },
     )
-    await say(
+    allergy = await say(
         hass, "I'm allergic to hazelnuts.", user_id=None, device_id=household.kitchen
     )
     await say(
@@ -180,6 +180,15 @@ async def test_two_people_at_their_own_devices(
     assert "hazelnuts" in anna_app
     assert "hazelnuts" in anna_device
     assert "Dr. Quill" not in anna_device
+    # The turn's record says who spoke and how that was known.
+    record = await loaded_entry.runtime_data.backend.conversation(
+        str(allergy.conversation_id)
+    )
+    assert record is not None
+    assert (record.messages[0].user_id, record.messages[0].speaker) == (
+        household.anna_user,
+        {"source": "device", "device_id": household.kitchen, "person_entity_id": ANNA},
+    )
 
 
 @pytest.mark.parametrize("entry_options", [LLM_AGENT])

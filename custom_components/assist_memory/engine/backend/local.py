@@ -40,6 +40,7 @@ from ..conversation.retention import (
     RetentionSettings,
     enforce_retention,
 )
+from ..conversation.speaker import Speaker as TurnSpeaker
 from ..conversation.turns import TurnContext, TurnMemory, TurnSettings
 from ..conversation.working import WorkingMemory, WorkingMemoryManager
 from ..documents.daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
@@ -648,6 +649,7 @@ class LocalBackend(LocalLearning, MemoryBackend):
         user_id: str | None = None,
         settings: TurnSettings | None = None,
         live_since: datetime | None = None,
+        speaker: TurnSpeaker | None = None,
     ) -> TurnContext:
         context = await self._run(
             self.turns.begin,
@@ -661,9 +663,10 @@ class LocalBackend(LocalLearning, MemoryBackend):
         # The message and the memories' use are written once the agent has its
         # memory and the event loop turns over (so no thread competes with the
         # agent's first step), before anything its answer queues.
+        after = self.turns.after_begin
         asyncio.get_running_loop().call_soon(
             self._in_background,
-            functools.partial(self.turns.after_begin, text=text, user_id=user_id),
+            functools.partial(after, text=text, user_id=user_id, speaker=speaker),
             context,
         )
         return context

@@ -23,6 +23,7 @@ from ..conversation.conversation_records import (
 )
 from ..conversation.held_facts import HeldFact
 from ..conversation.learning_queue import EndedConversation
+from ..conversation.speaker import Speaker as TurnSpeaker
 from ..conversation.turns import (
     ExtractionBatch,
     LearnResult,
@@ -252,11 +253,13 @@ class TurnOperations(Protocol):
         user_id: str | None = None,
         settings: TurnSettings | None = None,
         live_since: datetime | None = None,
+        speaker: TurnSpeaker | None = None,
     ) -> TurnContext:
         """Record the user's message and gather memory for the agent.
 
         `live_since`: when the oldest message the agent's host still holds was
-        written (see `TurnMemory.begin`).
+        written (see `TurnMemory.begin`). `speaker`: who spoke and how that is
+        known (kept with the turn: "why did Assist say that?").
         """
 
     async def end_turn(

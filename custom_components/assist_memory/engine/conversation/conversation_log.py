@@ -292,9 +292,25 @@ class ConversationLog:
                 rows,
             )
 
+    def record_turn_speaker(
+        self,
+        message_id: int,
+        source: str,
+        device_id: str | None = None,
+        person_entity_id: str | None = None,
+    ) -> None:
+        """Note who spoke in the turn `message_id` began, how known, at which device."""
+        with self._locked() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO turn_speakers"
+                "(message_id, source, device_id, person_entity_id) VALUES (?, ?, ?, ?)",
+                (message_id, source, device_id, person_entity_id),
+            )
+
     def with_turn_memories(self, messages: list[Message]) -> list[Message]:
-        """The messages, each with the memories its turn was given."""
+        """The messages, each with the memories its turn was given and its speaker."""
         found: dict[int, list[str]] = {}
+        speakers: dict[int, dict[str, str | None]] = {}
         ids = [m.id for m in messages]
         with self._locked() as db:
             for chunk, marks in _in_batches(ids):
@@ -304,8 +320,22 @@ class ConversationLog:
                     chunk,
                 ):
                     found.setdefault(message_id, []).append(memory_id)
+                for message_id, source, device_id, person in db.execute(
+                    "SELECT message_id, source, device_id, person_entity_id"  # noqa: S608 - "?" marks only
+                    f" FROM turn_speakers WHERE message_id IN ({marks})",
+                    chunk,
+                ):
+                    speakers[message_id] = {
+                        "source": source,
+                        "device_id": device_id,
+                        "person_entity_id": person,
+                    }
         return [
-            replace(m, memory_ids=tuple(found[m.id])) if m.id in found else m
+            replace(
+                m,
+                memory_ids=tuple(found.get(m.id, m.memory_ids)),
+                speaker=speakers.get(m.id, m.speaker),
+            )
             for m in messages
         ]
 

@@ -57,6 +57,8 @@ class Message:
     user_id: str | None = None
     # The memories given to the assistant for the turn this message began.
     memory_ids: tuple[str, ...] = ()
+    # Who spoke in that turn: {"source", "device_id", "person_entity_id"}.
+    speaker: dict[str, str | None] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
@@ -69,6 +71,7 @@ class Message:
             "collected": self.collected,
             "user_id": self.user_id,
             "memory_ids": list(self.memory_ids),
+            "speaker": self.speaker,
         }
 
 

@@ -10,6 +10,9 @@ The helpers at the end keep deleted text out of the file.
 - `turn_memories(message_id, memory_id)`: which memories went into the
   `<long_term_memory>` block of the turn a user message began ("why did Assist say
   that?"); its rows go with their message (a trigger), whatever deletes it.
+- `turn_speakers(message_id, source, device_id, person_entity_id)`: who spoke in the
+  turn a user message began and how that was known (user, device, presence,
+  unknown), and at which voice device; its row goes with its message too.
 - `PRAGMA user_version` holds the schema version (2; a version 1 file is migrated:
   its summaries get the user of their conversation's first message, and every text
   is redacted).
@@ -68,6 +71,18 @@ _SCHEMA: Final = (
         "CREATE TRIGGER IF NOT EXISTS turn_memories_go_with_their_message"
         " AFTER DELETE ON messages BEGIN"
         " DELETE FROM turn_memories WHERE message_id = OLD.id; END"
+    ),
+    (
+        "CREATE TABLE IF NOT EXISTS turn_speakers("
+        " message_id INTEGER PRIMARY KEY,"
+        " source TEXT NOT NULL,"
+        " device_id TEXT,"
+        " person_entity_id TEXT)"
+    ),
+    (
+        "CREATE TRIGGER IF NOT EXISTS turn_speakers_go_with_their_message"
+        " AFTER DELETE ON messages BEGIN"
+        " DELETE FROM turn_speakers WHERE message_id = OLD.id; END"
     ),
 )
 # Version 1 summaries had no user and could not be superseded.

@@ -192,6 +192,15 @@ class HeldFacts:
                 self._write(facts)
         return fact
 
+    def drop_session(self, session_id: str) -> int:
+        """Remove the facts said in a conversation being deleted; how many."""
+        with self._lock:
+            facts = self._load()
+            kept = {k: f for k, f in facts.items() if f.session_id != session_id}
+            if len(kept) != len(facts):
+                self._write(kept)
+        return len(facts) - len(kept)
+
     def prune(self, now: datetime | None = None) -> int:
         """Drop the facts held longer than `keep_for`; how many left the file."""
         with self._lock:

@@ -86,7 +86,9 @@ class Speaker:
             raise _invalid(
                 f"speaker.source must be one of {', '.join(SPEAKER_SOURCES)}"
             )
-        guest = value.get("guest", False)
+        guest = value.get("guest")
+        if guest is None:
+            guest = False
         if not isinstance(guest, bool):
             raise _invalid("speaker.guest must be true or false")
         return cls(

@@ -63,6 +63,7 @@ from .learning_queue import EndedConversation, LearningQueue
 from .profile import UserProfile, profile_updates
 from .prompt import build_prompt_with_memory
 from .session_titles import summarize_first_exchange
+from .speaker import Speaker as TurnSpeaker
 from .throttle import ExtractionThrottle, FlushTracker
 from .working import MAX_TOPIC_LENGTH, WorkingMemoryManager, important_items
 
@@ -240,6 +241,7 @@ class TurnMemory:
         settings: TurnSettings | None = None,
         live_since: datetime | None = None,
         deferred: bool = False,
+        speaker: TurnSpeaker | None = None,
     ) -> TurnContext:
         """Record the user's message and gather the memory for the agent.
 
@@ -258,6 +260,7 @@ class TurnMemory:
         the agent anyway and are not repeated. Without `live_since` every earlier
         message of the window goes into the block. When the host's history holds
         another speaker's messages, `others_in_history` says so: the host drops it.
+        `speaker`: who spoke and how that is known, kept with the turn's record.
         """
         settings = settings or TurnSettings()
         scopes = scopes_for(user_id)
@@ -317,11 +320,16 @@ class TurnMemory:
             others_in_history=others_in_history,
         )
         if not deferred:
-            self.after_begin(context, text=text, user_id=user_id)
+            self.after_begin(context, text=text, user_id=user_id, speaker=speaker)
         return context
 
     def after_begin(
-        self, context: TurnContext, *, text: str, user_id: str | None = None
+        self,
+        context: TurnContext,
+        *,
+        text: str,
+        user_id: str | None = None,
+        speaker: TurnSpeaker | None = None,
     ) -> None:
         """Store what a deferred `begin` left: the user's message, the memories' use."""
         with self._lock:
@@ -333,6 +341,13 @@ class TurnMemory:
                 self.log.record_turn_memories(
                     message.id, (r.memory.id for r in context.memories)
                 )
+                if speaker is not None:
+                    self.log.record_turn_speaker(
+                        message.id,
+                        speaker.source,
+                        speaker.device_id,
+                        speaker.person_entity_id,
+                    )
         if context.memories:
             self.engine.store.record_access([r.memory.id for r in context.memories])
 
@@ -649,8 +664,12 @@ class TurnMemory:
     def delete_conversation(self, session_id: str, owner: Speaker = EVERYONE) -> int:
         """Delete a conversation (`owner`'s part of it); returns messages deleted.
 
-        Its working memory goes too (never archived) when it is the owner's.
+        Its working memory goes too (never archived) when it is the owner's; the
+        facts held for Review that were said in it go when they are the owner's
+        (only turns of nobody known hold facts).
         """
+        if owner is EVERYONE or owner is None:
+            self.held.drop_session(session_id)
         with self._lock:
             deleted = self.log.delete_session(session_id, owner=owner)
             if deleted:

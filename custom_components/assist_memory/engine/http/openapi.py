@@ -18,6 +18,7 @@ from ..config import SETTINGS
 from ..conversation.conversation_records import MAX_MESSAGE_LENGTH, ROLES
 from ..conversation.held_facts import HOLD_REASONS, MAX_HELD_LENGTH
 from ..conversation.profile import MAX_PROFILE_LENGTH
+from ..conversation.speaker import SPEAKER_SOURCES
 from ..conversation.working import MAX_SESSION_ID_LENGTH
 from ..documents.daily_log import MAX_ENTRY_LENGTH
 from ..storage.models import (
@@ -265,6 +266,17 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
                 "user_id": _USER_ID,
                 "settings": turn_settings,
                 "live_since": _nullable(_TIME),
+                "speaker": _nullable(
+                    _open(
+                        {
+                            "user_id": _NULLABLE_TEXT,
+                            "source": {"enum": list(SPEAKER_SOURCES)},
+                            "device_id": _NULLABLE_TEXT,
+                            "guest": {"type": ["boolean", "null"]},
+                            "person_entity_id": _NULLABLE_TEXT,
+                        }
+                    )
+                ),
             },
             ["session_id", "text"],
         ),
@@ -333,7 +345,6 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
             },
             ["id", "content", "reason", "said_at"],
         ),
-        "HeldTake": _open({"id": _TEXT}, ["id"]),
         "Overview": _open({"user_id": _USER_ID, "settings": turn_settings}),
         "TurnSearch": _open(
             {

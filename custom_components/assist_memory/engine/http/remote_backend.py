@@ -36,6 +36,7 @@ from ..conversation.conversation_records import (
     ConversationPage,
     SessionSummary,
 )
+from ..conversation.speaker import Speaker as TurnSpeaker
 from ..conversation.turns import TurnContext, TurnSettings
 from ..conversation.working import WorkingMemory
 from ..documents.daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
@@ -540,8 +541,10 @@ class RemoteBackend(RemoteHeldFacts, RemoteLearning, MemoryBackend):
         user_id: str | None = None,
         settings: TurnSettings | None = None,
         live_since: datetime | None = None,
+        speaker: TurnSpeaker | None = None,
     ) -> TurnContext:
         body = {
+            "speaker": None if speaker is None else speaker.as_dict(),
             "session_id": session_id,
             "text": text,
             "user_id": user_id,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import quote
 
 from ..conversation.held_facts import HeldFact
 from ..errors import InvalidMemoryError
@@ -45,7 +46,7 @@ class RemoteHeldFacts:
     async def take_held(self, held_id: str) -> HeldFact | None:
         """Remove a held fact from the server; None when it is not held."""
         answer = await self._call(
-            "POST", "/api/held/take", body={"id": held_id}, missing_ok=True
+            "DELETE", f"/api/held/{quote(held_id, safe='')}", missing_ok=True
         )
         if answer is None:
             return None

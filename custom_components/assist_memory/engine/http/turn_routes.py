@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Final
 
 from ..conversation.held_facts import HeldFact
+from ..conversation.speaker import Speaker
 from ..documents.daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
 from ..memory.compaction import CompactionResult
 from .memory_routes import MAX_SEARCH_LIMIT, SKIPPED, compaction_answer
@@ -45,14 +46,23 @@ def log_entry_json(entry: LogEntry) -> dict[str, str]:
 async def begin(host: ApiHost, request: ApiRequest) -> object:
     """Record the user's message; the memory for the agent."""
     body = _body(request)
+    speaker = _speaker(body)
     context = await host.backend.begin_turn(
         session_id=body.session_id(),
         text=body.message("text"),
-        user_id=body.user_id(),
+        # Without a user id, the speaker's person (none when nobody is known).
+        user_id=body.user_id() or (speaker.owner if speaker else None),
         settings=turn_settings_from_json(body.data.get("settings")),
         live_since=body.time("live_since"),
+        speaker=speaker,
     )
     return turn_context_json(context)
+
+
+def _speaker(body: JsonObject) -> Speaker | None:
+    """Who spoke, when the caller says (the REST API's `speaker` object)."""
+    value = body.data.get("speaker")
+    return None if value is None else Speaker.from_dict(value)
 
 
 async def end(host: ApiHost, request: ApiRequest) -> object:
@@ -151,7 +161,7 @@ async def hold(host: ApiHost, request: ApiRequest) -> object:
 
 async def take_held(host: ApiHost, request: ApiRequest) -> object:
     """Remove a held fact; 404 when it is not held."""
-    fact = await host.backend.take_held(_body(request).text("id"))
+    fact = await host.backend.take_held(request.path["held_id"])
     if fact is None:
         raise not_found("no such held fact")
     return fact.as_dict()
@@ -250,8 +260,8 @@ TURN_ROUTES: Final[tuple[Route, ...]] = (
     _post("/api/turns/learn", "learn", "Write learned facts back", learn, "Learn"),
     Route("GET", "/api/held", "heldFacts", "Facts held for Review", held),
     _post("/api/held", "holdFact", "Hold a fact for Review", hold, "HeldFact"),
-    _post("/api/held/take", "takeHeldFact", "Remove a held fact", take_held,
-          "HeldTake"),
+    Route("DELETE", "/api/held/{held_id}", "takeHeldFact", "Remove a held fact",
+          take_held),
     _post("/api/turns/overview", "memoryOverview", "The memory block without a message",
           overview, "Overview"),
     _post("/api/turns/search", "turnSearch", "Search memories for a turn", search,

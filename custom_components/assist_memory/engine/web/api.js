@@ -65,7 +65,7 @@ export class MemoryApi {
   stats() { return this.call("GET", "/memory/stats"); }
   // Facts held for Review ("Who said this?"): listed, taken out, put back (Undo).
   held() { return this.call("GET", "/api/held"); }
-  takeHeld(id) { return this.call("POST", "/api/held/take", { body: { id } }); }
+  takeHeld(id) { return this.call("DELETE", `/api/held/${encodeURIComponent(id)}`); }
   hold(fact) { return this.call("POST", "/api/held", { body: fact }); }
   exportAll() { return this.call("GET", "/memory/export"); }
   importAll(document, mode) {

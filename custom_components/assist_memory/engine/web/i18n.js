@@ -1,6 +1,12 @@
 // The UI's text in English, simplified and traditional Chinese (Home Assistant's
 // language codes). `translator(language)` answers t(key, params, fallback).
 const en = {
+  "sessions.speaker.user": "Asked by {who}, signed in.",
+  "sessions.speaker.user.device": "Asked by {who}, signed in, at {device}.",
+  "sessions.speaker.device.device": "Asked by {who}, at {device} (their device).",
+  "sessions.speaker.presence.device": "Asked by {who}, at {device} (the only one home).",
+  "sessions.speaker.unknown": "Nobody could tell who asked.",
+  "sessions.speaker.unknown.device": "At {device}: nobody could tell who asked.",
   "held.title.one": "Who said this? (1)",
   "held.title.other": "Who said this? ({count})",
   "held.explain": "Facts Assist did not store: said at a voice device where nobody could tell who was speaking, or learnt while the memory was full. Until someone decides, they reach no one.",
@@ -337,6 +343,12 @@ const en = {
 };
 
 const zhHans = {
+  "sessions.speaker.user": "{who}登录后提问。",
+  "sessions.speaker.user.device": "{who}登录后在{device}提问。",
+  "sessions.speaker.device.device": "{who}在{device}提问（此人的设备）。",
+  "sessions.speaker.presence.device": "{who}在{device}提问（当时只有此人在家）。",
+  "sessions.speaker.unknown": "分辨不出是谁提问。",
+  "sessions.speaker.unknown.device": "在{device}：分辨不出是谁提问。",
   "held.title.other": "这是谁说的？（{count}）",
   "held.explain": "Assist 没有保存的内容：在分辨不出说话人的语音设备上说的，或在记忆已满时学到的。在有人决定之前，它们不会进入任何人的对话。",
   "held.list": "等待确认归属的内容",
@@ -672,6 +684,12 @@ const zhHans = {
 };
 
 const zhHant = {
+  "sessions.speaker.user": "{who}登入後提問。",
+  "sessions.speaker.user.device": "{who}登入後在{device}提問。",
+  "sessions.speaker.device.device": "{who}在{device}提問（此人的裝置）。",
+  "sessions.speaker.presence.device": "{who}在{device}提問（當時只有此人在家）。",
+  "sessions.speaker.unknown": "分辨不出是誰提問。",
+  "sessions.speaker.unknown.device": "在{device}：分辨不出是誰提問。",
   "held.title.other": "這是誰說的？（{count}）",
   "held.explain": "Assist 沒有保存的內容：在分辨不出說話人的語音裝置上說的，或在記憶已滿時學到的。在有人決定之前，它們不會進入任何人的對話。",
   "held.list": "等待確認歸屬的內容",

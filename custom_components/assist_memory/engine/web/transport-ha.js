@@ -20,6 +20,12 @@ export class HaTransport {
     return (await this.hass.callWS({ type: "assist_memory/people" })).people;
   }
 
+  // A device's name as people call it (Home Assistant's device registry).
+  deviceName(id) {
+    const device = this.hass.devices?.[id];
+    return device ? device.name_by_user || device.name : null;
+  }
+
   // Who speaks at which voice device, and the held facts' device names.
   speakers() {
     return this.hass.callWS({ type: "assist_memory/held/list" }).catch(() => null);

@@ -91,6 +91,7 @@ export class SessionsView {
       conversation.messages.map((message) => {
         if (message.role === "user") {
           given.set("last", message.memory_ids ?? []);
+          given.set("who", this.whoSpoke(message));
           return h("li", { class: "said" },
             h("strong", {}, `${this.speaker(message.user_id)}: `), message.content);
         }
@@ -99,6 +100,7 @@ export class SessionsView {
           h("strong", {}, `${t("sessions.assist")}: `), message.content,
           h("details", { class: "why" },
             h("summary", {}, t("sessions.why")),
+            given.get("who") ? h("p", {}, given.get("who")) : null,
             ids.length
               ? [h("p", {}, t("sessions.whySome")),
                 h("ul", {}, ids.map((id) => h("li", {},
@@ -116,6 +118,19 @@ export class SessionsView {
   speakerBadge(userId) {
     return userId ? this.ctx.people.badge(userId)
       : h("span", { class: "person" }, this.ctx.t("sessions.someone"));
+  }
+
+  // Who asked, and how Assist knew ("Bob, at Bedroom voice"); null for older turns.
+  whoSpoke(message) {
+    const { t } = this.ctx;
+    const speaker = message.speaker;
+    if (!speaker) return null;
+    const device = speaker.device_id
+      ? this.ctx.api.transport.deviceName?.(speaker.device_id) ?? t("held.someDevice")
+      : null;
+    const who = speaker.source === "unknown" ? null : this.speaker(message.user_id);
+    const how = device ? `${speaker.source}.device` : speaker.source;
+    return t(`sessions.speaker.${how}`, { who, device });
   }
 
   toggle(sessionId, panelId) {
