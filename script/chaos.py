@@ -65,6 +65,9 @@ SERVER_ENV = {
     "MEMORY_COMPACTION_ENABLED": "true",
     "MEMORY_COMPACTION_THRESHOLD": "2",
     "LLM_MODEL": "chaos-compactor",
+    # Its checks find each memory by its unique word alone; meaning would add
+    # neighbours (and the model's load to every restart).
+    "EMBEDDING_LOCAL": "off",
 }
 
 
