@@ -21,11 +21,8 @@ from typing import Final, NotRequired, TypedDict
 
 from assist_memory_engine.conversation.conversation_log import ConversationLog
 from assist_memory_engine.conversation.profile import UserProfile
-from assist_memory_engine.conversation.turns import (
-    ExtractionBatch,
-    LearnSettings,
-    TurnMemory,
-)
+from assist_memory_engine.conversation.turn_settings import LearnSettings
+from assist_memory_engine.conversation.turns import ExtractionBatch, TurnMemory
 from assist_memory_engine.conversation.working import WorkingMemoryManager
 from assist_memory_engine.language.facts import Fact
 from assist_memory_engine.language.rule_extraction import RuleBasedExtractor

@@ -41,7 +41,7 @@ from .engine.backend.protocol import MemoryBackend
 from .engine.backend.question_answers import MemoryAnswer, answer_question
 from .engine.backend.statement_learning import learn_statement
 from .engine.conversation.speaker import Speaker
-from .engine.conversation.turns import LearnSettings
+from .engine.conversation.turn_settings import LearnSettings
 from .engine.language.commands import reply, reply_language
 from .engine.language.questions import read_question
 

@@ -42,7 +42,7 @@ from .engine import MemoryEngineError
 from .engine.conversation.compose import merge_prompts
 from .engine.conversation.speaker import Speaker
 from .engine.conversation.throttle import estimate_tokens
-from .engine.conversation.turns import LearnSettings, TurnSettings
+from .engine.conversation.turn_settings import LearnSettings, TurnSettings
 from .engine.errors import BackendUnavailableError
 from .entity import AssistMemoryEntity
 from .follow import async_mark_own_conversation

@@ -15,7 +15,8 @@ from homeassistant.core import HomeAssistant, callback
 from .const import CONF_AUTO_EXTRACT, CONF_EXTRACTOR_ENTITY, LOGGER
 from .engine import MemoryEngineError
 from .engine.conversation.speaker import Speaker
-from .engine.conversation.turns import ExtractionBatch, LearnSettings
+from .engine.conversation.turn_settings import LearnSettings
+from .engine.conversation.turns import ExtractionBatch
 from .engine.language.facts import Fact
 from .engine.language.llm_facts import extraction_instructions, parse_llm_facts
 from .engine.language.time_phrases import home_now

@@ -32,7 +32,7 @@ from homeassistant.helpers.start import async_at_started
 from .const import CONF_AUTO_EXTRACT, LOGGER
 from .engine import HOUSEHOLD_SCOPE, MemoryEngineError
 from .engine.conversation.speaker import UNKNOWN_SPEAKER, owner_speaker
-from .engine.conversation.turns import LearnSettings
+from .engine.conversation.turn_settings import LearnSettings
 from .learning import async_learn_batch
 from .runtime_data import AssistMemoryConfigEntry
 

@@ -37,7 +37,8 @@ from .engine import (
 )
 from .engine.conversation.held_facts import new_held_fact
 from .engine.conversation.speaker import Speaker
-from .engine.conversation.turns import TurnSettings, scopes_for
+from .engine.conversation.turn_settings import TurnSettings
+from .engine.conversation.turns import scopes_for
 from .engine.documents.markdown import render_markdown
 from .engine.language.commands import about_whom, scopes_about
 from .engine.language.provenance import Provenance

@@ -16,7 +16,9 @@ from custom_components.assist_memory.engine.backend.statement_learning import (
     learn_statement,
 )
 from custom_components.assist_memory.engine.conversation.speaker import user_speaker
-from custom_components.assist_memory.engine.conversation.turns import LearnSettings
+from custom_components.assist_memory.engine.conversation.turn_settings import (
+    LearnSettings,
+)
 from custom_components.assist_memory.engine.language.commands import MemoryCommand
 
 ANNA = "anna"

@@ -21,7 +21,7 @@ from custom_components.assist_memory.engine.conversation.speaker import (
     Speaker,
     user_speaker,
 )
-from custom_components.assist_memory.engine.conversation.turns import (
+from custom_components.assist_memory.engine.conversation.turn_settings import (
     LearnSettings,
     TurnSettings,
 )

@@ -12,7 +12,7 @@ from custom_components.assist_memory.engine.backend.protocol import MemoryBacken
 from custom_components.assist_memory.engine.conversation.learning_queue import (
     EndedConversation,
 )
-from custom_components.assist_memory.engine.conversation.turns import (
+from custom_components.assist_memory.engine.conversation.turn_settings import (
     LearnSettings,
     TurnSettings,
 )

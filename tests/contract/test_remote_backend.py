@@ -14,7 +14,9 @@ import aiohttp
 from aiohttp import web
 import pytest
 
-from custom_components.assist_memory.engine.conversation.turns import LearnSettings
+from custom_components.assist_memory.engine.conversation.turn_settings import (
+    LearnSettings,
+)
 from custom_components.assist_memory.engine.errors import (
     AuthenticationError,
     BackendUnavailableError,

@@ -11,7 +11,7 @@ import pytest
 
 from custom_components.assist_memory.engine.backend.local import LocalBackend
 from custom_components.assist_memory.engine.config import DEFAULT_CONFIG
-from custom_components.assist_memory.engine.conversation.turns import (
+from custom_components.assist_memory.engine.conversation.turn_settings import (
     LearnSettings,
     TurnSettings,
 )

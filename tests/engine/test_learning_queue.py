@@ -13,7 +13,9 @@ from custom_components.assist_memory.engine.conversation.learning_queue import (
     EndedConversation,
     LearningQueue,
 )
-from custom_components.assist_memory.engine.conversation.turns import LearnSettings
+from custom_components.assist_memory.engine.conversation.turn_settings import (
+    LearnSettings,
+)
 
 DEFAULT = LearnSettings()
 

@@ -17,10 +17,10 @@ from custom_components.assist_memory.engine.backend.local import LocalBackend
 from custom_components.assist_memory.engine.conversation.retention import (
     RetentionSettings,
 )
-from custom_components.assist_memory.engine.conversation.turns import (
-    ExtractionBatch,
+from custom_components.assist_memory.engine.conversation.turn_settings import (
     LearnSettings,
 )
+from custom_components.assist_memory.engine.conversation.turns import ExtractionBatch
 from custom_components.assist_memory.engine.documents.markdown import (
     bullet_content,
     memory_line,

@@ -29,7 +29,7 @@ from custom_components.assist_memory.engine.conversation.compose import DEFAULT_
 from custom_components.assist_memory.engine.conversation.retention import (
     RetentionSettings,
 )
-from custom_components.assist_memory.engine.conversation.turns import (
+from custom_components.assist_memory.engine.conversation.turn_settings import (
     LearnSettings,
     TurnSettings,
 )

@@ -22,10 +22,12 @@ from custom_components.assist_memory.engine.conversation.learning_queue import (
     EndedConversation,
 )
 from custom_components.assist_memory.engine.conversation.profile import UserProfile
-from custom_components.assist_memory.engine.conversation.turns import (
+from custom_components.assist_memory.engine.conversation.turn_settings import (
     LearnSettings,
-    TurnMemory,
     TurnSettings,
+)
+from custom_components.assist_memory.engine.conversation.turns import (
+    TurnMemory,
     scopes_for,
 )
 from custom_components.assist_memory.engine.conversation.working import (

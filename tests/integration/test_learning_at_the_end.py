@@ -30,7 +30,9 @@ from custom_components.assist_memory.const import (
     CONF_AUTO_EXTRACT,
     CONF_EXTRACTOR_ENTITY,
 )
-from custom_components.assist_memory.engine.conversation.turns import TurnSettings
+from custom_components.assist_memory.engine.conversation.turn_settings import (
+    TurnSettings,
+)
 from tests.support.memory_server import MemoryServer
 
 from .agents import AGENT_ENTITY_ID, TASK_ENTITY_ID, LlmEntities

@@ -41,7 +41,8 @@ from ..conversation.retention import (
     enforce_retention,
 )
 from ..conversation.speaker import Speaker as TurnSpeaker
-from ..conversation.turns import TurnContext, TurnMemory, TurnSettings
+from ..conversation.turn_settings import TurnSettings
+from ..conversation.turns import TurnContext, TurnMemory
 from ..conversation.working import WorkingMemory, WorkingMemoryManager
 from ..documents.daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
 from ..documents.markdown_writer import MarkdownWriter

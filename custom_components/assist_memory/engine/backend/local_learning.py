@@ -11,7 +11,8 @@ from collections.abc import Callable
 from typing import Any, Protocol, override
 
 from ..conversation.learning_queue import EndedConversation
-from ..conversation.turns import ExtractionBatch, LearnResult, LearnSettings, TurnMemory
+from ..conversation.turn_settings import LearnSettings
+from ..conversation.turns import ExtractionBatch, LearnResult, TurnMemory
 from ..language.facts import Fact
 from .protocol import TurnOperations
 

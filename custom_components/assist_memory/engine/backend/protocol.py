@@ -24,13 +24,8 @@ from ..conversation.conversation_records import (
 from ..conversation.held_facts import HeldFact
 from ..conversation.learning_queue import EndedConversation
 from ..conversation.speaker import Speaker as TurnSpeaker
-from ..conversation.turns import (
-    ExtractionBatch,
-    LearnResult,
-    LearnSettings,
-    TurnContext,
-    TurnSettings,
-)
+from ..conversation.turn_settings import LearnSettings, TurnSettings
+from ..conversation.turns import ExtractionBatch, LearnResult, TurnContext
 from ..conversation.working import WorkingMemory
 from ..documents.daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
 from ..language.facts import Fact

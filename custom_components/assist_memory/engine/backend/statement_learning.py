@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..conversation.speaker import Speaker
-from ..conversation.turns import ExtractionBatch, LearnSettings
+from ..conversation.turn_settings import LearnSettings
+from ..conversation.turns import ExtractionBatch
 from ..language.commands import join_items, reply
 from ..language.listener import for_listener
 from ..language.secrets_filter import contains_secret

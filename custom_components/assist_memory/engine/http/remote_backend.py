@@ -37,7 +37,8 @@ from ..conversation.conversation_records import (
     SessionSummary,
 )
 from ..conversation.speaker import Speaker as TurnSpeaker
-from ..conversation.turns import TurnContext, TurnSettings
+from ..conversation.turn_settings import TurnSettings
+from ..conversation.turns import TurnContext
 from ..conversation.working import WorkingMemory
 from ..documents.daily_log import DEFAULT_SEARCH_LIMIT, LogEntry
 from ..errors import (

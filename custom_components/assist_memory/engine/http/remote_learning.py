@@ -13,7 +13,8 @@ from typing import Any, Protocol, override
 
 from ..backend.protocol import TurnOperations
 from ..conversation.learning_queue import EndedConversation
-from ..conversation.turns import ExtractionBatch, LearnResult, LearnSettings
+from ..conversation.turn_settings import LearnSettings
+from ..conversation.turns import ExtractionBatch, LearnResult
 from ..language.facts import Fact
 from .turn_wire import (
     batch_from_json,

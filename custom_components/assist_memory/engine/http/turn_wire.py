@@ -23,13 +23,8 @@ from ..conversation.conversation_records import (
     validate_message,
 )
 from ..conversation.learning_queue import EndedConversation
-from ..conversation.turns import (
-    ExtractionBatch,
-    LearnResult,
-    LearnSettings,
-    TurnContext,
-    TurnSettings,
-)
+from ..conversation.turn_settings import LearnSettings, TurnSettings
+from ..conversation.turns import ExtractionBatch, LearnResult, TurnContext
 from ..conversation.working import validate_session_id
 from ..errors import InvalidMemoryError
 from ..language.facts import STATED_CONFIDENCE, Fact
