@@ -106,7 +106,9 @@ def async_watch_ended_conversations(
             "assist_memory_left_conversations",
         )
 
-    entry.async_on_unload(async_track_time_interval(hass, look, WATCH_INTERVAL))
+    entry.async_on_unload(
+        async_track_time_interval(hass, look, WATCH_INTERVAL, cancel_on_shutdown=True)
+    )
     # After the start, which it never delays.
     entry.async_on_unload(async_at_started(hass, started))
 

@@ -35,7 +35,11 @@ async def test_token_is_made_once_shown_once_and_required(data_dir: Path) -> Non
 
         async with http.get("/health") as health:
             assert health.status == 200
-            assert await health.json() == {"status": "ok", "count": 0}
+            assert await health.json() == {
+                "status": "ok",
+                "count": 0,
+                "learningStopped": False,
+            }
         async with http.get("/memory/stats") as anonymous:
             assert anonymous.status == 401
             assert (await anonymous.json())["code"] == "unauthorized"
