@@ -44,6 +44,7 @@ from .engine.conversation.speaker import Speaker
 from .engine.conversation.turn_settings import LearnSettings
 from .engine.language.commands import reply, reply_language
 from .engine.language.questions import read_question
+from .engine.language.time_phrases import home_now
 
 # Slots that name what a state query is about; without one, "who is X" is a guess.
 _TARGET_SLOTS = frozenset({"name", "area", "floor", "device_class"})
@@ -87,7 +88,13 @@ async def async_answer_without_llm(
         return await converse()
     language = reply_language(user_input.language, user_input.text)
     answer = await _quietly(
-        answer_question(backend, user_input.text, user_id=speaker.owner), "answer"
+        answer_question(
+            backend,
+            user_input.text,
+            user_id=speaker.owner,
+            now=home_now(hass.config.time_zone),
+        ),
+        "answer",
     )
     if recognition.open_query:
         result = await converse()

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
 from custom_components.assist_memory.engine.backend.answers import answer_command
 from custom_components.assist_memory.engine.backend.forget_by_voice import (
     propose_forget,
@@ -158,3 +163,47 @@ async def test_forgetting_nothing(backend: MemoryBackend) -> None:
     )
     assert gone.speech == "I don't remember anything about that."
     assert gone.proposal is None
+
+
+@pytest.mark.parametrize(
+    ("memory", "question", "answer"),
+    [
+        (
+            "The plumber is coming on Friday 4 December at 10:00",
+            "When is the plumber coming?",
+            "On Friday 4 December at 10:00.",
+        ),
+        (
+            "水管工12月4日（周五）上午10点来",
+            "水管工什么时候来？",
+            "12月4日（周五）上午10点。",
+        ),
+    ],
+)
+async def test_when_is_answered_with_the_day(
+    backend: MemoryBackend, memory: str, question: str, answer: str
+) -> None:
+    await backend.add(memory)
+    now = datetime(2026, 11, 30, 9, 0, tzinfo=ZoneInfo("Europe/London"))
+    said = await answer_question(backend, question, user_id=None, now=now)
+    assert said is not None
+    assert said.speech == answer
+
+
+async def test_when_without_a_day_is_said_as_the_memory(backend: MemoryBackend) -> None:
+    await backend.add("The bins go out on Thursday")
+    said = await answer_question(backend, "When do the bins go out?", user_id=None)
+    assert said is not None
+    assert said.speech == "The bins go out on Thursday."
+
+
+async def test_two_memories_saying_the_same_are_said_once(
+    backend: MemoryBackend,
+) -> None:
+    await backend.add("We drink green tea every morning.")
+    await backend.add("We drink green tea every morning")
+    said = await answer_question(
+        backend, "Which green tea do we drink every morning", user_id=None
+    )
+    assert said is not None
+    assert said.speech == "We drink green tea every morning."

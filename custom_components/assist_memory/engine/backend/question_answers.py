@@ -10,11 +10,13 @@ memory answers the question well: the caller then leaves it to the intent agent.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Final
 
 from ..language.listener import said_to
 from ..language.questions import Judgement, judge, known_units, read_question
 from ..language.speech import is_traditional
+from ..language.time_phrases import home_now, when_said
 from ..storage.models import HOUSEHOLD_SCOPE, Memory
 
 if TYPE_CHECKING:
@@ -36,9 +38,17 @@ class MemoryAnswer:
 
 
 async def answer_question(
-    backend: MemoryOperations, text: str, *, user_id: str | None
+    backend: MemoryOperations,
+    text: str,
+    *,
+    user_id: str | None,
+    now: datetime | None = None,
 ) -> MemoryAnswer | None:
-    """The answer memory gives to a question, or None when no memory answers it."""
+    """The answer memory gives to a question, or None when no memory answers it.
+
+    "When ...?" answered by one memory that names its day is said as that day ("On
+    Friday 4 December at 10:00"); `now` is the home's (`home_now`).
+    """
     question = read_question(text)
     if question is None:
         return None
@@ -67,12 +77,20 @@ async def answer_question(
         rank, second = judged[1]
         if rank[:3] == best_rank[:3] and rank[3] >= _SECOND_ANSWER_SHARE * best_rank[3]:
             chosen.append(second)
+    if question.kind == "when" and len(chosen) == 1:
+        language = (
+            ("zh-Hant" if traditional else "zh-Hans") if question.chinese else "en"
+        )
+        when = when_said(best.content, now or home_now(None), language)
+        if when is not None:
+            return MemoryAnswer(_sentence(when), (best,))
     return MemoryAnswer(spoken(chosen, user_id), tuple(chosen))
 
 
 def spoken(memories: list[Memory], user_id: str | None) -> str:
-    """Memories as one or two spoken sentences to the listener."""
-    return " ".join(_sentence(text) for text in said_to(memories, user_id))
+    """Memories as one or two spoken sentences to the listener (a repeat said once)."""
+    sentences = [_sentence(text) for text in said_to(memories, user_id)]
+    return " ".join(dict.fromkeys(sentences))
 
 
 def _sentence(text: str) -> str:
