@@ -9,6 +9,7 @@ daily log entry (`Labels.logged`) in its own way: the walk finds them on their s
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 import json
@@ -17,7 +18,12 @@ from pathlib import Path
 import re
 import shutil
 
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import (
+    Locator,
+    Page,
+    TimeoutError as PlaywrightTimeoutError,
+    expect,
+)
 
 from tests.support.ha_process import ha_instance
 
@@ -709,6 +715,14 @@ def on_a_phone(
         page.emulate_media(color_scheme=scheme)
         app.get_by_role("tab", name=words.tab_memories, exact=True).click()
         expect(app.locator(".card").first).to_be_visible()
+        # Waited for: the list settles once every card has rendered (a busy machine
+        # shows the first ones before the rest).
+        with suppress(PlaywrightTimeoutError):
+            page.wait_for_function(
+                f"(app) => ({CARDS_ABOVE_THE_FOLD})(app) >= 3",
+                arg=app.element_handle(),
+                timeout=10_000,
+            )
         above = page.evaluate(CARDS_ABOVE_THE_FOLD, app.element_handle())
         assert above >= 3, f"{above} memories above the fold"
         every_tab_in_sight(page, app, 390)
