@@ -59,6 +59,7 @@ from .const import (
     CONF_PIPELINE_AGENT,
     CONF_PROMPT_MODE,
     CONF_RAG_TOP_N,
+    CONF_SAY_LEARNT,
     CONF_SESSION_SUMMARY_LIMIT,
     CONF_STORAGE,
     CONF_VOICE_FORGET_HOUSEHOLD,
@@ -133,6 +134,7 @@ HA_SELECTORS: dict[str, Any] = {
         )
     ),
     CONF_EMBEDDING_LOCAL: BooleanSelector(),
+    CONF_SAY_LEARNT: BooleanSelector(),
 }
 # The options, one menu step each, in the order shown.
 OPTION_KEYS: dict[str, list[str]] = {
@@ -146,6 +148,7 @@ OPTION_KEYS: dict[str, list[str]] = {
         CONF_SESSION_SUMMARY_LIMIT,
         CONF_ENABLE_AGENTIC_SEARCH,
         CONF_VOICE_FORGET_HOUSEHOLD,
+        CONF_SAY_LEARNT,
     ],
     "learning": [
         CONF_AUTO_EXTRACT,

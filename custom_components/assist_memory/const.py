@@ -32,6 +32,8 @@ CONF_AGENT_ID: Final = "agent_id"
 CONF_EXTRACTOR_ENTITY: Final = "extractor_entity"
 # Who may forget the household's memories by voice ("forget the spare key").
 CONF_VOICE_FORGET_HOUSEHOLD: Final = "voice_forget_household"
+# With an LLM agent: after a turn that taught Assist something, say so in one sentence.
+CONF_SAY_LEARNT: Final = "say_learnt"
 VOICE_FORGET_ADMINS: Final = "admins"
 VOICE_FORGET_ANYONE: Final = "anyone"
 

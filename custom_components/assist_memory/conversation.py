@@ -50,6 +50,7 @@ from .learning import async_schedule_extraction
 from .learning_at_the_end import async_learn_when_session_ends
 from .options import wrapped_agent_id
 from .runtime_data import AssistMemoryConfigEntry
+from .say_learnt import async_say_what_was_learnt
 from .speaker import async_resolve_speaker
 from .voice_memory import VoiceMemory
 
@@ -192,6 +193,14 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
             self._voice_memory.note(chat_log.conversation_id, result)
         else:
             result = await converse()
+            if context is not None:
+                await async_say_what_was_learnt(
+                    self.entry,
+                    user_input,
+                    result,
+                    session_id=chat_log.conversation_id,
+                    speaker=speaker,
+                )
         if context is not None:
             # The answer goes back at once; recording it and learning come after.
             self.entry.async_create_task(

@@ -23,6 +23,7 @@ from .const import (
     CONF_EMBEDDING_MODEL,
     CONF_EMBEDDING_URL,
     CONF_EXTRACTOR_ENTITY,
+    CONF_SAY_LEARNT,
     CONF_VOICE_FORGET_HOUSEHOLD,
     DATA_FOLDER,
     VOICE_FORGET_ADMINS,
@@ -46,6 +47,7 @@ DEFAULT_OPTIONS: dict[str, Any] = dict(DEFAULT_CONFIG)
 HA_DEFAULTS: dict[str, Any] = {
     CONF_EMBEDDING_LOCAL: False,
     CONF_VOICE_FORGET_HOUSEHOLD: VOICE_FORGET_ADMINS,
+    CONF_SAY_LEARNT: False,
 }
 # Options the store is opened with: changing one reloads the entry.
 RELOAD_OPTIONS = frozenset(

@@ -699,3 +699,65 @@ def test_the_config_flow_puts_the_memory_agent_in_assist(
     finally:
         context.close()
         process.stop()
+
+
+def test_forgetting_by_voice_asks_first(
+    *,
+    browser: Browser,
+    home_assistant: HomeAssistant,
+    screenshots: Path,
+    axe: Path,
+) -> None:
+    """In Home Assistant's Assist dialog (the memory agent in the preferred pipeline):
+    "Forget the spare key" says what it would forget and asks; "no" keeps it, "yes"
+    forgets it."""
+    url = home_assistant.url
+    # Only this memory (the earlier tests left thousands).
+    status, cleared = ha.request(
+        "DELETE",
+        f"{url}/api/assist_memory/memory/long-term",
+        token=home_assistant.token,
+    )
+    assert status == 200, cleared
+    status, added = ha.request(
+        "POST",
+        f"{url}/api/assist_memory/memory/long-term",
+        json_body={"content": "The spare key is under the blue flowerpot"},
+        token=home_assistant.token,
+    )
+    assert status == 201, added
+    context = browser.new_context(locale="en-US")
+    try:
+        page = context.new_page()
+        page.set_default_timeout(30_000)
+        screens = Screens(page, screenshots / "forget-by-voice", axe)
+        page.goto(login_link(url))
+        expect(page.locator("home-assistant")).to_be_attached()
+        page.wait_for_load_state("networkidle")
+
+        def say(text: str) -> None:
+            box = page.get_by_role("textbox", name=re.compile("request", re.IGNORECASE))
+            box.fill(text)
+            box.press("Enter")
+
+        page.keyboard.press("a")
+        question = "Should I forget this: The spare key is under the blue flowerpot?"
+        say("Forget the spare key")
+        expect(page.get_by_text(question)).to_have_count(1)
+        say("no")
+        expect(page.get_by_text("OK, I've kept it.")).to_be_visible()
+        say("Forget the spare key")
+        expect(page.get_by_text(question)).to_have_count(2)
+        say("yes")
+        expect(page.get_by_text("Done, I've forgotten that.")).to_be_visible()
+        screens.shot("forgotten")
+        status, page_of = ha.request(
+            "GET",
+            f"{url}/api/assist_memory/memory/long-term",
+            token=home_assistant.token,
+        )
+        assert status == 200, page_of
+        assert isinstance(page_of, dict)
+        assert added["id"] not in {item["id"] for item in page_of["items"]}
+    finally:
+        context.close()

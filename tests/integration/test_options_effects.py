@@ -49,6 +49,7 @@ from custom_components.assist_memory.const import (
     CONF_MEMORY_ENABLED,
     CONF_PROMPT_MODE,
     CONF_RAG_TOP_N,
+    CONF_SAY_LEARNT,
     CONF_SESSION_SUMMARY_LIMIT,
     CONF_VOICE_FORGET_HOUSEHOLD,
     DOMAIN,
@@ -115,6 +116,7 @@ EFFECT_TESTS: dict[str, str] = {
         "::test_old_conversations_and_daily_logs_go_by_themselves"
     ),
     CONF_VOICE_FORGET_HOUSEHOLD: "test_options_effects.py::test_voice_forget_household",
+    CONF_SAY_LEARNT: "test_options_effects.py::test_say_learnt",
 }
 WITH_AGENT = options(**{CONF_AGENT_ID: AGENT_ENTITY_ID})
 # Learning only when the context fills (the pre-compaction flush).
@@ -252,6 +254,24 @@ async def test_voice_forget_household(
     asked = await say(hass, "Forget the spare key")
     await say(hass, "yes", asked.conversation_id)
     assert await contents(hass) == []
+
+
+@pytest.mark.parametrize("entry_options", [WITH_AGENT])
+async def test_say_learnt(
+    hass: HomeAssistant, llm: LlmEntities, loaded_entry: ConfigEntry
+) -> None:
+    # Off by default: the LLM's answer as it was; learnt later, silently.
+    quiet = await say(hass, "My son Leo plays football on Saturdays.")
+    assert "remember" not in speech(quiet)
+    await change(hass, loaded_entry, **{CONF_SAY_LEARNT: True})
+    told = await say(hass, "My daughter Lily loves dinosaurs.")
+    assert speech(told).endswith(
+        "I'll remember that: Your daughter Lily loves dinosaurs."
+    )
+    assert "The user's daughter Lily loves dinosaurs" in await contents(hass)
+    # Nothing learnt, nothing said.
+    asked = await say(hass, "How are you today?")
+    assert "remember" not in speech(asked)
 
 
 @pytest.mark.parametrize("entry_options", [WITH_AGENT])

@@ -40,10 +40,12 @@ async def learn_statement(
     speaker: Speaker,
     language: str,
     settings: LearnSettings,
+    saying: str = "learnt",
 ) -> LearntStatement | None:
     """Learn the facts the rules find in one sentence; the acknowledgement, or None.
 
-    At a guest device nothing is learnt (None). A fact an unknown speaker says about
+    `saying`: the reply that says it ("Got it: …", or "I'll remember that: …" after
+    an LLM's answer). At a guest device nothing is learnt (None). A fact an unknown speaker says about
     themselves is held for Review, and the answer says so; a full memory too.
     """
     if contains_secret(text) or not speaker.learns:
@@ -72,5 +74,5 @@ async def learn_statement(
         for result in await backend.search(fact.content, limit=3, scopes=[scope])
         if result.memory.content == fact.content
     ]
-    speech = reply(language, "learnt", items=join_items(language, items))
+    speech = reply(language, saying, items=join_items(language, items))
     return LearntStatement(speech, tuple(learnt))

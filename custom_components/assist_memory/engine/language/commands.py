@@ -219,6 +219,7 @@ _REPLIES: Final[dict[str, dict[str, str]]] = {
         ),
         "forgot_many": "Done, I've forgotten {count} memories.",
         "learnt": "Got it: {items}",
+        "will_remember": "I'll remember that: {items}",
         "learnt_full": (
             "I couldn't keep that: the memory is full. It waits in Review in the"
             " memory manager."
@@ -252,6 +253,7 @@ _REPLIES: Final[dict[str, dict[str, str]]] = {
         "forget_household_refused": "只有管理员才能让我忘记家里共用的记忆。",
         "forgot_many": "好的，我已经忘记了{count}条记忆。",
         "learnt": "好的，记住了：{items}",
+        "will_remember": "我会记住：{items}",
         "learnt_full": "记忆已满，这条没能保存，已放在记忆管理器的“审核”里等待。",
         "dont_know": "这个我还不知道。",
         "that": "这个",
@@ -282,6 +284,7 @@ _REPLIES: Final[dict[str, dict[str, str]]] = {
         "forget_household_refused": "只有管理員才能讓我忘記家裡共用的記憶。",
         "forgot_many": "好的，我已經忘記了{count}筆記憶。",
         "learnt": "好的，記住了：{items}",
+        "will_remember": "我會記住：{items}",
         "learnt_full": "記憶已滿，這條沒能保存，已放在記憶管理器的「審核」裡等待。",
         "dont_know": "這個我還不知道。",
         "that": "這個",
