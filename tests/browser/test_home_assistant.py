@@ -750,7 +750,7 @@ def test_forgetting_by_voice_asks_first(
         expect(page.get_by_text(question)).to_have_count(2)
         say("yes")
         expect(page.get_by_text("Done, I've forgotten that.")).to_be_visible()
-        screens.shot("forgotten")
+        screens.shot("forgotten", docs="forget-by-voice")
         status, page_of = ha.request(
             "GET",
             f"{url}/api/assist_memory/memory/long-term",
