@@ -26,7 +26,15 @@ from custom_components.assist_memory.speaker import (
 )
 
 from .agents import AGENT_ENTITY_ID, LlmEntities
-from .conversing import EAGER, add, data_files_containing, options, say, speech
+from .conversing import (
+    EAGER,
+    add,
+    data_files_containing,
+    forget_chat_logs,
+    options,
+    say,
+    speech,
+)
 from .household import ANNA, BOB, LEO, Household, async_home, async_household
 
 LLM_AGENT = options(**{CONF_AGENT_ID: AGENT_ENTITY_ID, **EAGER})
@@ -314,6 +322,10 @@ async def test_a_guest_device_learns_nothing_and_reads_the_households(
         hass, "I'm allergic to hazelnuts.", user_id=None, device_id=household.kitchen
     )
     await say(hass, "Leo plays football", user_id=None, device_id=household.kitchen)
+    assert await memories(hass, loaded_entry) == before
+    assert await held(loaded_entry) == []
+    # Nor when its conversation ends: nothing of it was kept to learn from.
+    await forget_chat_logs(hass)
     assert await memories(hass, loaded_entry) == before
     assert await held(loaded_entry) == []
     await say(
