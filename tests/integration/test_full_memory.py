@@ -147,20 +147,34 @@ async def test_no_retry_on_every_later_turn(
     assert (await backend.stats()).fullness.refused == refused
 
 
+async def add_up_to_the_limit(hass: HomeAssistant) -> None:
+    for text in ("The cat is called Mochi", "Our plumber is Joe", "Bins on Thursday"):
+        await add(hass, text)
+    await settle(hass)
+
+
+async def add_one_too_many(hass: HomeAssistant, loaded_entry: MockConfigEntry) -> None:
+    """The add the limit refuses: the repair issue is raised."""
+    with pytest.raises(Exception, match="full"):
+        await add(hass, "The spare key is under the flowerpot")
+    await settle(hass)
+    assert issue(hass, loaded_entry) is not None
+
+
+async def fill(hass: HomeAssistant, loaded_entry: MockConfigEntry) -> None:
+    await add_up_to_the_limit(hass)
+    await add_one_too_many(hass, loaded_entry)
+
+
 @LIMIT_3
 @pytest.mark.usefixtures("loaded_entry")
 async def test_an_add_at_the_limit_raises_it_and_a_delete_clears_it(
     hass: HomeAssistant, loaded_entry: MockConfigEntry
 ) -> None:
-    for text in ("The cat is called Mochi", "Our plumber is Joe", "Bins on Thursday"):
-        await add(hass, text)
-    await settle(hass)
+    await add_up_to_the_limit(hass)
     assert issue(hass, loaded_entry) is None  # full, but nothing refused yet
     assert hass.states.get(SENSOR).attributes["full"] is True
-    with pytest.raises(Exception, match="full"):
-        await add(hass, "The spare key is under the flowerpot")
-    await settle(hass)
-    assert issue(hass, loaded_entry) is not None
+    await add_one_too_many(hass, loaded_entry)
 
     page = await loaded_entry.runtime_data.backend.list()
     await hass.services.async_call(
@@ -169,15 +183,6 @@ async def test_an_add_at_the_limit_raises_it_and_a_delete_clears_it(
     await settle(hass)
     assert issue(hass, loaded_entry) is None
     assert hass.states.get(SENSOR).attributes["learning_stopped"] is False
-
-
-async def fill(hass: HomeAssistant, loaded_entry: MockConfigEntry) -> None:
-    for text in ("The cat is called Mochi", "Our plumber is Joe", "Bins on Thursday"):
-        await add(hass, text)
-    with pytest.raises(Exception, match="full"):
-        await add(hass, "The spare key is under the flowerpot")
-    await settle(hass)
-    assert issue(hass, loaded_entry) is not None
 
 
 @LIMIT_3
