@@ -128,8 +128,7 @@ def vector_search(engine: MemoryEngine) -> Search:
         raise ValueError("the engine has no embeddings")
 
     def search(text: str) -> list[str]:
-        found = vectors.scores(text, DEPTH)
-        return sorted(found, key=lambda memory_id: -found[memory_id])
+        return list(vectors.scores(text, DEPTH))  # best first
 
     return search
 

@@ -25,7 +25,7 @@ from ..errors import InvalidMemoryError
 from ..search.embeddings import HttpContext
 from ..search.expansion import HouseholdVocabulary
 from ..search.index import SearchIndex
-from ..search.local_model import EmbeddingChoice, LocalModel, embedder_for
+from ..search.local_model import EmbeddingChoice, embedder_for
 from ..search.retrieval import Retriever
 from ..search.scoring import ScoredMemory
 from ..search.vectors import VectorIndex
@@ -50,7 +50,7 @@ class MemoryEngine:
         *,
         use_fts: bool = True,
         embeddings: EmbeddingChoice | None = None,
-        use_sqlite_vec: bool = True,
+
         http: HttpContext | None = None,
         read_only: bool = False,
     ) -> None:
@@ -71,11 +71,6 @@ class MemoryEngine:
                 self.index,
                 embedder_for(embeddings, http),
                 self.store.get_many,
-                # sqlite-vec searches every vector in SQL: 450 ms at 100 000 of the
-                # local model's, where one numpy product takes milliseconds (it keeps
-                # the vectors in memory: 1.5 KB each). numpy comes with the model.
-                use_sqlite_vec=use_sqlite_vec
-                and not isinstance(embeddings, LocalModel),
             )
         )
         # Names and what they are, for the retriever's second round.

@@ -33,7 +33,7 @@ def fused_keyword_scores(
     """Each candidate's keyword score from its word match and its similarity.
 
     `lexical`: 0-1 word match of every candidate (0 for one found by meaning only);
-    `similarity`: cosine of the candidates the vector search returned.
+    `similarity`: standing of the candidates the vector search returned.
     """
     if not similarity:
         return dict(lexical)

@@ -27,6 +27,7 @@ from ..language.when import TimeAsked, time_asked
 from ..storage.models import Memory
 from .fusion import fused_keyword_scores
 from .index import SearchIndex, searchable_text, stored_terms
+from .neighbours import Nearness
 from .scoring import (
     TOPIC_BOOST,
     ScoredMemory,
@@ -43,7 +44,8 @@ DEFAULT_LIMIT: Final = 5
 _CANDIDATES_PER_RESULT: Final = 5
 _MIN_CANDIDATES: Final = 25
 
-VectorSearch = Callable[[str, int], Mapping[str, float]]
+# The memories nearest to a text by meaning (`neighbours.py`), at most so many.
+VectorSearch = Callable[[str, int], Mapping[str, Nearness]]
 
 
 class Retriever:
@@ -58,7 +60,7 @@ class Retriever:
         related: Callable[[Sequence[str]], list[str]] | None = None,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
-        """`fetch` returns the memories for ids; `vectors` the cosine scores for a text.
+        """`fetch` returns the memories for ids; `vectors` the nearest ones to a text.
 
         `related`: the household's words for a question's terms (`expansion.py`).
         """
@@ -130,8 +132,8 @@ class Retriever:
         bm25 = {c.memory_id: c.keyword_score for c in found}
         indexed_terms = {c.memory_id: c.terms for c in found}
         vectors = self._vectors if with_vectors else None
-        similarity = dict(vectors(message, pool)) if vectors else {}
-        memories = self._fetch([*bm25, *similarity])
+        nearest = dict(vectors(message, pool)) if vectors else {}
+        memories = self._fetch([*bm25, *nearest])
         if scopes is not None:
             allowed = set(scopes)
             memories = {k: m for k, m in memories.items() if m.scope in allowed}
@@ -157,12 +159,12 @@ class Retriever:
                 memory_id: lexical_score(bm25.get(memory_id, 0.0) / best_bm25, coverage)
                 for memory_id, (_, coverage) in matches.items()
             },
-            similarity,
+            {memory_id: near.standing for memory_id, near in nearest.items()},
         )
         for memory_id, memory in memories.items():
             terms = terms_of[memory_id]
             matched = matches[memory_id][0]
-            vector = similarity.get(memory_id)
+            near = nearest.get(memory_id)
             on_topic = topic_terms is not None and topic_terms.matched(terms)[1] > 0
             parts = ScoreParts(
                 keyword=keyword_scores[memory_id],
@@ -174,7 +176,7 @@ class Retriever:
                 confidence=memory.confidence,
                 topic_boost=TOPIC_BOOST if on_topic else 1.0,
                 bm25=bm25.get(memory_id, 0.0),
-                vector=vector,
+                vector=None if near is None else near.cosine,
             )
             results.append(ScoredMemory(memory, parts.total(), parts, matched))
         results.sort(key=lambda r: (r.score, r.memory.updated_at), reverse=True)

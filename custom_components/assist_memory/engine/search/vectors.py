@@ -3,8 +3,8 @@
 Adding a memory never waits for an embedding: the store's change hook only queues the
 memory, and a worker thread asks the endpoint in batches. Vectors are cached by a hash of
 model and text in the index database, so a restart or an unchanged text costs nothing.
-Nearest neighbours come from sqlite-vec when its extension loads, otherwise from a plain
-in-process search. A deleted memory's vector leaves the cache unless another memory
+Nearest neighbours come from one matrix in the process, read per writing system
+(`neighbours.py`). A deleted memory's vector leaves the cache unless another memory
 has the same text. When the endpoint fails, search is BM25 only: one log line, a flag
 (`degraded_reason`) for diagnostics, and the worker retries later.
 """
@@ -18,12 +18,13 @@ import logging
 import sqlite3
 import struct
 import threading
-from typing import Final, Protocol
+from typing import Final
 
 from ..storage.models import Memory
 from ..storage.store_files import StoreChange
 from .embeddings import Embedder, EmbeddingError
 from .index import SearchIndex, searchable_text
+from .neighbours import Nearness, Neighbours, writing_systems
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -45,156 +46,6 @@ def _unpack(blob: bytes) -> list[float]:
     return list(struct.unpack(f"{len(blob) // 4}f", blob))
 
 
-class NearestNeighbours(Protocol):
-    """Where vectors are kept for similarity search."""
-
-    name: str
-
-    def put(self, memory_id: str, vector: list[float]) -> None:
-        """Add or replace a memory's vector."""
-
-    def remove(self, memory_ids: Iterable[str]) -> None:
-        """Forget vectors."""
-
-    def nearest(self, vector: list[float], k: int) -> list[tuple[str, float]]:
-        """The k most similar memories with their cosine similarity."""
-
-
-class InProcessNeighbours:
-    """Vectors as the rows of one float32 matrix (numpy), searched with one product.
-
-    A removed row is filled with the last one, and the matrix grows by an eighth, so
-    100 000 memories of 384 dimensions take about 160 MB, never twice that.
-    """
-
-    name = "in-process"
-
-    def __init__(self) -> None:
-        import numpy as np  # the engine's one dependency beyond aiohttp
-
-        self._np = np
-        self._slots: dict[str, int] = {}
-        self._ids: list[str] = []
-        self._matrix = np.zeros((0, 0), dtype=np.float32)
-
-    @property
-    def capacity(self) -> int:
-        """Rows the matrix holds before it must grow."""
-        return len(self._matrix)
-
-    def reserve(self, rows: int, size: int) -> None:
-        """Make room for `rows` vectors of `size` at once.
-
-        A start loads them all: growing step by step would copy the matrix many times.
-        """
-        if not self._ids:
-            self._matrix = self._np.zeros((rows, size), dtype=self._np.float32)
-
-    def put(self, memory_id: str, vector: list[float]) -> None:
-        """Add or replace a memory's vector."""
-        np = self._np
-        row = np.asarray(vector, dtype=np.float32)
-        row /= float(np.linalg.norm(row)) or 1.0
-        if self._matrix.shape[1] != row.size:  # another model's size: start again
-            self._slots.clear()
-            self._ids.clear()
-            self._matrix = np.zeros((0, row.size), dtype=np.float32)
-        slot = self._slots.get(memory_id)
-        if slot is None:
-            slot = len(self._ids)
-            if slot == len(self._matrix):
-                grown = np.zeros((slot + max(64, slot // 8), row.size), np.float32)
-                grown[:slot] = self._matrix[:slot]
-                self._matrix = grown
-            self._slots[memory_id] = slot
-            self._ids.append(memory_id)
-        self._matrix[slot] = row
-
-    def remove(self, memory_ids: Iterable[str]) -> None:
-        """Forget vectors."""
-        for memory_id in memory_ids:
-            slot = self._slots.pop(memory_id, None)
-            if slot is None:
-                continue
-            last_id = self._ids.pop()
-            if last_id != memory_id:
-                self._matrix[slot] = self._matrix[len(self._ids)]
-                self._ids[slot] = last_id
-                self._slots[last_id] = slot
-
-    def nearest(self, vector: list[float], k: int) -> list[tuple[str, float]]:
-        """The k most similar memories with their cosine similarity."""
-        np = self._np
-        count = len(self._ids)
-        if not count or len(vector) != self._matrix.shape[1]:
-            return []
-        query = np.asarray(vector, dtype=np.float32)
-        query /= float(np.linalg.norm(query)) or 1.0
-        similarities = self._matrix[:count] @ query
-        best = np.arange(count)
-        if count > k:
-            best = np.argpartition(-similarities, k)[:k]
-        best = best[np.argsort(-similarities[best])]
-        return [(self._ids[i], float(similarities[i])) for i in best[:k]]
-
-
-class SqliteVecNeighbours:
-    """Vectors in a sqlite-vec table of the index database."""
-
-    name = "sqlite-vec"
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        import sqlite_vec  # type: ignore[import-untyped]  # optional extension
-
-        db.enable_load_extension(True)
-        try:
-            sqlite_vec.load(db)
-        finally:
-            db.enable_load_extension(False)
-        self._db = db
-        row = db.execute("SELECT value FROM meta WHERE key='vector_size'").fetchone()
-        self._size = int(row[0]) if row else 0
-
-    def _table_for(self, size: int) -> None:
-        if size == self._size:
-            return
-        self._db.execute("DROP TABLE IF EXISTS memory_vec")
-        self._db.execute(
-            "CREATE VIRTUAL TABLE memory_vec USING vec0("
-            f"id TEXT PRIMARY KEY, embedding float[{int(size)}] distance_metric=cosine)"
-        )
-        self._db.execute(
-            "INSERT OR REPLACE INTO meta VALUES ('vector_size', ?)", (str(size),)
-        )
-        self._size = size
-
-    def put(self, memory_id: str, vector: list[float]) -> None:
-        """Add or replace a memory's vector."""
-        self._table_for(len(vector))
-        self._db.execute("DELETE FROM memory_vec WHERE id=?", (memory_id,))
-        self._db.execute(
-            "INSERT INTO memory_vec(id, embedding) VALUES (?, ?)",
-            (memory_id, _pack(vector)),
-        )
-
-    def remove(self, memory_ids: Iterable[str]) -> None:
-        """Forget vectors."""
-        if self._size:
-            self._db.executemany(
-                "DELETE FROM memory_vec WHERE id=?", [(i,) for i in memory_ids]
-            )
-
-    def nearest(self, vector: list[float], k: int) -> list[tuple[str, float]]:
-        """The k most similar memories with their cosine similarity."""
-        if not self._size or len(vector) != self._size:
-            return []
-        rows = self._db.execute(
-            "SELECT id, distance FROM memory_vec WHERE embedding MATCH ? AND k = ?",
-            (_pack(vector), k),
-        )
-        return [(memory_id, 1.0 - float(distance)) for memory_id, distance in rows]
-
-
 class VectorIndex:
     """Embeddings for memories, kept up to date by a worker thread."""
 
@@ -204,13 +55,11 @@ class VectorIndex:
         client: Embedder,
         fetch: Callable[[Iterable[str]], dict[str, Memory]],
         *,
-        use_sqlite_vec: bool = True,
         retry_after: float = RETRY_AFTER,
     ) -> None:
         self._index = index
         self._client = client
         self._fetch = fetch
-        self._use_sqlite_vec = use_sqlite_vec
         self._retry_after = retry_after
         self._model = client.model
         self._pending: dict[str, None] = {}
@@ -220,13 +69,14 @@ class VectorIndex:
         self._wake = threading.Condition()
         self._stopping = False
         self._thread: threading.Thread | None = None
-        self._neighbours: NearestNeighbours | None = None
+        self._neighbours: Neighbours | None = None
+        self._loaded = False
         self._query_cache: OrderedDict[str, list[float]] = OrderedDict()
         self.degraded_reason: str | None = None
 
     @property
     def backend(self) -> str | None:
-        """The nearest-neighbour search in use ("sqlite-vec", "in-process")."""
+        """The nearest-neighbour search in use ("in-process")."""
         return None if self._neighbours is None else self._neighbours.name
 
     def start(self) -> None:
@@ -239,7 +89,7 @@ class VectorIndex:
                 "CREATE TABLE IF NOT EXISTS memory_vectors(id TEXT PRIMARY KEY, hash TEXT)"
             )
             self._forget_other_model(db)
-            self._neighbours = self._choose_neighbours(db)
+        self._neighbours = Neighbours()
         self._thread = threading.Thread(
             target=self._work, name="assist_memory_embeddings", daemon=True
         )
@@ -257,33 +107,31 @@ class VectorIndex:
         if row is not None and row[0] != self._model:
             db.execute("DELETE FROM memory_vectors")
             db.execute("DELETE FROM embedding_cache")
-            # sqlite-vec's table is dropped at the first new vector (it needs the
-            # extension); without its size it is not searched meanwhile.
-            db.execute("DELETE FROM meta WHERE key='vector_size'")
             _LOGGER.info("The embedding model changed: memories are embedded again")
         db.execute(
             "INSERT OR REPLACE INTO meta VALUES ('embedding_model', ?)", (self._model,)
         )
 
-    def _choose_neighbours(self, db: sqlite3.Connection) -> NearestNeighbours:
-        if self._use_sqlite_vec:
-            try:
-                return SqliteVecNeighbours(db)
-            except (ImportError, AttributeError, sqlite3.Error) as err:
-                _LOGGER.info(
-                    "sqlite-vec is not available (%s); using in-process search", err
-                )
-        neighbours = InProcessNeighbours()
+    def _load_vectors(
+        self, db: sqlite3.Connection, records: Mapping[str, Memory]
+    ) -> None:
+        """Every stored vector of a memory, with its writing system (the first load)."""
+        if self._neighbours is None:  # pragma: no cover - started first
+            return
         (count,) = db.execute("SELECT count(*) FROM memory_vectors").fetchone()
         rows = db.execute(
             "SELECT v.id, c.vector FROM memory_vectors v JOIN embedding_cache c"
             " ON c.hash = v.hash"
         )
         for memory_id, blob in rows:
-            if not neighbours.capacity:  # the first vector gives the size
-                neighbours.reserve(count, len(blob) // 4)
-            neighbours.put(memory_id, _unpack(blob))
-        return neighbours
+            memory = records.get(memory_id)
+            if memory is None:  # deleted while nothing ran: forgotten just after
+                continue
+            if not self._neighbours.capacity:  # the first vector gives the size
+                self._neighbours.reserve(count, len(blob) // 4)
+            systems = writing_systems(memory.content)
+            self._neighbours.put(memory_id, _unpack(blob), systems)
+        self._loaded = True
 
     def stop(self) -> None:
         """Stop the worker (pending memories are embedded at the next start)."""
@@ -301,6 +149,8 @@ class VectorIndex:
         self._total = len(records)
         if change.reloaded:
             with self._index.locked() as db:
+                if not self._loaded:
+                    self._load_vectors(db, records)
                 known = dict(db.execute("SELECT id, hash FROM memory_vectors"))
                 gone = [memory_id for memory_id in known if memory_id not in records]
                 self._forget(db, gone)
@@ -412,23 +262,29 @@ class VectorIndex:
             return
         with self._index.locked() as db:
             db.execute("BEGIN IMMEDIATE")
-            for memory_id, digest in hashes.items():
-                db.execute(
-                    "INSERT OR IGNORE INTO embedding_cache VALUES (?, ?)",
-                    (digest, _pack(cached[digest])),
-                )
-                db.execute(
-                    "INSERT OR REPLACE INTO memory_vectors VALUES (?, ?)",
-                    (memory_id, digest),
-                )
-                neighbours.put(memory_id, cached[digest])
+            try:
+                for memory_id, digest in hashes.items():
+                    db.execute(
+                        "INSERT OR IGNORE INTO embedding_cache VALUES (?, ?)",
+                        (digest, _pack(cached[digest])),
+                    )
+                    db.execute(
+                        "INSERT OR REPLACE INTO memory_vectors VALUES (?, ?)",
+                        (memory_id, digest),
+                    )
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
             db.execute("COMMIT")
+            for memory_id, digest in hashes.items():
+                systems = writing_systems(memories[memory_id].content)
+                neighbours.put(memory_id, cached[digest], systems)
         self._recovered()
 
     # -- searching -------------------------------------------------------------
 
-    def scores(self, text: str, k: int) -> dict[str, float]:
-        """Cosine similarity of the k nearest memories to the text ({} when unavailable)."""
+    def scores(self, text: str, k: int) -> dict[str, Nearness]:
+        """The k memories nearest to the text, best first ({} when unavailable)."""
         if self._neighbours is None:
             return {}
         vector = self._query_cache.get(text)
@@ -443,7 +299,7 @@ class VectorIndex:
             if len(self._query_cache) > _QUERY_CACHE:
                 self._query_cache.popitem(last=False)
         with self._index.locked():
-            return dict(self._neighbours.nearest(vector, k))
+            return self._neighbours.nearest(vector, k)
 
     def _degrade(self, err: EmbeddingError) -> None:
         # The worker and a search may fail at the same moment: log once.
