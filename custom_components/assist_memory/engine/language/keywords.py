@@ -18,13 +18,13 @@ from typing import Final
 import unicodedata
 
 # Han characters, and kana (Japanese shares the no-space problem).
-_CJK: Final = (
+CJK_CHARACTERS: Final = (
     "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
 )
 # One pass: a run of CJK characters, or a word of other letters and digits (with an
 # inner apostrophe, and a trailing * for a prefix search).
 _TOKEN: Final = re.compile(
-    rf"(?P<cjk>[{_CJK}]+)|(?P<word>[^\W_{_CJK}]+(?:['\u2019][^\W_{_CJK}]+)*\*?)"
+    rf"(?P<cjk>[{CJK_CHARACTERS}]+)|(?P<word>[^\W_{CJK_CHARACTERS}]+(?:['\u2019][^\W_{CJK_CHARACTERS}]+)*\*?)"
 )
 
 # Not stop words: above, below, under, between, against. Where things are kept is what

@@ -50,7 +50,6 @@ class MemoryEngine:
         *,
         use_fts: bool = True,
         embeddings: EmbeddingChoice | None = None,
-
         http: HttpContext | None = None,
         read_only: bool = False,
     ) -> None:

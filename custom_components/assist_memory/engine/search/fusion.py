@@ -2,24 +2,29 @@
 
 A model's cosine similarities sit in a narrow band (multilingual-e5-small: about 0.75
 for any text, 0.9 for the best), so adding raw cosines to the word match hardly
-separates the candidates and the words decide alone. Here the similarities are
-rescaled over the question's own candidates: the nearest memory gets 1, the farthest
-one the vector search returned 0, and a memory it did not return counts as the
-farthest. Both parts are then on the 0-1 scale of the word match (BM25 share and
-coverage, `scoring.lexical_score`).
+separates the candidates and the words decide alone. Here the meaning part is each
+candidate's standing (`neighbours.py`: its similarity against the memories of its own
+writing system), rescaled over the question's own candidates: the nearest memory gets
+1, the farthest one the vector search returned 0, and a memory it did not return
+counts as the farthest. Both parts are then on the 0-1 scale of the word match (BM25
+share and coverage, `scoring.lexical_score`).
 
 How much the meaning part weighs depends on how well the words did: when the best
 word match holds every keyword of the question, words are trusted (names, exact
 words, Chinese pairs keep their strength) and meaning only reorders; when no memory
-shares a word with the question, meaning decides. Calibrated on the labelled
-retrieval set and the long-conversation set, where this beats both words alone and
-the model alone (docs/how-it-works.md, docs/benchmarks.md).
+shares a word with the question, meaning decides. A memory in another language than
+the question's cannot share a word with it, so its missing word match says nothing:
+it is judged by meaning as if no memory shared a word. Calibrated on the labelled
+retrieval set and the long-conversation set (docs/how-it-works.md,
+docs/benchmarks.md), and measured on a held-out set written apart.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Final
+
+from .neighbours import Nearness
 
 # The meaning part's weight when the best word match covers the whole question ...
 MEANING_WHEN_WORDS_MATCH: Final = 0.3
@@ -28,24 +33,28 @@ MEANING_WHEN_NO_WORD: Final = 0.9
 
 
 def fused_keyword_scores(
-    lexical: Mapping[str, float], similarity: Mapping[str, float]
+    lexical: Mapping[str, float], nearest: Mapping[str, Nearness]
 ) -> dict[str, float]:
-    """Each candidate's keyword score from its word match and its similarity.
+    """Each candidate's keyword score from its word match and its nearness.
 
     `lexical`: 0-1 word match of every candidate (0 for one found by meaning only);
-    `similarity`: standing of the candidates the vector search returned.
+    `nearest`: the candidates the vector search returned.
     """
-    if not similarity:
+    if not nearest:
         return dict(lexical)
-    high = max(similarity.values())
-    low = min(similarity.values())
+    standings = [near.standing for near in nearest.values()]
+    high, low = max(standings), min(standings)
     spread = high - low
     weight = _meaning_weight(max(lexical.values(), default=0.0))
-    return {
-        memory_id: (1 - weight) * word_match
-        + weight * ((similarity.get(memory_id, low) - low) / spread if spread else 0.0)
-        for memory_id, word_match in lexical.items()
-    }
+    fused: dict[str, float] = {}
+    for memory_id, word_match in lexical.items():
+        near = nearest.get(memory_id)
+        meaning = (near.standing - low) / spread if near is not None and spread else 0.0
+        if near is not None and near.across:
+            fused[memory_id] = MEANING_WHEN_NO_WORD * meaning
+        else:
+            fused[memory_id] = (1 - weight) * word_match + weight * meaning
+    return fused
 
 
 def _meaning_weight(best_word_match: float) -> float:

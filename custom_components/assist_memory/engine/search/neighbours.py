@@ -1,13 +1,22 @@
 """The memories nearest to a question's vector, fair to each writing system.
 
 A multilingual model puts a question closer to every memory in its own language than
-to any in another: with multilingual-e5-small an English question's similarity to
-Chinese memories averages about 0.71 and to English ones 0.74, so "Who is allergic to
-mango?" ranks its answer, 妈妈对芒果过敏, 25th by cosine although it is the nearest
-of the Chinese memories. So each memory's similarity is read against the memories
-of its own writing system (Chinese and Japanese characters, or the others): how many
-standard deviations it stands above their mean for this question (its standing). The
-best answer in either language then stands out as far as the other's.
+to any in another: with multilingual-e5-small a Chinese question's similarity to
+English memories averages about 0.73 and to Chinese ones 0.82, so "急救箱在哪？"
+ranks its answer, "The first aid kit is in the kitchen cupboard …", far down by cosine
+although it is among the nearest of the English memories. So each memory's similarity
+is read against the memories of its own writing system (Chinese and Japanese
+characters, or the others): how many standard deviations it stands above their mean
+for this question (its standing). The best answer in either language then stands out
+as far as the other's. A Chinese sentence with English words is near English
+questions by those words and near Chinese ones by the rest: it stands where it stands
+least.
+
+Some memories sit near the other language as a whole ("過年要準備紅包和年貨" is near
+any English question about things put away): they would stand high for every
+question in that language. A memory across the question's language is lowered by how
+far it stands out, among its own writing system's memories, in its similarity to the
+other's average (a hub, in the literature on cross-lingual retrieval).
 
 A writing system with few memories borrows the statistics of all of them (its own
 weigh as `PRIOR_ROWS` rows more): a handful of Chinese memories says little about
@@ -27,18 +36,18 @@ from typing import Final
 
 import numpy as np
 
-_CJK_RANGES: Final = (
-    "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
-)
-# Chinese characters and kana (keywords.py's set: the same text is "CJK" there) ...
-_CJK: Final = re.compile(f"[{_CJK_RANGES}]")
-# ... and a word of two letters or more of any other script.
-_OTHER_WORD: Final = re.compile(f"[^\\W\\d_{_CJK_RANGES}]{{2,}}")
+from ..language.keywords import CJK_CHARACTERS
+
+_CJK: Final = re.compile(f"[{CJK_CHARACTERS}]")
+# A word of two letters or more of any other script.
+_OTHER_WORD: Final = re.compile(f"[^\\W\\d_{CJK_CHARACTERS}]{{2,}}")
 # A text's writing systems, as bits.
 LETTERS: Final = 1
 CJK: Final = 2
 # How many rows of all the memories' statistics a writing system's own are mixed with.
 PRIOR_ROWS: Final = 32
+# How much of a hub's standing out is taken off its standing across languages.
+HUB_WEIGHT: Final = 0.5
 
 
 def writing_systems(text: str) -> int:
@@ -49,6 +58,11 @@ def writing_systems(text: str) -> int:
     return systems
 
 
+def spoken_system(question: str) -> int:
+    """The writing system a question is asked in: Chinese with an English word is CJK."""
+    return CJK if _CJK.search(question) else LETTERS
+
+
 @dataclass(frozen=True, slots=True)
 class Nearness:
     """How near a memory is to a question."""
@@ -56,6 +70,8 @@ class Nearness:
     cosine: float
     # Standard deviations above the mean similarity of its writing system's memories.
     standing: float
+    # The memory shares no writing system with the question: it cannot share a word.
+    across: bool = False
 
 
 class Neighbours:
@@ -68,6 +84,7 @@ class Neighbours:
         self._ids: list[str] = []
         self._matrix = np.zeros((0, 0), dtype=np.float32)
         self._systems = np.zeros(0, dtype=np.uint8)
+        self._hubs: np.ndarray | None = None  # computed again after a change
 
     @property
     def capacity(self) -> int:
@@ -106,6 +123,7 @@ class Neighbours:
             self._ids.append(memory_id)
         self._matrix[slot] = row
         self._systems[slot] = systems
+        self._hubs = None
 
     def remove(self, memory_ids: Iterable[str]) -> None:
         """Forget vectors."""
@@ -120,39 +138,65 @@ class Neighbours:
                 self._systems[slot] = self._systems[last]
                 self._ids[slot] = last_id
                 self._slots[last_id] = slot
+            self._hubs = None
 
-    def nearest(self, vector: list[float], k: int) -> dict[str, Nearness]:
-        """The k memories of highest standing, best first."""
+    def nearest(self, vector: list[float], k: int, spoken: int) -> dict[str, Nearness]:
+        """The k memories of highest standing, best first.
+
+        `spoken`: the question's writing system (`spoken_system`).
+        """
         count = len(self._ids)
         if not count or len(vector) != self._matrix.shape[1]:
             return {}
         query = np.asarray(vector, dtype=np.float32)
         query /= float(np.linalg.norm(query)) or 1.0
         cosines = self._matrix[:count] @ query
-        standing = self._standing(cosines, self._systems[:count])
+        systems = self._systems[:count]
+        across = (systems & spoken) == 0
+        standing = (
+            _standing(cosines, systems) - HUB_WEIGHT * across * self._hub_scores()
+        )
         best = np.arange(count)
         if count > k:
             best = np.argpartition(-standing, k)[:k]
         best = best[np.argsort(-standing[best])]
         return {
-            self._ids[i]: Nearness(float(cosines[i]), float(standing[i]))
+            self._ids[i]: Nearness(
+                float(cosines[i]), float(standing[i]), across=bool(across[i])
+            )
             for i in best[:k]
         }
 
-    @staticmethod
-    def _standing(cosines: np.ndarray, systems: np.ndarray) -> np.ndarray:
-        """Each cosine in standard deviations above its writing system's mean.
+    def _hub_scores(self) -> np.ndarray:
+        """How near each memory is to the other writing system's average vector.
 
-        A Chinese sentence with English words is near English questions by those
-        words and near Chinese ones by the rest: it stands where it stands least.
+        In standard deviations among its own system's memories; 0 while either
+        system has none.
         """
-        chinese = (systems & CJK).astype(bool)
-        letters = cosines[~chinese]
-        standing: np.ndarray = np.minimum(
-            np.where(systems & LETTERS, _above(cosines, letters), np.inf),
-            np.where(chinese, _above(cosines, cosines[chinese]), np.inf),
-        )
-        return standing
+        count = len(self._ids)
+        if self._hubs is None or len(self._hubs) != count:
+            matrix = self._matrix[:count]
+            chinese = (self._systems[:count] & CJK).astype(bool)
+            hubs = np.zeros(count, dtype=np.float32)
+            if chinese.any() and not chinese.all():
+                towards_letters = matrix @ matrix[~chinese].mean(axis=0)
+                towards_chinese = matrix @ matrix[chinese].mean(axis=0)
+                hubs = np.where(chinese, towards_letters, towards_chinese)
+                for group in (chinese, ~chinese):
+                    own = hubs[group]
+                    hubs[group] = (own - own.mean()) / max(float(own.std()), 1e-6)
+            self._hubs = hubs
+        return self._hubs
+
+
+def _standing(cosines: np.ndarray, systems: np.ndarray) -> np.ndarray:
+    """Each cosine in standard deviations above its writing system's mean."""
+    chinese = (systems & CJK).astype(bool)
+    standing: np.ndarray = np.minimum(
+        np.where(systems & LETTERS, _above(cosines, cosines[~chinese]), np.inf),
+        np.where(chinese, _above(cosines, cosines[chinese]), np.inf),
+    )
+    return standing
 
 
 def _above(cosines: np.ndarray, own: np.ndarray) -> np.ndarray:

@@ -159,7 +159,7 @@ class Retriever:
                 memory_id: lexical_score(bm25.get(memory_id, 0.0) / best_bm25, coverage)
                 for memory_id, (_, coverage) in matches.items()
             },
-            {memory_id: near.standing for memory_id, near in nearest.items()},
+            nearest,
         )
         for memory_id, memory in memories.items():
             terms = terms_of[memory_id]

@@ -24,7 +24,7 @@ from ..storage.models import Memory
 from ..storage.store_files import StoreChange
 from .embeddings import Embedder, EmbeddingError
 from .index import SearchIndex, searchable_text
-from .neighbours import Nearness, Neighbours, writing_systems
+from .neighbours import Nearness, Neighbours, spoken_system, writing_systems
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -299,7 +299,7 @@ class VectorIndex:
             if len(self._query_cache) > _QUERY_CACHE:
                 self._query_cache.popitem(last=False)
         with self._index.locked():
-            return self._neighbours.nearest(vector, k)
+            return self._neighbours.nearest(vector, k, spoken_system(text))
 
     def _degrade(self, err: EmbeddingError) -> None:
         # The worker and a search may fail at the same moment: log once.
