@@ -14,7 +14,8 @@ word match holds every keyword of the question, words are trusted (names, exact
 words, Chinese pairs keep their strength) and meaning only reorders; when no memory
 shares a word with the question, meaning decides. A memory in another language than
 the question's cannot share a word with it, so its missing word match says nothing:
-it is judged by meaning as if no memory shared a word. Calibrated on the labelled
+it is given the average word match of the candidates in the question's language, as
+if its words were unknown rather than absent. Calibrated on the labelled
 retrieval set and the long-conversation set (docs/how-it-works.md,
 docs/benchmarks.md), and measured on a held-out set written apart.
 """
@@ -46,14 +47,15 @@ def fused_keyword_scores(
     high, low = max(standings), min(standings)
     spread = high - low
     weight = _meaning_weight(max(lexical.values(), default=0.0))
+    across = {memory_id for memory_id, near in nearest.items() if near.across}
+    spoken = [match for memory_id, match in lexical.items() if memory_id not in across]
+    unknown = sum(spoken) / len(spoken) if spoken else 0.0
     fused: dict[str, float] = {}
     for memory_id, word_match in lexical.items():
         near = nearest.get(memory_id)
         meaning = (near.standing - low) / spread if near is not None and spread else 0.0
-        if near is not None and near.across:
-            fused[memory_id] = MEANING_WHEN_NO_WORD * meaning
-        else:
-            fused[memory_id] = (1 - weight) * word_match + weight * meaning
+        words = unknown if memory_id in across else word_match
+        fused[memory_id] = (1 - weight) * words + weight * meaning
     return fused
 
 
