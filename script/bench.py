@@ -4,7 +4,8 @@
                  [--skip-quality] [--skip-speed] [--skip-agent] [--skip-load]
                  [--skip-sets] [--sets] [--ranking-size 100000] [--time]
                  [--skip-answers] [--answers]
-                 [--skip-meaning] [--meaning] [--meaning-embed 10000]
+                 [--skip-meaning] [--meaning] [--meaning-quality]
+                 [--meaning-embed 10000]
 
 Answers without an LLM (--answers: this section only): the labelled questions in
 tests/data/question_set.json asked in a Home Assistant test instance, the memory
@@ -38,7 +39,7 @@ set up over 10 000 memories, wrapping a conversation agent that answers at once;
 through the memory agent next to the same turns sent to that agent directly.
 Search by meaning (--meaning: this section only, at --sizes): the local model on both
 labelled sets next to keywords only and the model alone, and its costs
-(script/bench_meaning.py).
+(script/bench_meaning.py; --meaning-quality: the labelled sets only, not the costs).
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ from answer_quality import (
 )
 from bench_agent import agent_overhead, load
 from bench_corpus import labelled_queries, scaled_texts
-from bench_meaning import meaning
+from bench_meaning import meaning, meaning_quality
 from bench_tables import ROOT, TARGETS, percentile, table, timed
 from conversation_quality import measure as measure_conversations
 from extraction_quality import (
@@ -725,6 +726,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--meaning", action="store_true", help="only search by meaning (local model)"
     )
     parser.add_argument(
+        "--meaning-quality",
+        action="store_true",
+        help="only search by meaning's labelled sets, not its costs",
+    )
+    parser.add_argument(
         "--meaning-embed",
         type=int,
         default=10_000,
@@ -735,6 +741,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"# Assist Memory benchmarks ({os.cpu_count()} cores, Python {sys.version.split()[0]})"
     )
     sizes = [int(s) for s in args.sizes.split(",")]
+    if args.meaning_quality:
+        meaning_quality()
+        return 0
     if args.meaning:
         return 0 if meaning(sizes, args.meaning_embed, args.queries) else 1
     if args.time:

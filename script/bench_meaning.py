@@ -1,7 +1,7 @@
 """The bench's section on search by meaning with the local model, beside keywords only.
 
-Quality: the labelled retrieval set and the long-conversation set, three systems in
-the same run: keywords only (our search without embeddings), the model alone (cosine
+Quality: the labelled retrieval set, its held-out queries (never tuned against) and
+the long-conversation set, three systems in the same run: keywords only (our search without embeddings), the model alone (cosine
 ranking) and our hybrid (both, fused per question).
 Costs: the model's install size and resident memory, a question's embedding, the
 time to embed memories in the background, adding while that runs, search latency
@@ -31,6 +31,7 @@ from retrieval_quality import (
     Search,
     engine_search,
     group_rows,
+    heldout_set,
     labelled_engine,
     labelled_set,
     means,
@@ -67,9 +68,10 @@ def _header(first: str, systems: Sequence[str]) -> list[str]:
 
 
 def meaning_quality() -> None:
-    """Print both labelled sets: keywords only, the model alone, and our hybrid."""
+    """Print the labelled sets: keywords only, the model alone, and our hybrid."""
     data = labelled_set()
     memories, queries = data["memories"], data["queries"]
+    heldout = heldout_set()["queries"]  # over the same memories
     with (
         labelled_engine(memories) as keywords,
         labelled_engine(memories, embedded=True) as hybrid,
@@ -80,6 +82,7 @@ def meaning_quality() -> None:
             "hybrid": engine_search(hybrid),
         }
         scores = scores_by_group(systems, queries)
+        heldout_scores = scores_by_group(systems, heldout)
     table(
         f"Search by meaning, labelled set ({len(queries)} queries over"
         f" {len(memories)} memories; local model {PACKAGE} {local_model_version()})",
@@ -87,6 +90,13 @@ def meaning_quality() -> None:
         group_rows(scores, SYSTEMS),
     )
     _quality_verdict(scores)
+    table(
+        f"Search by meaning, held-out queries ({len(heldout)} never tuned against,"
+        " same memories)",
+        _header("queries", SYSTEMS),
+        group_rows(heldout_scores, SYSTEMS),
+    )
+    _quality_verdict(heldout_scores)
 
     words, _, _ = measure_conversations()
     meaning, questions, turns = measure_conversations(embedded=True)

@@ -6,7 +6,9 @@ memories that answer them. `labelled_engine()` loads its memories into our engin
 (keywords only, or with an embedding model: `embedded=True`, the local model, every
 memory embedded before it is handed over) as `script/bench` and the quality guard
 tests measure it; `score()`
-and `means()` serve every retrieval section of the bench.
+and `means()` serve every retrieval section of the bench. `heldout_set()` is the
+held-out queries (tests/data/retrieval_heldout.json, written by hand after search by
+meaning was built, never tuned against) over the same memories.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from assist_memory_engine.storage.settings import StoreSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 RETRIEVAL_SET = ROOT / "tests" / "data" / "retrieval_set.json"
+HELDOUT_SET = ROOT / "tests" / "data" / "retrieval_heldout.json"
 # How many results every system returns: Recall@10 needs ten.
 DEPTH = 10
 
@@ -93,6 +96,14 @@ def labelled_set() -> dict[str, Any]:
     """The labelled set: description, memories and queries."""
     data: dict[str, Any] = json.loads(RETRIEVAL_SET.read_text(encoding="utf-8"))
     return data
+
+
+def heldout_set() -> dict[str, Any]:
+    """The held-out queries with the labelled set's memories they are about."""
+    data: dict[str, Any] = json.loads(HELDOUT_SET.read_text(encoding="utf-8"))
+    if data["memories_from"] != RETRIEVAL_SET.name:
+        raise ValueError(f"held-out memories from {data['memories_from']!r}")
+    return {**data, "memories": labelled_set()["memories"]}
 
 
 def engine_search(engine: MemoryEngine) -> Search:

@@ -1,8 +1,9 @@
 """The labelled sets stay apart from the code they judge and the tests that tune it.
 
-Only the retrieval quality guard reads the retrieval set; the sets of learning and
-long conversations, and the everyday questions answered without an LLM, are read by
-`script/bench` and checked by test_labelled_sets.py.
+Only the retrieval quality guard and the held-out set's checks read the retrieval
+sets; the sets of learning and long conversations, and the everyday questions
+answered without an LLM, are read by `script/bench` and checked by
+test_labelled_sets.py.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 SETS = (
     "retrieval_set",
+    "retrieval_heldout",
     "extraction_set",
     "conversation_set",
     "time_set",
@@ -20,6 +22,7 @@ SETS = (
 )
 ALLOWED = {
     "tests/quality/test_retrieval_quality.py",
+    "tests/quality/test_retrieval_heldout.py",
     "tests/quality/test_labelled_sets.py",
     "tests/quality/test_set_isolation.py",
 }
