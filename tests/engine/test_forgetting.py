@@ -223,15 +223,13 @@ def cached(store_path: Path) -> set[str]:
 
 
 @pytest.mark.usefixtures("socket_enabled")
-@pytest.mark.parametrize("sqlite_vec", [True, False], ids=["sqlite-vec", "in-process"])
 def test_the_vector_of_a_forgotten_memory_is_removed(
-    store_path: Path, server: EmbeddingServer, sqlite_vec: bool
+    store_path: Path, server: EmbeddingServer
 ) -> None:
     engine = MemoryEngine(
         store_path,
         StoreSettings(max_items=0),
         embeddings=EmbeddingConfig(server.base_url, "test-model"),
-        use_sqlite_vec=sqlite_vec,
     )
     engine.init()
     try:

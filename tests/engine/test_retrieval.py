@@ -20,6 +20,7 @@ from custom_components.assist_memory.engine.memory.memory_engine import MemoryEn
 from custom_components.assist_memory.engine.search.fusion import (
     MEANING_WHEN_WORDS_MATCH,
 )
+from custom_components.assist_memory.engine.search.neighbours import Nearness
 from custom_components.assist_memory.engine.search.retrieval import (
     DEFAULT_LIMIT,
     Retriever,
@@ -393,9 +394,13 @@ def test_vector_scores_are_fused_when_available(
     )
     asked: list[tuple[str, int]] = []
 
-    def vectors(text: str, pool: int) -> dict[str, float]:
+    def vectors(text: str, pool: int) -> dict[str, Nearness]:
         asked.append((text, pool))
-        return {"semantic": 0.9, "opposite": -0.4, "missing": 0.99}
+        return {
+            "semantic": Nearness(cosine=0.9, standing=0.9),
+            "opposite": Nearness(cosine=-0.4, standing=-0.4),
+            "missing": Nearness(cosine=0.99, standing=0.99),
+        }
 
     retriever = Retriever(
         engine.index, engine.store.get_many, vectors=vectors, now=lambda: NOW
@@ -407,7 +412,7 @@ def test_vector_scores_are_fused_when_available(
     assert set(results) == {"lexical", "semantic", "opposite"}  # unknown id dropped
     assert results["semantic"].parts.vector == 0.9
     # Every word of the question matched ("lexical"): meaning weighs its least, and
-    # similarities are rescaled between the nearest (0.99) and the farthest (-0.4).
+    # standings are rescaled between the nearest (0.99) and the farthest (-0.4).
     assert results["semantic"].parts.keyword == pytest.approx(
         MEANING_WHEN_WORDS_MATCH * (0.9 + 0.4) / (0.99 + 0.4)
     )

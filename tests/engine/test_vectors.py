@@ -43,24 +43,19 @@ def server() -> Iterator[EmbeddingServer]:
         yield running
 
 
-def open_engine(
-    store_path: Path, server: EmbeddingServer, *, sqlite_vec: bool = True
-) -> MemoryEngine:
+def open_engine(store_path: Path, server: EmbeddingServer) -> MemoryEngine:
     engine = MemoryEngine(
         store_path,
         StoreSettings(max_items=0),
         embeddings=EmbeddingConfig(server.base_url, "test-model", api_key="sk-test"),
-        use_sqlite_vec=sqlite_vec,
     )
     engine.init()
     return engine
 
 
-@pytest.fixture(params=[True, False], ids=["sqlite-vec", "in-process"])
-def engine(
-    request: pytest.FixtureRequest, store_path: Path, server: EmbeddingServer
-) -> Iterator[MemoryEngine]:
-    engine = open_engine(store_path, server, sqlite_vec=request.param)
+@pytest.fixture
+def engine(store_path: Path, server: EmbeddingServer) -> Iterator[MemoryEngine]:
+    engine = open_engine(store_path, server)
     try:
         for text in MEMORIES:
             engine.store.add(text)
@@ -71,9 +66,9 @@ def engine(
         engine.close()
 
 
-def test_backend_in_use(engine: MemoryEngine, request: pytest.FixtureRequest) -> None:
+def test_backend_in_use(engine: MemoryEngine) -> None:
     assert engine.vectors is not None
-    assert engine.vectors.backend == request.node.callspec.id
+    assert engine.vectors.backend == "in-process"
 
 
 def test_query_without_shared_words_is_found_by_meaning(engine: MemoryEngine) -> None:

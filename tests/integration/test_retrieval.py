@@ -169,7 +169,7 @@ async def test_options_flow_sets_up_embeddings(
     diagnostics = await get_diagnostics_for_config_entry(
         hass, hass_client, loaded_entry
     )
-    assert diagnostics["store"]["vector_search"] == "sqlite-vec"
+    assert diagnostics["store"]["vector_search"] == "in-process"
     assert diagnostics["store"]["vector_degraded_reason"] is None
     assert diagnostics["entry"]["options"][CONF_EMBEDDING_API_KEY] == "**REDACTED**"
     assert "sk-secret" not in json.dumps(diagnostics)

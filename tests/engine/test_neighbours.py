@@ -1,0 +1,194 @@
+"""Nearest memories by meaning, read per writing system, and fused with the words.
+
+Vectors here are built with a known cosine to the question ([1, 0, 0]): the first
+coordinate is the cosine, the other two place the memory around it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from custom_components.assist_memory.engine.search.fusion import (
+    MEANING_WHEN_NO_WORD,
+    MEANING_WHEN_WORDS_MATCH,
+    fused_keyword_scores,
+)
+from custom_components.assist_memory.engine.search.neighbours import (
+    CJK,
+    HUB_WEIGHT,
+    LETTERS,
+    Nearness,
+    Neighbours,
+    spoken_system,
+    writing_systems,
+)
+
+QUESTION = [1.0, 0.0, 0.0]
+
+
+def at(cosine: float, angle: float = 0.0) -> list[float]:
+    """A unit vector with this cosine to QUESTION, turned by `angle` around it."""
+    side = math.sqrt(1 - cosine**2)
+    return [cosine, side * math.cos(angle), side * math.sin(angle)]
+
+
+def spread(count: int, centre: float, width: float = 0.02) -> list[float]:
+    """`count` cosines evenly spread around `centre`."""
+    return [centre - width + 2 * width * n / (count - 1) for n in range(count)]
+
+
+def test_writing_systems_of_texts() -> None:
+    assert writing_systems("The spare key is under the pot") == LETTERS
+    assert writing_systems("备用钥匙在花盆下面。") == CJK
+    assert writing_systems("朵朵的 Lego 在床底下。") == CJK | LETTERS
+    assert writing_systems("PM2.5 超过 100 就开净化器") == CJK | LETTERS
+    assert writing_systems("12:30") == LETTERS  # no letters at all: not Chinese
+    assert spoken_system("Where is the key?") == LETTERS
+    assert spoken_system("AQI 爆表怎么办？") == CJK
+
+
+def test_the_nearest_of_the_other_language_comes_first() -> None:
+    """Below every English memory by cosine, far above the other Chinese ones."""
+    neighbours = Neighbours()
+    for n, cosine in enumerate(spread(300, 0.80)):
+        neighbours.put(f"en{n}", at(cosine, 0.1 * (n % 3)), LETTERS)
+    for n, cosine in enumerate(spread(300, 0.70)):
+        neighbours.put(f"zh{n}", at(cosine, n), CJK)
+    neighbours.put("answer", at(0.76, math.pi), CJK)
+
+    found = neighbours.nearest(QUESTION, 5, LETTERS)
+
+    assert next(iter(found)) == "answer"
+    answer = found["answer"]
+    assert answer.cosine == pytest.approx(0.76)
+    assert answer.across
+    nearest_english = neighbours.nearest(QUESTION, 700, LETTERS)["en299"]
+    assert nearest_english.cosine > answer.cosine
+    assert not nearest_english.across
+    # Best first, by standing.
+    standings = [near.standing for near in found.values()]
+    assert standings == sorted(standings, reverse=True)
+
+
+def test_a_few_memories_of_a_language_are_read_against_all() -> None:
+    """One Chinese memory says nothing of where Chinese memories sit: as by cosine."""
+    neighbours = Neighbours()
+    for n, cosine in enumerate(spread(300, 0.80)):
+        neighbours.put(f"en{n}", at(cosine, n), LETTERS)
+    neighbours.put("alone", at(0.76, 1.0), CJK)
+
+    found = neighbours.nearest(QUESTION, 301, LETTERS)
+
+    assert list(found).index("alone") > 250
+
+
+def test_a_mixed_sentence_stands_where_it_stands_least() -> None:
+    """Near English questions by its English words, it is not a Chinese outlier."""
+    neighbours = Neighbours()
+    for n, cosine in enumerate(spread(300, 0.80)):
+        neighbours.put(f"en{n}", at(cosine, n), LETTERS)
+    for n, cosine in enumerate(spread(300, 0.70)):
+        neighbours.put(f"zh{n}", at(cosine, n), CJK)
+    neighbours.put("mixed", at(0.78, 1.0), CJK | LETTERS)
+    neighbours.put("chinese", at(0.78, 2.0), CJK)
+
+    found = neighbours.nearest(QUESTION, 700, LETTERS)
+
+    assert found["mixed"].standing < 0 < found["chinese"].standing
+    assert not found["mixed"].across  # it shares the question's writing system
+
+
+def test_a_hub_of_the_other_language_is_lowered() -> None:
+    """Two Chinese memories as near the question; one is near every English memory."""
+    neighbours = Neighbours()
+    # English memories all turned the same way: their average points there.
+    for n, cosine in enumerate(spread(300, 0.80)):
+        neighbours.put(f"en{n}", at(cosine, 0.1 * (n % 3)), LETTERS)
+    for n, cosine in enumerate(spread(300, 0.70)):
+        neighbours.put(f"zh{n}", at(cosine, 1.5 + n), CJK)
+    neighbours.put("hub", at(0.70, 0.0), CJK)
+    neighbours.put("answer", at(0.70, math.pi), CJK)
+
+    english = neighbours.nearest(QUESTION, 700, LETTERS)
+    chinese = neighbours.nearest(QUESTION, 700, CJK)
+
+    assert english["hub"].cosine == pytest.approx(english["answer"].cosine)
+    assert english["answer"].standing - english["hub"].standing > HUB_WEIGHT
+    # For a Chinese question they are in its own language: not lowered.
+    assert chinese["hub"].standing == pytest.approx(chinese["answer"].standing)
+
+
+def test_rows_are_removed_replaced_and_of_one_size() -> None:
+    neighbours = Neighbours()
+    for n in range(100):  # past the first growth of the matrix
+        neighbours.put(f"m{n}", [1.0, n / 100], LETTERS if n % 2 else CJK)
+    neighbours.remove(["m3", "missing", "m99"])
+    neighbours.put("m5", [0.0, 1.0], LETTERS)  # replaced in place
+    found = neighbours.nearest([0.0, 1.0], 200, LETTERS)
+    assert len(found) == 98
+    assert "m3" not in found
+    assert "m99" not in found
+    assert found["m5"].cosine == pytest.approx(1.0)
+    assert next(iter(found)) == "m5"
+    assert neighbours.nearest([1.0, 0.0, 0.0], 5, LETTERS) == {}  # another size
+    neighbours.put("new", [1.0, 0.0, 0.0], CJK)  # another model's size: starts again
+    assert list(neighbours.nearest([1.0, 0.0, 0.0], 5, LETTERS)) == ["new"]
+    assert Neighbours().nearest([1.0], 5, LETTERS) == {}
+
+
+# -- fusion ---------------------------------------------------------------------
+
+
+def near(standing: float, *, across: bool = False) -> Nearness:
+    return Nearness(cosine=0.8, standing=standing, across=across)
+
+
+def test_fusion_trusts_words_that_cover_the_question() -> None:
+    scores = fused_keyword_scores(
+        {"words": 1.0, "meaning": 0.0}, {"words": near(2.0), "meaning": near(4.0)}
+    )
+    assert scores["words"] == pytest.approx(1 - MEANING_WHEN_WORDS_MATCH)
+    assert scores["meaning"] == pytest.approx(MEANING_WHEN_WORDS_MATCH)
+    assert scores["words"] > scores["meaning"]
+
+
+def test_fusion_lets_meaning_decide_when_no_word_is_shared() -> None:
+    scores = fused_keyword_scores(
+        {"a": 0.0, "b": 0.0, "c": 0.0}, {"a": near(1.0), "b": near(3.0), "c": near(2.0)}
+    )
+    assert scores == pytest.approx(
+        {"a": 0.0, "b": MEANING_WHEN_NO_WORD, "c": MEANING_WHEN_NO_WORD / 2}
+    )
+
+
+def test_fusion_gives_another_language_the_average_word_match() -> None:
+    """It could not share a word: its words are unknown, not absent."""
+    lexical = {"partial": 0.6, "weak": 0.2, "other": 0.0, "unmatched": 0.0}
+    nearest = {
+        "partial": near(1.0),
+        "weak": near(2.0),
+        "other": near(3.0, across=True),
+        "unmatched": near(3.0),
+    }
+    scores = fused_keyword_scores(lexical, nearest)
+    weight = _weight(best_word_match=0.6)
+    # Both stand highest (meaning 1); the question's language's average word match
+    # (partial, weak, unmatched) is given to the other only.
+    assert scores["unmatched"] == pytest.approx(weight)
+    assert scores["other"] == pytest.approx(weight + (1 - weight) * 0.8 / 3)
+
+
+def _weight(best_word_match: float) -> float:
+    missed = min(max(2 * (1 - best_word_match), 0.0), 1.0)
+    return (
+        MEANING_WHEN_WORDS_MATCH
+        + (MEANING_WHEN_NO_WORD - MEANING_WHEN_WORDS_MATCH) * missed
+    )
+
+
+def test_fusion_without_vectors_is_the_word_match() -> None:
+    assert fused_keyword_scores({"a": 0.4}, {}) == {"a": 0.4}
+    # One vector candidate: no spread to rescale, meaning adds nothing.
+    assert fused_keyword_scores({"a": 0.0}, {"a": near(3.0)}) == {"a": 0.0}
