@@ -5,6 +5,7 @@
                  [--skip-sets] [--sets] [--ranking-size 100000] [--time]
                  [--skip-answers] [--answers]
                  [--skip-meaning] [--meaning] [--meaning-embed 10000]
+                 [--public-conversations]
 
 Answers without an LLM (--answers: this section only): the labelled questions in
 tests/data/question_set.json asked in a Home Assistant test instance, the memory
@@ -37,8 +38,9 @@ The memory agent: a Home Assistant test instance in this process with the integr
 set up over 10 000 memories, wrapping a conversation agent that answers at once; turns
 through the memory agent next to the same turns sent to that agent directly.
 Search by meaning (--meaning: this section only, at --sizes): the local model on both
-labelled sets next to keywords only and the model alone, and its costs
-(script/bench_meaning.py).
+labelled sets next to keywords only and the model alone, then the same three on a
+public long conversation (CRI's persona, script/public_conversation_quality.py;
+--public-conversations: only that), and its costs (script/bench_meaning.py).
 """
 
 from __future__ import annotations
@@ -68,7 +70,7 @@ from answer_quality import (
 )
 from bench_agent import agent_overhead, load
 from bench_corpus import labelled_queries, scaled_texts
-from bench_meaning import meaning
+from bench_meaning import meaning, public_conversations
 from bench_tables import ROOT, TARGETS, percentile, table, timed
 from conversation_quality import measure as measure_conversations
 from extraction_quality import (
@@ -725,6 +727,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--meaning", action="store_true", help="only search by meaning (local model)"
     )
     parser.add_argument(
+        "--public-conversations",
+        action="store_true",
+        help="only the public long-conversation set, searched by meaning",
+    )
+    parser.add_argument(
         "--meaning-embed",
         type=int,
         default=10_000,
@@ -735,6 +742,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"# Assist Memory benchmarks ({os.cpu_count()} cores, Python {sys.version.split()[0]})"
     )
     sizes = [int(s) for s in args.sizes.split(",")]
+    if args.public_conversations:
+        public_conversations()
+        return 0
     if args.meaning:
         return 0 if meaning(sizes, args.meaning_embed, args.queries) else 1
     if args.time:

@@ -26,6 +26,7 @@ import time
 from bench_corpus import scaled_texts
 from bench_tables import percentile, table, timed
 from conversation_quality import measure as measure_conversations
+import public_conversation_quality
 from retrieval_quality import (
     GroupScores,
     Search,
@@ -99,6 +100,25 @@ def meaning_quality() -> None:
         f" {turns} turns)",
         _header("questions", systems_seen),
         group_rows(meaning, systems_seen),
+    )
+    public_conversations()
+
+
+def public_conversations() -> None:
+    """Print the public long-conversation set (CRI's persona), or why it is skipped."""
+    why = public_conversation_quality.missing()
+    title = "Search by meaning, a public long conversation (CRI benchmark 0.1.2, MIT)"
+    if why:
+        print(f"\n### {title}\n\nskipped: {why}")
+        return
+    start = time.perf_counter()
+    scores, questions, turns = public_conversation_quality.measure()
+    table(
+        f"{title}: {questions} questions over {turns} turns, all of them;"
+        f" found at k = any evidence turn in the top k; measured in"
+        f" {time.perf_counter() - start:.0f} s",
+        _header("questions", SYSTEMS),
+        group_rows(scores, SYSTEMS),
     )
 
 
