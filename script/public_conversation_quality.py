@@ -38,13 +38,7 @@ from typing import Any, Final
 import zipfile
 
 from conversation_quality import ASKED_AT, ranked_by_us
-from retrieval_quality import (
-    GroupScores,
-    Score,
-    labelled_engine,
-    score,
-    vector_search,
-)
+from retrieval_quality import GroupScores, Score, labelled_engine, score, vector_search
 
 WHEEL: Final = "cri_benchmark-0.1.2-py3-none-any.whl"
 WHEEL_SHA256: Final = "0fbbe852a4bfe0032649bc7142a41bb54ae451e827174b9d142be45db87d88c2"
