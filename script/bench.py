@@ -5,7 +5,7 @@
                  [--skip-sets] [--sets] [--ranking-size 100000] [--time]
                  [--skip-answers] [--answers]
                  [--skip-meaning] [--meaning] [--meaning-quality]
-                 [--meaning-embed 10000]
+                 [--meaning-embed 10000] [--public-conversations]
 
 Answers without an LLM (--answers: this section only): the labelled questions in
 tests/data/question_set.json asked in a Home Assistant test instance, the memory
@@ -38,8 +38,10 @@ The memory agent: a Home Assistant test instance in this process with the integr
 set up over 10 000 memories, wrapping a conversation agent that answers at once; turns
 through the memory agent next to the same turns sent to that agent directly.
 Search by meaning (--meaning: this section only, at --sizes): the local model on both
-labelled sets next to keywords only and the model alone, and its costs
-(script/bench_meaning.py; --meaning-quality: the labelled sets only, not the costs).
+labelled sets next to keywords only and the model alone, then the same three on a
+public long conversation (CRI's persona, script/public_conversation_quality.py;
+--public-conversations: only that), and its costs (script/bench_meaning.py;
+--meaning-quality: the labelled sets only, not the costs).
 """
 
 from __future__ import annotations
@@ -69,7 +71,7 @@ from answer_quality import (
 )
 from bench_agent import agent_overhead, load
 from bench_corpus import labelled_queries, scaled_texts
-from bench_meaning import meaning, meaning_quality
+from bench_meaning import meaning, meaning_quality, public_conversations
 from bench_tables import ROOT, TARGETS, percentile, table, timed
 from conversation_quality import measure as measure_conversations
 from extraction_quality import (
@@ -731,6 +733,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="only search by meaning's labelled sets, not its costs",
     )
     parser.add_argument(
+        "--public-conversations",
+        action="store_true",
+        help="only the public long-conversation set, searched by meaning",
+    )
+    parser.add_argument(
         "--meaning-embed",
         type=int,
         default=10_000,
@@ -743,6 +750,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     sizes = [int(s) for s in args.sizes.split(",")]
     if args.meaning_quality:
         meaning_quality()
+        return 0
+    if args.public_conversations:
+        public_conversations()
         return 0
     if args.meaning:
         return 0 if meaning(sizes, args.meaning_embed, args.queries) else 1

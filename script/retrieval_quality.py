@@ -23,8 +23,10 @@ import statistics
 import tempfile
 from typing import Any
 
+import numpy as np
+
 from assist_memory_engine.memory.memory_engine import MemoryEngine
-from assist_memory_engine.search.local_model import LocalModel
+from assist_memory_engine.search.local_model import LocalEmbedder, LocalModel
 from assist_memory_engine.storage.settings import StoreSettings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -126,6 +128,29 @@ def import_memories(engine: MemoryEngine, memories: Sequence[dict[str, Any]]) ->
     )
 
 
+def cosine_search(engine: MemoryEngine) -> Search:
+    """The model alone: the `DEPTH` memories of highest cosine.
+
+    With the vectors the engine made (read from its index file).
+    """
+    if engine.vectors is None:
+        raise ValueError("the engine has no embeddings")
+    with engine.index.locked() as db:
+        rows = db.execute(
+            "SELECT v.id, c.vector FROM memory_vectors v JOIN embedding_cache c"
+            " ON c.hash = v.hash"
+        ).fetchall()
+    ids = [memory_id for memory_id, _ in rows]
+    matrix = np.array([np.frombuffer(blob, np.float32) for _, blob in rows])
+    model = LocalEmbedder()
+
+    def search(text: str) -> list[str]:
+        cosines = matrix @ np.asarray(model.embed_query(text), np.float32)
+        return [ids[i] for i in np.argsort(-cosines)[:DEPTH]]
+
+    return search
+
+
 def wait_for_vectors(engine: MemoryEngine) -> None:
     """Block until every memory has its vector (no-op without embeddings)."""
     if engine.vectors is not None and not engine.vectors.wait_until_idle(3600):
@@ -133,7 +158,10 @@ def wait_for_vectors(engine: MemoryEngine) -> None:
 
 
 def vector_search(engine: MemoryEngine) -> Search:
-    """Vectors alone: the `DEPTH` memories nearest to a text, by cosine."""
+    """Our vector search alone: the `DEPTH` memories of highest standing.
+
+    (Their similarity read against their own writing system's memories.)
+    """
     vectors = engine.vectors
     if vectors is None:
         raise ValueError("the engine has no embeddings")

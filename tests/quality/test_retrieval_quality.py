@@ -12,6 +12,7 @@ from __future__ import annotations
 from script.make_retrieval_set import build, check, render
 from script.retrieval_quality import (
     RETRIEVAL_SET,
+    cosine_search,
     engine_search,
     labelled_engine,
     labelled_set,
@@ -44,10 +45,8 @@ def test_the_set_is_the_one_its_data_files_make() -> None:
 
 def test_search_by_meaning_beats_words_and_the_model_alone() -> None:
     """With the local model (real weights): the issue's floors, and by query kind the
-    hybrid at least as good as the better of keywords only and the model alone.
-
-    Across languages (12 queries) the model alone finds 4 answers in the top 5 and the
-    hybrid 2: that kind is held to keywords only (0), and reported by `script/bench`.
+    hybrid at least as good as the best of keywords only, the model's plain cosine
+    and our vector search alone (similarities read per writing system).
     """
     data = labelled_set()
     kinds = sorted({q["kind"] for q in data["queries"]})
@@ -57,6 +56,7 @@ def test_search_by_meaning_beats_words_and_the_model_alone() -> None:
     ):
         systems = {
             "keywords": engine_search(plain),
+            "cosine": cosine_search(embedded),
             "vectors": vector_search(embedded),
             "hybrid": engine_search(embedded),
         }
@@ -74,7 +74,7 @@ def test_search_by_meaning_beats_words_and_the_model_alone() -> None:
 
     assert recall[("hybrid", "all")] >= 0.90
     assert recall[("hybrid", "no_overlap")] >= 0.75
+    assert recall[("hybrid", "cross")] >= 0.50
     for kind in ["all", *kinds]:
-        rivals = ["keywords"] if kind == "cross" else ["keywords", "vectors"]
-        best = max(recall[(rival, kind)] for rival in rivals)
+        best = max(recall[(rival, kind)] for rival in ("keywords", "cosine", "vectors"))
         assert recall[("hybrid", kind)] >= best, (kind, recall)
