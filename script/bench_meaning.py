@@ -350,9 +350,7 @@ def _p(values: Sequence[float], *shares: float) -> str:
 
 def _engine(store: Path, embedder: ReusedVectors | None) -> MemoryEngine:
     # Vectors in the process, as the engine keeps the local model's.
-    engine = MemoryEngine(
-        store, StoreSettings(max_items=0), embeddings=embedder, use_sqlite_vec=False
-    )
+    engine = MemoryEngine(store, StoreSettings(max_items=0), embeddings=embedder)
     engine.init()
     return engine
 
