@@ -84,6 +84,18 @@ def test_a_few_memories_of_a_language_are_read_against_all() -> None:
     assert list(found).index("alone") > 250
 
 
+def test_one_language_is_ranked_as_by_cosine() -> None:
+    neighbours = Neighbours()
+    cosines = spread(50, 0.80, width=0.1)
+    for n, cosine in enumerate(cosines):
+        neighbours.put(f"en{n}", at(cosine, n), LETTERS)
+
+    found = neighbours.nearest(QUESTION, 10, CJK)  # even asked in Chinese
+
+    assert list(found) == [f"en{n}" for n in range(49, 39, -1)]
+    assert all(near.across for near in found.values())
+
+
 def test_a_mixed_sentence_stands_where_it_stands_least() -> None:
     """Near English questions by its English words, it is not a Chinese outlier."""
     neighbours = Neighbours()
@@ -108,6 +120,7 @@ def test_a_hub_of_the_other_language_is_lowered() -> None:
         neighbours.put(f"en{n}", at(cosine, 0.1 * (n % 3)), LETTERS)
     for n, cosine in enumerate(spread(300, 0.70)):
         neighbours.put(f"zh{n}", at(cosine, 1.5 + n), CJK)
+    neighbours.nearest(QUESTION, 5, LETTERS)  # the averages, before the two come
     neighbours.put("hub", at(0.70, 0.0), CJK)
     neighbours.put("answer", at(0.70, math.pi), CJK)
 

@@ -84,7 +84,11 @@ class Neighbours:
         self._ids: list[str] = []
         self._matrix = np.zeros((0, 0), dtype=np.float32)
         self._systems = np.zeros(0, dtype=np.uint8)
-        self._hubs: np.ndarray | None = None  # computed again after a change
+        # Each row's similarity to the other writing system's average vector, with
+        # the averages of the last refresh (a tenth more or fewer rows refreshes).
+        self._towards_other = np.zeros(0, dtype=np.float32)
+        self._averages: np.ndarray | None = None  # [letters, chinese]
+        self._averaged_rows = 0
 
     @property
     def capacity(self) -> int:
@@ -99,6 +103,7 @@ class Neighbours:
         if not self._ids:
             self._matrix = np.zeros((rows, size), dtype=np.float32)
             self._systems = np.zeros(rows, dtype=np.uint8)
+            self._towards_other = np.zeros(rows, dtype=np.float32)
 
     def put(self, memory_id: str, vector: list[float], systems: int) -> None:
         """Add or replace a memory's vector (`systems`: its text's `writing_systems`)."""
@@ -109,6 +114,8 @@ class Neighbours:
             self._ids.clear()
             self._matrix = np.zeros((0, row.size), dtype=np.float32)
             self._systems = np.zeros(0, dtype=np.uint8)
+            self._towards_other = np.zeros(0, dtype=np.float32)
+            self._averages = None
         slot = self._slots.get(memory_id)
         if slot is None:
             slot = len(self._ids)
@@ -116,14 +123,16 @@ class Neighbours:
                 rows = slot + max(64, slot // 8)
                 grown = np.zeros((rows, row.size), np.float32)
                 grown[:slot] = self._matrix[:slot]
-                grown_systems = np.zeros(rows, np.uint8)
-                grown_systems[:slot] = self._systems[:slot]
-                self._matrix, self._systems = grown, grown_systems
+                self._matrix = grown
+                self._systems = _grown(self._systems, rows)
+                self._towards_other = _grown(self._towards_other, rows)
             self._slots[memory_id] = slot
             self._ids.append(memory_id)
         self._matrix[slot] = row
         self._systems[slot] = systems
-        self._hubs = None
+        if self._averages is not None:
+            other = self._averages[0 if systems & CJK else 1]
+            self._towards_other[slot] = float(row @ other)
 
     def remove(self, memory_ids: Iterable[str]) -> None:
         """Forget vectors."""
@@ -136,9 +145,9 @@ class Neighbours:
                 last = len(self._ids)
                 self._matrix[slot] = self._matrix[last]
                 self._systems[slot] = self._systems[last]
+                self._towards_other[slot] = self._towards_other[last]
                 self._ids[slot] = last_id
                 self._slots[last_id] = slot
-            self._hubs = None
 
     def nearest(self, vector: list[float], k: int, spoken: int) -> dict[str, Nearness]:
         """The k memories of highest standing, best first.
@@ -174,19 +183,39 @@ class Neighbours:
         system has none.
         """
         count = len(self._ids)
-        if self._hubs is None or len(self._hubs) != count:
+        chinese = (self._systems[:count] & CJK).astype(bool)
+        if self._averages is None or abs(count - self._averaged_rows) > count // 10:
             matrix = self._matrix[:count]
-            chinese = (self._systems[:count] & CJK).astype(bool)
-            hubs = np.zeros(count, dtype=np.float32)
-            if chinese.any() and not chinese.all():
-                towards_letters = matrix @ matrix[~chinese].mean(axis=0)
-                towards_chinese = matrix @ matrix[chinese].mean(axis=0)
-                hubs = np.where(chinese, towards_letters, towards_chinese)
-                for group in (chinese, ~chinese):
-                    own = hubs[group]
-                    hubs[group] = (own - own.mean()) / max(float(own.std()), 1e-6)
-            self._hubs = hubs
-        return self._hubs
+            self._averages = np.array(
+                [_average(matrix[~chinese]), _average(matrix[chinese])]
+            )
+            towards = matrix @ self._averages.T  # both averages, then the other's
+            self._towards_other[:count] = np.where(
+                chinese, towards[:, 0], towards[:, 1]
+            )
+            self._averaged_rows = count
+        hubs = np.zeros(count, dtype=np.float32)
+        if chinese.any() and not chinese.all():
+            towards_other = self._towards_other[:count]
+            for group in (chinese, ~chinese):
+                own = towards_other[group]
+                hubs[group] = (own - own.mean()) / max(float(own.std()), 1e-6)
+        return hubs
+
+
+def _average(rows: np.ndarray) -> np.ndarray:
+    """The average of some rows (zeros for none)."""
+    if not len(rows):
+        return np.zeros(rows.shape[1], dtype=np.float32)
+    average: np.ndarray = rows.mean(axis=0)
+    return average
+
+
+def _grown(column: np.ndarray, rows: int) -> np.ndarray:
+    """A per-row array with room for `rows`."""
+    grown = np.zeros(rows, dtype=column.dtype)
+    grown[: len(column)] = column
+    return grown
 
 
 def _standing(cosines: np.ndarray, systems: np.ndarray) -> np.ndarray:
