@@ -16,7 +16,7 @@ from pytest_homeassistant_custom_component.typing import WebSocketGenerator
 
 from custom_components.assist_memory.engine import HOUSEHOLD_SCOPE
 
-from .conversing import add, contents, say
+from .conversing import contents, say
 from .people import Person, connect, person, user_named
 
 
