@@ -298,6 +298,7 @@ async def test_memory_md_shows_the_end_in_the_homes_time_zone(
     try:
         ending = await backend.add("Guests stay", expires_at=expires_at)
         await backend.add("Likes tea", category="preference")
+        await backend.set_time_zone(home)  # told again: nothing to write again
         await backend.wait_for_background_jobs()
 
         markdown = await backend.read_markdown()
