@@ -56,6 +56,9 @@ DELETE: Final = "assist_memory/memories/delete"
 ADD: Final = "assist_memory/memories/add"
 RESTORE: Final = "assist_memory/memories/restore"
 MAX_PAGE: Final = 200
+# What a caller may do with a memory they may know of.
+CHANGE: Final = "change"
+READ: Final = "read"
 
 type Handler = Callable[
     [HomeAssistant, ActiveConnection, dict[str, Any], MemoryOperations],
@@ -120,19 +123,28 @@ def _answer(handler: Handler) -> Any:
     return async_response(answer)
 
 
-def _mine(connection: ActiveConnection, memory: Memory | None) -> Memory | None:
-    """The memory when the caller may change it, else None (as if unknown).
+def _access(connection: ActiveConnection, memory: Memory | None) -> str | None:
+    """What the caller may do with the memory; None: it is not theirs to know of.
 
-    A household memory, which everyone may read, is refused outright instead.
+    CHANGE: their own, or any for an administrator; READ: a household memory.
     """
     user = connection.user
     if memory is None or user is None:
         return None
     if user.is_admin or memory.scope == user.id:
-        return memory
-    if memory.scope == HOUSEHOLD_SCOPE:
+        return CHANGE
+    return READ if memory.scope == HOUSEHOLD_SCOPE else None
+
+
+def _mine(connection: ActiveConnection, memory: Memory | None) -> Memory | None:
+    """The memory when the caller may change it, else None (as if unknown).
+
+    A household memory, which everyone may read, is refused outright instead.
+    """
+    access = _access(connection, memory)
+    if access == READ:
         raise Unauthorized
-    return None
+    return memory if access == CHANGE else None
 
 
 def _readable(connection: ActiveConnection, memory: Memory | None) -> Memory | None:
@@ -141,14 +153,14 @@ def _readable(connection: ActiveConnection, memory: Memory | None) -> Memory | N
     Someone who is not an administrator reads a household memory without its origin:
     the conversation, sentence and speaker it was learned from may be someone else's.
     """
-    user = connection.user
-    if memory is None or user is None:
+    access = _access(connection, memory)
+    if memory is None or access is None:
         return None
-    if user.is_admin or memory.scope == user.id:
-        return memory
-    if memory.scope == HOUSEHOLD_SCOPE:
-        return memory.with_changes(session_id=None, metadata={})
-    return None
+    return (
+        memory
+        if access == CHANGE
+        else memory.with_changes(session_id=None, metadata={})
+    )
 
 
 @websocket_command(
