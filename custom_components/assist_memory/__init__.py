@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from homeassistant.const import EVENT_HOMEASSISTANT_STOP, Platform
-from homeassistant.core import Event, HomeAssistant
+from homeassistant.const import (
+    EVENT_CORE_CONFIG_UPDATE,
+    EVENT_HOMEASSISTANT_STOP,
+    Platform,
+)
+from homeassistant.core import CALLBACK_TYPE, Event, HomeAssistant, callback
 from homeassistant.exceptions import ConfigEntryNotReady
 from homeassistant.helpers import config_validation as cv, llm
 from homeassistant.helpers.aiohttp_client import async_get_clientsession
@@ -108,6 +112,7 @@ async def _async_open_embedded(
                 hass, coro, name
             ),
             session=async_get_clientsession(hass),
+            time_zone=hass.config.time_zone,
         )
     except MemoryEngineError as err:
         raise ConfigEntryNotReady(
@@ -119,12 +124,30 @@ async def _async_open_embedded(
         backend, entry.options, compaction_llm=compaction_llm(hass, entry.options)
     )
     async_report_set_aside_files(hass, path, report)
+    entry.async_on_unload(_async_follow_time_zone(hass, entry, backend))
     entry.async_on_unload(
         backend.add_rejected_edit_listener(
             lambda kept_as: async_report_rejected_edit(hass, kept_as)
         )
     )
     return backend, path, report
+
+
+@callback
+def _async_follow_time_zone(
+    hass: HomeAssistant, entry: AssistMemoryConfigEntry, backend: LocalBackend
+) -> CALLBACK_TYPE:
+    """MEMORY.md says a memory's end in the home's time zone, also once it changes."""
+
+    @callback
+    def _changed(_: Event) -> None:
+        entry.async_create_background_task(
+            hass,
+            backend.set_time_zone(hass.config.time_zone),
+            "assist_memory_time_zone",
+        )
+
+    return hass.bus.async_listen(EVENT_CORE_CONFIG_UPDATE, _changed)
 
 
 async def async_unload_entry(

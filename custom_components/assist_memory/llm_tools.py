@@ -135,7 +135,7 @@ class ReadMemoryTool(_MemoryTool):
                 offset += len(page.items)
                 if not page.items or offset >= page.total:
                     break
-        return {"memory": render_markdown(memories)}
+        return {"memory": render_markdown(memories, dt_util.get_default_time_zone())}
 
 
 class AppendMemoryTool(_MemoryTool):

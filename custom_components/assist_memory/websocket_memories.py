@@ -4,7 +4,10 @@ Scoped to the calling Home Assistant user: everyone sees and changes the memorie
 their own scope (their user id); administrators see and change every memory and may
 list one scope. Someone who is not an administrator adds memories to their own scope
 only, never to the household's: a household memory goes into everyone's
-conversations, which is the administrators' to decide. Restoring (the undo of a
+conversations, which is the administrators' to decide. Everyone may read a household
+memory by its id (Assist tells it to anyone who asks, and "Why did Assist say that?"
+shows the ones an answer was given), without where it came from (a sentence of
+someone's conversation); changing or deleting it is refused. Restoring (the undo of a
 delete) puts back memories of their own scope, with their ids, and never over a
 memory of someone else. A memory of someone else is answered as unknown, so nobody learns
 that it exists. (The panel's `assist_memory/request` serves administrators.)
@@ -35,6 +38,7 @@ import probatio
 from .const import DOMAIN
 from .ends import expires_at_given
 from .engine import (
+    HOUSEHOLD_SCOPE,
     InvalidMemoryError,
     Memory,
     MemoryEngineError,
@@ -52,6 +56,9 @@ DELETE: Final = "assist_memory/memories/delete"
 ADD: Final = "assist_memory/memories/add"
 RESTORE: Final = "assist_memory/memories/restore"
 MAX_PAGE: Final = 200
+# What a caller may do with a memory they may know of.
+CHANGE: Final = "change"
+READ: Final = "read"
 
 type Handler = Callable[
     [HomeAssistant, ActiveConnection, dict[str, Any], MemoryOperations],
@@ -81,7 +88,9 @@ def _answer(handler: Handler) -> Any:
             result = await handler(hass, connection, msg, entry.runtime_data.backend)
         except Unauthorized:
             connection.send_error(
-                msg["id"], ERR_UNAUTHORIZED, "Only your own memories are yours to see"
+                msg["id"],
+                ERR_UNAUTHORIZED,
+                "Only an administrator may do that with memories not your own",
             )
             return
         except MemoryEngineError as err:
@@ -114,12 +123,44 @@ def _answer(handler: Handler) -> Any:
     return async_response(answer)
 
 
-def _mine(connection: ActiveConnection, memory: Memory | None) -> Memory | None:
-    """The memory when the caller may see it, else None (as if unknown)."""
+def _access(connection: ActiveConnection, memory: Memory | None) -> str | None:
+    """What the caller may do with the memory; None: it is not theirs to know of.
+
+    CHANGE: their own, or any for an administrator; READ: a household memory.
+    """
     user = connection.user
     if memory is None or user is None:
         return None
-    return memory if user.is_admin or memory.scope == user.id else None
+    if user.is_admin or memory.scope == user.id:
+        return CHANGE
+    return READ if memory.scope == HOUSEHOLD_SCOPE else None
+
+
+def _mine(connection: ActiveConnection, memory: Memory | None) -> Memory | None:
+    """The memory when the caller may change it, else None (as if unknown).
+
+    A household memory, which everyone may read, is refused outright instead.
+    """
+    access = _access(connection, memory)
+    if access == READ:
+        raise Unauthorized
+    return memory if access == CHANGE else None
+
+
+def _readable(connection: ActiveConnection, memory: Memory | None) -> Memory | None:
+    """The memory as the caller may read it, else None (as if unknown).
+
+    Someone who is not an administrator reads a household memory without its origin:
+    the conversation, sentence and speaker it was learned from may be someone else's.
+    """
+    access = _access(connection, memory)
+    if memory is None or access is None:
+        return None
+    return (
+        memory
+        if access == CHANGE
+        else memory.with_changes(session_id=None, metadata={})
+    )
 
 
 @websocket_command(
@@ -182,8 +223,8 @@ async def ws_get(
     msg: dict[str, Any],
     backend: MemoryOperations,
 ) -> dict[str, Any] | None:
-    """One memory of the caller's."""
-    memory = _mine(connection, await backend.get(msg["memory_id"]))
+    """One memory of the caller's, or of the household's."""
+    memory = _readable(connection, await backend.get(msg["memory_id"]))
     return None if memory is None else {"memory": memory.to_dict()}
 
 

@@ -435,6 +435,14 @@ def test_about_me_is_the_viewers_own(
             token=home_assistant.token,
         )
         assert status == 200, cleared
+        # The household's: Anna's answer is given it, and she may read it.
+        status, added = ha.request(
+            "POST",
+            f"{url}/api/assist_memory/memory/long-term",
+            json_body={"content": "The spare key is under the blue flowerpot"},
+            token=home_assistant.token,
+        )
+        assert status == 201, added
         app = open_about_me(page, login_link(url))
         anna_id = page.evaluate(ADD_USER, ["Anna", "anna", "anna-password"])
         anna_token = ha.login(url, "anna", "anna-password")
@@ -488,6 +496,11 @@ def test_about_me_is_the_viewers_own(
         expect(spare_key.get_by_role("list", name="Messages")).to_contain_text(
             "Anna: Where is the spare key"
         )
+        # Why did Assist say that: the household memory her answer was given.
+        spare_key.get_by_text("Why did Assist say that?").click()
+        why = spare_key.locator("details.why")
+        expect(why).to_contain_text("The spare key is under the blue flowerpot")
+        expect(why).not_to_contain_text("(a memory since deleted)")
         anna_screens.shot("about-me-sessions", scan=True, docs="about-me-sessions")
 
         # The Memory panel: everyone's, each with whose it is, by name.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import asdict
+from datetime import tzinfo
 import json
 import logging
 from pathlib import Path
@@ -348,9 +349,11 @@ async def test_memory_md_lines_are_built_while_opening_not_beside_searches(
     builds: list[int] = []
 
     class CountedDocument(mirror.ShownDocument):
-        def __init__(self, base: WrittenBase, memories: Sequence[Memory]) -> None:
+        def __init__(
+            self, base: WrittenBase, memories: Sequence[Memory], zone: tzinfo
+        ) -> None:
             builds.append(len(memories))
-            super().__init__(base, memories)
+            super().__init__(base, memories, zone)
 
     monkeypatch.setattr(mirror, "ShownDocument", CountedDocument)
 

@@ -218,7 +218,9 @@ async def test_successful_compaction(
     assert {m.id: m.content for m in reopened.get_all()} == contents(engine)
     assert not list(store_path.parent.rglob("*.tmp"))
     # MEMORY.md was written again from the store.
-    assert markdown_body(engine.mirror.path) == render_markdown(engine.store.get_all())
+    assert markdown_body(engine.mirror.path) == render_markdown(
+        engine.store.get_all(), UTC
+    )
     assert "- Anna likes her coffee black, every morning" in memory_md(engine).decode()
     # The index follows: the merged fact is found, the dropped one is not.
     assert [r.memory.id for r in engine.search("morning coffee")] == ["m002"]
@@ -841,7 +843,9 @@ async def test_undo_restores_exactly(
     assert result == CompactionResult(original_count=4, compacted_count=6)
     assert engine.store.export()["memories"] == before  # ids, times, access stats
     assert [r.memory.id for r in engine.search("blue")] == ["m003"]
-    assert markdown_body(engine.mirror.path) == render_markdown(engine.store.get_all())
+    assert markdown_body(engine.mirror.path) == render_markdown(
+        engine.store.get_all(), UTC
+    )
     assert await compactor.backups() == []
     assert await compactor.undo() is None
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC
 
 import pytest
 
@@ -44,12 +45,12 @@ def sample() -> list[Memory]:
 
 
 def plan_for(current: Sequence[Memory], text: str) -> ReconcilePlan:
-    return plan_reconcile(current, parse_markdown(text))
+    return plan_reconcile(current, parse_markdown(text), UTC)
 
 
 def edited(current: Sequence[Memory], old: str, new: str) -> ReconcilePlan:
     """The plan for the rendered file with one piece of text replaced."""
-    text = render_markdown(current)
+    text = render_markdown(current, UTC)
     assert old in text
     return plan_for(current, text.replace(old, new, 1))
 
@@ -58,7 +59,7 @@ def edited(current: Sequence[Memory], old: str, new: str) -> ReconcilePlan:
 
 
 def test_render_groups_by_category_in_order_and_oldest_first() -> None:
-    assert render_markdown(sample()) == (
+    assert render_markdown(sample(), UTC) == (
         "# Memory\n"
         "\n"
         "## Preferences\n"
@@ -83,7 +84,7 @@ def test_render_groups_by_category_in_order_and_oldest_first() -> None:
 
 def test_render_sorts_by_creation_whatever_the_input_order() -> None:
     memories = sample()
-    assert render_markdown(reversed(memories)) == render_markdown(memories)
+    assert render_markdown(reversed(memories), UTC) == render_markdown(memories, UTC)
     assert [m.id for m in rendered_order(memories)] == [
         "tea",
         "coffee",
@@ -97,7 +98,9 @@ def test_render_sorts_by_creation_whatever_the_input_order() -> None:
 def test_render_every_category_has_a_title() -> None:
     memories = [memory(c, f"about {c}", c, i) for i, c in enumerate(CATEGORIES)]
     headers = [
-        line for line in render_markdown(memories).splitlines() if line[:3] == "## "
+        line
+        for line in render_markdown(memories, UTC).splitlines()
+        if line[:3] == "## "
     ]
     assert headers == [f"## {CATEGORY_TITLES[c]}" for c in CATEGORIES]
     assert [header_category(h[3:]) for h in headers] == list(CATEGORIES)
@@ -105,13 +108,13 @@ def test_render_every_category_has_a_title() -> None:
 
 def test_render_puts_content_on_one_line() -> None:
     text = render_markdown(
-        [memory("a", "First line\n\n  second\tline  \r\n## not a header")]
+        [memory("a", "First line\n\n  second\tline  \r\n## not a header")], UTC
     )
     assert text.splitlines()[-1] == "- First line second line ## not a header"
 
 
 def test_render_empty_store_shows_title_and_hint() -> None:
-    text = render_markdown([])
+    text = render_markdown([], UTC)
     assert text == f"# Memory\n\n{EMPTY_HINT}\n"
     assert EMPTY_HINT.startswith("_")
     assert EMPTY_HINT.endswith("_")
@@ -284,14 +287,14 @@ def tricky() -> list[Memory]:
 
 @pytest.mark.parametrize("memories", [[], sample(), tricky()])
 def test_round_trip_plans_no_change(memories: list[Memory]) -> None:
-    text = render_markdown(memories)
+    text = render_markdown(memories, UTC)
     parsed = parse_markdown(text)
     assert len(parsed) == len(memories)
-    plan = plan_reconcile(memories, parsed)
+    plan = plan_reconcile(memories, parsed, UTC)
     assert plan == ReconcilePlan()
     assert not plan
     # Rendering is stable: render(parse(render)) would give the same file.
-    assert render_markdown(memories) == text
+    assert render_markdown(memories, UTC) == text
 
 
 def test_whitespace_and_layout_changes_plan_nothing() -> None:
@@ -326,7 +329,7 @@ def test_new_bullet_is_an_add() -> None:
 
 def test_new_section_is_added() -> None:
     memories = sample()
-    text = render_markdown(memories) + "\n## 事件\n\n- Moved in on 2024-05-01\n"
+    text = render_markdown(memories, UTC) + "\n## 事件\n\n- Moved in on 2024-05-01\n"
     assert plan_for(memories, text) == ReconcilePlan(
         adds=[("event", "Moved in on 2024-05-01")]
     )
@@ -368,7 +371,7 @@ def test_edited_bullet_updates_the_same_memory() -> None:
 def test_bullet_moved_to_another_header_changes_only_the_category() -> None:
     memories = sample()
     text = (
-        render_markdown(memories).replace("- Likes green tea\n", "")
+        render_markdown(memories, UTC).replace("- Likes green tea\n", "")
         + "\n## Notes\n\n- Likes   green tea\n"
     )
     assert plan_for(memories, text) == ReconcilePlan(updates=[("tea", None, "note")])
@@ -377,7 +380,7 @@ def test_bullet_moved_to_another_header_changes_only_the_category() -> None:
 def test_moved_and_edited_is_a_delete_and_an_add() -> None:
     memories = sample()
     text = (
-        render_markdown(memories).replace("- Likes green tea\n", "")
+        render_markdown(memories, UTC).replace("- Likes green tea\n", "")
         + "\n## Notes\n\n- Likes jasmine tea\n"
     )
     assert plan_for(memories, text) == ReconcilePlan(
@@ -387,7 +390,7 @@ def test_moved_and_edited_is_a_delete_and_an_add() -> None:
 
 def test_reordered_lines_change_nothing() -> None:
     memories = sample()
-    text = render_markdown(memories).replace(
+    text = render_markdown(memories, UTC).replace(
         "- Likes green tea\n- Likes black coffee\n",
         "- Likes black coffee\n- Likes green tea\n",
     )
@@ -396,7 +399,7 @@ def test_reordered_lines_change_nothing() -> None:
 
 def test_unknown_header_makes_notes() -> None:
     memories = sample()
-    text = render_markdown(memories).replace("## Facts", "## Household stuff")
+    text = render_markdown(memories, UTC).replace("## Facts", "## Household stuff")
     assert plan_for(memories, text) == ReconcilePlan(
         updates=[("key", None, "note"), ("wifi", None, "note")]
     )
@@ -404,7 +407,7 @@ def test_unknown_header_makes_notes() -> None:
 
 def test_chinese_headers_match_the_english_ones() -> None:
     memories = sample()
-    text = render_markdown(memories)
+    text = render_markdown(memories, UTC)
     for english, chinese in (
         ("Preferences", "偏好"),
         ("Facts", "事實"),
@@ -545,10 +548,12 @@ def test_rebase_keeps_changes_made_since_the_file_was_written() -> None:
     newer = memory("new", "added meanwhile", "fact", 10)
     current = {m.id: m for m in base if m.id != "f2"} | {newer.id: newer}
     # The editor's copy lacks `newer`; it removes beta and adds a line.
-    plan = plan_reconcile(base, parse_markdown(facts_file("alpha", "gamma", "delta")))
+    plan = plan_reconcile(
+        base, parse_markdown(facts_file("alpha", "gamma", "delta")), UTC
+    )
     assert plan == ReconcilePlan(adds=[("fact", "delta")], deletes=["f1"])
 
-    rebased = rebase_plan(plan, base, current)
+    rebased = rebase_plan(plan, base, current, UTC)
 
     assert rebased == plan  # nothing about `newer`: it stays
 
@@ -559,9 +564,9 @@ def test_rebase_drops_what_another_program_already_did() -> None:
     current = {"f0": base[0].with_changes(content="ALPHA"), "f1": base[1], "x": added}
     # MEMORY.md as the other program wrote it: alpha edited, gamma gone, x added.
     other = facts_file("ALPHA", "beta", "added elsewhere", "added elsewhere")
-    plan = plan_reconcile(base, parse_markdown(other))
+    plan = plan_reconcile(base, parse_markdown(other), UTC)
 
-    rebased = rebase_plan(plan, base, current)
+    rebased = rebase_plan(plan, base, current, UTC)
 
     assert rebased == ReconcilePlan(
         adds=[("fact", "added elsewhere")],  # the second copy is new
@@ -573,7 +578,9 @@ def test_rebase_drops_what_another_program_already_did() -> None:
 def test_rebase_skips_deletes_of_memories_gone_since() -> None:
     base = facts("alpha", "beta")
     plan = ReconcilePlan(deletes=["f0", "f1"])
-    assert rebase_plan(plan, base, {"f1": base[1]}) == ReconcilePlan(deletes=["f1"])
+    assert rebase_plan(plan, base, {"f1": base[1]}, UTC) == ReconcilePlan(
+        deletes=["f1"]
+    )
 
 
 def test_rebase_brings_back_a_memory_edited_in_the_file_but_gone_since() -> None:
@@ -581,7 +588,7 @@ def test_rebase_brings_back_a_memory_edited_in_the_file_but_gone_since() -> None
     plan = ReconcilePlan(
         updates=[("f", "alpha!", None), ("n", None, "event"), ("unknown", "x", None)]
     )
-    assert rebase_plan(plan, base, {}) == ReconcilePlan(
+    assert rebase_plan(plan, base, {}, UTC) == ReconcilePlan(
         adds=[("fact", "alpha!"), ("event", "beta")]
     )
 
@@ -596,7 +603,7 @@ def test_hundred_thousand_memories() -> None:
         )
         for i in range(100_000)
     ]
-    text = render_markdown(memories)
+    text = render_markdown(memories, UTC)
     assert text.count("\n- ") == 100_000
     lines = text.splitlines()
     lines[5] += " edited"

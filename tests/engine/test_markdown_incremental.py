@@ -76,7 +76,7 @@ def lines_rendered() -> Iterator[list[int]]:
 
 def expected_after_write(store: MemoryStore, before: WrittenBase) -> WrittenBase:
     """The base a full render of every memory gives after `before`."""
-    return before.showing(rendered_order(store.get_all()))
+    return before.showing(rendered_order(store.get_all()), UTC)
 
 
 def recorded(mirror: MarkdownMirror) -> WrittenBase:
@@ -127,14 +127,14 @@ def test_random_changes_write_exactly_what_a_full_render_gives(
         clock=TiedClock(rng),
     )
     store.init()
-    mirror = MarkdownMirror(store, tmp_path)
+    mirror = MarkdownMirror(store, tmp_path, UTC)
     mirror.start()
     writes = 0
     for number in range(STEPS):
         for _ in range(rng.choice([1, 1, 2, 5])):
             random_step(store, rng, number)
         if rng.random() < 0.3:
-            assert mirror.render() == render_markdown(store.get_all())
+            assert mirror.render() == render_markdown(store.get_all(), UTC)
         if rng.random() < 0.5:
             before = recorded(mirror)
             expected = expected_after_write(store, before)
@@ -152,7 +152,7 @@ def test_a_change_renders_its_own_line_not_the_store(
     open_store: Callable[..., MemoryStore],
 ) -> None:
     store = open_store(settings=StoreSettings(max_items=0))
-    mirror = MarkdownMirror(store, store.path.parent)
+    mirror = MarkdownMirror(store, store.path.parent, UTC)
     mirror.start()
     for number in range(300):
         store.add(f"household note {number}", category=CATEGORIES[number % 7])
@@ -171,7 +171,7 @@ def test_a_change_renders_its_own_line_not_the_store(
             text = mirror.render()
         assert written[0] <= 1
         assert read[0] == 0
-        assert text == render_markdown(store.get_all())
+        assert text == render_markdown(store.get_all(), UTC)
 
 
 def test_forgetting_renders_no_line_and_leaves_no_trace(store_path: Path) -> None:
@@ -191,7 +191,7 @@ def test_forgetting_renders_no_line_and_leaves_no_trace(store_path: Path) -> Non
         assert rendered[0] == 0
         assert files_containing(store_path.parent, WORD) == []
         assert engine.mirror.path.read_text() == recorded(engine.mirror).text()
-        assert engine.read_markdown() == render_markdown(engine.store.get_all())
+        assert engine.read_markdown() == render_markdown(engine.store.get_all(), UTC)
 
         engine.store.add(SECRET)
         engine.flush()
@@ -252,7 +252,7 @@ def test_a_write_joins_again_only_the_block_that_changed(
     store = open_store(settings=StoreSettings(max_items=0))
     for number in range(300):
         store.add(f"household note {number}", category=CATEGORIES[number % 2])
-    document = ShownDocument(first_base(), store.get_all())
+    document = ShownDocument(first_base(), store.get_all(), UTC)
     before = [*document.body_pieces(), *document.encoded_blocks()]
     assert len(before) > 30
 
@@ -266,4 +266,4 @@ def test_a_write_joins_again_only_the_block_that_changed(
         if len(piece) > 100 and not any(piece is kept for kept in before)
     ]
     assert len(made_again) == 2  # its block's bullets and their encoding
-    assert "".join(document.body_pieces()) == render_markdown(store.get_all())
+    assert "".join(document.body_pieces()) == render_markdown(store.get_all(), UTC)

@@ -234,12 +234,12 @@ def test_a_memory_line_shows_its_end_and_reads_back_without_it() -> None:
         "a2", "客人住这里", created_at=made, expires_at="2027-01-03T00:00:00+00:00"
     )
 
-    line = memory_line(memory)
+    line = memory_line(memory, UTC)
     assert line.startswith("Guests stay (until ")
     assert bullet_content(line) == "Guests stay"
-    assert "2027年" in memory_line(chinese)
-    assert bullet_content(memory_line(chinese)) == "客人住这里"
-    assert memory_line(Memory("a3", "Likes tea")) == "Likes tea"
+    assert "2027年" in memory_line(chinese, UTC)
+    assert bullet_content(memory_line(chinese, UTC)) == "客人住这里"
+    assert memory_line(Memory("a3", "Likes tea"), UTC) == "Likes tea"
 
 
 def test_an_end_is_read_and_written_once_a_day_has_passed() -> None:
@@ -271,6 +271,49 @@ async def test_memory_md_shows_the_end_and_an_edit_elsewhere_keeps_it(
         "Guests stay",
         "Likes green tea",
     }
+
+
+@pytest.mark.parametrize(
+    ("home", "expires_at", "shown"),
+    [
+        # 12:30 on the 7th in Auckland (23:30 on the 6th in UTC).
+        ("Pacific/Auckland", "2026-12-06T23:30:00+00:00", "until 7 Dec"),
+        # The midnight after the 6th in Los Angeles (08:00 on the 7th in UTC).
+        ("America/Los_Angeles", "2026-12-07T08:00:00+00:00", "until 6 Dec"),
+    ],
+)
+async def test_memory_md_shows_the_end_in_the_homes_time_zone(
+    tmp_path: Path,
+    freezer: FrozenDateTimeFactory,
+    home: str,
+    expires_at: str,
+    shown: str,
+) -> None:
+    """Whatever this computer's zone, the day is the home's; read back, an unchanged
+    file changes nothing and an edit elsewhere keeps the end."""
+    freezer.move_to(SATURDAY)
+    backend, _ = await LocalBackend.open(
+        tmp_path / "memories.json", watch=False, time_zone=home
+    )
+    try:
+        ending = await backend.add("Guests stay", expires_at=expires_at)
+        await backend.add("Likes tea", category="preference")
+        await backend.set_time_zone(home)  # told again: nothing to write again
+        await backend.wait_for_background_jobs()
+
+        markdown = await backend.read_markdown()
+        assert f"- Guests stay ({shown})\n" in markdown
+        assert not (await backend.write_markdown(markdown)).changed
+        edited = await backend.write_markdown(
+            markdown.replace("Likes tea", "Likes green tea")
+        )
+        assert (edited.added, edited.updated, edited.removed) == (0, 1, 0)
+        kept = await backend.get(ending.id)
+        assert kept is not None
+        assert (kept.content, kept.expires_at) == ("Guests stay", expires_at)
+        assert f"- Guests stay ({shown})\n" in await backend.read_markdown()
+    finally:
+        await backend.close()
 
 
 async def test_compaction_leaves_a_memory_that_ends_alone(

@@ -7,6 +7,8 @@ is theirs, and a line moved to another section moves the memory.
 
 from __future__ import annotations
 
+from datetime import UTC
+
 import pytest
 
 from custom_components.assist_memory.engine import Memory, MemoryStore
@@ -32,7 +34,7 @@ TOM = "c9f0f895fb98ab9159f51fd0297e236d"
 @pytest.fixture
 def mirror(store: MemoryStore) -> MarkdownMirror:
     """MEMORY.md beside the store, written and watched."""
-    mirror = MarkdownMirror(store, store.path.parent)
+    mirror = MarkdownMirror(store, store.path.parent, UTC)
     mirror.start()
     return mirror
 
@@ -53,7 +55,7 @@ def household_and_two_people() -> list[Memory]:
 
 
 def test_each_persons_memories_are_under_a_header_of_their_own() -> None:
-    assert render_markdown(household_and_two_people()) == (
+    assert render_markdown(household_and_two_people(), UTC) == (
         "# Memory\n"
         "\n## Facts\n\n- The spare key is under the flowerpot\n"
         "\n## Routines\n\n- Bins go out on Tuesday\n"
@@ -65,36 +67,38 @@ def test_each_persons_memories_are_under_a_header_of_their_own() -> None:
     )
     # Only people's memories: still under the title first.
     (dentist,) = [m for m in household_and_two_people() if m.scope == TOM]
-    assert render_markdown([dentist]) == (
+    assert render_markdown([dentist], UTC) == (
         f"# Memory\n\n{person_header(TOM)}\n\n## Facts\n\n- My dentist is Dr. Chen\n"
     )
 
 
 def test_the_file_read_back_changes_nothing() -> None:
     memories = household_and_two_people()
-    assert not plan_reconcile(memories, parse_markdown(render_markdown(memories)))
+    assert not plan_reconcile(
+        memories, parse_markdown(render_markdown(memories, UTC)), UTC
+    )
 
 
 def test_the_header_is_read_by_the_scope_it_names_whatever_its_text() -> None:
     assert header_person(f"Anna <!-- person {ANNA} -->") == ANNA
     assert header_person("Anna") is None
     # A person may have written text in the header: only the comment says whose.
-    text = render_markdown(household_and_two_people()).replace(
+    text = render_markdown(household_and_two_people(), UTC).replace(
         person_header(ANNA), f"# Anna (my own) <!-- person {ANNA} -->"
     )
-    assert not plan_reconcile(household_and_two_people(), parse_markdown(text))
+    assert not plan_reconcile(household_and_two_people(), parse_markdown(text), UTC)
 
 
 def test_a_line_added_under_a_person_is_theirs_and_a_first_level_header_ends_it() -> (
     None
 ):
     memories = household_and_two_people()
-    text = render_markdown(memories).replace(
+    text = render_markdown(memories, UTC).replace(
         "- I am allergic to peanuts\n",
         "- I am allergic to peanuts\n- Anna walks to work\n",
     )
     text += "\n# Shared\n\n- Notes for everyone\n"
-    plan = plan_reconcile(memories, parse_markdown(text))
+    plan = plan_reconcile(memories, parse_markdown(text), UTC)
     assert plan.adds == [
         (f"fact@{ANNA}", "Anna walks to work"),
         ("note", "Notes for everyone"),
@@ -105,12 +109,12 @@ def test_a_line_added_under_a_person_is_theirs_and_a_first_level_header_ends_it(
 
 def test_a_line_moved_to_another_section_moves_the_memory() -> None:
     memories = household_and_two_people()
-    text = render_markdown(memories).replace("- My dentist is Dr. Chen\n", "")
+    text = render_markdown(memories, UTC).replace("- My dentist is Dr. Chen\n", "")
     text = text.replace(
         "- The spare key is under the flowerpot\n",
         "- The spare key is under the flowerpot\n- My dentist is Dr. Chen\n",
     )
-    plan = plan_reconcile(memories, parse_markdown(text))
+    plan = plan_reconcile(memories, parse_markdown(text), UTC)
     assert plan.updates == [("dentist", None, "fact")]
     assert not plan.adds
     assert not plan.deletes
@@ -140,7 +144,7 @@ def test_an_edit_of_the_file_keeps_each_memorys_owner(
     cycles = next(m for m in store.get_all() if m.content == "Tom cycles")
     assert (cycles.scope, cycles.category) == (TOM, "fact")
     assert store.get(dentist.id) is not None
-    assert markdown_body(mirror.path) == render_markdown(store.get_all())
+    assert markdown_body(mirror.path) == render_markdown(store.get_all(), UTC)
 
     # The API's text (the panel's Save) round-trips too, names in the headers or not.
     text = markdown_body(mirror.path).replace(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from datetime import UTC
 import logging
 import os
 from pathlib import Path
@@ -48,7 +49,7 @@ def memory_md(store_path: Path) -> Path:
 
 @pytest.fixture
 def mirror(store: MemoryStore) -> MarkdownMirror:
-    mirror = MarkdownMirror(store, store.path.parent)
+    mirror = MarkdownMirror(store, store.path.parent, UTC)
     mirror.start()
     return mirror
 
@@ -72,7 +73,7 @@ def fill(store: MemoryStore) -> dict[str, Memory]:
 
 def shown(store: MemoryStore) -> str:
     """What MEMORY.md must hold for the store as it is."""
-    return render_markdown(store.get_all())
+    return render_markdown(store.get_all(), UTC)
 
 
 def edit(path: Path, old: str, new: str) -> None:
@@ -104,7 +105,7 @@ def test_start_creates_the_folders_and_the_file(tmp_path: Path) -> None:
     engine.init()
     try:
         assert engine.mirror.daily_folder.is_dir()
-        assert markdown_body(engine.mirror.path) == render_markdown([])
+        assert markdown_body(engine.mirror.path) == render_markdown([], UTC)
         assert engine.mirror.outside_change() is None
     finally:
         engine.close()
@@ -163,7 +164,7 @@ def test_a_change_that_renders_the_same_is_not_rewritten(
 
 
 def test_flush_before_start_does_nothing(store: MemoryStore) -> None:
-    mirror = MarkdownMirror(store, store.path.parent)
+    mirror = MarkdownMirror(store, store.path.parent, UTC)
     store.add("x")
     assert not mirror.flush()
     assert mirror.outside_change() is None
@@ -409,7 +410,7 @@ def test_an_edit_that_cannot_be_applied_is_set_aside(
 ) -> None:
     store = MemoryStore(store_path, StoreSettings(max_items=4), clock=clock)
     store.init()
-    mirror = MarkdownMirror(store, store.path.parent)
+    mirror = MarkdownMirror(store, store.path.parent, UTC)
     mirror.start()
     fill(store)
     mirror.flush()

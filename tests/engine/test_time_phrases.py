@@ -18,6 +18,7 @@ from custom_components.assist_memory.engine.language.llm_facts import (
 from custom_components.assist_memory.engine.language.time_phrases import (
     ends_at,
     home_zone,
+    home_zone_or_local,
     last_day_of,
     read_time,
     when_said,
@@ -129,6 +130,25 @@ def test_the_short_end_a_memory_line_shows() -> None:
     assert until_phrase(date(2026, 12, 6), "en", today=today) == "until 6 Dec"
     assert until_phrase(date(2027, 1, 2), "en", today=today) == "until 2 Jan 2027"
     assert until_phrase(date(2026, 12, 6), "zh-Hans", today=today) == "至12月6日"
+
+
+def test_memory_md_takes_the_homes_zone_else_the_one_tz_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The home's zone wins; without one, the zone the TZ variable names (as the
+    Supervisor gives an add-on Home Assistant's), with its summer time; else the
+    system's offset now (a POSIX rule the system reads, or no TZ at all)."""
+    monkeypatch.setenv("TZ", "Pacific/Auckland")
+    assert home_zone_or_local("America/Los_Angeles") == ZoneInfo("America/Los_Angeles")
+    assert home_zone_or_local("Mars/Olympus_Mons") == UTC  # unknown: as time words do
+    assert home_zone_or_local(None) == ZoneInfo("Pacific/Auckland")
+    monkeypatch.setenv("TZ", ":America/Los_Angeles")
+    assert home_zone_or_local(None) == ZoneInfo("America/Los_Angeles")
+    system = datetime.now().astimezone().tzinfo
+    monkeypatch.setenv("TZ", "CET-1CEST")
+    assert home_zone_or_local(None) == system
+    monkeypatch.delenv("TZ")
+    assert home_zone_or_local(None) == system
 
 
 def test_an_end_is_the_next_midnight_at_home_and_reads_back_as_its_last_day() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import UTC
 import gc
 import random
 import sys
@@ -59,9 +60,9 @@ def test_building_memory_md_lines_gives_turns(
     """After a start or a reload, every line is built again beside live searches."""
     store = store_of(open_store)
     with turns_given() as turns:
-        document = ShownDocument(first_base(), store.get_all())
+        document = ShownDocument(first_base(), store.get_all(), UTC)
     assert turns[0] >= COUNT // ITEMS_PER_TURN
-    assert "".join(document.body_pieces()) == render_markdown(store.get_all())
+    assert "".join(document.body_pieces()) == render_markdown(store.get_all(), UTC)
 
 
 def test_folding_the_journal_gives_turns(
@@ -120,7 +121,7 @@ def test_the_lines_kept_for_memory_md_are_not_walked_by_the_garbage_collector(
     strings and numbers, Python's collector stops tracking them (class instances it
     walks at every full pass, which at 100 000 memories paused searches)."""
     store = store_of(open_store)
-    document = ShownDocument(first_base(), store.get_all())
+    document = ShownDocument(first_base(), store.get_all(), UTC)
     gc.collect()
     lines = document.shown().lines
     assert len(lines) == COUNT

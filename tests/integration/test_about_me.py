@@ -14,7 +14,9 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockUser
 from pytest_homeassistant_custom_component.typing import WebSocketGenerator
 
-from .conversing import say
+from custom_components.assist_memory.engine import HOUSEHOLD_SCOPE
+
+from .conversing import contents, say
 from .people import Person, connect, person, user_named
 
 
@@ -155,3 +157,56 @@ async def test_about_me_hears_of_its_own_turns_and_the_memories_changes(
     answers = [await anna.client.receive_json() for _ in range(2)]
     assert {"changed": True} in [answer.get("event") for answer in answers]
     assert any(answer.get("success") for answer in answers), answers
+
+
+@pytest.mark.usefixtures("loaded_entry")
+async def test_why_did_assist_say_that_shows_a_household_memory_to_its_listener(
+    hass: HomeAssistant, hass_ws_client: WebSocketGenerator, anna: Person
+) -> None:
+    """Household memories are everyone's to hear, so a person who is not an
+    administrator reads the one their answer was given (not where it came from:
+    that is someone else's conversation); changing or forgetting it stays the
+    administrators'; another person's own memory stays unknown to them."""
+    tom = await person(hass, hass_ws_client, "Tom")
+    await say(
+        hass,
+        "Remember that our spare key is under the blue flowerpot",
+        user_id=tom.user.id,
+    )
+    await say(hass, "Remember that my bike is in the shed", user_id=tom.user.id)
+    (bike,) = (await tom.ask("memories/list"))["result"]["items"]
+
+    turn = await say(hass, "Where is the spare key", user_id=anna.user.id)
+    shown = await anna.ask(
+        "conversations/get", conversation_id=turn.conversation_id, mine=True
+    )
+    (given,) = shown["result"]["messages"][0]["memory_ids"]
+
+    got = await anna.ask("memories/get", memory_id=given)
+    assert got["success"], got
+    household = got["result"]["memory"]
+    assert household["content"] == "our spare key is under the blue flowerpot"
+    assert household["scope"] == HOUSEHOLD_SCOPE
+    # Tom's sentence, his conversation and that he said it are his.
+    assert (household["metadata"], household["session_id"]) == ({}, None)
+    for command, data in (
+        ("memories/update", {"content": "Anna was here"}),
+        ("memories/delete", {}),
+    ):
+        refused = await anna.ask(command, memory_id=given, **data)
+        assert refused["error"]["code"] == "unauthorized", refused
+    assert await contents(hass) == [
+        "my bike is in the shed",
+        "our spare key is under the blue flowerpot",
+    ]
+
+    # Tom's own memory: as if it did not exist.
+    hidden = await anna.ask("memories/get", memory_id=bike["id"])
+    assert hidden["error"]["code"] == "not_found"
+
+    # Forgotten by an administrator: "a memory since deleted" again.
+    await hass.services.async_call(
+        "assist_memory", "delete", {"id": given}, blocking=True
+    )
+    gone = await anna.ask("memories/get", memory_id=given)
+    assert gone["error"]["code"] == "not_found"

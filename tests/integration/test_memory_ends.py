@@ -160,3 +160,34 @@ async def test_the_memory_agent_learns_the_date_and_forgets_after_the_end(
     left = await data_files_containing(hass, loaded_entry, ["Sunday 29 November"])
     # The conversation log keeps what was said for its own retention, not the memory.
     assert all(name.startswith("conversations") for name in left), left
+
+
+async def test_memory_md_shows_the_end_in_the_homes_time_zone(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry
+) -> None:
+    """MEMORY.md says the end's day at home (this computer keeps UTC), and follows
+    the home's time zone when it changes; read back, it moves no end."""
+    backend = loaded_entry.runtime_data.backend
+    # 06:00 on the 6th in Shanghai: 22:00 on the 5th in UTC.
+    breakfast = (
+        await call(hass, "add", content="Guests leave", expires_at="2026-12-06 06:00")
+    )["memory"]
+    await backend.wait_for_background_jobs()
+    assert "- Guests leave (until 6 Dec)\n" in await backend.read_markdown()
+
+    # As the General settings save it (the change is announced).
+    await hass.config.async_update(time_zone="America/Los_Angeles")
+    await hass.async_block_till_done()
+    # Through the 6th in Los Angeles: 08:00 on the 7th in UTC.
+    await call(hass, "add", content="The painter comes", expires_at="2026-12-06")
+    await backend.wait_for_background_jobs()
+    markdown = await backend.read_markdown()
+    assert "- Guests leave (until 5 Dec)\n" in markdown
+    assert "- The painter comes (until 6 Dec)\n" in markdown
+
+    assert not (await backend.write_markdown(markdown)).changed
+    ends = {m["content"]: m["expires_at"] for m in (await call(hass, "list"))["items"]}
+    assert ends == {
+        "Guests leave": breakfast["expires_at"],
+        "The painter comes": "2026-12-07T08:00:00+00:00",
+    }

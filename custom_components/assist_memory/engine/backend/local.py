@@ -145,6 +145,7 @@ class LocalBackend(LocalLearning, MemoryBackend):
         embeddings: EmbeddingConfig | LocalModel | None = None,
         create_task: TaskFactory | None = None,
         session: aiohttp.ClientSession | None = None,
+        time_zone: str | None = None,
     ) -> tuple[LocalBackend, LoadReport]:
         """Create the backend, load the store and its index off the event loop.
 
@@ -154,10 +155,13 @@ class LocalBackend(LocalLearning, MemoryBackend):
         background). `create_task` makes the background tasks (watchers, the
         idle-session sweep), so a host can track them. `session` is the host's
         aiohttp session for the embedding calls (else one is made for each call);
-        they run on this event loop.
+        they run on this event loop. `time_zone`: the home's (MemoryEngine).
         """
         http = HttpContext(asyncio.get_running_loop(), session)
-        backend = cls(MemoryEngine(path, settings, embeddings=embeddings, http=http))
+        engine = MemoryEngine(
+            path, settings, embeddings=embeddings, http=http, time_zone=time_zone
+        )
+        backend = cls(engine)
         try:
             report = await backend._run(backend._init)
         except BaseException:
@@ -612,6 +616,11 @@ class LocalBackend(LocalLearning, MemoryBackend):
     @override
     async def compaction_backups(self) -> builtins.list[BackupInfo]:
         return await self.compactor.backups()
+
+    async def set_time_zone(self, time_zone: str | None) -> None:
+        """The home's time zone changed: MEMORY.md says the ends in it."""
+        await self._run(self.engine.set_time_zone, time_zone)
+        self.markdown.schedule()
 
     @override
     async def set_settings(self, settings: StoreSettings) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from datetime import tzinfo
 from typing import Final
 
 from ..storage.models import Memory, ReconcilePlan
@@ -56,9 +57,12 @@ def removal_limit(count: int) -> int:
 
 
 def merge_edit(
-    text: str, base: WrittenBase, current: Mapping[str, Memory]
+    text: str, base: WrittenBase, current: Mapping[str, Memory], zone: tzinfo
 ) -> ReconcilePlan:
-    """The store changes `text` asks for; EditRefusedError when it cannot be applied."""
+    """The store changes `text` asks for; EditRefusedError when it cannot be applied.
+
+    The memories are shown with their ends in the home's time zone `zone`.
+    """
     bullets = parse_markdown(text)
     if not bullets:
         raise EditRefusedError(NO_BULLETS)
@@ -74,7 +78,7 @@ def merge_edit(
         if since <= made_on:
             memory = current.get(memory_id)
             # An edit made on an earlier edit (saved twice) already shows the change.
-            newer = None if memory is None else _bullet(memory)
+            newer = None if memory is None else _bullet(memory, zone)
             same = newer is not None and newer in edited
             known[memory_id] = newer if same and newer else bullet_of(line)
     # Each as the base showed it: the section key in the category (household scope).
@@ -82,11 +86,11 @@ def merge_edit(
         Memory(id=memory_id, content=text, category=category)
         for memory_id, (category, text) in known.items()
     ]
-    plan = plan_reconcile(shown, bullets)
+    plan = plan_reconcile(shown, bullets, zone)
 
     def unchanged_since(memory_id: str) -> bool:
         memory = current.get(memory_id)
-        return memory is not None and _bullet(memory) == known[memory_id]
+        return memory is not None and _bullet(memory, zone) == known[memory_id]
 
     deletes = []
     for memory_id in plan.deletes:
@@ -100,7 +104,7 @@ def merge_edit(
         old_category, old_text = known[memory_id]
         wanted = (category or old_category, one_line(new_text or old_text))
         memory = current.get(memory_id)
-        if memory is not None and _bullet(memory) == wanted:
+        if memory is not None and _bullet(memory, zone) == wanted:
             continue  # already so
         if not unchanged_since(memory_id):
             raise EditRefusedError(CHANGED_SINCE)
@@ -108,7 +112,7 @@ def merge_edit(
             raise EditRefusedError(CANNOT_TELL)
         updates.append((memory_id, new_text, category))
     # Memories the base did not show: an added line they already hold is no new one.
-    fresh = Counter(_bullet(m) for i, m in current.items() if i not in known)
+    fresh = Counter(_bullet(m, zone) for i, m in current.items() if i not in known)
     adds = []
     for category, new_text in plan.adds:
         bullet = (category, one_line(new_text))
@@ -141,5 +145,5 @@ def _newest_shared_version(base: WrittenBase, bullets: list[tuple[str, str]]) ->
     return 0
 
 
-def _bullet(memory: Memory) -> tuple[str, str]:
-    return (section_of(memory), memory_line(memory))
+def _bullet(memory: Memory, zone: tzinfo) -> tuple[str, str]:
+    return (section_of(memory), memory_line(memory, zone))

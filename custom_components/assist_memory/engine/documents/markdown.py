@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from datetime import UTC, datetime, tzinfo
+from datetime import tzinfo
 import heapq
 from itertools import groupby
 from operator import itemgetter
@@ -112,16 +112,16 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def memory_line(memory: Memory) -> str:
+def memory_line(memory: Memory, zone: tzinfo) -> str:
     """A memory's bullet text: its content on one line, and its end when it has one.
 
-    The end is the last day it holds in this computer's time zone, its year said
+    The end is the last day it holds in the home's time zone `zone`, its year said
     when it is not the year the memory was made.
     """
     text = one_line(memory.content)
     if memory.expires_at is None:
         return text
-    last = last_day_of(parse_time(memory.expires_at, "expires_at"), _local_zone())
+    last = last_day_of(parse_time(memory.expires_at, "expires_at"), zone)
     language = "zh" if _HAN.search(text) else "en"
     made = parse_time(memory.created_at, "created_at").date()
     return f"{text} ({until_phrase(last, language, today=made)})"
@@ -130,11 +130,6 @@ def memory_line(memory: Memory) -> str:
 def bullet_content(text: str) -> str:
     """A bullet's text without the end its line shows (that is not content)."""
     return _UNTIL_SHOWN.sub("", text)
-
-
-def _local_zone() -> tzinfo:
-    zone = datetime.now().astimezone().tzinfo
-    return zone if zone is not None else UTC
 
 
 def rendered_order(memories: Iterable[Memory]) -> list[Memory]:
@@ -166,14 +161,19 @@ def _shown_order(memory: Memory) -> tuple[bool, str, int, str]:
     )
 
 
-def render_markdown(memories: Iterable[Memory]) -> str:
-    """MEMORY.md for these memories (one string join, fine for 100 000 of them)."""
-    return render_ordered(rendered_order(memories))
+def render_markdown(memories: Iterable[Memory], zone: tzinfo) -> str:
+    """MEMORY.md for these memories (one string join, fine for 100 000 of them).
+
+    Ends are said in the home's time zone `zone`.
+    """
+    return render_ordered(rendered_order(memories), zone)
 
 
-def render_ordered(ordered: Iterable[Memory]) -> str:
+def render_ordered(ordered: Iterable[Memory], zone: tzinfo) -> str:
     """MEMORY.md for memories already in `rendered_order`."""
-    return render_lines((section_of(memory), memory_line(memory)) for memory in ordered)
+    return render_lines(
+        (section_of(memory), memory_line(memory, zone)) for memory in ordered
+    )
 
 
 def render_lines(bullets: Iterable[tuple[str, str]]) -> str:
@@ -283,9 +283,11 @@ def parse_markdown(text: str) -> list[tuple[str, str]]:
 
 
 def plan_reconcile(
-    current: Sequence[Memory], parsed: Sequence[tuple[str, str]]
+    current: Sequence[Memory], parsed: Sequence[tuple[str, str]], zone: tzinfo
 ) -> ReconcilePlan:
     """The changes that turn `current` into the `parsed` bullets.
+
+    `current` is compared as MEMORY.md shows it in the home's time zone `zone`.
 
     1. A bullet identical (whitespace aside) to a memory keeps it; under another
        header only its category changes. Identical bullets take distinct memories
@@ -298,7 +300,7 @@ def plan_reconcile(
     from difflib import SequenceMatcher  # only when a file is edited: a lean start
 
     ordered = rendered_order(current)
-    old_texts = {m.id: memory_line(m) for m in ordered}
+    old_texts = {m.id: memory_line(m, zone) for m in ordered}
     sections = {m.id: section_of(m) for m in ordered}
     texts = [one_line(text) for _, text in parsed]
     plan = ReconcilePlan()
@@ -365,6 +367,7 @@ def plan_reconcile(
                     [m for m in old[i1:i2] if m.id not in kept_ids],
                     [i for i in new[j1:j2] if i not in kept],
                     texts,
+                    zone=zone,
                 )
     return plan
 
@@ -375,9 +378,13 @@ def _pair_block(
     old: list[Memory],
     new: list[int],
     texts: Sequence[str],
+    *,
+    zone: tzinfo,
 ) -> None:
     """Pair changed old and new lines one to one; the rest are deletes or adds."""
-    pairs = _best_pairs([memory_line(m) for m in old], [texts[index] for index in new])
+    pairs = _best_pairs(
+        [memory_line(m, zone) for m in old], [texts[index] for index in new]
+    )
     paired_old = {i for i, _ in pairs}
     paired_new = {j for _, j in pairs}
     for i, j in pairs:
@@ -426,7 +433,10 @@ def _best_pairs(old: Sequence[str], new: Sequence[str]) -> list[tuple[int, int]]
 
 
 def rebase_plan(
-    plan: ReconcilePlan, base: Sequence[Memory], current: Mapping[str, Memory]
+    plan: ReconcilePlan,
+    base: Sequence[Memory],
+    current: Mapping[str, Memory],
+    zone: tzinfo,
 ) -> ReconcilePlan:
     """A plan made against `base` (what the file showed), for the store as it is now.
 
@@ -437,7 +447,7 @@ def rebase_plan(
     """
     base_by_id = {m.id: m for m in base}
     fresh = Counter(
-        (section_of(m), memory_line(m))
+        (section_of(m), memory_line(m, zone))
         for m in current.values()
         if m.id not in base_by_id
     )

@@ -19,6 +19,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import tzinfo
 from itertools import chain
 
 from ..storage.models import Memory
@@ -118,9 +119,15 @@ class _Section:
 class ShownDocument:
     """MEMORY.md's lines for the store as it is, and the base they were last written as."""
 
-    def __init__(self, base: WrittenBase, memories: Sequence[Memory]) -> None:
-        """Every memory (in the store's order), as shown after `base` was written."""
+    def __init__(
+        self, base: WrittenBase, memories: Sequence[Memory], zone: tzinfo
+    ) -> None:
+        """Every memory (in the store's order), as shown after `base` was written.
+
+        Ends are said in the home's time zone `zone`.
+        """
         self.published = base
+        self.zone = zone
         # Counted up whenever a line changes (what a cached text depends on).
         self.revision = 0
         self._sections: dict[str, _Section] = {}
@@ -130,7 +137,7 @@ class ShownDocument:
         place = {memory.id: n for n, memory in yielding(enumerate(memories))}
         self._next_place = len(memories)
         ordered = rendered_order(memories)
-        shown = base.showing(ordered)
+        shown = base.showing(ordered, zone)
         # Lines only reordered still make a new version, as a full render would.
         self._reordered = shown is not base
         for memory, line in yielding(zip(ordered, shown.lines, strict=True)):
@@ -146,7 +153,11 @@ class ShownDocument:
         """Show this memory as it is now (None: deleted)."""
         place = self._places.get(memory_id)
         current = None if place is None else self._line(memory_id)
-        bullet = None if memory is None else (section_of(memory), memory_line(memory))
+        bullet = (
+            None
+            if memory is None
+            else (section_of(memory), memory_line(memory, self.zone))
+        )
         if current is not None and bullet_of(current) == bullet:
             return
         self.revision += 1

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from contextlib import suppress
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 import logging
 import os
 from pathlib import Path
@@ -90,9 +90,13 @@ class MarkdownMirror:
     an edit is read before that lock is taken.
     """
 
-    def __init__(self, store: MemoryStore, folder: Path) -> None:
-        """`folder` is the store's folder; the files go in `prompts/memory/` below it."""
+    def __init__(self, store: MemoryStore, folder: Path, zone: tzinfo) -> None:
+        """`folder` is the store's folder; the files go in `prompts/memory/` below it.
+
+        `zone` is the home's time zone, in which a memory's end is said ("until 6 Dec").
+        """
         self.store = store
+        self.zone = zone
         self.folder = markdown_folder(folder)
         self.path = self.folder / MEMORY_FILE
         self.base_path = self.folder / BASE_FILE
@@ -246,7 +250,9 @@ class MarkdownMirror:
                 memories = list(records.values())
         if document is None or memories is not None:
             # Whole-store work, outside the store's lock: once after a start or reload.
-            document = ShownDocument(base or self._load_base(), memories or [])
+            document = ShownDocument(
+                base or self._load_base(), memories or [], self.zone
+            )
             self._document = document
         else:
             document.follow(changes)
@@ -261,6 +267,15 @@ class MarkdownMirror:
         """
         with self._document_lock:
             self._follow(None, writing=False)
+
+    def set_zone(self, zone: tzinfo) -> None:
+        """Say the ends in another time zone from now on (the next flush writes it)."""
+        with self._lock:
+            if zone == self.zone:
+                return
+            self.zone = zone
+            self._forget_document()
+            self._dirty = True
 
     def _forget_document(self) -> None:
         with self._document_lock:
@@ -294,7 +309,7 @@ class MarkdownMirror:
             if signature not in (None, base.file, edit and edit.signature):
                 self._dirty = True
                 return False  # saved (again) meanwhile: that edit comes first
-            shown = base.showing(rendered_order(records.values()))
+            shown = base.showing(rendered_order(records.values()), self.zone)
             text = shown.text()
             written = signature is None or not (
                 (signature == base.file and shown is base)
@@ -390,11 +405,11 @@ class MarkdownMirror:
                 self._publish(base, edit)
                 return ReconcileResult()
             with self.store.exclusive_records() as records:
-                shown = base.showing(rendered_order(records.values()))
+                shown = base.showing(rendered_order(records.values()), self.zone)
                 if without_version(text) == shown.body():
                     self._publish(base, edit)  # no change to the memories
                     return ReconcileResult()
-                plan = merge_edit(text, base, records)
+                plan = merge_edit(text, base, records, self.zone)
             result = self.store.apply_plan(plan)
         except EditRefusedError as refused:
             return self._reject(refused.reason, base)
@@ -416,7 +431,9 @@ class MarkdownMirror:
             if self.outside_change() is not None:
                 self.reconcile_file()  # an edit in the file first, never lost
             with self.store.exclusive_records() as records:
-                plan = plan_reconcile(list(records.values()), parse_markdown(text))
+                plan = plan_reconcile(
+                    list(records.values()), parse_markdown(text), self.zone
+                )
                 result = self.store.apply_plan(plan)
             self.flush()
             return result

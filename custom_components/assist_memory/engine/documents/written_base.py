@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from datetime import tzinfo
 import json
 import logging
 from pathlib import Path
@@ -79,9 +80,14 @@ class WrittenBase:
         """MEMORY.md as written for this version: the body, then the version line."""
         return f"{self.body()}\n<!-- assist-memory {self.lineage}/{self.version} -->\n"
 
-    def showing(self, ordered: Sequence[Memory]) -> WrittenBase:
-        """The base after writing these memories (in rendered order)."""
-        bullets = [(m.id, section_of(m), memory_line(m)) for m in yielding(ordered)]
+    def showing(self, ordered: Sequence[Memory], zone: tzinfo) -> WrittenBase:
+        """The base after writing these memories (in rendered order).
+
+        Ends are said in the home's time zone `zone`.
+        """
+        bullets = [
+            (m.id, section_of(m), memory_line(m, zone)) for m in yielding(ordered)
+        ]
         old = {line[:3]: line[3] for line in yielding(self.lines)}
         if list(old) == bullets:
             return self  # the same lines: the same version

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, tzinfo
+import os
 import re
 from typing import Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -54,6 +55,22 @@ def home_zone(name: str | None) -> tzinfo:
         return ZoneInfo(name) if name else UTC
     except ZoneInfoNotFoundError, ValueError:
         return UTC
+
+
+def home_zone_or_local(name: str | None) -> tzinfo:
+    """The home's time zone by its name; without one, this computer's.
+
+    This computer's is the one `TZ` names (the Supervisor sets it to Home Assistant's
+    for an add-on), with its summer time, else the system's offset now.
+    """
+    if name:
+        return home_zone(name)
+    if named := os.environ.get("TZ", "").removeprefix(":"):
+        try:
+            return ZoneInfo(named)
+        except ZoneInfoNotFoundError, ValueError, OSError:
+            pass  # a POSIX rule ("CET-1CEST"): the system reads it
+    return datetime.now().astimezone().tzinfo or UTC
 
 
 def home_now(time_zone: str | None) -> datetime:

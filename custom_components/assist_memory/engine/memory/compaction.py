@@ -217,7 +217,8 @@ def plan_compaction(
     not in `base` (added meanwhile) are never touched; a memory changed meanwhile keeps
     its change, and a rewrite of it becomes a new memory (nothing is lost).
     """
-    plan = plan_reconcile(base, bullets)
+    # What a compaction works on never ends (`_compacted`): no day is shown, in any zone.
+    plan = plan_reconcile(base, bullets, UTC)
     base_by_id = {m.id: m for m in base}
     edited = {
         memory_id
@@ -232,7 +233,7 @@ def plan_compaction(
         elif text is not None:
             adds.append((category or base_by_id[memory_id].category, text))
     deletes = [memory_id for memory_id in plan.deletes if memory_id not in edited]
-    return rebase_plan(ReconcilePlan(adds, updates, deletes), base, current)
+    return rebase_plan(ReconcilePlan(adds, updates, deletes), base, current, UTC)
 
 
 def _edited(old: Memory, now: Memory) -> bool:

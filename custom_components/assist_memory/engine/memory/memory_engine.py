@@ -22,6 +22,7 @@ import threading
 from ..documents.daily_log import DEFAULT_SEARCH_LIMIT, DailyLog, LogEntry
 from ..documents.mirror import MarkdownMirror
 from ..errors import InvalidMemoryError
+from ..language.time_phrases import home_zone_or_local
 from ..search.embeddings import HttpContext
 from ..search.expansion import HouseholdVocabulary
 from ..search.index import SearchIndex
@@ -52,8 +53,12 @@ class MemoryEngine:
         embeddings: EmbeddingChoice | None = None,
         http: HttpContext | None = None,
         read_only: bool = False,
+        time_zone: str | None = None,
     ) -> None:
         """`embeddings` turns on search by meaning: an endpoint or the local model.
+
+        `time_zone` is the home's (an IANA name), in which MEMORY.md says the day a
+        memory ends; without one, this computer's.
 
         `http` is the host's aiohttp session and event loop, for an endpoint's calls.
         `read_only`: a reader (the CLI's search, list, get, export) on a folder
@@ -87,7 +92,9 @@ class MemoryEngine:
         self.store.add_change_hook(self._follow_store)
         if self.vectors is not None:
             self.store.add_change_hook(self.vectors.follow)
-        self.mirror = MarkdownMirror(self.store, self.store.path.parent)
+        self.mirror = MarkdownMirror(
+            self.store, self.store.path.parent, home_zone_or_local(time_zone)
+        )
         self.daily_log = DailyLog(self.mirror.daily_folder)
 
     @property
@@ -148,6 +155,10 @@ class MemoryEngine:
             for memory in change.upserted:
                 self._pending_deletes.discard(memory.id)
                 self._pending_upserts[memory.id] = memory
+
+    def set_time_zone(self, time_zone: str | None) -> None:
+        """MEMORY.md says the ends in this time zone from its next write."""
+        self.mirror.set_zone(home_zone_or_local(time_zone))
 
     def flush(self) -> int:
         """Apply queued derived work: the index (returns how many) and MEMORY.md."""
