@@ -17,6 +17,7 @@ SETS = (
     "time_set",
     "time_probe",
     "question_set",
+    "scope_set",
 )
 ALLOWED = {
     "tests/quality/test_retrieval_quality.py",
