@@ -84,9 +84,12 @@ def placed(fact: Fact) -> Fact:
     """The fact as learning keeps it: a household fact marked and reworded.
 
     A household fact (`whose`) is written as the household keeps it
-    (`for_the_household`, `whose` "household"); any other is left as it is.
+    (`for_the_household`, `whose` "household"); any other keeps the speaker's.
     """
-    return for_the_household(fact) if whose(fact) == "household" else fact
+    if whose(fact) == "household":
+        return for_the_household(fact)
+    # An LLM's "household" for a fact that speaks of the user does not hold.
+    return replace(fact, whose="speaker") if fact.whose == "household" else fact
 
 
 def for_the_household(fact: Fact) -> Fact:
@@ -120,9 +123,11 @@ def _about_the_home(fact: Fact) -> bool:
     if _EN_HOME.search(content) or _ZH_HOME.search(content):
         return True
     named = _EN_NAMED.match(content)
-    return named is not None and named.group("name").split()[0].lower() not in _NOT_NAMED
+    return (
+        named is not None and named.group("name").split()[0].lower() not in _NOT_NAMED
+    )
 
 
 def _plural(thing: str) -> bool:
-    last = thing.split()[-1].lower()
+    last = thing.rsplit(maxsplit=1)[-1].lower()
     return last.endswith("s") and not last.endswith(("ss", "us"))
