@@ -28,16 +28,16 @@ from typing import Final
 
 from .commands import about_the_speaker, about_whom
 from .facts import Fact, Whose
-from .rule_patterns import _EN_NAMED, _EN_PETS, _NOT_NAMED
+from .rule_patterns import _EN_NAMED, _EN_PERSON_SUBJECT, _EN_PETS, _NOT_NAMED
 
-# The home and what its people share. Latin words at word starts ("bins", "dog's").
+# The home and what its people share: whole words, plural or possessive ("dog's").
 _EN_HOME: Final = re.compile(
-    r"\b(?:house|home|flat|apartment|kitchen|living\s+room|lounge|bathroom|toilet"
+    r"\b(?:house|home|apartment|kitchen|living\s+room|lounge|bathroom|toilet"
     r"|garage|garden|yard|shed|attic|loft|basement|cellar|hall|hallway|porch|stairs"
     r"|bins?|recycling|rubbish|trash|garbage|compost|wi-?fi|router|internet|boiler"
     r"|heating|thermostat|fuse|fridge|freezer|dishwasher|washing\s+machine|cleaner"
     r"|gardener|window\s+cleaner|landlord|spare\s+key|front\s+door|back\s+door"
-    rf"|{_EN_PETS})",
+    rf"|{_EN_PETS})(?:s|es|['’]s)?\b",
     re.IGNORECASE,
 )
 _ZH_HOME: Final = re.compile(
@@ -50,8 +50,8 @@ _ZH_HOME: Final = re.compile(
 _EN_PUT: Final = re.compile(
     r"^the\s+user\s+(?P<verb>put|puts|moved|moves|keeps|left|leaves|hid|hides|stored"
     r"|stores|placed|places|hung|hangs|parked|parks|stashed|stashes)\s+"
-    r"(?P<thing>the\s+[\w\s'-]+?)\s+(?P<where>(?:in|into|on|onto|under|behind|by|next\s+to"
-    r"|inside|on\s+top\s+of|above|below|beside|at|to|back\s+in|back\s+on)\b.*)$",
+    r"(?P<thing>the\s+[\w\s'-]+?)\s+(?P<where>(?:in|into|on|onto|under|behind|next\s+to"
+    r"|inside|on\s+top\s+of|above|below|beside|back\s+in|back\s+on|to)\b.*)$",
     re.IGNORECASE,
 )
 _EN_PASSIVE: Final = {
@@ -99,7 +99,7 @@ def for_the_household(fact: Fact) -> Fact:
     shed"; 用户把充电宝放在书房的抽屉里 -> 充电宝放在书房的抽屉里. Other facts as they are.
     """
     content = fact.content
-    if match := _EN_PUT.match(content):
+    if match := _en_put(content):
         thing = match.group("thing")
         verb = _EN_PASSIVE[match.group("verb").lower()]
         if _plural(thing):
@@ -111,7 +111,15 @@ def for_the_household(fact: Fact) -> Fact:
 
 
 def _put_by_the_speaker(content: str) -> bool:
-    return bool(_EN_PUT.match(content) or _ZH_PUT.match(content))
+    return bool(_en_put(content) or _ZH_PUT.match(content))
+
+
+def _en_put(content: str) -> re.Match[str] | None:
+    """A thing the user put somewhere ("to" only where it was moved: "moved ... to")."""
+    match = _EN_PUT.match(content)
+    if match is None or not match.group("where").lower().startswith("to "):
+        return match
+    return match if match.group("verb").lower().startswith("move") else None
 
 
 def _about_the_home(fact: Fact) -> bool:
@@ -122,10 +130,22 @@ def _about_the_home(fact: Fact) -> bool:
         return True
     if _EN_HOME.search(content) or _ZH_HOME.search(content):
         return True
-    named = _EN_NAMED.match(content)
-    return (
-        named is not None and named.group("name").split()[0].lower() not in _NOT_NAMED
-    )
+    return _names_a_member(fact)
+
+
+def _names_a_member(fact: Fact) -> bool:
+    """Someone named on their own: "Leo plays football", "Emma is afraid of the dark".
+
+    A capitalised word before "is" may be anything ("Tea is at four"): a name only
+    where the rules saw a person. Kin ("Mum", "Grandpa") are the speaker's.
+    """
+    named = _EN_NAMED.match(fact.content)
+    if named is None:
+        return False
+    first = named.group("name").split()[0]
+    if first.lower() in _NOT_NAMED or _EN_PERSON_SUBJECT.fullmatch(first):
+        return False
+    return named.group("verb") not in {"is", "has", "was"} or fact.category == "person"
 
 
 def _plural(thing: str) -> bool:
