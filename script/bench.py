@@ -107,6 +107,7 @@ from scale import (
 from scale_ranking import measure_at_scale
 from scope_quality import (
     HEADER as SCOPE_HEADER,
+    SCOPE_PROBE,
     items as scope_items,
     measure as measure_scope,
     problems as scope_problems,
@@ -301,18 +302,21 @@ def learnt_scopes() -> None:
     if broken := scope_problems(found):
         print("\nThe scope set has problems: " + "; ".join(broken))
         return
-    report = measure_scope(found)
-    table(
-        f"Scope a known speaker's statements are learnt into ({len(found)} statements,"
-        " rules, no LLM)",
-        ["", *SCOPE_HEADER[1:]],
-        scope_rows(report),
-    )
-    for name, said in (
-        ("wrong scope", report.wrong),
-        ("not learnt", report.not_learnt),
+    for title, labelled in (
+        ("Scope a known speaker's statements are learnt into", found),
+        ("Scope, the later probe (written after the rules)", scope_items(SCOPE_PROBE)),
     ):
-        print(f"\n{name.capitalize()}: " + ("; ".join(said) or "-"))
+        report = measure_scope(labelled)
+        table(
+            f"{title} ({len(labelled)} statements, rules, no LLM)",
+            ["", *SCOPE_HEADER[1:]],
+            scope_rows(report),
+        )
+        for name, said in (
+            ("wrong scope", report.wrong),
+            ("not learnt", report.not_learnt),
+        ):
+            print(f"\n{name.capitalize()}: " + ("; ".join(said) or "-"))
 
 
 def answers_without_llm() -> None:

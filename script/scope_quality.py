@@ -22,6 +22,8 @@ from assist_memory_engine.storage.models import HOUSEHOLD_SCOPE
 
 ROOT = Path(__file__).resolve().parent.parent
 SCOPE_SET = ROOT / "tests" / "data" / "scope_set.json"
+# Written after the rules, never tuned on: how they do on sentences they did not see.
+SCOPE_PROBE = ROOT / "tests" / "data" / "scope_probe.json"
 LANGUAGES: Final = ("en", "zh-Hans", "zh-Hant")
 EXPECTATIONS: Final = ("household", "personal", "withheld")
 SPEAKER_SCOPE: Final = "0123456789abcdef0123456789abcdef"  # a Home Assistant user id
@@ -41,9 +43,9 @@ class Item(TypedDict):
     why: NotRequired[str]
 
 
-def items() -> list[Item]:
-    """The labelled statements."""
-    found: list[Item] = json.loads(SCOPE_SET.read_text(encoding="utf-8"))["items"]
+def items(path: Path = SCOPE_SET) -> list[Item]:
+    """The labelled statements (of the set, or of the later probe)."""
+    found: list[Item] = json.loads(path.read_text(encoding="utf-8"))["items"]
     return found
 
 

@@ -13,6 +13,7 @@ from custom_components.assist_memory.engine.language.facts import Fact
 from script.answer_quality import labelled, problems as question_set_problems
 from script.extraction_quality import Item, items, matches, problems
 from script.scope_quality import (
+    SCOPE_PROBE,
     Item as ScopeItem,
     items as scope_items,
     judge as judge_scope,
@@ -113,6 +114,9 @@ def test_scope_set_passes_its_self_checks() -> None:
 
     assert scope_problems(found) == []
     assert scope_problems([*found, found[0]]) != []  # a repeated id
+    probe = scope_items(SCOPE_PROBE)
+    assert {item["expect"] for item in probe} <= {"household", "personal"}
+    assert len({item["id"] for item in probe}) == len(probe)
 
 
 def test_scope_judging_rule_reads_as_its_header_says() -> None:

@@ -18,6 +18,7 @@ SETS = (
     "time_probe",
     "question_set",
     "scope_set",
+    "scope_probe",
 )
 ALLOWED = {
     "tests/quality/test_retrieval_quality.py",
