@@ -16,8 +16,6 @@ import json
 from pathlib import Path
 from typing import Final, Literal, NotRequired, TypedDict
 
-from assist_memory_engine.conversation.turn_settings import LearnSettings
-from assist_memory_engine.conversation.turns import ExtractionBatch
 from assist_memory_engine.storage.models import HOUSEHOLD_SCOPE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,18 +77,11 @@ def judge(item: Item, scopes: Sequence[str]) -> Verdict:
 
 def stored_scopes(item: Item) -> list[str]:
     """The scopes of the memories the statement leaves in an empty store."""
-    from extraction_quality import learning  # a sibling script, as bench.py runs it
+    # A sibling script, imported as bench.py runs it.
+    from extraction_quality import learning, tell
 
     with learning() as turns:
-        batch = ExtractionBatch(
-            session_id=item["id"],
-            message_ids=(),
-            user_texts=(item["say"],),
-            transcript=f"user: {item['say']}",
-            language=item["lang"],
-        )
-        facts = turns.rule_facts(batch)
-        turns.learn(batch, facts, scope=SPEAKER_SCOPE, settings=LearnSettings())
+        tell(turns, item["id"], item["say"], item["lang"], SPEAKER_SCOPE)
         return [m.scope for m in turns.engine.store.list(limit=100).items]
 
 
