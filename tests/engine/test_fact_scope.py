@@ -88,6 +88,9 @@ def test_what_is_about_the_speaker_stays_theirs(sentence: str) -> None:
 def test_a_fact_that_says_nobodys_and_not_the_homes_stays_the_speakers() -> None:
     assert whose(Fact("The meeting was moved to four")) == "speaker"
     assert whose(Fact("Monday is a holiday", "event")) == "speaker"
+    assert whose(Fact("Tea is at four", "routine")) == "speaker"  # not a name
+    assert whose(Fact("Mum loves gardening", "person")) == "speaker"  # kin: theirs
+    assert whose(Fact("Emma is afraid of the dark", "person")) == "household"
 
 
 @pytest.mark.parametrize(
