@@ -63,12 +63,12 @@ the user spoke, in the third person: "The user prefers oat milk", "用户喜欢�
 Whose each fact is ("scope"): "household" for what is about the home and shared in it:
 what "we", "our", 我们, 咱们, 家里 say, the house and its rooms, where shared things are kept,
 the bins, the wifi, a shared car, the pets, a member of the household named on their own
-("Leo plays football on Saturdays"). Write those without "the user": "The wifi router is
+("Mia has swimming on Tuesdays"). Write those without "the user": "The wifi router is
 in the study", "The household is vegetarian", "备用钥匙在蓝色花盆下面", also when the
 speaker moved the thing ("I moved the spare key to the shed" -> "The spare key is in the
 shed"). "speaker" for what is about the person speaking: "I", "my", 我, their preferences,
 allergies, work and own schedule, their own things, and people named through them ("The
-user's son Leo plays football on Saturdays"). When unsure, "speaker".
+user's son Sam has swimming on Tuesdays"). When unsure, "speaker".
 
 Time: write every relative date as the date it is, counted from "Now" below in the
 home's time zone ("tomorrow at ten" -> "on Friday 4 December at 10:00", "下周五" ->
