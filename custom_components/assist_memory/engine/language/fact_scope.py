@@ -70,14 +70,13 @@ _ZH_PUT: Final = re.compile(
 
 def whose(fact: Fact) -> Whose:
     """Whether a known speaker's fact is the household's or stays theirs (see above)."""
-    said = about_whom(fact.content)
     if about_the_speaker(fact):
         return "household" if _put_by_the_speaker(fact.content) else "speaker"
-    if fact.whose == "speaker":
-        return "speaker"
-    if said == "household" or fact.whose == "household":
+    if fact.whose is not None:  # an LLM's word, for a fact not about the user
+        return fact.whose
+    if about_whom(fact.content) == "household" or _about_the_home(fact):
         return "household"
-    return "household" if _about_the_home(fact) else "speaker"
+    return "speaker"
 
 
 def placed(fact: Fact) -> Fact:
