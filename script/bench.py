@@ -2,7 +2,7 @@
 
     script/bench [--sizes 1000,10000,100000] [--queries 300] [--turns 500]
                  [--skip-quality] [--skip-speed] [--skip-agent] [--skip-load]
-                 [--skip-sets] [--sets] [--ranking-size 100000] [--time]
+                 [--skip-sets] [--sets] [--ranking-size 100000] [--time] [--scope]
                  [--skip-answers] [--answers]
                  [--skip-meaning] [--meaning] [--meaning-quality]
                  [--meaning-embed 10000] [--public-conversations]
@@ -24,6 +24,10 @@ Recall@10 and MRR on tests/data/conversation_set.json, ours next to a fair FTS5 
 (stemmed, no stop words, Chinese cut into characters and pairs), by category; and at
 --ranking-size memories (100 000) of varied age, use and confidence, how often a query
 taken from a memory finds it in the top 10, ours next to that BM25.
+Scopes (in the sets; --scope: this section only): on tests/data/scope_set.json, how
+many of a known speaker's statements are learnt into the labelled scope (the household's
+or their own), by language and by expected scope, and how many personal ones reached
+the household.
 Time phrases (in the sets; --time: this section only): on tests/data/time_set.json, by
 language, the share of sentences whose relative dates are read as the labelled absolute
 ones and whose end is the labelled last day, next to keeping the sentence as said.
@@ -104,6 +108,14 @@ from scale import (
     server_search_after_add,
 )
 from scale_ranking import measure_at_scale
+from scope_quality import (
+    HEADER as SCOPE_HEADER,
+    SCOPE_PROBE,
+    items as scope_items,
+    measure as measure_scope,
+    problems as scope_problems,
+    rows as scope_rows,
+)
 from time_quality import (
     TIME_PROBE,
     Report as TimeReport,
@@ -285,6 +297,29 @@ def extraction() -> None:
         )
         + "."
     )
+
+
+def learnt_scopes() -> None:
+    """Print how many of a known speaker's statements are learnt into the right scope."""
+    found = scope_items()
+    if broken := scope_problems(found):
+        print("\nThe scope set has problems: " + "; ".join(broken))
+        return
+    for title, labelled in (
+        ("Scope a known speaker's statements are learnt into", found),
+        ("Scope, the later probe (written after the rules)", scope_items(SCOPE_PROBE)),
+    ):
+        report = measure_scope(labelled)
+        table(
+            f"{title} ({len(labelled)} statements, rules, no LLM)",
+            ["", *SCOPE_HEADER[1:]],
+            scope_rows(report),
+        )
+        for name, said in (
+            ("wrong scope", report.wrong),
+            ("not learnt", report.not_learnt),
+        ):
+            print(f"\n{name.capitalize()}: " + ("; ".join(said) or "-"))
 
 
 def answers_without_llm() -> None:
@@ -712,6 +747,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--skip-sets", action="store_true")
     parser.add_argument("--ranking-size", type=int, default=100_000)
     parser.add_argument("--time", action="store_true", help="only the time phrases")
+    parser.add_argument(
+        "--scope",
+        action="store_true",
+        help="only the scopes statements are learnt into",
+    )
     parser.add_argument("--skip-answers", action="store_true")
     parser.add_argument(
         "--answers",
@@ -759,6 +799,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.time:
         time_phrases()
         return 0
+    if args.scope:
+        learnt_scopes()
+        return 0
     if args.answers or not args.skip_answers:
         answers_without_llm()
     if args.answers:
@@ -766,6 +809,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.sets or not args.skip_sets:
         time_phrases()
         extraction()
+        learnt_scopes()
         conversations()
         ranking_at_scale(args.ranking_size, args.queries)
     if args.sets:

@@ -268,20 +268,30 @@ def learning() -> Iterator[TurnMemory]:
             engine.close()
 
 
+def tell(
+    turns: TurnMemory,
+    session_id: str,
+    said: str,
+    language: str,
+    scope: str = SPEAKER_SCOPE,
+) -> None:
+    """Learn from one sentence a speaker said, as learning after a turn does."""
+    batch = ExtractionBatch(
+        session_id=session_id,
+        message_ids=(),
+        user_texts=(said,),
+        transcript=f"user: {said}",
+        language=language,
+    )
+    turns.learn(batch, turns.rule_facts(batch), scope=scope, settings=LearnSettings())
+
+
 def replaced(steps: Sequence[Item]) -> bool:
     """Whether, said in order to an empty store, the steps leave the newest value only."""
     last = steps[-1]
     with learning() as turns:
         for step in steps:
-            batch = ExtractionBatch(
-                session_id=step["sequence"],
-                message_ids=(),
-                user_texts=(step["say"],),
-                transcript=f"user: {step['say']}",
-                language=step["lang"],
-            )
-            facts = turns.rule_facts(batch)
-            turns.learn(batch, facts, scope=SPEAKER_SCOPE, settings=LearnSettings())
+            tell(turns, step["sequence"], step["say"], step["lang"])
         kept = [
             Fact(m.content, m.category)
             for m in turns.engine.store.list(limit=1000).items

@@ -14,7 +14,7 @@ from homeassistant.exceptions import HomeAssistantError
 import probatio
 
 from .const import LOGGER
-from .engine.language.facts import EXTRACTION_SOURCES, MAX_LLM_CONTENT_LENGTH
+from .engine.language.facts import EXTRACTION_SOURCES, MAX_LLM_CONTENT_LENGTH, WHOSE
 from .engine.storage.models import CATEGORIES
 
 # FACTS_SCHEMA of the engine, as Home Assistant's AI Task takes a structure.
@@ -32,6 +32,7 @@ FACTS_STRUCTURE = probatio.Schema(
                 ),
                 probatio.Optional("source"): probatio.In(list(EXTRACTION_SOURCES)),
                 probatio.Optional("until"): probatio.Any(str, None),
+                probatio.Optional("scope"): probatio.In(list(WHOSE)),
             }
         ]
     }

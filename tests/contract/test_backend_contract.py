@@ -303,7 +303,12 @@ async def test_turns_working_memory_and_learning(backend: MemoryBackend) -> None
     overview = await backend.memory_overview(user_id="anna")
     assert "Anna waters the plants on Sundays" in overview
     learned = await backend.list(scope="anna")
-    assert learned.total == result.added
+    assert [m.content for m in learned.items] == [
+        "The user's favourite colour is green"
+    ]
+    # Someone named on their own is the household's, on both backends.
+    shared = await backend.list(scope="household")
+    assert "Anna waters the plants on Sundays" in [m.content for m in shared.items]
 
 
 async def test_rule_facts_in_the_conversations_language(

@@ -37,11 +37,12 @@ from custom_components.assist_memory.const import (
     DOMAIN,
     STORAGE_REMOTE,
 )
+from custom_components.assist_memory.engine.storage.models import HOUSEHOLD_SCOPE
 from custom_components.assist_memory.full_memory import memory_full_issue_id
 from tests.support.server_process import ServerProcess, serve_command
 
 from .agents import TASK_ENTITY_ID, LlmEntities
-from .conversing import APP_USER, add, contents, options, say
+from .conversing import add, contents, options, say
 
 SENSOR = "sensor.assist_memory_memories"
 FACTS = [
@@ -367,7 +368,7 @@ async def test_refused_facts_wait_in_review_and_are_kept_once_there_is_room(
     answer = await client.receive_json()
     waiting = [f for f in answer["result"]["held"] if f["reason"] == "memory_full"]
     assert len(waiting) == 2
-    assert {f["scope"] for f in waiting} == {APP_USER}
+    assert {f["scope"] for f in waiting} == {HOUSEHOLD_SCOPE}
     assert not any(f["content"] in stored for f in waiting)
 
     # Still full: keeping one is refused and it stays in Review.
@@ -388,7 +389,7 @@ async def test_refused_facts_wait_in_review_and_are_kept_once_there_is_room(
     )
     kept = await client.receive_json()
     assert kept["success"]
-    assert kept["result"]["memory"]["scope"] == APP_USER
+    assert kept["result"]["memory"]["scope"] == HOUSEHOLD_SCOPE
     assert waiting[0]["content"] in await contents(hass)
     held = await loaded_entry.runtime_data.backend.held_facts()
     assert waiting[0]["id"] not in {f.id for f in held}

@@ -12,6 +12,13 @@ import sys
 from custom_components.assist_memory.engine.language.facts import Fact
 from script.answer_quality import labelled, problems as question_set_problems
 from script.extraction_quality import Item, items, matches, problems
+from script.scope_quality import (
+    SCOPE_PROBE,
+    Item as ScopeItem,
+    items as scope_items,
+    judge as judge_scope,
+    problems as scope_problems,
+)
 from script.time_quality import cases as time_cases, problems as time_problems
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,3 +107,26 @@ def test_question_set_self_check_finds_an_unknown_memory_and_too_few_questions()
     found = question_set_problems(broken)
     assert "only 1 questions" in found
     assert any("unknown memories" in problem for problem in found)
+
+
+def test_scope_set_passes_its_self_checks() -> None:
+    found = scope_items()
+
+    assert scope_problems(found) == []
+    assert scope_problems([*found, found[0]]) != []  # a repeated id
+    probe = scope_items(SCOPE_PROBE)
+    assert {item["expect"] for item in probe} <= {"household", "personal"}
+    assert len({item["id"] for item in probe}) == len(probe)
+
+
+def test_scope_judging_rule_reads_as_its_header_says() -> None:
+    def item(expect: str) -> ScopeItem:
+        return {"id": "x", "lang": "en", "say": "…", "expect": expect}  # type: ignore[typeddict-item]
+
+    own = "0123456789abcdef0123456789abcdef"
+    assert judge_scope(item("household"), ["household"]) == "right"
+    assert judge_scope(item("household"), ["household", own]) == "wrong"
+    assert judge_scope(item("personal"), [own]) == "right"
+    assert judge_scope(item("personal"), []) == "not learnt"
+    assert judge_scope(item("withheld"), []) == "right"
+    assert judge_scope(item("withheld"), [own]) == "wrong"

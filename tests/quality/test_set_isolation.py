@@ -19,6 +19,8 @@ SETS = (
     "time_set",
     "time_probe",
     "question_set",
+    "scope_set",
+    "scope_probe",
 )
 ALLOWED = {
     "tests/quality/test_retrieval_quality.py",

@@ -17,8 +17,10 @@ from ..conversation.speaker import Speaker
 from ..conversation.turn_settings import LearnSettings
 from ..conversation.turns import ExtractionBatch
 from ..language.commands import join_items, reply
+from ..language.fact_scope import placed
 from ..language.listener import for_listener
 from ..language.secrets_filter import contains_secret
+from ..storage.models import HOUSEHOLD_SCOPE
 
 if TYPE_CHECKING:
     from .protocol import MemoryBackend
@@ -67,11 +69,20 @@ async def learn_statement(
         return LearntStatement(reply(language, "learnt_full"), ())
     if result.held and not result.added:
         return LearntStatement(reply(language, "held"), ())
-    items = [for_listener(fact.content, own=speaker.known) for fact in facts]
+    # As learning keeps them: a fact about the home is the household's (`fact_scope`).
+    kept = [placed(fact) for fact in facts]
+    items = [
+        for_listener(fact.content, own=speaker.known and fact.whose != "household")
+        for fact in kept
+    ]
     learnt = [
         result.memory.id
-        for fact in facts
-        for result in await backend.search(fact.content, limit=3, scopes=[scope])
+        for fact in kept
+        for result in await backend.search(
+            fact.content,
+            limit=3,
+            scopes=[HOUSEHOLD_SCOPE if fact.whose == "household" else scope],
+        )
         if result.memory.content == fact.content
     ]
     speech = reply(language, saying, items=join_items(language, items))

@@ -32,6 +32,7 @@ from typing import Final
 
 from ..errors import MemoryFullError
 from ..language.commands import about_the_speaker
+from ..language.fact_scope import placed
 from ..language.facts import Fact
 from ..language.keywords import extract_keywords
 from ..language.provenance import SaidMessage, learned_from
@@ -444,6 +445,9 @@ class TurnMemory:
         left out. The batch's messages are marked as collected. A summary of the
         speaker's that states a replaced fact no longer reaches a prompt.
 
+        `scope`: the speaker's. A person's fact about the home (`fact_scope.whose`)
+        is the household's, the rest stays theirs.
+
         `speaker_unknown`: nobody can tell who spoke (a conversation with another
         agent, followed through the host's chat logs), so nothing about the speaker
         is stored, neither a fact about them nor a profile line; facts about the
@@ -458,7 +462,13 @@ class TurnMemory:
             if len((dated := with_time(f, now, batch.language)).content)
             <= settings.atomic_content_max_length
         ]
-        personal = [f for f in short if speaker_unknown and about_the_speaker(f)]
+        # Whose each fact is (`fact_scope`): a fact about the home is the household's.
+        short = [placed(f) for f in short]
+        personal = [
+            f
+            for f in short
+            if speaker_unknown and (about_the_speaker(f) or f.whose == "speaker")
+        ]
         fitting = [f for f in short if f not in personal]
         held = hold_facts(
             self.held,
@@ -467,10 +477,50 @@ class TurnMemory:
             session_id=batch.session_id,
             device_id=device_id,
         )
-        existing: list[Memory] = []
-        if fitting:  # comparing with every memory is costly: only when there are facts
-            with self.engine.store.locked_records() as records:
-                existing = [m for m in records.values() if m.scope == scope]
+        # A person's facts about the home go to the household; the rest stay theirs.
+        scopes: dict[str, list[Fact]] = {scope: [], HOUSEHOLD_SCOPE: []}
+        for fact in fitting:
+            shared = fact.whose == "household" and not speaker_unknown
+            scopes[HOUSEHOLD_SCOPE if shared else scope].append(fact)
+        written = [
+            self._write_back(batch, placed, scope=where, now=now, device_id=device_id)
+            for where, placed in scopes.items()
+            if placed
+        ]
+        profile_changes = sum(
+            self.profile.note_preference(scope, section, statement)
+            for text in (() if speaker_unknown else batch.user_texts)
+            for section, statement in profile_updates(text)
+            if not mentions_secret(statement)
+        )
+        self.log.mark_collected(batch.message_ids)
+        with self._lock:
+            self._learning.release(batch.message_ids)
+        return LearnResult(
+            added=sum(w.added for w in written),
+            refreshed=sum(w.refreshed for w in written),
+            replaced=sum(w.replaced for w in written),
+            skipped=sum(w.skipped for w in written) + len(facts) - len(fitting) - held,
+            profile_updates=profile_changes,
+            not_stored=sum(w.not_stored for w in written),
+            held=held,
+        )
+
+    def _write_back(
+        self,
+        batch: ExtractionBatch,
+        fitting: list[Fact],
+        *,
+        scope: str,
+        now: datetime,
+        device_id: str | None,
+    ) -> LearnResult:
+        """Write facts into one scope: repeats refresh, a known key is replaced.
+
+        `skipped` counts the repeats left alone; `replaced` includes ends moved.
+        """
+        with self.engine.store.locked_records() as records:
+            existing = [m for m in records.values() if m.scope == scope]
         store = self.engine.store
         moved = self._move_ends(fitting, existing, now)
         fitting = [fact for fact in fitting if fact not in moved]
@@ -526,25 +576,14 @@ class TurnMemory:
             )
             if before is not None:
                 replaced.append((before, fact))
-        profile_changes = sum(
-            self.profile.note_preference(scope, section, statement)
-            for text in (() if speaker_unknown else batch.user_texts)
-            for section, statement in profile_updates(text)
-            if not mentions_secret(statement)
-        )
         if replaced:
             self._supersede_summaries(scope, replaced)
-        self.log.mark_collected(batch.message_ids)
-        with self._lock:
-            self._learning.release(batch.message_ids)
         return LearnResult(
             added=len(plan.adds) - len(not_stored),
             refreshed=len(plan.refreshes),
             replaced=len(plan.replacements) + len(moved),
-            skipped=len(plan.skipped) + len(facts) - len(fitting) - len(moved) - held,
-            profile_updates=profile_changes,
+            skipped=len(plan.skipped),
             not_stored=len(not_stored),
-            held=held,
         )
 
     def _move_ends(

@@ -21,6 +21,7 @@ from ..conversation.profile import MAX_PROFILE_LENGTH
 from ..conversation.speaker import SPEAKER_SOURCES
 from ..conversation.working import MAX_SESSION_ID_LENGTH
 from ..documents.daily_log import MAX_ENTRY_LENGTH
+from ..language.facts import WHOSE
 from ..storage.models import (
     CATEGORIES,
     DEFAULT_MAX_CONTENT_LENGTH,
@@ -180,6 +181,7 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
             "until": _nullable(
                 {"type": "string", "format": "date", "pattern": r"^\d{4}-\d{2}-\d{2}$"}
             ),
+            "whose": _nullable({"type": "string", "enum": list(WHOSE)}),
         },
         ["content"],
     )

@@ -360,6 +360,7 @@ def fact_from_json(data: object) -> Fact:
             confidence=body.number("confidence", STATED_CONFIDENCE),
             source=body.text("source", "user_stated"),
             until=_optional_day(body.optional_text("until")),
+            whose=body.optional_text("whose"),  # type: ignore[arg-type]  # Fact checks it
         )
     except ValueError as err:
         raise bad_json(f"a fact is invalid: {err}") from None

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 import logging
-from typing import Any, Final
+from typing import Any, Final, Literal, get_args
 
 from ..storage.models import CATEGORIES, SOURCES, is_storable_text, validate_key
 from .secrets_filter import redact
@@ -28,6 +28,9 @@ MAX_LLM_CONTENT_LENGTH: Final = 500
 NEAR_DUPLICATE_SIMILARITY: Final = 0.85
 MAX_FACT_KEY_LENGTH: Final = 64
 EXTRACTION_SOURCES: Final = ("user_stated", "inferred")
+# Whose a fact is, when the extractor says so (an LLM's `scope`): see `fact_scope`.
+type Whose = Literal["household", "speaker"]
+WHOSE: Final[tuple[str, ...]] = get_args(Whose.__value__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +44,8 @@ class Fact:
     source: str = "user_stated"
     # The last day the fact holds, when the extractor says so (an LLM may).
     until: date | None = None
+    # The household's or the speaker's, when the extractor says so (an LLM may).
+    whose: Whose | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.content, str) or not self.content.strip():
@@ -59,12 +64,14 @@ class Fact:
             or not 0.0 <= self.confidence <= 1.0
         ):
             raise ValueError("confidence must be a number from 0 to 1")
+        if self.whose is not None and self.whose not in WHOSE:
+            raise ValueError(f"whose must be one of {', '.join(WHOSE)}")
         object.__setattr__(self, "content", self.content.strip())
         object.__setattr__(self, "category", category)
         object.__setattr__(self, "confidence", float(self.confidence))
 
     def to_dict(self) -> dict[str, Any]:
-        """The fact as JSON: content, category, key, confidence, source (and until)."""
+        """The fact as JSON: content, category, key, confidence, source (until, whose)."""
         found = {
             "content": self.content,
             "category": self.category,
@@ -74,6 +81,8 @@ class Fact:
         }
         if self.until is not None:
             found["until"] = self.until.isoformat()
+        if self.whose is not None:
+            found["whose"] = self.whose
         return found
 
 

@@ -25,7 +25,9 @@ from .facts import (
     MAX_LLM_CONTENT_LENGTH,
     MIN_STATED_CONFIDENCE,
     STATED_CONFIDENCE,
+    WHOSE,
     Fact,
+    Whose,
 )
 from .keywords import normalize
 from .secrets_filter import mentions_secret
@@ -58,6 +60,16 @@ Write each fact as one short sentence that makes sense on its own later, in the 
 the user spoke, in the third person: "The user prefers oat milk", "用户喜欢燕麦奶",
 "Anna's birthday is March 3".
 
+Whose each fact is ("scope"): "household" for what is about the home and shared in it:
+what "we", "our", 我们, 咱们, 家里 say, the house and its rooms, where shared things are kept,
+the bins, the wifi, a shared car, the pets, a member of the household named on their own
+("Mia has swimming on Tuesdays"). Write those without "the user": "The wifi router is
+in the study", "The household is vegetarian", "备用钥匙在蓝色花盆下面", also when the
+speaker moved the thing ("I moved the spare key to the shed" -> "The spare key is in the
+shed"). "speaker" for what is about the person speaking: "I", "my", 我, their preferences,
+allergies, work and own schedule, their own things, and people named through them ("The
+user's son Sam has swimming on Tuesdays"). When unsure, "speaker".
+
 Time: write every relative date as the date it is, counted from "Now" below in the
 home's time zone ("tomorrow at ten" -> "on Friday 4 December at 10:00", "下周五" ->
 "12月4日（周五）", "last year" -> "in 2025"). Weeks run Monday to Sunday. Give "until",
@@ -68,12 +80,13 @@ birthdays, past events, lasting facts.
 
 Answer with JSON only, exactly this shape:
 {"facts": [{"content": "...", "category": "preference", "key": "user_oat_milk",
-"confidence": 0.9, "source": "user_stated", "until": null}]}
+"confidence": 0.9, "source": "user_stated", "until": null, "scope": "speaker"}]}
 - category: one of preference, fact, pattern, event, person, routine, note
 - key: a short snake_case subject such as "user_name", "anna_coffee",
   "user_allergy_peanut", or null
 - source: "user_stated" when the user said it outright, "inferred" when you concluded it
 - confidence: from 0 to 1
+- scope: "household" or "speaker", as above
 If nothing is worth keeping, answer {"facts": []}.
 """
 
@@ -101,6 +114,11 @@ FACTS_SCHEMA: Final[dict[str, Any]] = {
                     "until": {
                         "type": ["string", "null"],
                         "description": "The last day the fact is true, YYYY-MM-DD",
+                    },
+                    "scope": {
+                        "type": "string",
+                        "enum": list(WHOSE),
+                        "description": "Whose it is: the household's or the speaker's",
                     },
                 },
                 "required": ["content", "category"],
@@ -228,7 +246,18 @@ def _llm_fact(item: object) -> Fact:
         )
     if mentions_secret(fact.content) or (fact.key and mentions_secret(fact.key)):
         raise _DroppedItemError(f"it contains a secret (category {fact.category})")
-    return replace(fact, until=_llm_until(item.get("until")))
+    return replace(
+        fact, until=_llm_until(item.get("until")), whose=_llm_whose(item.get("scope"))
+    )
+
+
+def _llm_whose(value: object) -> Whose | None:
+    """Whose the LLM says a fact is; anything else is left to the rules (`fact_scope`)."""
+    if value == "household":
+        return "household"
+    if value == "speaker":
+        return "speaker"
+    return None
 
 
 def _llm_until(value: object) -> date | None:
