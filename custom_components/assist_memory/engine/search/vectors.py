@@ -22,6 +22,7 @@ from typing import Final
 
 from ..storage.models import Memory
 from ..storage.store_files import StoreChange
+from .background import BACKGROUND
 from .embeddings import Embedder, EmbeddingError
 from .index import SearchIndex, searchable_text
 from .neighbours import Nearness, Neighbours, spoken_system, writing_systems
@@ -31,6 +32,8 @@ _LOGGER = logging.getLogger(__name__)
 BATCH: Final = 32
 RETRY_AFTER: Final = 30.0
 _QUERY_CACHE: Final = 256
+# The background sentences' vectors by model: embedded once in a process.
+_background_vectors: dict[str, list[list[float]]] = {}
 
 
 def content_hash(model: str, text: str) -> str:
@@ -71,6 +74,7 @@ class VectorIndex:
         self._thread: threading.Thread | None = None
         self._neighbours: Neighbours | None = None
         self._loaded = False
+        self._background_ready = False
         self._query_cache: OrderedDict[str, list[float]] = OrderedDict()
         self.degraded_reason: str | None = None
 
@@ -207,6 +211,7 @@ class VectorIndex:
     def _work(self) -> None:
         try:
             self._client.warm_up()
+            self._ensure_background()
         except EmbeddingError as err:
             self._degrade(err)
         while True:
@@ -220,6 +225,7 @@ class VectorIndex:
                 self._busy = True
                 self._in_flight = len(batch)
             try:
+                self._ensure_background()
                 self._embed_batch(batch)
             except EmbeddingError as err:
                 self._degrade(err)
@@ -240,6 +246,18 @@ class VectorIndex:
                 self._busy = False
                 self._in_flight = 0
                 self._wake.notify_all()
+
+    def _ensure_background(self) -> None:
+        """Give the neighbours the background sentences' vectors (`background.py`)."""
+        if self._background_ready or self._neighbours is None:
+            return
+        vectors = _background_vectors.get(self._model)
+        if vectors is None:
+            vectors = self._client.embed(list(BACKGROUND))
+            _background_vectors[self._model] = vectors
+        with self._index.locked():
+            self._neighbours.set_background(vectors, BACKGROUND)
+        self._background_ready = True
 
     def _embed_batch(self, batch: list[str]) -> None:
         memories = self._fetch(batch)
