@@ -32,7 +32,7 @@ _LOGGER = logging.getLogger(__name__)
 BATCH: Final = 32
 RETRY_AFTER: Final = 30.0
 _QUERY_CACHE: Final = 256
-# The background sentences' vectors by model: embedded once in a process.
+# The background sentences' vectors by model, once read or embedded in a process.
 _background_vectors: dict[str, list[list[float]]] = {}
 
 
@@ -93,7 +93,8 @@ class VectorIndex:
                 "CREATE TABLE IF NOT EXISTS memory_vectors(id TEXT PRIMARY KEY, hash TEXT)"
             )
             self._forget_other_model(db)
-        self._neighbours = Neighbours()
+            self._neighbours = Neighbours()
+            self._background_from_cache(db)
         self._thread = threading.Thread(
             target=self._work, name="assist_memory_embeddings", daemon=True
         )
@@ -247,17 +248,44 @@ class VectorIndex:
                 self._in_flight = 0
                 self._wake.notify_all()
 
-    def _ensure_background(self) -> None:
-        """Give the neighbours the background sentences' vectors (`background.py`)."""
-        if self._background_ready or self._neighbours is None:
-            return
+    def _background_from_cache(self, db: sqlite3.Connection) -> None:
+        """The background sentences' vectors this process or the index already has.
+
+        At a restart they are there before the first question: a small household's
+        search by meaning has its floor at once.
+        """
         vectors = _background_vectors.get(self._model)
         if vectors is None:
-            vectors = self._client.embed(list(BACKGROUND))
+            hashes = [content_hash(self._model, text) for text in BACKGROUND]
+            stored = {
+                digest: _unpack(blob)
+                for digest in hashes
+                for (blob,) in db.execute(
+                    "SELECT vector FROM embedding_cache WHERE hash=?", (digest,)
+                )
+            }
+            if len(stored) < len(hashes):
+                return
+            vectors = [stored[digest] for digest in hashes]
             _background_vectors[self._model] = vectors
-        with self._index.locked():
+        if self._neighbours is not None:
             self._neighbours.set_background(vectors, BACKGROUND)
-        self._background_ready = True
+            self._background_ready = True
+
+    def _ensure_background(self) -> None:
+        """Embed the background sentences (`background.py`) unless they are known."""
+        if self._background_ready or self._neighbours is None:
+            return
+        vectors = self._client.embed(list(BACKGROUND))
+        with self._index.locked() as db:
+            db.executemany(
+                "INSERT OR IGNORE INTO embedding_cache VALUES (?, ?)",
+                [
+                    (content_hash(self._model, text), _pack(vector))
+                    for text, vector in zip(BACKGROUND, vectors, strict=True)
+                ],
+            )
+            self._background_from_cache(db)
 
     def _embed_batch(self, batch: list[str]) -> None:
         memories = self._fetch(batch)
