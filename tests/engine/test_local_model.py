@@ -119,6 +119,29 @@ def test_a_question_finds_its_answer_in_the_other_language(store_path: Path) -> 
         engine.close()
 
 
+def test_a_question_about_nothing_remembered_finds_nothing(store_path: Path) -> None:
+    """In a small household the nearest memory is not an answer for that alone."""
+    engine = MemoryEngine(
+        store_path, StoreSettings(max_items=0), embeddings=LocalModel()
+    )
+    engine.init()
+    try:
+        engine.store.add("The spare key is under the mat")
+        engine.store.add("Anna takes her coffee black")
+        engine.store.add("奶奶每天早上八点吃降压药。")
+        assert engine.vectors is not None
+        assert engine.vectors.wait_until_idle(120)
+        assert engine.search("When is the boiler serviced?") == []
+        assert engine.search("明天天气怎么样？") == []
+        found = engine.search("How does Anna like her coffee?")
+        assert [r.memory.content for r in found] == ["Anna takes her coffee black"]
+        # By meaning alone, near enough: found.
+        best = engine.search("Where do we hide the door key?")[0]
+        assert best.memory.content == "The spare key is under the mat"
+    finally:
+        engine.close()
+
+
 def test_exact_words_keep_their_strength(engine: MemoryEngine) -> None:
     best = engine.search("When do the bins go out?", limit=3)[0]
     assert best.memory.content == "The bins go out on Tuesday night"

@@ -72,16 +72,22 @@ def test_the_nearest_of_the_other_language_comes_first() -> None:
     assert standings == sorted(standings, reverse=True)
 
 
-def test_a_few_memories_of_a_language_are_read_against_all() -> None:
-    """One Chinese memory says nothing of where Chinese memories sit: as by cosine."""
+def test_a_few_memories_are_read_with_their_background_sentences() -> None:
+    """One Chinese memory says nothing of where Chinese memories sit: the background
+    sentences do (`background.py`)."""
+    texts = [f"背景句子{n}" for n in range(40)]
+    background = [at(cosine, n) for n, cosine in enumerate(spread(40, 0.60))]
     neighbours = Neighbours()
     for n, cosine in enumerate(spread(300, 0.80)):
         neighbours.put(f"en{n}", at(cosine, n), LETTERS)
-    neighbours.put("alone", at(0.76, 1.0), CJK)
+    neighbours.put("alone", at(0.75, 1.0), CJK)
+    assert neighbours.nearest(QUESTION, 301, LETTERS)["alone"].standing == 0.0
 
-    found = neighbours.nearest(QUESTION, 301, LETTERS)
+    neighbours.set_background(background, texts)
 
-    assert list(found).index("alone") > 250
+    assert next(iter(neighbours.nearest(QUESTION, 301, LETTERS))) == "alone"
+    neighbours.set_background([[0.0, 1.0]], ["another model's size"])
+    assert neighbours.nearest(QUESTION, 301, LETTERS)["alone"].standing == 0.0
 
 
 def test_one_language_is_ranked_as_by_cosine() -> None:

@@ -397,9 +397,9 @@ def test_vector_scores_are_fused_when_available(
     def vectors(text: str, pool: int) -> dict[str, Nearness]:
         asked.append((text, pool))
         return {
-            "semantic": Nearness(cosine=0.9, standing=0.9),
-            "opposite": Nearness(cosine=-0.4, standing=-0.4),
-            "missing": Nearness(cosine=0.99, standing=0.99),
+            "semantic": Nearness(cosine=0.9, standing=3.0),
+            "opposite": Nearness(cosine=-0.4, standing=-1.0),
+            "missing": Nearness(cosine=0.99, standing=4.0),
         }
 
     retriever = Retriever(
@@ -409,14 +409,15 @@ def test_vector_scores_are_fused_when_available(
     results = by_id(retriever.retrieve("coffee", limit=5))
 
     assert asked == [("coffee", 25)]
-    assert set(results) == {"lexical", "semantic", "opposite"}  # unknown id dropped
+    # An unknown id is dropped; "opposite", found by meaning alone and standing
+    # below MIN_STANDING, is not found.
+    assert set(results) == {"lexical", "semantic"}
     assert results["semantic"].parts.vector == 0.9
     # Every word of the question matched ("lexical"): meaning weighs its least, and
-    # standings are rescaled between the nearest (0.99) and the farthest (-0.4).
+    # standings are rescaled between the nearest (4) and the farthest (-1).
     assert results["semantic"].parts.keyword == pytest.approx(
-        MEANING_WHEN_WORDS_MATCH * (0.9 + 0.4) / (0.99 + 0.4)
+        MEANING_WHEN_WORDS_MATCH * (3.0 + 1.0) / (4.0 + 1.0)
     )
-    assert results["opposite"].parts.keyword == 0.0  # the farthest counts 0
     lexical = results["lexical"].parts
     assert lexical.vector is None  # not returned by the vector search: the farthest
     assert lexical.keyword == pytest.approx(1 - MEANING_WHEN_WORDS_MATCH)

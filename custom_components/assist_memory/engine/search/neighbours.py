@@ -18,9 +18,12 @@ question in that language. A memory across the question's language is lowered by
 far it stands out, among its own writing system's memories, in its similarity to the
 other's average (a hub, in the literature on cross-lingual retrieval).
 
-A writing system with few memories borrows the statistics of all of them (its own
-weigh as `PRIOR_ROWS` rows more): a handful of Chinese memories says little about
-where Chinese memories sit for a question.
+A handful of memories says little about where a writing system's memories sit for a
+question: one of three is always the nearest. So each system's memories are read
+together with its background sentences (`background.py`: everyday sentences of
+nobody's household), and a memory found by meaning alone must stand `MIN_STANDING`
+above them (`retrieval.py`): a question about the boiler finds nothing in a household
+that only told Assist where the spare key is.
 
 The vectors are the rows of one float32 matrix, searched with one product. A removed
 row is filled with the last one, and the matrix grows by an eighth, so 100 000
@@ -44,8 +47,9 @@ _OTHER_WORD: Final = re.compile(f"[^\\W\\d_{CJK_CHARACTERS}]{{2,}}")
 # A text's writing systems, as bits.
 LETTERS: Final = 1
 CJK: Final = 2
-# How many rows of all the memories' statistics a writing system's own are mixed with.
-PRIOR_ROWS: Final = 32
+# A memory found by meaning alone must stand this far above its writing system's
+# memories and background sentences to be found at all.
+MIN_STANDING: Final = 1.75
 # How much of a hub's standing out is taken off its standing across languages.
 HUB_WEIGHT: Final = 0.5
 
@@ -89,6 +93,8 @@ class Neighbours:
         self._towards_other = np.zeros(0, dtype=np.float32)
         self._averages: np.ndarray | None = None  # [letters, chinese]
         self._averaged_rows = 0
+        self._background = np.zeros((0, 0), dtype=np.float32)
+        self._background_systems = np.zeros(0, dtype=np.uint8)
 
     @property
     def capacity(self) -> int:
@@ -104,6 +110,15 @@ class Neighbours:
             self._matrix = np.zeros((rows, size), dtype=np.float32)
             self._systems = np.zeros(rows, dtype=np.uint8)
             self._towards_other = np.zeros(rows, dtype=np.float32)
+
+    def set_background(self, vectors: list[list[float]], texts: Iterable[str]) -> None:
+        """The background sentences' vectors (`background.py`), in their order."""
+        rows = np.asarray(vectors, dtype=np.float32).reshape(len(vectors), -1)
+        rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
+        self._background = rows
+        self._background_systems = np.array(
+            [writing_systems(text) for text in texts], dtype=np.uint8
+        )
 
     def put(self, memory_id: str, vector: list[float], systems: int) -> None:
         """Add or replace a memory's vector (`systems`: its text's `writing_systems`)."""
@@ -161,9 +176,20 @@ class Neighbours:
         query /= float(np.linalg.norm(query)) or 1.0
         cosines = self._matrix[:count] @ query
         systems = self._systems[:count]
+        background = (
+            self._background @ query
+            if self._background.shape[1:] == query.shape
+            else np.zeros(0, dtype=np.float32)
+        )
         across = (systems & spoken) == 0
         standing = (
-            _standing(cosines, systems) - HUB_WEIGHT * across * self._hub_scores()
+            _standing(
+                cosines,
+                systems,
+                background,
+                self._background_systems[: len(background)],
+            )
+            - HUB_WEIGHT * across * self._hub_scores()
         )
         best = np.arange(count)
         if count > k:
@@ -218,26 +244,32 @@ def _grown(column: np.ndarray, rows: int) -> np.ndarray:
     return grown
 
 
-def _standing(cosines: np.ndarray, systems: np.ndarray) -> np.ndarray:
-    """Each cosine in standard deviations above its writing system's mean."""
+def _standing(
+    cosines: np.ndarray,
+    systems: np.ndarray,
+    background: np.ndarray,
+    background_systems: np.ndarray,
+) -> np.ndarray:
+    """Each cosine in standard deviations above its writing system's mean.
+
+    The mean and spread are those of the system's memories together with its
+    background sentences (`background.py`).
+    """
     chinese = (systems & CJK).astype(bool)
+    background_chinese = (background_systems & CJK).astype(bool)
+    letters = np.concatenate([cosines[~chinese], background[~background_chinese]])
+    han = np.concatenate([cosines[chinese], background[background_chinese]])
     standing: np.ndarray = np.minimum(
-        np.where(systems & LETTERS, _above(cosines, cosines[~chinese]), np.inf),
-        np.where(chinese, _above(cosines, cosines[chinese]), np.inf),
+        np.where(systems & LETTERS, _above(cosines, letters), np.inf),
+        np.where(chinese, _above(cosines, han), np.inf),
     )
     return standing
 
 
 def _above(cosines: np.ndarray, own: np.ndarray) -> np.ndarray:
-    """`cosines` in standard deviations above the mean of `own`.
-
-    `own` weighs as many rows as it has; all the cosines add `PRIOR_ROWS` more.
-    """
-    weight = PRIOR_ROWS / (len(own) + PRIOR_ROWS)
-    mean = weight * float(cosines.mean())
-    variance = weight * float(cosines.var())
-    if len(own):
-        mean += (1 - weight) * float(own.mean())
-        variance += (1 - weight) * float(own.var())
-    result: np.ndarray = (cosines - mean) / max(variance**0.5, 1e-6)
+    """`cosines` in standard deviations above the mean of `own` (of all, when none)."""
+    if not len(own):
+        own = cosines
+    spread = max(float(own.std()), 1e-6)
+    result: np.ndarray = (cosines - float(own.mean())) / spread
     return result

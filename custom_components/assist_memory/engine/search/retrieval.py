@@ -27,7 +27,7 @@ from ..language.when import TimeAsked, time_asked
 from ..storage.models import Memory
 from .fusion import fused_keyword_scores
 from .index import SearchIndex, searchable_text, stored_terms
-from .neighbours import Nearness
+from .neighbours import MIN_STANDING, Nearness
 from .scoring import (
     TOPIC_BOOST,
     ScoredMemory,
@@ -165,6 +165,13 @@ class Retriever:
             terms = terms_of[memory_id]
             matched = matches[memory_id][0]
             near = nearest.get(memory_id)
+            if (
+                near is not None
+                and near.standing < MIN_STANDING
+                and not matched
+                and memory_id not in bm25
+            ):
+                continue  # by meaning alone, and not near enough to be found
             on_topic = topic_terms is not None and topic_terms.matched(terms)[1] > 0
             parts = ScoreParts(
                 keyword=keyword_scores[memory_id],

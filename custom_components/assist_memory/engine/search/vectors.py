@@ -22,6 +22,7 @@ from typing import Final
 
 from ..storage.models import Memory
 from ..storage.store_files import StoreChange
+from .background import BACKGROUND
 from .embeddings import Embedder, EmbeddingError
 from .index import SearchIndex, searchable_text
 from .neighbours import Nearness, Neighbours, spoken_system, writing_systems
@@ -31,6 +32,8 @@ _LOGGER = logging.getLogger(__name__)
 BATCH: Final = 32
 RETRY_AFTER: Final = 30.0
 _QUERY_CACHE: Final = 256
+# The background sentences' vectors by model, once read or embedded in a process.
+_background_vectors: dict[str, list[list[float]]] = {}
 
 
 def content_hash(model: str, text: str) -> str:
@@ -71,6 +74,7 @@ class VectorIndex:
         self._thread: threading.Thread | None = None
         self._neighbours: Neighbours | None = None
         self._loaded = False
+        self._background_ready = False
         self._query_cache: OrderedDict[str, list[float]] = OrderedDict()
         self.degraded_reason: str | None = None
 
@@ -89,7 +93,8 @@ class VectorIndex:
                 "CREATE TABLE IF NOT EXISTS memory_vectors(id TEXT PRIMARY KEY, hash TEXT)"
             )
             self._forget_other_model(db)
-        self._neighbours = Neighbours()
+            self._neighbours = Neighbours()
+            self._background_from_cache(db)
         self._thread = threading.Thread(
             target=self._work, name="assist_memory_embeddings", daemon=True
         )
@@ -207,6 +212,7 @@ class VectorIndex:
     def _work(self) -> None:
         try:
             self._client.warm_up()
+            self._ensure_background()
         except EmbeddingError as err:
             self._degrade(err)
         while True:
@@ -220,6 +226,7 @@ class VectorIndex:
                 self._busy = True
                 self._in_flight = len(batch)
             try:
+                self._ensure_background()
                 self._embed_batch(batch)
             except EmbeddingError as err:
                 self._degrade(err)
@@ -240,6 +247,45 @@ class VectorIndex:
                 self._busy = False
                 self._in_flight = 0
                 self._wake.notify_all()
+
+    def _background_from_cache(self, db: sqlite3.Connection) -> None:
+        """The background sentences' vectors this process or the index already has.
+
+        At a restart they are there before the first question: a small household's
+        search by meaning has its floor at once.
+        """
+        vectors = _background_vectors.get(self._model)
+        if vectors is None:
+            hashes = [content_hash(self._model, text) for text in BACKGROUND]
+            stored = {
+                digest: _unpack(blob)
+                for digest in hashes
+                for (blob,) in db.execute(
+                    "SELECT vector FROM embedding_cache WHERE hash=?", (digest,)
+                )
+            }
+            if len(stored) < len(hashes):
+                return
+            vectors = [stored[digest] for digest in hashes]
+            _background_vectors[self._model] = vectors
+        if self._neighbours is not None:
+            self._neighbours.set_background(vectors, BACKGROUND)
+            self._background_ready = True
+
+    def _ensure_background(self) -> None:
+        """Embed the background sentences (`background.py`) unless they are known."""
+        if self._background_ready or self._neighbours is None:
+            return
+        vectors = self._client.embed(list(BACKGROUND))
+        with self._index.locked() as db:
+            db.executemany(
+                "INSERT OR IGNORE INTO embedding_cache VALUES (?, ?)",
+                [
+                    (content_hash(self._model, text), _pack(vector))
+                    for text, vector in zip(BACKGROUND, vectors, strict=True)
+                ],
+            )
+            self._background_from_cache(db)
 
     def _embed_batch(self, batch: list[str]) -> None:
         memories = self._fetch(batch)
