@@ -68,6 +68,12 @@ async def wait_for_embeddings(hass: HomeAssistant, entry: MockConfigEntry) -> No
     assert await hass.async_add_executor_job(vectors.wait_until_idle, 120)
 
 
+@pytest.fixture
+def model_not_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The process has not loaded the model yet (the one loaded is put back after)."""
+    monkeypatch.setattr(local_model, "_shared", None)
+
+
 @pytest.mark.parametrize("entry_options", [options(**{CONF_AGENT_ID: AGENT_ENTITY_ID})])
 async def test_a_question_with_no_shared_word_finds_its_memory_by_default(
     hass: HomeAssistant, llm: LlmEntities, loaded_entry: MockConfigEntry
@@ -97,12 +103,6 @@ async def test_a_question_with_no_shared_word_finds_its_memory_by_default(
     assert best["score_parts"]["vector"] is not None
     assert ir.async_get(hass).async_get_issue(DOMAIN, ISSUE_LOCAL_MODEL) is None
     assert DATA_INSTALL not in hass.data  # installed already: nothing to install
-
-
-@pytest.fixture
-def model_not_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The process has not loaded the model yet (the one loaded is put back after)."""
-    monkeypatch.setattr(local_model, "_shared", None)
 
 
 @pytest.mark.parametrize("entry_options", [options(**{CONF_EMBEDDING_LOCAL: False})])
