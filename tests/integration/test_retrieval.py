@@ -6,6 +6,7 @@ from collections.abc import Iterator
 import json
 from typing import Any
 
+from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.helpers.aiohttp_client import SERVER_SOFTWARE
@@ -202,6 +203,9 @@ async def test_options_flow_rejects_a_failing_endpoint(
         result["flow_id"], values
     )
     assert result["type"] is FlowResultType.CREATE_ENTRY
+    # The entry reloads with the endpoint: not left half set up when the test ends.
+    await hass.async_block_till_done()
+    assert loaded_entry.state is ConfigEntryState.LOADED
 
 
 async def test_options_flow_needs_url_and_model_together(
