@@ -71,20 +71,25 @@ def _setting_range(setting: AnySetting) -> str:
 
 
 def _setting_default(setting: AnySetting) -> str:
-    if isinstance(setting.default, bool):
-        return "on" if setting.default else "off"
-    if isinstance(setting.default, int):
-        return str(setting.default)
-    return f"`{setting.default}`"
+    return _default(setting.default)
 
 
-def _option_keys() -> dict[str, list[str]]:
-    """The options flow's steps, each with its options in the order shown."""
+def _default(value: object) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, int):
+        return str(value)
+    return f"`{value}`"
+
+
+def _option_keys() -> tuple[dict[str, list[str]], dict[str, Any]]:
+    """The options flow's steps (options in the order shown) and HA's own defaults."""
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))  # where custom_components is, run as a script
     from custom_components.assist_memory.config_flow import OPTION_KEYS
+    from custom_components.assist_memory.options import HA_DEFAULTS
 
-    return OPTION_KEYS
+    return OPTION_KEYS, HA_DEFAULTS
 
 
 def configuration_page() -> str:
@@ -103,7 +108,8 @@ def configuration_page() -> str:
         "",
     ]
     titles = steps["init"]["menu_options"]
-    for step_id, keys in _option_keys().items():
+    option_keys, ha_defaults = _option_keys()
+    for step_id, keys in option_keys.items():
         step = steps[step_id]
         title = titles[step_id]
         lines += [f"## {title}", ""]
@@ -119,7 +125,8 @@ def configuration_page() -> str:
             meaning = _cell(described.get(key, ""))
             setting = SETTINGS_BY_KEY.get(key)
             if setting is None:
-                lines.append(f"| {label} | empty | | {meaning} | | |")
+                default = _default(ha_defaults[key]) if key in ha_defaults else "empty"
+                lines.append(f"| {label} | {default} | | {meaning} | | |")
                 continue
             server = f"`{setting.env_name}`, `{setting.flag}`"
             lines.append(

@@ -107,7 +107,7 @@ async def _async_open_embedded(
         backend, report = await LocalBackend.open(
             path,
             StoreSettings.from_options(entry.options),
-            embeddings=await async_embedding_choice(hass, entry.options),
+            embeddings=await async_embedding_choice(hass, entry),
             create_task=lambda coro, name: entry.async_create_background_task(
                 hass, coro, name
             ),

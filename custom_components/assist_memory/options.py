@@ -2,8 +2,8 @@
 
 Saving the options flow or changing the REST config applies the options at once
 (`async_apply_options`): conversations in progress keep their working memory and
-the extraction throttle its state. Only the embedding endpoint, which the store is
-opened with, reloads the entry.
+the extraction throttle its state. Only the embedding choice (the local model or an
+endpoint), which the store is opened with, reloads the entry.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from .engine.search.local_model import LocalModel, local_model_problem
 from .engine.storage.paths import STORE_FILE_NAME
 from .follow import async_follow_if_asked
 from .ha_llm import HassLlmCaller
+from .local_model_install import async_install_local_model, local_model_missing
 from .repairs import async_report_local_model
 from .runtime_data import AssistMemoryConfigEntry
 
@@ -43,9 +44,11 @@ COMPACTION_TASK_NAME = "Assist Memory: compact the memories"
 
 # The settings of the engine's table (the same as the REST API's).
 DEFAULT_OPTIONS: dict[str, Any] = dict(DEFAULT_CONFIG)
-# Home Assistant's own options that have a default (the others may be empty).
+# Home Assistant's own options that have a default (the others may be empty). An
+# entry saved before an option existed has the default; one that chose otherwise
+# keeps its choice.
 HA_DEFAULTS: dict[str, Any] = {
-    CONF_EMBEDDING_LOCAL: False,
+    CONF_EMBEDDING_LOCAL: True,
     CONF_VOICE_FORGET_HOUSEHOLD: VOICE_FORGET_ADMINS,
     CONF_SAY_LEARNT: False,
 }
@@ -89,7 +92,12 @@ async def async_apply_options(
         options = dict(entry.options)
         if options == data.applied_options:
             return
-        if any(data.applied_options.get(k) != options.get(k) for k in RELOAD_OPTIONS):
+        # With the defaults: saving the default of an option left unset changes nothing.
+        before, after = (
+            {**HA_DEFAULTS, **data.applied_options},
+            {**HA_DEFAULTS, **options},
+        )
+        if any(before.get(k) != after.get(k) for k in RELOAD_OPTIONS):
             hass.config_entries.async_schedule_reload(entry.entry_id)
             return
         async_follow_if_asked(hass, entry)
@@ -113,21 +121,26 @@ def embedding_config(options: Mapping[str, Any]) -> EmbeddingConfig | None:
 
 
 async def async_embedding_choice(
-    hass: HomeAssistant, options: Mapping[str, Any]
+    hass: HomeAssistant, entry: AssistMemoryConfigEntry
 ) -> EmbeddingConfig | LocalModel | None:
-    """The endpoint when one is set, else the local model when asked for and it runs.
+    """The endpoint when one is set, else the local model (on by default) if it runs.
 
-    When it cannot run here (its package is not installed, or does not load on this
-    system), search keeps to keywords and a repair issue says so; setup goes on.
+    Search keeps to keywords when the model cannot run here, and setup goes on: a
+    missing package is installed in the background (the entry reloads when the model
+    loads), and a repair issue says why the model cannot run.
     """
+    options = entry.options
     if (endpoint := embedding_config(options)) is not None:
         async_report_local_model(hass, None)
         return endpoint
-    if not options.get(CONF_EMBEDDING_LOCAL):
+    if not options.get(CONF_EMBEDDING_LOCAL, HA_DEFAULTS[CONF_EMBEDDING_LOCAL]):
         async_report_local_model(hass, None)
         return None
     # Loading the model reads its 72 MB file: not in the event loop.
     problem = await hass.async_add_executor_job(local_model_problem)
+    if problem is not None and await hass.async_add_executor_job(local_model_missing):
+        async_install_local_model(hass, entry)  # it reports how that ends
+        return None
     async_report_local_model(hass, problem)
     return None if problem is not None else LocalModel()
 

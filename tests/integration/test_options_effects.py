@@ -106,7 +106,7 @@ EFFECT_TESTS: dict[str, str] = {
     CONF_EMBEDDING_URL: "test_retrieval.py::test_options_flow_sets_up_embeddings",
     CONF_EMBEDDING_MODEL: "test_retrieval.py::test_options_flow_sets_up_embeddings",
     CONF_EMBEDDING_API_KEY: "test_retrieval.py::test_options_flow_sets_up_embeddings",
-    CONF_EMBEDDING_LOCAL: "test_local_model.py::test_the_options_flow_turns_the_local_model_on",
+    CONF_EMBEDDING_LOCAL: "test_local_model.py::test_the_options_flow_turns_it_off_and_on",
     CONF_CONVERSATION_RETENTION_DAYS: (
         "test_conversation_retention.py"
         "::test_old_conversations_and_daily_logs_go_by_themselves"

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 import json
 from typing import Any
 
+from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.helpers.aiohttp_client import SERVER_SOFTWARE
@@ -29,6 +30,7 @@ from custom_components.assist_memory.const import (
 from tests.support.embedding_server import EmbeddingServer
 
 from .conftest import configure_options
+from .conversing import meaning_caught_up
 
 BASE_OPTIONS = {
     CONF_MAX_ITEMS: 100,
@@ -57,13 +59,16 @@ async def test_search_is_ranked_and_explains_itself(hass: HomeAssistant) -> None
     )
     await call(hass, "add", {"content": "Coffee beans are in the left cupboard"})
     await call(hass, "add", {"content": "我喜欢用 Python 写代码"})
+    await meaning_caught_up(hass)
     results = (await call(hass, "search", {"query": "What coffee does Anna prefer?"}))[
         "results"
     ]
-    assert [r["content"] for r in results] == [
+    # Those with the question's words first, in order; then by meaning only.
+    assert [r["content"] for r in results][:2] == [
         "Anna likes her coffee black",
         "Coffee beans are in the left cupboard",
     ]
+    assert all(not r["matched"] for r in results[2:])
     best = results[0]
     assert best["matched"] == ["coffee", "anna"]
     assert (
@@ -71,7 +76,8 @@ async def test_search_is_ranked_and_explains_itself(hass: HomeAssistant) -> None
     )  # a preference, asked about preferences
     assert best["score"] > results[1]["score"]
     chinese = (await call(hass, "search", {"query": "谁喜欢写代码"}))["results"]
-    assert [r["content"] for r in chinese] == ["我喜欢用 Python 写代码"]
+    assert [r["content"] for r in chinese if r["matched"]] == ["我喜欢用 Python 写代码"]
+    assert chinese[0]["content"] == "我喜欢用 Python 写代码"
 
 
 @pytest.mark.usefixtures("loaded_entry")
@@ -197,6 +203,9 @@ async def test_options_flow_rejects_a_failing_endpoint(
         result["flow_id"], values
     )
     assert result["type"] is FlowResultType.CREATE_ENTRY
+    # The entry reloads with the endpoint: not left half set up when the test ends.
+    await hass.async_block_till_done()
+    assert loaded_entry.state is ConfigEntryState.LOADED
 
 
 async def test_options_flow_needs_url_and_model_together(

