@@ -122,6 +122,7 @@ async def _measure(config: Path, data: dict[str, Any]) -> dict[str, Tally]:
     async with async_test_home_assistant(config_dir=str(config)) as hass:
         agent = await _start(hass)
         memories = await _add_memories(hass, data)
+        await _meaning_caught_up(hass)
         tallies: dict[str, Tally] = {}
         for question in data["questions"]:
             result = await conversation.async_converse(
@@ -253,6 +254,19 @@ async def _add_memories(
         )
         stored[str(response["memory"]["id"])] = memory
     return stored
+
+
+async def _meaning_caught_up(hass: HomeAssistant) -> None:
+    """Wait until every memory has its vector (search by meaning is on by default)."""
+    for entry in hass.config_entries.async_loaded_entries(INTEGRATION):
+        # Home Assistant loads the engine as custom_components.assist_memory.engine,
+        # not as this script's assist_memory_engine: its classes are not ours.
+        engine = getattr(entry.runtime_data.backend, "engine", None)
+        vectors = getattr(engine, "vectors", None)
+        if vectors is None:
+            continue
+        if not await hass.async_add_executor_job(vectors.wait_until_idle, 300):
+            raise RuntimeError("the memories were not embedded within 5 minutes")
 
 
 def rows(tallies: dict[str, Tally], names: Sequence[str]) -> list[list[object]]:
