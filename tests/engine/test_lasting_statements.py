@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from freezegun.api import FrozenDateTimeFactory
 import pytest
 
 from custom_components.assist_memory.engine.language.rule_extraction import (
@@ -49,3 +50,21 @@ def test_a_statement_with_an_end_is_kept_as_an_event(said: str, kept: str) -> No
 )
 def test_commands_questions_small_talk_and_reports_are_not(said: str) -> None:
     assert RuleBasedExtractor().extract(said) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("这周我在减肥", "这周用户在减肥"),
+        ("I am on a diet this week", "The user is on a diet this week"),
+    ],
+)
+def test_this_week_said_on_its_last_day_still_lasts(
+    said: str, kept: str, freezer: FrozenDateTimeFactory
+) -> None:
+    """On a Sunday "this week" ends tonight: still a statement that lasts."""
+    freezer.move_to("2026-11-29T10:00:00+00:00")  # a Sunday, in any time zone
+
+    (fact,) = RuleBasedExtractor().extract(said)
+
+    assert (fact.content, fact.category) == (kept, "event")

@@ -13,7 +13,12 @@ from pytest_homeassistant_custom_component.common import (
     async_fire_time_changed,
 )
 
-from custom_components.assist_memory.const import DOMAIN
+from custom_components.assist_memory.const import (
+    CONF_EMBEDDING_LOCAL,
+    CONF_MAX_CONTENT_LENGTH,
+    CONF_MAX_ITEMS,
+    DOMAIN,
+)
 from custom_components.assist_memory.coordinator import REFRESH_COOLDOWN
 
 pytestmark = pytest.mark.usefixtures("loaded_entry")
@@ -75,6 +80,13 @@ async def after_cooldown(
     await hass.async_block_till_done()
 
 
+# About the debounced refresh alone: while memories are embedded, search by meaning
+# also reads the counts every few seconds (its progress), which this frozen clock
+# would interleave with the burst.
+@pytest.mark.parametrize(
+    "entry_options",
+    [{CONF_MAX_ITEMS: 100, CONF_MAX_CONTENT_LENGTH: 2000, CONF_EMBEDDING_LOCAL: False}],
+)
 async def test_a_burst_of_changes_reads_the_counts_twice(
     hass: HomeAssistant, config_entry: MockConfigEntry, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -8,7 +8,7 @@ Commands ("Set the heating to 20 until Sunday", 帮我…) are not statements ab
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 import re
 from typing import Final
 
@@ -16,7 +16,7 @@ from .rule_patterns import _Draft
 from .third_person import _capitalize, _en_third_person, _zh_third_person
 from .time_chinese import chinese_times
 from .time_english import english_times
-from .time_said import Role
+from .time_said import Role, Said
 
 _EN_SUBJECT: Final = re.compile(r"^(?:i|i'm|we|we're|my|our)\b", re.IGNORECASE)
 _ZH_SUBJECT: Final = re.compile(
@@ -45,7 +45,15 @@ def lasting_statement(text: str, *, chinese: bool) -> list[_Draft]:
         if not _EN_SUBJECT.match(text):
             return []
         found = english_times(text, today)
-    if not any(said.role in _ONGOING and said.last > today for said in found):
+    if not any(said.role in _ONGOING and _lasts(said, today) for said in found):
         return []
     content = _zh_third_person(text) if chinese else _capitalize(_en_third_person(text))
     return [(content, "event", None)]
+
+
+def _lasts(said: Said, today: date) -> bool:
+    """Whether the time said goes on after today, or began before it and ends today.
+
+    "这周我在减肥" said on a Sunday ends tonight and still lasts; "today" alone does not.
+    """
+    return said.last > today or said.first < today <= said.last
