@@ -103,9 +103,18 @@ async def _start_home_assistant(
     flow = await flows.async_configure(flow["flow_id"], {"next_step_id": "embedded"})
     await flows.async_configure(flow["flow_id"], {})
     (entry,) = hass.config_entries.async_entries(INTEGRATION)
-    # Default options, except: no limit on the number of memories, and the agent.
+    # Default options, except: no limit on the number of memories, the agent, and
+    # search by meaning off (on by default): what meaning adds to a turn, a
+    # question's embedding, is measured in the bench's meaning section, and embedding
+    # 10 000 memories in the background would run through these turns.
     hass.config_entries.async_update_entry(
-        entry, options={**entry.options, "max_items": 0, "agent_id": INSTANT_AGENT}
+        entry,
+        options={
+            **entry.options,
+            "max_items": 0,
+            "agent_id": INSTANT_AGENT,
+            "embedding_local": False,
+        },
     )
     _require(await hass.config_entries.async_reload(entry.entry_id), INTEGRATION)
     await hass.async_block_till_done()
