@@ -20,6 +20,8 @@ import struct
 import threading
 from typing import Final
 
+import numpy as np
+
 from ..storage.models import Memory
 from ..storage.store_files import StoreChange
 from .background import BACKGROUND
@@ -135,7 +137,9 @@ class VectorIndex:
             if not self._neighbours.capacity:  # the first vector gives the size
                 self._neighbours.reserve(count, len(blob) // 4)
             systems = writing_systems(memory.content)
-            self._neighbours.put(memory_id, _unpack(blob), systems)
+            # Straight from the bytes, without a list of Python floats per memory.
+            vector = np.frombuffer(blob, dtype=np.float32)
+            self._neighbours.put(memory_id, vector, systems)
         self._loaded = True
 
     def stop(self) -> None:
@@ -276,7 +280,12 @@ class VectorIndex:
         """Embed the background sentences (`background.py`) unless they are known."""
         if self._background_ready or self._neighbours is None:
             return
-        vectors = self._client.embed(list(BACKGROUND))
+        # In batches as memories are: a model's working memory grows with its batch.
+        vectors = [
+            vector
+            for start in range(0, len(BACKGROUND), BATCH)
+            for vector in self._client.embed(list(BACKGROUND[start : start + BATCH]))
+        ]
         with self._index.locked() as db:
             db.executemany(
                 "INSERT OR IGNORE INTO embedding_cache VALUES (?, ?)",
