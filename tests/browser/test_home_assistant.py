@@ -428,21 +428,8 @@ def test_about_me_is_the_viewers_own(
     try:
         page = dev_context.new_page()
         page.set_default_timeout(30_000)
-        # A household of a few memories (the earlier tests left thousands).
-        status, cleared = ha.request(
-            "DELETE",
-            f"{url}/api/assist_memory/memory/long-term",
-            token=home_assistant.token,
-        )
-        assert status == 200, cleared
-        # The household's: Anna's answer is given it, and she may read it.
-        status, added = ha.request(
-            "POST",
-            f"{url}/api/assist_memory/memory/long-term",
-            json_body={"content": "The spare key is under the blue flowerpot"},
-            token=home_assistant.token,
-        )
-        assert status == 201, added
+        # A household of one memory: Anna's answer is given it, and she may read it.
+        only_the_spare_key(home_assistant, url)
         app = open_about_me(page, login_link(url))
         anna_id = page.evaluate(ADD_USER, ["Anna", "anna", "anna-password"])
         anna_token = ha.login(url, "anna", "anna-password")
@@ -725,20 +712,7 @@ def test_forgetting_by_voice_asks_first(
     "Forget the spare key" says what it would forget and asks; "no" keeps it, "yes"
     forgets it."""
     url = home_assistant.url
-    # Only this memory (the earlier tests left thousands).
-    status, cleared = ha.request(
-        "DELETE",
-        f"{url}/api/assist_memory/memory/long-term",
-        token=home_assistant.token,
-    )
-    assert status == 200, cleared
-    status, added = ha.request(
-        "POST",
-        f"{url}/api/assist_memory/memory/long-term",
-        json_body={"content": "The spare key is under the blue flowerpot"},
-        token=home_assistant.token,
-    )
-    assert status == 201, added
+    added = only_the_spare_key(home_assistant, url)
     context = browser.new_context(locale="en-US")
     try:
         page = context.new_page()
@@ -774,3 +748,25 @@ def test_forgetting_by_voice_asks_first(
         assert added["id"] not in {item["id"] for item in page_of["items"]}
     finally:
         context.close()
+
+
+def only_the_spare_key(home_assistant: HomeAssistant, url: str) -> dict[str, object]:
+    """The household's memories: the spare key's alone (earlier tests left thousands).
+
+    The memory added, as the REST API gives it.
+    """
+    status, cleared = ha.request(
+        "DELETE",
+        f"{url}/api/assist_memory/memory/long-term",
+        token=home_assistant.token,
+    )
+    assert status == 200, cleared
+    status, added = ha.request(
+        "POST",
+        f"{url}/api/assist_memory/memory/long-term",
+        json_body={"content": "The spare key is under the blue flowerpot"},
+        token=home_assistant.token,
+    )
+    assert status == 201, added
+    assert isinstance(added, dict)
+    return added

@@ -294,6 +294,7 @@ class VectorIndex:
                     for text, vector in zip(BACKGROUND, vectors, strict=True)
                 ],
             )
+            _background_vectors[self._model] = vectors  # not read back from the file
             self._background_from_cache(db)
 
     def _embed_batch(self, batch: list[str]) -> None:
