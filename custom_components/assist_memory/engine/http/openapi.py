@@ -45,6 +45,7 @@ from .routing import (
     ONE_WORD,
     ONE_WORD_OR_NONE,
     SPACE,
+    TRIMMED_OR_NONE,
     Param,
     Route,
 )
@@ -114,6 +115,8 @@ def _setting(key: str) -> dict[str, Any]:
 _SESSION_ID: Final = _text(NOT_BLANK, max_length=MAX_SESSION_ID_LENGTH)
 _USER_ID: Final = _text(ONE_WORD_OR_NONE, max_length=MAX_SCOPE_LENGTH, null=True)
 _SCOPE: Final = _text(ONE_WORD, max_length=MAX_SCOPE_LENGTH)
+# A speaker's ids, as the server reads them (`speaker.py`).
+_SPEAKER_ID: Final = _text(TRIMMED_OR_NONE, max_length=MAX_SCOPE_LENGTH, null=True)
 _TIME: Final = {"type": "string", "format": "date-time", "pattern": A_TIME}
 _CATEGORY: Final = {"type": "string", "enum": list(CATEGORIES)}
 _SOURCE: Final = {"type": "string", "enum": list(SOURCES)}
@@ -271,11 +274,11 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
                 "speaker": _nullable(
                     _open(
                         {
-                            "user_id": _NULLABLE_TEXT,
+                            "user_id": _SPEAKER_ID,
                             "source": {"enum": list(SPEAKER_SOURCES)},
-                            "device_id": _NULLABLE_TEXT,
+                            "device_id": _SPEAKER_ID,
                             "guest": {"type": ["boolean", "null"]},
-                            "person_entity_id": _NULLABLE_TEXT,
+                            "person_entity_id": _SPEAKER_ID,
                         }
                     )
                 ),

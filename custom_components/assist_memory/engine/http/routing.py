@@ -42,6 +42,8 @@ NOT_BLANK: Final = rf"^[^\x00]*[^{SPACE}\x00][^\x00]*$"  # and no NUL
 ANY_NOT_BLANK: Final = rf"[^{SPACE}]"  # NUL allowed
 ONE_WORD: Final = rf"^[^{SPACE}\x00]+$"  # a user id: no whitespace, no NUL
 ONE_WORD_OR_NONE: Final = rf"^[^{SPACE}\x00]*$"
+# An id that may hold spaces inside but none around it (a device's, a person's), or "".
+TRIMMED_OR_NONE: Final = rf"^(?:[^{SPACE}\x00](?:[^\x00]*[^{SPACE}\x00])?)?$"
 A_DAY: Final = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
 # Times read by every parser of ours: years 1000 to 9998 keep any zone in range; no
 # lower-case "z" and no leap second (RFC 3339 allows both, Python's parser does not).
