@@ -44,7 +44,7 @@ from retrieval_quality import (
 )
 
 from assist_memory_engine.memory.memory_engine import MemoryEngine
-from assist_memory_engine.search.local_model import (
+from assist_memory_engine.model.local_model import (
     PACKAGE,
     LocalEmbedder,
     local_model_version,
@@ -203,7 +203,7 @@ _RSS_PROBE = """
 import json, sys
 from pathlib import Path
 from assist_memory_engine.memory.memory_engine import MemoryEngine
-from assist_memory_engine.search.local_model import LocalModel
+from assist_memory_engine.model.local_model import LocalModel
 from assist_memory_engine.storage.settings import StoreSettings
 model = sys.argv[2] == "model"
 engine = MemoryEngine(Path(sys.argv[1]), StoreSettings(max_items=0),

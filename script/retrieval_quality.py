@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from assist_memory_engine.memory.memory_engine import MemoryEngine
-from assist_memory_engine.search.local_model import LocalEmbedder, LocalModel
+from assist_memory_engine.model.local_model import LocalEmbedder, LocalModel
 from assist_memory_engine.storage.settings import StoreSettings
 
 ROOT = Path(__file__).resolve().parent.parent

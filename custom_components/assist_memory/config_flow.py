@@ -71,7 +71,7 @@ from .const import (
     VOICE_FORGET_ANYONE,
 )
 from .engine.config import SETTINGS_BY_KEY, AnySetting
-from .engine.search.embeddings import EmbeddingClient, EmbeddingError
+from .engine.model.embeddings import EmbeddingClient, EmbeddingError
 from .options import DEFAULT_OPTIONS, HA_DEFAULTS, embedding_config, store_path
 from .pipeline import is_memory_agent, pipelines_loaded
 from .runtime_data import AssistMemoryConfigEntry

@@ -27,7 +27,7 @@ from homeassistant.requirements import RequirementsNotFound, async_process_requi
 from homeassistant.util.hass_dict import HassKey
 
 from .const import DOMAIN
-from .engine.search.local_model import PACKAGE, local_model_problem
+from .engine.model.local_model import PACKAGE, local_model_problem
 from .repairs import async_report_local_model
 from .runtime_data import AssistMemoryConfigEntry
 

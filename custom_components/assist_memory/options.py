@@ -31,8 +31,8 @@ from .const import (
 from .engine import LocalBackend
 from .engine.backend.configure import apply_settings
 from .engine.config import DEFAULT_CONFIG
-from .engine.search.embeddings import EmbeddingConfig
-from .engine.search.local_model import LocalModel, local_model_problem
+from .engine.model.embeddings import EmbeddingConfig
+from .engine.model.local_model import LocalModel, local_model_problem
 from .engine.storage.paths import STORE_FILE_NAME
 from .follow import async_follow_if_asked
 from .ha_llm import HassLlmCaller

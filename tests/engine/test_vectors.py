@@ -15,7 +15,7 @@ import pytest
 
 from custom_components.assist_memory.engine.memory.memory_engine import MemoryEngine
 from custom_components.assist_memory.engine.search.background import BACKGROUND
-from custom_components.assist_memory.engine.search.embeddings import (
+from custom_components.assist_memory.engine.model.embeddings import (
     EmbeddingClient,
     EmbeddingConfig,
     EmbeddingError,

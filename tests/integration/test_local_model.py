@@ -29,8 +29,8 @@ from custom_components.assist_memory.const import (
     DOMAIN,
 )
 from custom_components.assist_memory.engine import LocalBackend
-from custom_components.assist_memory.engine.search import local_model
-from custom_components.assist_memory.engine.search.local_model import PACKAGE
+from custom_components.assist_memory.engine.model import local_model
+from custom_components.assist_memory.engine.model.local_model import PACKAGE
 from custom_components.assist_memory.local_model_install import (
     DATA_INSTALL,
     local_model_requirement,

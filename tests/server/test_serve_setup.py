@@ -22,9 +22,9 @@ from custom_components.assist_memory.engine.host.serve_cli import (
     serve_setup,
 )
 from custom_components.assist_memory.engine.host.server import LlmEndpoint, web_ui_link
-from custom_components.assist_memory.engine.search import local_model
-from custom_components.assist_memory.engine.search.embeddings import EmbeddingConfig
-from custom_components.assist_memory.engine.search.local_model import LocalModel
+from custom_components.assist_memory.engine.model import local_model
+from custom_components.assist_memory.engine.model.embeddings import EmbeddingConfig
+from custom_components.assist_memory.engine.model.local_model import LocalModel
 from custom_components.assist_memory.engine.storage.paths import ADDON_DATA_DIR
 from tests.support.server_process import clean_env
 

@@ -25,7 +25,7 @@ _RUN = """
 import asyncio, json, sys
 from pathlib import Path
 from assist_memory_engine.host.server import LlmEndpoint, ServerOptions, serve
-from assist_memory_engine.search.local_model import LocalModel
+from assist_memory_engine.model.local_model import LocalModel
 llm_url, config, local_model = json.loads(sys.argv[3])
 llm = LlmEndpoint(llm_url, "stand-in") if llm_url else None
 options = ServerOptions(

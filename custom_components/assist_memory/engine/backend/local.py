@@ -60,8 +60,8 @@ from ..memory.compaction import (
 from ..memory.compaction_preview import CompactionPreview, CompactionPreviews
 from ..memory.forgetting import forget, forget_all, forget_ended
 from ..memory.memory_engine import MemoryEngine
-from ..search.embeddings import EmbeddingConfig, HttpContext
-from ..search.local_model import LocalModel
+from ..model.embeddings import EmbeddingConfig, HttpContext
+from ..model.local_model import LocalModel
 from ..search.scoring import ScoredMemory
 from ..storage.durable import keep_private
 from ..storage.list_filters import LastUsed, Origin

@@ -43,8 +43,8 @@ from ..config import (
     InvalidConfigError,
     config_from_env,
 )
-from ..search.embeddings import EmbeddingConfig
-from ..search.local_model import LocalModel, local_model_problem
+from ..model.embeddings import EmbeddingConfig
+from ..model.local_model import LocalModel, local_model_problem
 from ..storage.paths import (
     ADDON_DATA_DIR,
     ADDON_OPTIONS_FILE,

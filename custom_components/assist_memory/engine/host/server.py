@@ -40,8 +40,8 @@ from ..http.events_sse import add_event_stream
 from ..http.openapi import openapi_document
 from ..http.routing import ApiResponse, Route, error_body
 from ..language.llm import LlmCaller, OpenAiChatCaller
-from ..search.embeddings import EmbeddingConfig
-from ..search.local_model import LocalModel
+from ..model.embeddings import EmbeddingConfig
+from ..model.local_model import LocalModel
 from ..storage.durable import keep_private, make_private_folder, write_atomically
 from ..storage.paths import DEFAULT_PORT
 from ..storage.settings import StoreSettings
