@@ -23,10 +23,12 @@ from ..documents.daily_log import DEFAULT_SEARCH_LIMIT, DailyLog, LogEntry
 from ..documents.mirror import MarkdownMirror
 from ..errors import InvalidMemoryError
 from ..language.time_phrases import home_zone_or_local
-from ..search.embeddings import HttpContext
+from ..model.embeddings import HttpContext
 from ..search.expansion import HouseholdVocabulary
 from ..search.index import SearchIndex
-from ..search.local_model import EmbeddingChoice, embedder_for
+from ..model.local_model import EmbeddingChoice, embedder_for
+from ..model.heads import trained_head
+from ..search.relevance import RELEVANCE_HEAD
 from ..search.retrieval import Retriever
 from ..search.scoring import ScoredMemory
 from ..search.vectors import VectorIndex
@@ -85,6 +87,9 @@ class MemoryEngine:
             self.store.get_many,
             vectors=None if self.vectors is None else self.vectors.scores,
             related=self.vocabulary.related,
+            relevance_head=None
+            if self.vectors is None
+            else trained_head(RELEVANCE_HEAD, self.vectors.model),
         )
         self._pending_lock = threading.Lock()
         self._pending_upserts: dict[str, Memory] = {}

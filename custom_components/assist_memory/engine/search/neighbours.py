@@ -166,10 +166,17 @@ class Neighbours:
                 self._ids[slot] = last_id
                 self._slots[last_id] = slot
 
-    def nearest(self, vector: list[float], k: int, spoken: int) -> dict[str, Nearness]:
-        """The k memories of highest standing, best first.
+    def nearest(
+        self,
+        vector: list[float],
+        k: int,
+        spoken: int,
+        also: Iterable[str] = (),
+    ) -> dict[str, Nearness]:
+        """The k memories of highest standing, best first, then those of `also`.
 
-        `spoken`: the question's writing system (`spoken_system`).
+        `spoken`: the question's writing system (`spoken_system`); `also`: memories
+        the caller found otherwise (by words), whose nearness it needs as well.
         """
         count = len(self._ids)
         if not count or len(vector) != self._matrix.shape[1]:
@@ -196,12 +203,14 @@ class Neighbours:
         best = np.arange(count)
         if count > k:
             best = np.argpartition(-standing, k)[:k]
-        best = best[np.argsort(-standing[best])]
+        best = best[np.argsort(-standing[best])][:k]
+        wanted = [int(i) for i in best]
+        wanted += [self._slots[m] for m in also if m in self._slots]
         return {
             self._ids[i]: Nearness(
                 float(cosines[i]), float(standing[i]), across=bool(across[i])
             )
-            for i in best[:k]
+            for i in wanted
         }
 
     def _hub_scores(self) -> np.ndarray:

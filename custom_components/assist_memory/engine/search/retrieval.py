@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 import functools
@@ -25,9 +25,10 @@ from ..language.keywords import (
 )
 from ..language.when import TimeAsked, time_asked
 from ..storage.models import Memory
-from .fusion import fused_keyword_scores
+from ..model.heads import Head
 from .index import SearchIndex, searchable_text, stored_terms
 from .neighbours import MIN_STANDING, Nearness
+from .relevance import MEANING_ALONE_CONFIDENCE, Evidence, relevance
 from .scoring import (
     TOPIC_BOOST,
     ScoredMemory,
@@ -44,8 +45,9 @@ DEFAULT_LIMIT: Final = 5
 _CANDIDATES_PER_RESULT: Final = 5
 _MIN_CANDIDATES: Final = 25
 
-# The memories nearest to a text by meaning (`neighbours.py`), at most so many.
-VectorSearch = Callable[[str, int], Mapping[str, Nearness]]
+# The memories nearest to a text by meaning (`neighbours.py`), at most so many, and
+# the nearness of those given (found by words).
+VectorSearch = Callable[[str, int, Iterable[str]], Mapping[str, Nearness]]
 
 
 class Retriever:
@@ -58,13 +60,16 @@ class Retriever:
         *,
         vectors: VectorSearch | None = None,
         related: Callable[[Sequence[str]], list[str]] | None = None,
+        relevance_head: Head | None = None,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         """`fetch` returns the memories for ids; `vectors` the nearest ones to a text.
 
-        `related`: the household's words for a question's terms (`expansion.py`).
+        `related`: the household's words for a question's terms (`expansion.py`);
+        `relevance_head`: the trained head for the vectors' model (`relevance.py`).
         """
         self._related = related
+        self._relevance_head = relevance_head
         self._index = index
         self._fetch = fetch
         self._vectors = vectors
@@ -100,15 +105,28 @@ class Retriever:
         )
         return merged(first, second, limit)
 
-    def _round(
+    def evidence(
+        self, message: str, *, scopes: Sequence[str] | None = None
+    ) -> dict[str, Evidence]:
+        """What words and meaning say about each candidate of a message's first round.
+
+        (For training and measuring the relevance head: `script/train_heads.py`.)
+        """
+        gathered = self._gather(
+            message, limit=DEFAULT_LIMIT, scopes=scopes, topic=None, with_vectors=True
+        )
+        return {} if gathered is None else gathered.evidence
+
+    def _gather(
         self,
         message: str,
         *,
         limit: int,
         scopes: Sequence[str] | None,
         topic: str | None,
-        with_vectors: bool = True,
-    ) -> list[ScoredMemory]:
+        with_vectors: bool,
+    ) -> _Gathered | None:
+        """The candidates of one round and their evidence (None when there are none)."""
         now = self._now()
         # "What did Claire say two weeks ago?": the time is not a keyword; it favours
         # what was said then instead of what was used lately.
@@ -132,7 +150,7 @@ class Retriever:
         bm25 = {c.memory_id: c.keyword_score for c in found}
         indexed_terms = {c.memory_id: c.terms for c in found}
         vectors = self._vectors if with_vectors else None
-        nearest = dict(vectors(message, pool)) if vectors else {}
+        nearest = dict(vectors(message, pool, bm25)) if vectors else {}
         memories = self._fetch([*bm25, *nearest])
         if scopes is not None:
             allowed = set(scopes)
@@ -141,12 +159,9 @@ class Retriever:
         at = now.astimezone(UTC).isoformat()
         memories = {k: m for k, m in memories.items() if not m.has_ended(at)}
         if not memories:
-            return []
+            return None
         best_bm25 = max(bm25.values(), default=0.0) or 1.0
-        wants_preference = expresses_preference(message)
-        results: list[ScoredMemory] = []
         query = _QueryTerms.of(keywords)
-        topic_terms = _QueryTerms.of(topic_keywords) if topic_keywords else None
         terms_of = {
             memory_id: _terms_of(memory, indexed_terms.get(memory_id))
             for memory_id, memory in memories.items()
@@ -154,40 +169,99 @@ class Retriever:
         matches = {
             memory_id: query.matched(terms) for memory_id, terms in terms_of.items()
         }
-        keyword_scores = fused_keyword_scores(
-            {
-                memory_id: lexical_score(bm25.get(memory_id, 0.0) / best_bm25, coverage)
-                for memory_id, (_, coverage) in matches.items()
-            },
-            nearest,
+        evidence = {
+            memory_id: Evidence(
+                bm25.get(memory_id, 0.0) / best_bm25, coverage, nearest.get(memory_id)
+            )
+            for memory_id, (_, coverage) in matches.items()
+        }
+        return _Gathered(
+            memories, evidence, bm25, terms_of, matches, asked, topic_keywords, now
         )
-        for memory_id, memory in memories.items():
-            terms = terms_of[memory_id]
-            matched = matches[memory_id][0]
-            near = nearest.get(memory_id)
-            if (
-                near is not None
-                and near.standing < MIN_STANDING
-                and not matched
-                and memory_id not in bm25
+
+    def _round(
+        self,
+        message: str,
+        *,
+        limit: int,
+        scopes: Sequence[str] | None,
+        topic: str | None,
+        with_vectors: bool = True,
+    ) -> list[ScoredMemory]:
+        gathered = self._gather(
+            message, limit=limit, scopes=scopes, topic=topic, with_vectors=with_vectors
+        )
+        if gathered is None:
+            return []
+        wants_preference = expresses_preference(message)
+        topic_terms = (
+            _QueryTerms.of(gathered.topic_keywords) if gathered.topic_keywords else None
+        )
+        keyword_scores, confidence = relevance(
+            gathered.evidence, self._relevance_head
+        )
+        results: list[ScoredMemory] = []
+        for memory_id, memory in gathered.memories.items():
+            terms = gathered.terms_of[memory_id]
+            matched = gathered.matches[memory_id][0]
+            near = gathered.evidence[memory_id].near
+            by_meaning_alone = (
+                near is not None and not matched and memory_id not in gathered.bm25
+            )
+            if by_meaning_alone and not _near_enough(
+                near, None if confidence is None else confidence[memory_id]
             ):
-                continue  # by meaning alone, and not near enough to be found
+                continue
             on_topic = topic_terms is not None and topic_terms.matched(terms)[1] > 0
+            asked = gathered.asked
             parts = ScoreParts(
                 keyword=keyword_scores[memory_id],
                 category=category_score(memory, wants_preference=wants_preference),
-                recency=recency_score(memory, now)
+                recency=recency_score(memory, gathered.now)
                 if asked is None
                 else float(_said_within(memory, asked)),
                 frequency=frequency_score(memory),
                 confidence=memory.confidence,
                 topic_boost=TOPIC_BOOST if on_topic else 1.0,
-                bm25=bm25.get(memory_id, 0.0),
+                bm25=gathered.bm25.get(memory_id, 0.0),
                 vector=None if near is None else near.cosine,
             )
-            results.append(ScoredMemory(memory, parts.total(), parts, matched))
+            results.append(
+                ScoredMemory(
+                    memory,
+                    parts.total(),
+                    parts,
+                    matched,
+                    None if confidence is None else confidence[memory_id],
+                )
+            )
         results.sort(key=lambda r: (r.score, r.memory.updated_at), reverse=True)
         return results[:limit]
+
+
+@dataclass(frozen=True, slots=True)
+class _Gathered:
+    """One round's candidates: memories, evidence, and what scoring needs of them."""
+
+    memories: dict[str, Memory]
+    evidence: dict[str, Evidence]
+    bm25: dict[str, float]
+    terms_of: dict[str, frozenset[str]]
+    matches: dict[str, tuple[tuple[str, ...], float]]
+    asked: TimeAsked | None
+    topic_keywords: Keywords | None
+    now: datetime
+
+
+def _near_enough(near: Nearness | None, confidence: float | None) -> bool:
+    """Whether a memory found by meaning alone is near enough to be found at all.
+
+    With the relevance head, when it is not unlikely to answer; without, when it
+    stands `MIN_STANDING` above its writing system's memories and background.
+    """
+    if confidence is not None:
+        return confidence >= MEANING_ALONE_CONFIDENCE
+    return near is not None and near.standing >= MIN_STANDING
 
 
 def _has_every_word(result: ScoredMemory, keywords: Keywords) -> bool:

@@ -61,12 +61,18 @@ class ScoredMemory:
     score: float
     parts: ScoreParts
     matched: tuple[str, ...] = ()
+    # How sure the engine is that the memory answers the question (0-1, calibrated;
+    # `relevance.py`), None when search has no trained head for its model.
+    confidence: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form: the record plus `score`, `score_parts` and `matched`."""
+        """JSON form: the record plus `score`, `score_parts`, `matched`, `confidence`."""
         return {
             **self.memory.to_dict(),
             "score": round(self.score, 4),
+            "confidence": None
+            if self.confidence is None
+            else round(self.confidence, 4),
             "score_parts": {
                 key: (round(value, 4) if isinstance(value, float) else value)
                 for key, value in asdict(self.parts).items()

@@ -25,7 +25,7 @@ import numpy as np
 from ..storage.models import Memory
 from ..storage.store_files import StoreChange
 from .background import BACKGROUND
-from .embeddings import Embedder, EmbeddingError
+from ..model.embeddings import Embedder, EmbeddingError
 from .index import SearchIndex, searchable_text
 from .neighbours import Nearness, Neighbours, spoken_system, writing_systems
 
@@ -79,6 +79,11 @@ class VectorIndex:
         self._background_ready = False
         self._query_cache: OrderedDict[str, list[float]] = OrderedDict()
         self.degraded_reason: str | None = None
+
+    @property
+    def model(self) -> str:
+        """The embedding model's name (and version, for the local model)."""
+        return self._model
 
     @property
     def backend(self) -> str | None:
@@ -339,8 +344,13 @@ class VectorIndex:
 
     # -- searching -------------------------------------------------------------
 
-    def scores(self, text: str, k: int) -> dict[str, Nearness]:
-        """The k memories nearest to the text, best first ({} when unavailable)."""
+    def scores(
+        self, text: str, k: int, also: Iterable[str] = ()
+    ) -> dict[str, Nearness]:
+        """The k memories nearest to the text, best first ({} when unavailable).
+
+        Then the nearness of the memories of `also` (found by words).
+        """
         if self._neighbours is None:
             return {}
         vector = self._query_cache.get(text)
@@ -355,7 +365,7 @@ class VectorIndex:
             if len(self._query_cache) > _QUERY_CACHE:
                 self._query_cache.popitem(last=False)
         with self._index.locked():
-            return self._neighbours.nearest(vector, k, spoken_system(text))
+            return self._neighbours.nearest(vector, k, spoken_system(text), also)
 
     def _degrade(self, err: EmbeddingError) -> None:
         # The worker and a search may fail at the same moment: log once.

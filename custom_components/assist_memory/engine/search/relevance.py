@@ -1,0 +1,123 @@
+"""How likely each candidate is to answer the question, from its words and its meaning.
+
+Each candidate a question finds (by words, by meaning, or both) comes with its
+evidence: its share of the best BM25 score, how much of the question's keywords it
+holds, its cosine to the question and its standing (`neighbours.py`: the cosine read
+against its own writing system's memories), and whether it is in another language
+than the question. A trained head (`model/weights/relevance.json`, a logistic
+regression written by `script/train_heads.py`) reads those numbers, and how the other
+candidates did, and gives the probability that this memory answers the question.
+That probability is the keyword part of the scoring formula (`scoring.py`) and the
+result's `confidence`: answering without an LLM says a memory only when it is sure
+enough (`backend/question_answers.py`).
+
+Trained on households written apart from the project and the labelled retrieval set,
+chosen on a development household, measured on two test households (docs/benchmarks.md).
+Without the local model (keywords only, or an embedding endpoint whose model the head
+was not trained on) the older fusion decides (`fusion.py`) and there is no confidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+import os
+from typing import Final
+
+import numpy as np
+
+from ..model.heads import Head
+from .fusion import fused_keyword_scores
+from .neighbours import Nearness
+
+RELEVANCE_HEAD: Final = "relevance"
+# A memory found by meaning alone (no word in common) is found at all only when its
+# confidence is at least this (chosen on the development split).
+MEANING_ALONE_CONFIDENCE: Final = float(os.environ.get("AM_FLOOR", "0.05"))
+# The features the head reads, in its weights' order.
+FEATURES: Final = (
+    "words",
+    "bm25_share",
+    "coverage",
+    "best_words",
+    "words_if_best_words",
+    "cosine",
+    "cosine_below_best",
+    "standing",
+    "standing_below_best",
+    "across",
+    "standing_if_across",
+    "standing_if_no_words",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What words and meaning say about one candidate."""
+
+    bm25_share: float
+    coverage: float
+    near: Nearness | None = None
+
+    @property
+    def words(self) -> float:
+        """The word match (0-1): half BM25 share, half coverage."""
+        return 0.5 * self.bm25_share + 0.5 * self.coverage
+
+
+def features(evidence: Mapping[str, Evidence]) -> dict[str, tuple[float, ...]]:
+    """Each candidate's features, in `FEATURES` order.
+
+    Some read the best of the other candidates (the best word match, the nearest
+    memory), never how many there are: a search for ten results reads its candidates
+    as one for five does.
+    """
+    near = [e.near for e in evidence.values() if e.near is not None]
+    best_words = max(
+        (e.words for e in evidence.values() if not (e.near and e.near.across)),
+        default=0.0,
+    )
+    best_cosine = max((n.cosine for n in near), default=0.0)
+    low_cosine = min((n.cosine for n in near), default=0.0)
+    best_standing = max((n.standing for n in near), default=0.0)
+    low_standing = min((n.standing for n in near), default=0.0)
+    rows: dict[str, tuple[float, ...]] = {}
+    for key, found in evidence.items():
+        nearness = found.near
+        cosine = nearness.cosine if nearness else low_cosine
+        standing = nearness.standing if nearness else low_standing
+        across = float(nearness is not None and nearness.across)
+        rows[key] = (
+            found.words,
+            found.bm25_share,
+            found.coverage,
+            best_words,
+            found.words * best_words,
+            cosine,
+            best_cosine - cosine,
+            standing,
+            best_standing - standing,
+            across,
+            standing * across,
+            standing * (1.0 - best_words),
+        )
+    return rows
+
+
+def relevance(
+    evidence: Mapping[str, Evidence], head: Head | None
+) -> tuple[dict[str, float], dict[str, float] | None]:
+    """Each candidate's keyword part, and its confidence (None without the head)."""
+    lexical = {key: e.words for key, e in evidence.items()}
+    near = {key: e.near for key, e in evidence.items() if e.near is not None}
+    if head is None or not near:
+        return fused_keyword_scores(lexical, near), None
+    rows = features(evidence)
+    keys = list(rows)
+    matrix = np.asarray([rows[key] for key in keys], dtype=np.float64)
+    logits = matrix @ (head.weights[-1] - head.weights[0]) + (
+        head.bias[-1] - head.bias[0]
+    )
+    probabilities = 1.0 / (1.0 + np.exp(-logits))
+    confidence = dict(zip(keys, probabilities.tolist(), strict=True))
+    return dict(confidence), confidence
