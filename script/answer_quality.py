@@ -120,9 +120,9 @@ def measure() -> dict[str, Tally]:
 
 async def _measure(config: Path, data: dict[str, Any]) -> dict[str, Tally]:
     async with async_test_home_assistant(config_dir=str(config)) as hass:
-        agent = await _start(hass)
+        agent = await start_assist_memory(hass)
         memories = await _add_memories(hass, data)
-        await _meaning_caught_up(hass)
+        await meaning_caught_up(hass)
         tallies: dict[str, Tally] = {}
         for question in data["questions"]:
             result = await conversation.async_converse(
@@ -207,7 +207,7 @@ def _speech(result: conversation.ConversationResult) -> str:
     return str(result.response.speech.get("plain", {}).get("speech", ""))
 
 
-async def _start(hass: HomeAssistant) -> str:
+async def start_assist_memory(hass: HomeAssistant) -> str:
     """Assist Memory through its config flow, default options: the memory agent's id."""
     from bench_agent import free_port
 
@@ -256,7 +256,7 @@ async def _add_memories(
     return stored
 
 
-async def _meaning_caught_up(hass: HomeAssistant) -> None:
+async def meaning_caught_up(hass: HomeAssistant) -> None:
     """Wait until every memory has its vector (search by meaning is on by default)."""
     for entry in hass.config_entries.async_loaded_entries(INTEGRATION):
         # Home Assistant loads the engine as custom_components.assist_memory.engine,

@@ -1,6 +1,7 @@
 """Rebuild the trained heads' weights from the labelled corpora, deterministically.
 
     script/train_heads.py relevance    the relevance head (search/relevance.py)
+    script/train_heads.py keep         the keep and kind heads (language/worth_keeping.py)
 
 Each head is fitted on its corpus's train split only, its choices (the penalty, a
 threshold) made on the development split; the test split is never read here (the
@@ -14,6 +15,8 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Iterator
+import dataclasses
+import itertools
 import json
 from pathlib import Path
 import sys
@@ -21,11 +24,32 @@ from typing import Any
 
 import numpy as np
 
-from assist_memory_engine.model.heads import WEIGHTS
+from assist_memory_engine.language.learned_extraction import (
+    LearnedExtractor,
+    without_secrets,
+)
+from assist_memory_engine.language.sentences import split_sentences
+from assist_memory_engine.language.worth_keeping import (
+    KEEP_EXTRA,
+    KEEP_HEAD,
+    KIND_HEAD,
+    Understanding,
+    keep_features,
+)
+from assist_memory_engine.model.heads import WEIGHTS, Head, load_head
 from assist_memory_engine.model.local_model import MODEL_NAME
+from assist_memory_engine.model.sentence_vectors import SentenceVectors
 from assist_memory_engine.search.relevance import FEATURES, RELEVANCE_HEAD, features
-from heads_training import fit_logistic, probability, write_head
+from extraction_quality import occurs
+from heads_training import (
+    CachedVectors,
+    fit_logistic,
+    fit_mlp,
+    probability,
+    write_head,
+)
 from household_quality import Household, household_engine, households, scopes_of
+from learning_quality import items as learning_items, measure as measure_learning
 from retrieval_quality import labelled_engine, labelled_set
 
 # The penalties tried on the development split.
@@ -119,16 +143,252 @@ def train_relevance() -> dict[str, Any]:
             "development_recall_at_5_by_penalty": report,
         },
     )
-    return {"penalty": l2, "development R@5 (candidates only)": round(recall, 4)}
+    load_head.cache_clear()
+    answering, table = choose_answering("development")
+    head = json.loads((WEIGHTS / f"{RELEVANCE_HEAD}.json").read_text(encoding="utf-8"))
+    write_head(
+        WEIGHTS / f"{RELEVANCE_HEAD}.json",
+        model=head["model"],
+        labels=head["labels"],
+        extra=head["extra"],
+        weights=head["weights"],
+        bias=head["bias"],
+        threshold=head["threshold"],
+        thresholds=answering,
+        trained_on={**head["trained_on"], "development_answering": table},
+    )
+    return {
+        "penalty": l2,
+        "development R@5 (candidates only)": round(recall, 4),
+        "answering": answering,
+    }
+
+
+# Answering without an LLM: at most this share of the answerable questions may get a
+# wrong memory, and of the unanswerable ones any memory (on development).
+MOST_WRONG = 0.03
+MOST_UNANSWERABLE_GIVEN = 0.05
+ANSWER_GRID = tuple(round(0.3 + 0.025 * i, 3) for i in range(27))
+SECOND_GRID = (0.6, 0.7, 0.8, 0.9, 0.95)
+
+
+def choose_answering(split: str) -> tuple[dict[str, float], dict[str, Any]]:
+    """The confidences at which a memory, and a second one, are said (chosen on split).
+
+    The most answered questions with at most `MOST_WRONG` of them given a wrong memory
+    and `MOST_UNANSWERABLE_GIVEN` of the unanswerable ones given any; the table of the
+    trade-off goes into the head's file.
+    """
+    asked: list[tuple[set[str], list[tuple[str, float]]]] = []
+    for house in households(split):
+        with household_engine(house) as engine:
+            for question in house.questions:
+                results = engine.search(
+                    question["say"], limit=10, scopes=scopes_of(question)
+                )
+                ranked = sorted(
+                    ((r.memory.id, r.confidence or 0.0) for r in results),
+                    key=lambda found: -found[1],
+                )
+                asked.append((set(question["answer"]), ranked))
+    table: dict[str, Any] = {}
+    best: tuple[float, dict[str, float]] | None = None
+    for first in ANSWER_GRID:
+        for second in SECOND_GRID:
+            right = wrong = given = 0
+            answerable = sum(1 for answer, _ in asked if answer)
+            for answer, ranked in asked:
+                said = [m for m, c in ranked[:1] if c >= first]
+                said += [m for m, c in ranked[1:2] if said and c >= second]
+                if not answer:
+                    given += bool(said)
+                elif said and all(m in answer for m in said):
+                    right += 1
+                elif said:
+                    wrong += 1
+            unanswerable = len(asked) - answerable
+            shares = (
+                right / answerable,
+                wrong / answerable,
+                given / max(unanswerable, 1),
+            )
+            table[f"{first} {second}"] = [round(x, 3) for x in shares]
+            if shares[1] <= MOST_WRONG and shares[2] <= MOST_UNANSWERABLE_GIVEN and (
+                best is None or shares[0] > best[0]
+            ):
+                best = (shares[0], {"answer": first, "second_answer": second})
+    if best is None:  # nothing within both limits: say nothing rather than wrongly
+        return {"answer": 1.0, "second_answer": 1.0}, table
+    return best[1], table
+
+
+KEEP_PENALTIES = (1.0, 10.0, 100.0)
+KEEP_HIDDEN = 64
+# The thresholds tried on the development split, and the precision they must reach.
+GRID = {
+    "sentence": (0.5, 0.6, 0.7, 0.8, 0.85, 0.9),
+    "piece_dropped": (0.05, 0.1, 0.2, 0.3, 0.4),
+    "piece_alone": (0.8, 0.9, 0.95, 0.98),
+}
+WANTED_PRECISION = 0.95
+
+
+def keep_examples(found: list[dict[str, Any]]) -> tuple[list[str], list[int]]:
+    """Texts and labels for the keep head: each utterance, and its pieces.
+
+    An utterance is worth keeping when it has a label. Without its secret pieces,
+    as learning reads it. A piece is worth keeping when it holds a label's required
+    words, not when its utterance has none; a piece of a kept utterance that holds no
+    label's words says nothing sure (the writer may have left it out) and is left out.
+    """
+    texts: list[str] = []
+    labels: list[int] = []
+    for item in found:
+        for sentence in split_sentences(item["say"]):
+            parts = [piece.text for piece in without_secrets(sentence)]
+            if not parts:
+                continue
+            texts.append(" ".join(parts))
+            labels.append(int(bool(item["keep"])))
+            if len(parts) == 1:
+                continue
+            for part in parts:
+                holds = any(
+                    all(occurs(term, part) for term in label["require"])
+                    for label in item["keep"]
+                )
+                if holds or not item["keep"]:
+                    texts.append(part)
+                    labels.append(int(holds))
+    return texts, labels
+
+
+def kind_examples(found: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    """Kept utterances of one kind, and that kind."""
+    texts, kinds = [], []
+    for item in found:
+        labelled = {label["kind"] for label in item["keep"]}
+        if len(labelled) == 1 and not item["secrets"]:
+            texts.append(item["say"])
+            kinds.append(labelled.pop())
+    return texts, kinds
+
+
+def _judged(extractor: LearnedExtractor, found: list[dict[str, Any]]) -> tuple[float, float]:
+    """The lowest recall and the lowest precision over the languages."""
+    tallies = measure_learning(
+        lambda text, lang: extractor.extract(text, language=lang), found
+    )
+    return (
+        min(t.recall for t in tallies.values()),
+        min(t.precision for t in tallies.values()),
+    )
+
+
+def train_keep() -> dict[str, Any]:
+    """Fit the keep and kind heads; penalty and thresholds chosen on development."""
+    vectors = CachedVectors(SentenceVectors(cached=1), "sentences")
+    train = learning_items("train")
+    development = learning_items("development")
+    texts, labels = keep_examples(train)
+    rows = np.asarray(
+        [keep_features(t, v) for t, v in zip(texts, vectors.vectors(texts), strict=True)],
+        np.float64,
+    )
+    kind_texts, kinds = kind_examples(train)
+    kind_rows = np.asarray(vectors.vectors(kind_texts), np.float64)
+    vectors.save()
+    kind_labels = sorted(set(kinds))
+    kind_fits = [
+        fit_logistic(kind_rows, np.asarray([int(k == label) for k in kinds]), l2=10.0)
+        for label in kind_labels
+    ]
+    kind = Head(
+        KIND_HEAD,
+        MODEL_NAME,
+        tuple(kind_labels),
+        (),
+        np.asarray([w for w, _ in kind_fits]),
+        np.asarray([b for _, b in kind_fits]),
+        0.5,
+    )
+    best: tuple[tuple[float, float], float, dict[str, float], Any] | None = None
+    report = {}
+    for l2 in KEEP_PENALTIES:
+        layer, weights, bias = fit_mlp(
+            rows, np.asarray(labels), hidden=KEEP_HIDDEN, l2=l2
+        )
+        base = Head(
+            KEEP_HEAD,
+            MODEL_NAME,
+            ("drop", "keep"),
+            KEEP_EXTRA,
+            np.asarray([np.zeros_like(weights), weights]),
+            np.asarray([0.0, bias]),
+            0.5,
+            hidden=layer,
+        )
+        for values in itertools.product(*GRID.values()):
+            thresholds = dict(zip(GRID, values, strict=True))
+            head = dataclasses.replace(base, thresholds=thresholds)
+            extractor = LearnedExtractor(Understanding(vectors, head, kind))  # type: ignore[arg-type]
+            recall, precision = _judged(extractor, development)
+            report[f"{l2} {values}"] = (round(recall, 3), round(precision, 3))
+            # The best recall at the wanted precision; else the best precision.
+            score = (
+                (1.0, recall) if precision >= WANTED_PRECISION else (0.0, precision)
+            )
+            if best is None or score > best[0]:
+                best = (score, l2, thresholds, (layer, weights, bias))
+    vectors.save()
+    assert best is not None
+    _, l2, thresholds, (layer, weights, bias) = best
+    trained_on = {
+        "corpus": "tests/data/corpus/extraction.json (train)",
+        "examples": len(labels),
+        "penalty": l2,
+        "hidden": KEEP_HIDDEN,
+        "development (lowest recall, lowest precision of the languages)": report[
+            f"{l2} {tuple(thresholds.values())}"
+        ],
+    }
+    write_head(
+        WEIGHTS / f"{KEEP_HEAD}.json",
+        model=MODEL_NAME,
+        labels=("drop", "keep"),
+        extra=KEEP_EXTRA,
+        weights=[[0.0] * len(weights), weights.tolist()],
+        bias=[0.0, bias],
+        threshold=0.5,
+        thresholds=thresholds,
+        trained_on=trained_on,
+        hidden=layer,
+    )
+    write_head(
+        WEIGHTS / f"{KIND_HEAD}.json",
+        model=MODEL_NAME,
+        labels=kind_labels,
+        extra=(),
+        weights=kind.weights.tolist(),
+        bias=kind.bias.tolist(),
+        threshold=0.5,
+        trained_on={
+            "corpus": "tests/data/corpus/extraction.json (train)",
+            "examples": len(kinds),
+        },
+    )
+    return {**trained_on, "thresholds": thresholds}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("head", choices=["relevance"])
+    parser.add_argument("head", choices=["relevance", "keep"])
     args = parser.parse_args(argv)
     WEIGHTS.mkdir(exist_ok=True)
     if args.head == "relevance":
         print(json.dumps(train_relevance(), indent=1))
+    if args.head == "keep":
+        print(json.dumps(train_keep(), indent=1, ensure_ascii=False))
     return 0
 
 

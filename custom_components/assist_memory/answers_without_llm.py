@@ -9,14 +9,16 @@ agent's own recognition, before anything runs:
   Home Assistant, always; the one exception is "who/what is <something>" read as a
   state query with no device, area or floor named ("Who is our plumber?"): Home
   Assistant answers it first, and only when no entity matched, a memory that
-  answers the question does;
+  answers the question does (or "I don't know that yet", never "Not any");
 - a sentence the intent agent does not understand (no intent, or a device or area
   it does not know: "Where is the spare key?"; but not one that names a device or
   area it knows) is answered by the memory that answers
   it, or, for a statement the rules learn a fact from ("My son Leo plays football on
   Saturdays"), acknowledged and learnt at once;
 - anything else is Home Assistant's answer, except a question it could not
-  understand at all, which gets "I don't know that yet".
+  answer at all (no intent, or no device of that name: "What is my favourite
+  colour?" read as a device's state): nothing ran, so memory answers it, or says
+  "I don't know that yet", never the device error.
 
 A memory answer names the memories it comes from in the response's results (type
 `custom`, the memory's id), so a caller can tell it from the intent agent's.
@@ -84,23 +86,26 @@ async def async_answer_without_llm(
     `learn_settings`: None when learning is off (no acknowledgement then).
     """
     recognition = await _async_recognize(hass, user_input)
-    if recognition.understood and not recognition.open_query:
-        return await converse()
     language = reply_language(user_input.language, user_input.text)
-    answer = await _quietly(
-        answer_question(
-            backend,
-            user_input.text,
-            user_id=speaker.owner,
-            now=home_now(hass.config.time_zone),
-        ),
-        "answer",
-    )
+    if recognition.understood and not recognition.open_query:
+        result = await converse()
+        if not _failed_question(result, user_input.text):
+            return result
+        # "What is my favourite colour?" read as a state query about a device
+        # called "favourite colour": nothing ran; memory answers, or says it
+        # does not know, instead of the device error.
+        answer = await _answer(hass, backend, user_input, speaker)
+        if answer is not None:
+            return memory_result(user_input, chat_log, answer)
+        return spoken_result(user_input, chat_log, reply(language, "dont_know"))
+    answer = await _answer(hass, backend, user_input, speaker)
     if recognition.open_query:
         result = await converse()
         response = result.response
-        if answer is None or response.matched_states or not _query_failed(response):
+        if response.matched_states or not _query_failed(response):
             return result
+        if answer is None:  # "Who is the dog's vet?" is not "Not any"
+            return spoken_result(user_input, chat_log, reply(language, "dont_know"))
         return memory_result(user_input, chat_log, answer)
     if answer is not None:
         return memory_result(user_input, chat_log, answer)
@@ -119,12 +124,35 @@ async def async_answer_without_llm(
             _name_memories(result, acknowledgement.memory_ids)
             return result
     result = await converse()
-    if (
-        result.response.error_code is intent.IntentResponseErrorCode.NO_INTENT_MATCH
-        and read_question(user_input.text) is not None
-    ):
+    if _failed_question(result, user_input.text):
         return spoken_result(user_input, chat_log, reply(language, "dont_know"))
     return result
+
+
+async def _answer(
+    hass: HomeAssistant,
+    backend: MemoryBackend,
+    user_input: conversation.ConversationInput,
+    speaker: Speaker,
+) -> MemoryAnswer | None:
+    return await _quietly(
+        answer_question(
+            backend,
+            user_input.text,
+            user_id=speaker.owner,
+            now=home_now(hass.config.time_zone),
+        ),
+        "answer",
+    )
+
+
+def _failed_question(result: conversation.ConversationResult, text: str) -> bool:
+    """A question the intent agent could not answer: no intent, or no such device."""
+    return (
+        result.response.response_type is intent.IntentResponseType.ERROR
+        and result.response.error_code in _NOT_UNDERSTOOD
+        and read_question(text) is not None
+    )
 
 
 async def _async_recognize(

@@ -394,7 +394,7 @@ def test_vector_scores_are_fused_when_available(
     )
     asked: list[tuple[str, int]] = []
 
-    def vectors(text: str, pool: int) -> dict[str, Nearness]:
+    def vectors(text: str, pool: int, also: Iterable[str] = ()) -> dict[str, Nearness]:
         asked.append((text, pool))
         return {
             "semantic": Nearness(cosine=0.9, standing=3.0),

@@ -1,22 +1,40 @@
 """Answering an everyday question from the memory that answers it, with any backend.
 
 The household's memories and the speaker's own are searched (never another
-person's); each candidate is judged (`questions.judge`) and the best answer is said
-to the listener (`listener.for_listener`): "You're allergic to penicillin", 你对青霉素过敏.
-When a second memory answers as well as the first, both are said. None when no
-memory answers the question well: the caller then leaves it to the intent agent.
+person's). With the local model, search says how sure it is that each memory answers
+(`ScoredMemory.confidence`, calibrated: `search/relevance.py`) and whether that is sure
+enough to say it (`ScoredMemory.answers`, at thresholds chosen on a development
+household): the best memory is said when it is, a second one beside it only when it is
+too ("What are the kids allergic to?"), else None ("I don't know that yet", said by
+the caller). Whatever the question's words: "Who do we call
+when a pipe leaks?" finds the plumber, 备用钥匙在哪里？ the English memory about the
+spare key (said as stored, introduced in the question's language). Without the model
+(keywords only), each candidate is judged by its words (`questions.judge`).
+
+The answer is said to the listener (`listener.for_listener`): "You're allergic to
+penicillin", 你对青霉素过敏. "When …?" answered by one memory that names its day is
+said as that day.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+import re
 from typing import TYPE_CHECKING, Final
 
+from ..language.commands import reply
 from ..language.listener import said_to
-from ..language.questions import Judgement, judge, known_units, read_question
+from ..language.questions import (
+    Judgement,
+    Question,
+    judge,
+    known_units,
+    read_question,
+)
 from ..language.speech import is_traditional
 from ..language.time_phrases import home_now, when_said
+from ..search.scoring import ScoredMemory
 from ..storage.models import HOUSEHOLD_SCOPE, Memory
 
 if TYPE_CHECKING:
@@ -27,6 +45,9 @@ if TYPE_CHECKING:
 CANDIDATES: Final = 10
 # A second answer is said when it scores at least this share of the first.
 _SECOND_ANSWER_SHARE: Final = 0.8
+
+
+_HAN: Final = re.compile(r"[\u4e00-\u9fff]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,15 +74,53 @@ async def answer_question(
     if question is None:
         return None
     scopes = [HOUSEHOLD_SCOPE] if not user_id else [user_id, HOUSEHOLD_SCOPE]
-    found = {
-        result.memory.id: result
-        for query in (question.words, text)
-        for result in await backend.search(query, limit=CANDIDATES, scopes=scopes)
-    }.values()
-    known = known_units(question, (r.memory.content for r in found))
+    results = await backend.search(text, limit=CANDIDATES, scopes=scopes)
+    if results and results[0].answers is not None:
+        chosen = _surest(results)
+    else:
+        chosen = await _by_words(backend, question, text, scopes, results)
+    if not chosen:
+        return None
+    traditional = is_traditional(text)
+    language = ("zh-Hant" if traditional else "zh-Hans") if question.chinese else "en"
+    if question.kind == "when" and len(chosen) == 1:
+        when = when_said(chosen[0].content, now or home_now(None), language)
+        if when is not None:
+            return MemoryAnswer(_sentence(when), tuple(chosen))
+    speech = spoken(chosen, user_id)
+    if any(_across(text, memory.content) for memory in chosen):
+        # Said as stored, in the other language: introduced in the question's.
+        speech = reply(language, "recall", items=speech)
+    return MemoryAnswer(speech, tuple(chosen))
+
+
+def _surest(results: list[ScoredMemory]) -> list[Memory]:
+    """The memories search is sure enough answer the question (best first, two at most)."""
+    if not results[0].answers:
+        return []
+    return [result.memory for result in results if result.answers][:2]
+
+
+def _across(question: str, content: str) -> bool:
+    """Whether a memory is in another writing system than the question."""
+    return bool(_HAN.search(question)) != bool(_HAN.search(content))
+
+
+async def _by_words(
+    backend: MemoryOperations,
+    question: Question,
+    text: str,
+    scopes: list[str],
+    found_first: list[ScoredMemory],
+) -> list[Memory]:
+    """Without the model's confidence: the memories whose words answer the question."""
+    found = {result.memory.id: result for result in found_first}
+    for result in await backend.search(question.words, limit=CANDIDATES, scopes=scopes):
+        found.setdefault(result.memory.id, result)
+    known = known_units(question, (r.memory.content for r in found.values()))
     traditional = is_traditional(text)
     judged: list[tuple[tuple[int, int, int, float], Memory]] = []
-    for result in found:
+    for result in found.values():
         verdict: Judgement = judge(question, result.memory.content, known)
         if not verdict.answers:
             continue
@@ -69,7 +128,7 @@ async def answer_question(
         rank = (verdict.matched, verdict.side_by_side, same_script, result.score)
         judged.append((rank, result.memory))
     if not judged:
-        return None
+        return []
     judged.sort(key=lambda item: item[0], reverse=True)
     best_rank, best = judged[0]
     chosen = [best]
@@ -77,14 +136,7 @@ async def answer_question(
         rank, second = judged[1]
         if rank[:3] == best_rank[:3] and rank[3] >= _SECOND_ANSWER_SHARE * best_rank[3]:
             chosen.append(second)
-    if question.kind == "when" and len(chosen) == 1:
-        language = (
-            ("zh-Hant" if traditional else "zh-Hans") if question.chinese else "en"
-        )
-        when = when_said(best.content, now or home_now(None), language)
-        if when is not None:
-            return MemoryAnswer(_sentence(when), (best,))
-    return MemoryAnswer(spoken(chosen, user_id), tuple(chosen))
+    return chosen
 
 
 def spoken(memories: list[Memory], user_id: str | None) -> str:

@@ -36,6 +36,7 @@ from ..language.fact_scope import placed
 from ..language.facts import Fact
 from ..language.keywords import extract_keywords
 from ..language.provenance import SaidMessage, learned_from
+from ..language.extractors import Extractor, extractor_here
 from ..language.rule_extraction import RuleBasedExtractor
 from ..language.secrets_filter import REDACTED, mentions_secret, redact
 from ..language.time_phrases import end_of, home_now, with_time, without_time
@@ -142,7 +143,7 @@ class TurnMemory:
         self._lock = threading.Lock()
         self._throttle = ExtractionThrottle()
         self._flush = FlushTracker()
-        self._extractor = RuleBasedExtractor()
+        self._extractor: Extractor | None = None
         # Paused conversations: session id -> when their last turn came (`clock`).
         self._clock = clock
         self._paused: dict[str, float] = {}
@@ -421,12 +422,22 @@ class TurnMemory:
             self._learning.mark_ended(left)
         return len(left)
 
+    @property
+    def extractor(self) -> Extractor:
+        """What learns without an LLM: the trained heads with the local model, else
+        the rules (made on first use: the model loads then, not when a command starts).
+        """
+        if self._extractor is None or isinstance(self._extractor, RuleBasedExtractor):
+            # The rules until the local model can run (installed after a first start).
+            self._extractor = extractor_here()
+        return self._extractor
+
     def rule_facts(self, batch: ExtractionBatch) -> list[Fact]:
-        """Facts the rule-based extractor finds in what the user said."""
+        """Facts learnt without an LLM from what the user said."""
         return [
             fact
             for text in batch.user_texts
-            for fact in self._extractor.extract(text, language=batch.language)
+            for fact in self.extractor.extract(text, language=batch.language)
         ]
 
     def learn(
@@ -629,7 +640,7 @@ class TurnMemory:
             for summary in self.log.recent_summaries(_SUMMARIES_CHECKED, owner=owner)
             if any(
                 states_replaced_fact(stated, old, fact)
-                for stated in self._extractor.extract(summary.title)
+                for stated in self.extractor.extract(summary.title)
                 for old, fact in replaced
             )
         ]

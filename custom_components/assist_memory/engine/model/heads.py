@@ -1,7 +1,8 @@
 """Small trained heads over the local model's sentence vectors.
 
 A head is a logistic regression: a weight row per label over a sentence's features (its
-vector from the local model, and a few named features the caller adds), softmax on top.
+vector from the local model, and a few named features the caller adds), softmax on top;
+some read the features through one hidden layer first (rectified, `hidden`).
 Its numbers are a JSON file beside this module (`weights/<name>.json`), written by
 `script/train_heads.py` from the labelled corpus, never a pickle: a reader sees what was
 learnt, and retraining from the same corpus writes the same file.
@@ -12,7 +13,8 @@ its numbers mean nothing, and `load_head` gives None (the caller keeps to its ru
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 import functools
 import json
 from pathlib import Path
@@ -45,15 +47,30 @@ class Head:
     # The probability of `labels[-1]` at which the head says it (binary heads), chosen
     # on the development split; see the training script's report for the trade-off.
     threshold: float
+    # An optional hidden layer: (units, features) weights and (units,) bias.
+    hidden: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None = None
+    # Named thresholds of the code that uses the head, chosen with it on development.
+    thresholds: Mapping[str, float] = field(default_factory=dict)
+
+    def at(self, name: str, default: float) -> float:
+        """A named threshold, or `default` when the file does not set it."""
+        return self.thresholds.get(name, default)
+
+    @property
+    def inputs(self) -> int:
+        """How many features the head reads."""
+        return (self.hidden[0] if self.hidden else self.weights).shape[1]
 
     def probabilities(self, features: Vector) -> dict[str, float]:
         """Each label's probability for one sentence's features."""
-        if features.shape != (self.weights.shape[1],):
+        if features.shape != (self.inputs,):
             raise ValueError(
-                f"{self.name}: {features.shape[0]} features, "
-                f"the head needs {self.weights.shape[1]}"
+                f"{self.name}: {features.shape[0]} features, the head needs {self.inputs}"
             )
-        logits = self.weights @ features.astype(np.float64) + self.bias
+        read = features.astype(np.float64)
+        if self.hidden is not None:
+            read = np.maximum(self.hidden[0] @ read + self.hidden[1], 0.0)
+        logits = self.weights @ read + self.bias
         logits -= logits.max()
         exp = np.exp(logits)
         return dict(zip(self.labels, (exp / exp.sum()).tolist(), strict=True))
@@ -104,6 +121,12 @@ def head_from_json(name: str, raw: Any) -> Head:
         labels = tuple(str(label) for label in raw["labels"])
         weights = np.asarray(raw["weights"], dtype=np.float64)
         bias = np.asarray(raw["bias"], dtype=np.float64)
+        hidden = None
+        if "hidden" in raw:
+            hidden = (
+                np.asarray(raw["hidden"]["weights"], dtype=np.float64),
+                np.asarray(raw["hidden"]["bias"], dtype=np.float64),
+            )
         head = Head(
             name=name,
             model=str(raw["model"]),
@@ -112,6 +135,10 @@ def head_from_json(name: str, raw: Any) -> Head:
             weights=weights,
             bias=bias,
             threshold=float(raw.get("threshold", 0.5)),
+            hidden=hidden,
+            thresholds={
+                str(k): float(v) for k, v in raw.get("thresholds", {}).items()
+            },
         )
     except (KeyError, TypeError, ValueError) as err:
         raise HeadFileError(f"{name}: not a head's weights ({err})") from err
@@ -119,4 +146,10 @@ def head_from_json(name: str, raw: Any) -> Head:
         len(labels),
     ):
         raise HeadFileError(f"{name}: weights and labels do not agree")
+    if hidden is not None and (
+        hidden[0].ndim != 2
+        or hidden[0].shape[0] != weights.shape[1]
+        or hidden[1].shape != (weights.shape[1],)
+    ):
+        raise HeadFileError(f"{name}: the hidden layer and the weights do not agree")
     return head

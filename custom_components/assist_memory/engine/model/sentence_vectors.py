@@ -28,7 +28,9 @@ class SentenceVectors:
 
     model: Final = MODEL_NAME
 
-    def __init__(self) -> None:
+    def __init__(self, cached: int = _CACHED) -> None:
+        """`cached`: how many sentences' vectors are kept (the newest)."""
+        self._cached = cached
         self._cache: OrderedDict[str, Vector] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -49,7 +51,7 @@ class SentenceVectors:
             with self._lock:
                 for text in missing:
                     self._cache[text] = found[text]
-                while len(self._cache) > _CACHED:
+                while len(self._cache) > self._cached:
                     self._cache.popitem(last=False)
         return [found[t] for t in texts]
 

@@ -31,6 +31,11 @@ from .fusion import fused_keyword_scores
 from .neighbours import Nearness
 
 RELEVANCE_HEAD: Final = "relevance"
+# The confidences at which the best memory, and a second one, are said as answers
+# (thresholds in the head's file, chosen on the development household with it; the
+# values here are used when the file has none).
+ANSWER: Final = ("answer", 0.7)
+SECOND_ANSWER: Final = ("second_answer", 0.9)
 # A memory found by meaning alone (no word in common) is found at all only when its
 # confidence is at least this (chosen on the development split).
 MEANING_ALONE_CONFIDENCE: Final = float(os.environ.get("AM_FLOOR", "0.05"))
@@ -105,13 +110,18 @@ def features(evidence: Mapping[str, Evidence]) -> dict[str, tuple[float, ...]]:
 
 
 def relevance(
-    evidence: Mapping[str, Evidence], head: Head | None
+    evidence: Mapping[str, Evidence],
+    head: Head | None,
+    nearest: Mapping[str, Nearness],
 ) -> tuple[dict[str, float], dict[str, float] | None]:
-    """Each candidate's keyword part, and its confidence (None without the head)."""
+    """Each candidate's keyword part, and its confidence (None without the head).
+
+    `nearest`: everything the vector search returned (the older fusion rescales
+    standings over all of it, candidates of other scopes included).
+    """
     lexical = {key: e.words for key, e in evidence.items()}
-    near = {key: e.near for key, e in evidence.items() if e.near is not None}
-    if head is None or not near:
-        return fused_keyword_scores(lexical, near), None
+    if head is None or not nearest:
+        return fused_keyword_scores(lexical, nearest), None
     rows = features(evidence)
     keys = list(rows)
     matrix = np.asarray([rows[key] for key in keys], dtype=np.float64)
@@ -120,4 +130,9 @@ def relevance(
     )
     probabilities = 1.0 / (1.0 + np.exp(-logits))
     confidence = dict(zip(keys, probabilities.tolist(), strict=True))
-    return dict(confidence), confidence
+    # The keyword part orders the candidates as the head does, over the whole 0-1
+    # range (the best 1, the least likely 0): probabilities of the unlikely ones sit
+    # so close to 0 that the formula's other parts would order them instead.
+    low, high = float(logits.min()), float(logits.max())
+    spread = (logits - low) / (high - low) if high > low else np.ones_like(logits)
+    return dict(zip(keys, spread.tolist(), strict=True)), confidence

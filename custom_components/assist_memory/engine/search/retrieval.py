@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 import functools
 from typing import Final
@@ -28,7 +28,13 @@ from ..storage.models import Memory
 from ..model.heads import Head
 from .index import SearchIndex, searchable_text, stored_terms
 from .neighbours import MIN_STANDING, Nearness
-from .relevance import MEANING_ALONE_CONFIDENCE, Evidence, relevance
+from .relevance import (
+    ANSWER,
+    MEANING_ALONE_CONFIDENCE,
+    SECOND_ANSWER,
+    Evidence,
+    relevance,
+)
 from .scoring import (
     TOPIC_BOOST,
     ScoredMemory,
@@ -176,7 +182,15 @@ class Retriever:
             for memory_id, (_, coverage) in matches.items()
         }
         return _Gathered(
-            memories, evidence, bm25, terms_of, matches, asked, topic_keywords, now
+            memories,
+            evidence,
+            nearest,
+            bm25,
+            terms_of,
+            matches,
+            asked,
+            topic_keywords,
+            now,
         )
 
     def _round(
@@ -198,7 +212,7 @@ class Retriever:
             _QueryTerms.of(gathered.topic_keywords) if gathered.topic_keywords else None
         )
         keyword_scores, confidence = relevance(
-            gathered.evidence, self._relevance_head
+            gathered.evidence, self._relevance_head, gathered.nearest
         )
         results: list[ScoredMemory] = []
         for memory_id, memory in gathered.memories.items():
@@ -236,7 +250,28 @@ class Retriever:
                 )
             )
         results.sort(key=lambda r: (r.score, r.memory.updated_at), reverse=True)
-        return results[:limit]
+        return self._said_as_answers(results[:limit])
+
+    def _said_as_answers(self, results: list[ScoredMemory]) -> list[ScoredMemory]:
+        """Each result marked with whether it is sure enough to be said as an answer.
+
+        The best at the head's "answer" threshold; any other, when the best is, at its
+        "second_answer" one (both chosen on a development household with the head).
+        """
+        head = self._relevance_head
+        if head is None or not results or results[0].confidence is None:
+            return results
+        first = (results[0].confidence or 0.0) >= head.at(*ANSWER)
+        second = head.at(*SECOND_ANSWER)
+        return [
+            replace(
+                result,
+                answers=first
+                if position == 0
+                else first and (result.confidence or 0.0) >= second,
+            )
+            for position, result in enumerate(results)
+        ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,6 +280,7 @@ class _Gathered:
 
     memories: dict[str, Memory]
     evidence: dict[str, Evidence]
+    nearest: dict[str, Nearness]
     bm25: dict[str, float]
     terms_of: dict[str, frozenset[str]]
     matches: dict[str, tuple[tuple[str, ...], float]]
@@ -256,12 +292,12 @@ class _Gathered:
 def _near_enough(near: Nearness | None, confidence: float | None) -> bool:
     """Whether a memory found by meaning alone is near enough to be found at all.
 
-    With the relevance head, when it is not unlikely to answer; without, when it
-    stands `MIN_STANDING` above its writing system's memories and background.
+    When it stands `MIN_STANDING` above its writing system's memories and
+    background, and, with the relevance head, is not unlikely to answer.
     """
-    if confidence is not None:
-        return confidence >= MEANING_ALONE_CONFIDENCE
-    return near is not None and near.standing >= MIN_STANDING
+    if near is None or near.standing < MIN_STANDING:
+        return False
+    return confidence is None or confidence >= MEANING_ALONE_CONFIDENCE
 
 
 def _has_every_word(result: ScoredMemory, keywords: Keywords) -> bool:

@@ -64,15 +64,19 @@ class ScoredMemory:
     # How sure the engine is that the memory answers the question (0-1, calibrated;
     # `relevance.py`), None when search has no trained head for its model.
     confidence: float | None = None
+    # Whether it is sure enough to say the memory as an answer (the best result at the
+    # head's "answer" threshold, another at its "second_answer" one); None without.
+    answers: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form: the record plus `score`, `score_parts`, `matched`, `confidence`."""
+        """JSON form: the record, `score`, `score_parts`, `matched`, `confidence`, `answers`."""
         return {
             **self.memory.to_dict(),
             "score": round(self.score, 4),
             "confidence": None
             if self.confidence is None
             else round(self.confidence, 4),
+            "answers": self.answers,
             "score_parts": {
                 key: (round(value, 4) if isinstance(value, float) else value)
                 for key, value in asdict(self.parts).items()
