@@ -6,6 +6,7 @@
                  [--skip-answers] [--answers]
                  [--skip-meaning] [--meaning] [--meaning-quality]
                  [--meaning-embed 10000] [--public-conversations]
+                 [--locomo PATH]
 
 Answers without an LLM (--answers: this section only): the labelled questions in
 tests/data/question_set.json asked in a Home Assistant test instance, the memory
@@ -46,6 +47,9 @@ labelled sets next to keywords only and the model alone, then the same three on 
 public long conversation (CRI's persona, script/public_conversation_quality.py;
 --public-conversations: only that), and its costs (script/bench_meaning.py;
 --meaning-quality: the labelled sets only, not the costs).
+LoCoMo (--locomo PATH: this section only; elsewhere one line says it was not given):
+its ten very long conversations, read from PATH (never copied here: non-commercial
+licence), by words, the model alone and ours (script/locomo_quality.py).
 """
 
 from __future__ import annotations
@@ -75,7 +79,7 @@ from answer_quality import (
 )
 from bench_agent import agent_overhead, load
 from bench_corpus import labelled_queries, scaled_texts
-from bench_meaning import meaning, meaning_quality, public_conversations
+from bench_meaning import locomo, meaning, meaning_quality, public_conversations
 from bench_tables import ROOT, TARGETS, percentile, table, timed
 from conversation_quality import measure as measure_conversations
 from extraction_quality import (
@@ -778,6 +782,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="only the public long-conversation set, searched by meaning",
     )
     parser.add_argument(
+        "--locomo",
+        type=Path,
+        metavar="PATH",
+        help="only LoCoMo, read from PATH (its unzipped data/locomo10.zip's folder)",
+    )
+    parser.add_argument(
         "--meaning-embed",
         type=int,
         default=10_000,
@@ -788,6 +798,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"# Assist Memory benchmarks ({os.cpu_count()} cores, Python {sys.version.split()[0]})"
     )
     sizes = [int(s) for s in args.sizes.split(",")]
+    if args.locomo is not None:
+        locomo(args.locomo)
+        return 0
     if args.meaning_quality:
         meaning_quality()
         return 0
