@@ -109,6 +109,13 @@ _EN_NOT_A_UNIT: Final = frozenset(
     to not don't don’t either each every one quick quickly asap though tho yet by
     """.split()
 )
+# Measures said in the singular after a number ("300 euro", "2000 quid").
+_MEASURES: Final = frozenset(
+    """
+    pound quid euro dollar yuan kuai percent per metre meter mile foot feet inch kilo
+    gram litre liter degree minute hour day week month year time point people
+    """.split()
+)
 _SECURITY: Final = re.compile(
     r"security\s+(?:question|answer)|secret\s+question|memorable\s+(?:word|name|place)"
     r"|maiden\s+name|密保|保安問題|保安问题|安全問題|安全问题|密碼提示|密码提示|提示問題"
@@ -167,13 +174,25 @@ def labelled(text: str, start: int) -> bool:
     return False
 
 
-def counted(text: str, end: int) -> bool:
-    """Whether the word right after `end` makes the number a count or an address."""
+def counted(text: str, end: int, *, surely: bool = False) -> bool:
+    """Whether the word right after `end` makes the number a count or an address.
+
+    `surely`: only a measure or a plural ("300 points", "20 quid", "3 times"), for a
+    number named a secret's ("the code is 5730291 tell nobody" has no punctuation).
+    """
     after = text[end:]
     if _ZH_UNIT.match(after):
         return True
     match = re.match(r" ([A-Za-z][A-Za-z'’]*)", after)
-    return match is not None and match.group(1).casefold() not in _EN_NOT_A_UNIT
+    if match is None:
+        return False
+    word = match.group(1).casefold()
+    if surely:
+        plural = word.endswith("s") and not word.endswith(
+            ("'s", "’s", "ss", "us", "is")
+        )
+        return word in _MEASURES or (plural and word not in _EN_NOT_A_UNIT)
+    return word not in _EN_NOT_A_UNIT
 
 
 def security_context(text: str) -> bool:

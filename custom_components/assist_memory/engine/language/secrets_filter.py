@@ -231,7 +231,7 @@ def _named_values(text: str, all_named: list[Cue]) -> Iterator[SecretMatch]:
             continue
         followed = _followed_by_name(text, run, named)
         if _attached(text, run, named) and (
-            run.read_out or followed or not counted(text, run.end)
+            run.read_out or followed or not counted(text, run.end, surely=True)
         ):
             yield SecretMatch(_kind(run), run.start, run.end)
             continue
