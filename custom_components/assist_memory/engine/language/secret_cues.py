@@ -109,11 +109,12 @@ _EN_NOT_A_UNIT: Final = frozenset(
     to not don't don’t either each every one quick quickly asap though tho yet by
     """.split()
 )
-# Measures said in the singular after a number ("300 euro", "2000 quid").
+# Measures and amounts after a number, singular ("300 euro", "2000 points").
 _MEASURES: Final = frozenset(
     """
     pound quid euro dollar yuan kuai percent per metre meter mile foot feet inch kilo
-    gram litre liter degree minute hour day week month year time point people
+    gram litre liter degree minute hour day week month year time point people digit
+    number character letter mile step calorie
     """.split()
 )
 _SECURITY: Final = re.compile(
@@ -177,7 +178,7 @@ def labelled(text: str, start: int) -> bool:
 def counted(text: str, end: int, *, surely: bool = False) -> bool:
     """Whether the word right after `end` makes the number a count or an address.
 
-    `surely`: only a measure or a plural ("300 points", "20 quid", "3 times"), for a
+    `surely`: only a measure or an amount ("300 points", "20 quid", "3 times"), for a
     number named a secret's ("the code is 5730291 tell nobody" has no punctuation).
     """
     after = text[end:]
@@ -188,10 +189,7 @@ def counted(text: str, end: int, *, surely: bool = False) -> bool:
         return False
     word = match.group(1).casefold()
     if surely:
-        plural = word.endswith("s") and not word.endswith(
-            ("'s", "’s", "ss", "us", "is")
-        )
-        return word in _MEASURES or (plural and word not in _EN_NOT_A_UNIT)
+        return word.removesuffix("s") in _MEASURES
     return word not in _EN_NOT_A_UNIT
 
 
