@@ -47,12 +47,19 @@ _EN_CUES: Final = (
 _EN_CUE: Final = re.compile(
     r"(?<![A-Za-z0-9_])(?:" + "|".join(_EN_CUES) + r")(?![A-Za-z0-9_])", re.IGNORECASE
 )
+# A piece of every English name above (most sentences have none: no further look).
+_EN_HINT: Final = re.compile(
+    r"pin|pass|pwd|memorable|code|combo|combination|otp|2fa|cvv|cvc|ssn|iban|key|lock"
+    r"|pad|safe|alarm|account|card|passport|insurance|ni |nhs|social|licen|id "
+    r"|identity|student|candidate|staff|employee|payroll|pension|holder|digit"
+    r"|verification|one-time|one time|texted|sent|recovery|backup|steam|authenticat"
+    r"|security"
+)
 # Said of a card only: its expiry ("expiry oh nine twenty-eight").
 _CARD_EXPIRY: Final = re.compile(
     r"\b(?:expiry|expiration|expires?|exp\.?|valid\s+(?:until|thru|through))\b",
     re.IGNORECASE,
 )
-_CARD: Final = re.compile(r"\bcards?\b|卡", re.IGNORECASE)
 _ZH_CUE: Final = re.compile(
     r"密码|密碼|口令|密钥|密鑰|秘钥|验证码|驗證碼|校验码|校驗碼|动态码|動態碼|取件码|取件碼"
     r"|接送码|接送碼|提货码|提貨碼|安全码|安全碼|授权码|授權碼|开锁码|開鎖碼|门禁|門禁"
@@ -60,6 +67,10 @@ _ZH_CUE: Final = re.compile(
     r"|帳號|账户|賬戶|户口号码|戶口號碼|卡号|卡號|银行代号|銀行代號|背面|一次性|保险柜|保險櫃"
     r"|保险箱|保險箱|夾萬|夹万|钥匙盒|鑰匙盒|密码锁|密碼鎖",
     re.IGNORECASE,
+)
+# A character of every Chinese name above.
+_ZH_HINT: Final = re.compile(
+    r"[密口秘验驗校动動取接提安授开開门門恢复復备備身护護账賬帳户戶卡银銀背一保夹夾钥鑰]"
 )
 _ZH_CARD_EXPIRY: Final = re.compile(r"有效期|到期日|到期")
 
@@ -117,6 +128,9 @@ _MEASURES: Final = frozenset(
     number character letter mile step calorie
     """.split()
 )
+_SECURITY_HINT: Final = re.compile(
+    r"security|secret|memorable|maiden|密|保安|安全|提示"
+)
 _SECURITY: Final = re.compile(
     r"security\s+(?:question|answer)|secret\s+question|memorable\s+(?:word|name|place)"
     r"|maiden\s+name|密保|保安問題|保安问题|安全問題|安全问题|密碼提示|密码提示|提示問題"
@@ -127,6 +141,7 @@ _SECURITY: Final = re.compile(
 
 # Names that say a secret only of a value spelled out letter by letter: "wifi, it's
 # T as in tango, ..." (a network's name is no secret: "the wifi is called Tulip-5G").
+_WEAK_HINT: Final = re.compile(r"wi|network|router|log|sign|account|无线|無線")
 _WEAK_CUE: Final = re.compile(
     r"\b(?:wi-?fi|wireless|network|router|login|log\s+in|sign\s+in|account)\b|无线|無線",
     re.IGNORECASE,
@@ -144,15 +159,21 @@ class Cue:
 
 def cues(text: str) -> list[Cue]:
     """Every name of a secret in the text, in order."""
-    found = [
-        Cue(m.start(), m.end())
-        for m in _EN_CUE.finditer(text)
-        if not _HARMLESS_CODE_BEFORE.search(text[: m.start()])
-        or not m.group().casefold().startswith("code")
-    ]
-    found += [Cue(m.start(), m.end()) for m in _ZH_CUE.finditer(text)]
-    found += [Cue(m.start(), m.end(), weak=True) for m in _WEAK_CUE.finditer(text)]
-    if _CARD.search(text):
+    found: list[Cue] = []
+    # The patterns are slow to try at every place: a lowercase look first.
+    folded = text.lower()
+    if _EN_HINT.search(folded):
+        found += [
+            Cue(m.start(), m.end())
+            for m in _EN_CUE.finditer(text)
+            if not m.group().casefold().startswith("code")
+            or not _HARMLESS_CODE_BEFORE.search(text, max(m.start() - 40, 0), m.start())
+        ]
+    if _ZH_HINT.search(text):
+        found += [Cue(m.start(), m.end()) for m in _ZH_CUE.finditer(text)]
+    if _WEAK_HINT.search(folded):
+        found += [Cue(m.start(), m.end(), weak=True) for m in _WEAK_CUE.finditer(text)]
+    if "card" in folded or "卡" in text:
         found += [Cue(m.start(), m.end()) for m in _CARD_EXPIRY.finditer(text)]
         found += [Cue(m.start(), m.end()) for m in _ZH_CARD_EXPIRY.finditer(text)]
     return sorted(found, key=lambda cue: cue.start)
@@ -195,4 +216,4 @@ def counted(text: str, end: int, *, surely: bool = False) -> bool:
 
 def security_context(text: str) -> bool:
     """Whether the text is about a security question or a memorable word."""
-    return bool(_SECURITY.search(text))
+    return bool(_SECURITY_HINT.search(text.lower())) and bool(_SECURITY.search(text))

@@ -114,9 +114,8 @@ _ZH_PASSWORD: Final = re.compile(
 # The prefixes of keys and tokens (a text without a digit, a name of a secret or one
 # of these holds none: most sentences need no further look).
 _KEY_PREFIX: Final = re.compile(
-    r"pass|pw|key|token|secret|bearer|密|口令|sk-|akia|asia|agpa|aida|aroa"
-    r"|gh[pousr]_|glpat|xox|aiza|eyj",
-    re.IGNORECASE,
+    r"pass|pw|key|token|secret|bearer|密|口令|令牌|sk-|akia|asia|agpa|aida|aroa"
+    r"|gh[pousr]_|glpat|xox|aiza|eyj"
 )
 # How far a value may be from the name of its secret (words; a Chinese character
 # counts half), and what ends a sentence (a value is named in its own).
@@ -135,6 +134,7 @@ _HAN_CLAUSE_BREAK: Final = re.compile(
 _GAP_WORD: Final = re.compile(r"[A-Za-z0-9'’]+|[\u3400-\u9fff]")
 # The least a value read out has: three digits (a CVV, 三七三) or letters.
 _MIN_LENGTH: Final = 3
+_DIGIT: Final = re.compile(r"\d")
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,21 +193,23 @@ def _scan(text: str) -> Iterator[SecretMatch]:
         return
     named = cues(text)
     answered = security_context(text)
-    if not (named or answered or _KEY_PREFIX.search(text) or _has_digit(text)):
+    # Lowercase looks before the patterns, which are slow to try at every place.
+    folded = text.lower()
+    keyed = _KEY_PREFIX.search(folded) is not None
+    digits = _DIGIT.search(text) is not None
+    if not (named or answered or keyed or digits):
         return
-    yield from _phrases(_EN_PASSWORD, "password", _is_password_value, text)
-    yield from _phrases(_EN_TOKEN, "token", _is_token_value, text)
-    yield from _phrases(_ZH_PASSWORD, "password", _always, text)
-    for kind, start, end in shapes(text):
-        yield SecretMatch(kind, start, end)
+    if keyed:
+        yield from _phrases(_EN_PASSWORD, "password", _is_password_value, text)
+        yield from _phrases(_EN_TOKEN, "token", _is_token_value, text)
+        yield from _phrases(_ZH_PASSWORD, "password", _always, text)
+    if keyed or digits:
+        for kind, start, end in shapes(text):
+            yield SecretMatch(kind, start, end)
     if named:
         yield from _named_values(text, named)
     if answered:
         yield from _answers(text)
-
-
-def _has_digit(text: str) -> bool:
-    return any(char.isdigit() for char in text)
 
 
 def _named_values(text: str, all_named: list[Cue]) -> Iterator[SecretMatch]:
