@@ -40,11 +40,12 @@ from custom_components.assist_memory.engine.memory.memory_engine import MemoryEn
 from custom_components.assist_memory.engine.storage.settings import StoreSettings
 from tests.support.data_folder import files_containing
 
-# (what is said, the secrets in it)
+# (what is said, the secrets in it); six digits or more, or words: a shorter number may
+# be in a timestamp's microseconds by chance.
 SAID: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
-        "My gym is PureMove on King Street, and my locker PIN there is 2218.",
-        ("2218",),
+        "My gym is PureMove on King Street, and my locker PIN there is 221847.",
+        ("221847",),
     ),
     (
         (

@@ -33,9 +33,10 @@ from .conversing import (
 )
 
 LLM_AGENT = options(**{CONF_AGENT_ID: AGENT_ENTITY_ID, **EAGER})
-# Codes said in passing, as people say them, each with its secret.
+# Codes said in passing, as people say them, each with its secret (six digits or more:
+# a shorter number may be in a timestamp's microseconds by chance).
 IN_PASSING = (
-    ("My gym is PureMove on King Street, and my locker PIN there is 2218.", "2218"),
+    ("My gym is PureMove on King Street, and my locker PIN there is 221847.", "221847"),
     ("My passport number is 533918274.", "533918274"),
     ("the code for the key safe is nine one eight two", "nine one eight two"),
     ("The verification code they just texted me is 771 204.", "771 204"),

@@ -67,8 +67,9 @@ CORPUS: list[tuple[str, tuple[str, ...]]] = [
     ("我的卡号是5500000000000004", ("5500000000000004",)),
     ("转账到GB82WEST12345698765432就好", ("GB82WEST12345698765432",)),
     ("报警器密码是8264019#", ("8264019",)),
-    # Said in passing, as people say them: words, groups, a PIN "there".
-    ("My gym is PureMove on King Street, and my locker PIN there is 2218.", ("2218",)),
+    # Said in passing, as people say them: words, groups, a PIN "there" (six digits:
+    # a shorter number may be in a timestamp's microseconds by chance).
+    ("My gym is PureMove on King Street, and my locker PIN there is 221847.", ("221847",)),
     ("Our account password with them is bluebell.", ("bluebell",)),
     ("My passport number is 533918274.", ("533918274",)),
     ("the code for the key safe is nine one eight two", ("nine one eight two",)),
