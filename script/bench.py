@@ -7,6 +7,7 @@
                  [--skip-meaning] [--meaning] [--meaning-quality]
                  [--meaning-embed 10000] [--public-conversations]
                  [--locomo PATH]
+                 [--secrets [--split test]]
 
 Answers without an LLM (--answers: this section only): the labelled questions in
 tests/data/question_set.json asked in a Home Assistant test instance, the memory
@@ -50,6 +51,9 @@ public long conversation (CRI's persona, script/public_conversation_quality.py;
 LoCoMo (--locomo PATH: this section only; elsewhere one line says it was not given):
 its ten very long conversations, read from PATH (never copied here: non-commercial
 licence), by words, the model alone and ours (script/locomo_quality.py).
+Secrets (--secrets: this section only): on tests/data/corpus/extraction.json, by split
+(--split, test unless told: train,development while building) and language, the secrets
+said that redaction misses and the false alarms (script/secrets_quality.py).
 """
 
 from __future__ import annotations
@@ -119,6 +123,13 @@ from scope_quality import (
     measure as measure_scope,
     problems as scope_problems,
     rows as scope_rows,
+)
+from secrets_quality import (
+    HEADER as SECRETS_HEADER,
+    items as secret_items,
+    listed as secrets_listed,
+    measure as measure_secrets,
+    rows as secret_rows,
 )
 from time_quality import (
     TIME_PROBE,
@@ -243,6 +254,17 @@ def time_phrases() -> None:
         measure_time(TIME_PROBE),
         with_dates=False,
     )
+
+
+def secrets(splits: Sequence[str]) -> None:
+    """Print the secrets missed and the false alarms on the corpus's splits."""
+    tallies = measure_secrets(secret_items(splits))
+    table(
+        "Secrets by split and language (redact, contains_secret; target 0 missed)",
+        SECRETS_HEADER,
+        secret_rows(tallies),
+    )
+    print(f"\n{secrets_listed(tallies)}")
 
 
 def _time_table(title: str, report: TimeReport, *, with_dates: bool = True) -> None:
@@ -793,6 +815,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=10_000,
         help="memories embedded by the model at each size; more reuse their vectors",
     )
+    parser.add_argument("--secrets", action="store_true", help="only the secrets")
+    parser.add_argument(
+        "--split", default="test", help="the corpus's splits for --secrets (a,b)"
+    )
     args = parser.parse_args(argv)
     print(
         f"# Assist Memory benchmarks ({os.cpu_count()} cores, Python {sys.version.split()[0]})"
@@ -800,6 +826,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     sizes = [int(s) for s in args.sizes.split(",")]
     if args.locomo is not None:
         locomo(args.locomo)
+        return 0
+    if args.secrets:
+        secrets(args.split.split(","))
         return 0
     if args.meaning_quality:
         meaning_quality()
