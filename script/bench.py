@@ -7,8 +7,12 @@
                  [--skip-meaning] [--meaning] [--meaning-quality]
                  [--meaning-embed 10000] [--public-conversations]
                  [--locomo PATH]
-                 [--secrets [--split test]]
+                 [--secrets] [--learning] [--split test]
 
+The corpora written apart by several writers (tests/data/corpus/, script/bench_understanding.py),
+their test split unless --split says: learning (--learning: only that; in the sets too),
+the learned extractor next to the rules; search on the households (in --meaning-quality),
+words, the model alone and ours by wording; answers on the households (in --answers).
 Answers without an LLM (--answers: this section only): the labelled questions in
 tests/data/question_set.json asked in a Home Assistant test instance, the memory
 agent wrapping Home Assistant's own intent agent; by language and kind, how many
@@ -85,6 +89,7 @@ from bench_agent import agent_overhead, load
 from bench_corpus import labelled_queries, scaled_texts
 from bench_meaning import locomo, meaning, meaning_quality, public_conversations
 from bench_tables import ROOT, TARGETS, percentile, table, timed
+from bench_understanding import household_answers, household_search, learning
 from conversation_quality import measure as measure_conversations
 from extraction_quality import (
     Tally,
@@ -794,6 +799,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--meaning", action="store_true", help="only search by meaning (local model)"
     )
     parser.add_argument(
+        "--learning",
+        action="store_true",
+        help="only learning on the corpus written apart (its --split, test unless told)",
+    )
+    parser.add_argument(
         "--meaning-quality",
         action="store_true",
         help="only search by meaning's labelled sets, not its costs",
@@ -817,7 +827,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--secrets", action="store_true", help="only the secrets")
     parser.add_argument(
-        "--split", default="test", help="the corpus's splits for --secrets (a,b)"
+        "--split",
+        default="test",
+        help="the corpora's splits for --secrets (a,b), --learning, the households",
     )
     args = parser.parse_args(argv)
     print(
@@ -832,6 +844,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.meaning_quality:
         meaning_quality()
+        household_search(args.split.split(",")[0])
         return 0
     if args.public_conversations:
         public_conversations()
@@ -844,13 +857,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.scope:
         learnt_scopes()
         return 0
+    split = args.split.split(",")[0]
+    if args.learning:
+        learning(split)
+        return 0
     if args.answers or not args.skip_answers:
         answers_without_llm()
+        household_answers(split)
     if args.answers:
         return 0
     if args.sets or not args.skip_sets:
         time_phrases()
         extraction()
+        learning(split)
         learnt_scopes()
         conversations()
         ranking_at_scale(args.ranking_size, args.queries)
