@@ -156,11 +156,13 @@ def test_learning_keeps_the_harmless_half_and_no_secret(
         assert batch is not None
         turns.learn(batch, turns.rule_facts(batch), scope="anna", settings=EAGER)
 
-    memories = turns.engine.store.get_all()
-    assert [m.content for m in memories] == [
+    memories = sorted(turns.engine.store.get_all(), key=lambda m: m.content)
+    assert [m.content for m in memories][1:] == [
         "The user's gym is PureMove on King Street"
     ]
-    assert memories[0].metadata["said"] == (
+    # "last month", written out as the month it was.
+    assert memories[0].content.startswith("The household moved the broadband to Zylo in")
+    assert memories[1].metadata["said"] == (
         "My gym is PureMove on King Street, and my locker PIN there is"
         " [secret withheld]."
     )

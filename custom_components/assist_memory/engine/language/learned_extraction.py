@@ -10,8 +10,8 @@ is not, a piece worth keeping on its own is kept alone; two pieces each worth ke
 on their own are two memories.
 
 The memory is the person's own words without their fillers, turned to whom they
-belong (`third_person.py`, in the speaker's script); its dates are written out later,
-as learning does for every fact.
+belong (`third_person.py`, in the speaker's script), with the rules' key where they
+know its subject; its dates are written out later, as learning does for every fact.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import re
 from typing import Final
 
 from .facts import STATED_CONFIDENCE, Fact
+from .rule_extraction import RuleBasedExtractor
 from .secrets_filter import find_secrets, mentions_secret
 from .sentences import _STARTS_HAN, _clean, _is_question, _strip_fillers, split_sentences
 from .speech import in_speakers_script, spoken_clean
@@ -50,8 +51,8 @@ _NOT_THAT_VALUE: Final = re.compile(
     r"(?=\d|(?:mon|tues|wednes|thurs|fri|satur|sun)day\b)[\w:.]+(?:\s+(?:am|pm))?",
     re.IGNORECASE,
 )
-# Within a piece that holds a secret, any comma is a break: the rest may stay.
-_COMMA: Final = re.compile(r"\s*[,，、]\s*")
+# Within a piece that holds a secret, any comma or "and" is a break: the rest may stay.
+_SECRET_PARTS: Final = re.compile(r"\s*[,，、]\s*|\s+(?:and|but|plus)\s+|和|并且|並且", re.I)
 # A piece that only says what a correction is not: "not 6:40", 不是九岁.
 _NOT_THIS: Final = re.compile(r"^(?:not|and\s+not|rather\s+than)\b|^(?:而)?不是", re.I)
 # A piece too short to be a memory of its own.
@@ -89,16 +90,16 @@ def pieces(sentence: str) -> list[Piece]:
 def without_secrets(sentence: str) -> list[Piece]:
     """The sentence's pieces, those that hold a secret left out.
 
-    A piece with a secret is cut at its commas first, and only its parts with the
-    secret are left out: "we're with Halifax, account number's 48392011, renewal's in
+    A piece with a secret is cut at its commas and "and"s first, and only its parts
+    with the secret are left out: "we're with Halifax, account number's 48392011, renewal's in
     June" keeps the bank and the renewal.
     """
     kept: list[Piece] = []
     for piece in pieces(sentence):
-        if not find_secrets(piece.text):
+        if not find_secrets(piece.text) and not mentions_secret(piece.text):
             kept.append(piece)
             continue
-        parts = [p.strip() for p in _COMMA.split(piece.text)]
+        parts = [p.strip() for p in _SECRET_PARTS.split(piece.text)]
         kept += [
             Piece(part, piece.starts_anew and i == 0)
             for i, part in enumerate(parts)
@@ -123,6 +124,7 @@ class LearnedExtractor:
 
     def __init__(self, understanding: Understanding) -> None:
         self._understanding = understanding
+        self._rules = RuleBasedExtractor()
 
     def extract(self, text: str, *, language: str | None = None) -> list[Fact]:
         """Every fact worth keeping in `text` (one or more sentences)."""
@@ -186,6 +188,16 @@ class LearnedExtractor:
         return Fact(
             in_speakers_script(sentence, content, language),
             category=self._understanding.category(kept),
+            key=self._key(words, language),
             confidence=STATED_CONFIDENCE,
             source="user_stated",
         )
+
+    def _key(self, words: str, language: str | None) -> str | None:
+        """The rules' key for these words, where they know one subject.
+
+        A key lets a newer fact replace the one it changes ("my favourite colour is
+        red now" replaces "… is blue"); the rules name subjects precisely.
+        """
+        known = {fact.key for fact in self._rules.extract(words, language=language)}
+        return known.pop() if len(known) == 1 else None

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-import os
 from typing import Final
 
 import numpy as np
@@ -38,7 +37,7 @@ ANSWER: Final = ("answer", 0.7)
 SECOND_ANSWER: Final = ("second_answer", 0.9)
 # A memory found by meaning alone (no word in common) is found at all only when its
 # confidence is at least this (chosen on the development split).
-MEANING_ALONE_CONFIDENCE: Final = float(os.environ.get("AM_FLOOR", "0.05"))
+MEANING_ALONE_CONFIDENCE: Final = 0.05
 # The features the head reads, in its weights' order.
 FEATURES: Final = (
     "words",
