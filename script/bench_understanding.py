@@ -17,8 +17,6 @@ from __future__ import annotations
 from collections import defaultdict
 import statistics
 
-from assist_memory_engine.language.extractors import extractor_here
-from assist_memory_engine.language.rule_extraction import RuleBasedExtractor
 from bench_tables import table
 from household_answers import HEADER as ANSWERS_HEADER, measure as measure_answers, rows
 from household_quality import (
@@ -32,6 +30,9 @@ from household_quality import (
     words_alone,
 )
 from learning_quality import LANGUAGES, items, measure
+
+from assist_memory_engine.language.extractors import extractor_here
+from assist_memory_engine.language.rule_extraction import RuleBasedExtractor
 
 
 def learning(split: str) -> None:

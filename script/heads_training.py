@@ -40,13 +40,17 @@ class CachedVectors:
         self._known: dict[str, np.ndarray] = {}
         if self._path.exists():
             saved = np.load(self._path)
-            self._known = dict(zip(saved["texts"].tolist(), saved["vectors"], strict=True))
+            self._known = dict(
+                zip(saved["texts"].tolist(), saved["vectors"], strict=True)
+            )
         self._new = 0
 
     def vector(self, text: str) -> np.ndarray:
+        """One text's vector."""
         return self.vectors([text])[0]
 
     def vectors(self, texts: list[str]) -> list[np.ndarray]:
+        """The texts' vectors, computing only those not cached."""
         missing = list(dict.fromkeys(t for t in texts if t not in self._known))
         for start in range(0, len(missing), 64):
             batch = missing[start : start + 64]
@@ -55,6 +59,7 @@ class CachedVectors:
         return [self._known[t] for t in texts]
 
     def save(self) -> None:
+        """Write the cache when it learnt new vectors."""
         if self._new:
             CACHE.mkdir(parents=True, exist_ok=True)
             texts = list(self._known)

@@ -25,13 +25,17 @@ import sys
 import tempfile
 from typing import Any, Final
 
+from answer_quality import (
+    INTEGRATION,
+    LANGUAGES,
+    meaning_caught_up,
+    start_assist_memory,
+)
 from homeassistant.components import conversation
 from homeassistant.core import Context
 from homeassistant.helpers import intent
-from pytest_homeassistant_custom_component.common import async_test_home_assistant
-
-from answer_quality import INTEGRATION, LANGUAGES, meaning_caught_up, start_assist_memory
 from household_quality import Household, households
+from pytest_homeassistant_custom_component.common import async_test_home_assistant
 
 ROOT = Path(__file__).resolve().parent.parent
 HOUSEHOLD: Final = "household"
@@ -49,6 +53,8 @@ class Tally:
     wrong_ids: list[str] = field(default_factory=list)
 
     def row(self, name: str) -> list[object]:
+        """The table row for one split."""
+
         def share(count: int, total: int) -> str:
             return f"{count} of {total} ({count / total:.2f})" if total else "-"
 
@@ -133,10 +139,17 @@ def _count(tally: Tally, question: dict[str, Any], said: Sequence[str]) -> None:
         tally.wrong_ids.append(question["id"])
 
 
-HEADER: Final = ["questions", "answered", "a wrong memory said", "unanswerable answered"]
+HEADER: Final = [
+    "questions",
+    "answered",
+    "a wrong memory said",
+    "unanswerable answered",
+]
 
 
 def rows(tallies: dict[str, Tally]) -> list[list[object]]:
     """Table rows, all first, then by language and by wording."""
-    order = sorted(tallies, key=lambda name: (name != "all", name.startswith("wording"), name))
+    order = sorted(
+        tallies, key=lambda name: (name != "all", name.startswith("wording"), name)
+    )
     return [tallies[name].row(name) for name in order]

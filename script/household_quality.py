@@ -21,13 +21,13 @@ import tempfile
 from typing import Any
 
 import numpy as np
+from retrieval_quality import DEPTH, wait_for_vectors
+from scale import FairFts5
 
 from assist_memory_engine.memory.memory_engine import MemoryEngine
 from assist_memory_engine.model.local_model import LocalEmbedder, LocalModel
 from assist_memory_engine.storage.models import HOUSEHOLD_SCOPE
 from assist_memory_engine.storage.settings import StoreSettings
-from retrieval_quality import DEPTH, wait_for_vectors
-from scale import FairFts5
 
 ROOT = Path(__file__).resolve().parent.parent
 HOUSEHOLDS = ROOT / "tests" / "data" / "corpus" / "households.json"

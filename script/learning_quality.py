@@ -21,10 +21,11 @@ from pathlib import Path
 import re
 from typing import Any, Final
 
+from extraction_quality import occurs
+
 from assist_memory_engine.language.fact_scope import placed
 from assist_memory_engine.language.facts import Fact
 from assist_memory_engine.language.time_phrases import with_time
-from extraction_quality import occurs
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "data" / "corpus" / "extraction.json"
@@ -72,9 +73,7 @@ def matches(fact: Fact, label: dict[str, Any]) -> bool:
     """Whether a kept fact is the memory a label describes (the corpus's rule)."""
     wanted_date = label.get("date")
     dated = wanted_date is not None and _carries_date(fact, wanted_date)
-    required = all(
-        occurs(term, fact.content) or dated for term in label["require"]
-    )
+    required = all(occurs(term, fact.content) or dated for term in label["require"])
     forbidden = any(
         occurs(term, fact.content, whole_word=True) for term in label["forbid"]
     )
@@ -106,10 +105,12 @@ class Tally:
 
     @property
     def recall(self) -> float:
+        """Share of the labelled memories found."""
         return self.found / self.labels if self.labels else 1.0
 
     @property
     def precision(self) -> float:
+        """Share of the kept memories that were right."""
         return self.right / self.kept if self.kept else 1.0
 
 
@@ -121,7 +122,9 @@ def learnt(extract: Extract, item: dict[str, Any], now: datetime) -> list[Fact]:
     ]
 
 
-def measure(extract: Extract, found_items: Sequence[dict[str, Any]]) -> dict[str, Tally]:
+def measure(
+    extract: Extract, found_items: Sequence[dict[str, Any]]
+) -> dict[str, Tally]:
     """Recall, precision and secrets kept, by language."""
     now = corpus_day()
     tallies: dict[str, Tally] = defaultdict(Tally)

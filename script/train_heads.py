@@ -22,7 +22,12 @@ from pathlib import Path
 import sys
 from typing import Any
 
+from extraction_quality import occurs
+from heads_training import CachedVectors, fit_logistic, fit_mlp, probability, write_head
+from household_quality import Household, household_engine, households, scopes_of
+from learning_quality import items as learning_items, measure as measure_learning
 import numpy as np
+from retrieval_quality import labelled_engine, labelled_set
 
 from assist_memory_engine.language.learned_extraction import (
     LearnedExtractor,
@@ -40,17 +45,6 @@ from assist_memory_engine.model.heads import WEIGHTS, Head, load_head
 from assist_memory_engine.model.local_model import MODEL_NAME
 from assist_memory_engine.model.sentence_vectors import SentenceVectors
 from assist_memory_engine.search.relevance import FEATURES, RELEVANCE_HEAD, features
-from extraction_quality import occurs
-from heads_training import (
-    CachedVectors,
-    fit_logistic,
-    fit_mlp,
-    probability,
-    write_head,
-)
-from household_quality import Household, household_engine, households, scopes_of
-from learning_quality import items as learning_items, measure as measure_learning
-from retrieval_quality import labelled_engine, labelled_set
 
 # The penalties tried on the development split.
 PENALTIES = (0.1, 1.0, 10.0, 100.0)
@@ -125,7 +119,8 @@ def train_relevance() -> dict[str, Any]:
         report[str(l2)] = round(recall, 4)
         if chosen is None or recall > chosen[0] + 1e-9:
             chosen = (recall, l2, weights, bias)
-    assert chosen is not None
+    if chosen is None:
+        raise SystemExit("no penalty tried")
     recall, l2, weights, bias = chosen
     write_head(
         WEIGHTS / f"{RELEVANCE_HEAD}.json",
@@ -213,8 +208,10 @@ def choose_answering(split: str) -> tuple[dict[str, float], dict[str, Any]]:
                 given / max(unanswerable, 1),
             )
             table[f"{first} {second}"] = [round(x, 3) for x in shares]
-            if shares[1] <= MOST_WRONG and shares[2] <= MOST_UNANSWERABLE_GIVEN and (
-                best is None or shares[0] > best[0]
+            if (
+                shares[1] <= MOST_WRONG
+                and shares[2] <= MOST_UNANSWERABLE_GIVEN
+                and (best is None or shares[0] > best[0])
             ):
                 best = (shares[0], {"answer": first, "second_answer": second})
     if best is None:  # nothing within both limits: say nothing rather than wrongly
@@ -274,7 +271,9 @@ def kind_examples(found: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
     return texts, kinds
 
 
-def _judged(extractor: LearnedExtractor, found: list[dict[str, Any]]) -> tuple[float, float]:
+def _judged(
+    extractor: LearnedExtractor, found: list[dict[str, Any]]
+) -> tuple[float, float]:
     """The lowest recall and the lowest precision over the languages."""
     tallies = measure_learning(
         lambda text, lang: extractor.extract(text, language=lang), found
@@ -292,7 +291,10 @@ def train_keep() -> dict[str, Any]:
     development = learning_items("development")
     texts, labels = keep_examples(train)
     rows = np.asarray(
-        [keep_features(t, v) for t, v in zip(texts, vectors.vectors(texts), strict=True)],
+        [
+            keep_features(t, v)
+            for t, v in zip(texts, vectors.vectors(texts), strict=True)
+        ],
         np.float64,
     )
     kind_texts, kinds = kind_examples(train)
@@ -331,17 +333,16 @@ def train_keep() -> dict[str, Any]:
         for values in itertools.product(*GRID.values()):
             thresholds = dict(zip(GRID, values, strict=True))
             head = dataclasses.replace(base, thresholds=thresholds)
-            extractor = LearnedExtractor(Understanding(vectors, head, kind))  # type: ignore[arg-type]
+            extractor = LearnedExtractor(Understanding(vectors, head, kind))
             recall, precision = _judged(extractor, development)
             report[f"{l2} {values}"] = (round(recall, 3), round(precision, 3))
             # The best recall at the wanted precision; else the best precision.
-            score = (
-                (1.0, recall) if precision >= WANTED_PRECISION else (0.0, precision)
-            )
+            score = (1.0, recall) if precision >= WANTED_PRECISION else (0.0, precision)
             if best is None or score > best[0]:
                 best = (score, l2, thresholds, (layer, weights, bias))
     vectors.save()
-    assert best is not None
+    if best is None:
+        raise SystemExit("no setting tried")
     _, l2, thresholds, (layer, weights, bias) = best
     trained_on = {
         "corpus": "tests/data/corpus/extraction.json (train)",
@@ -381,6 +382,7 @@ def train_keep() -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Train the head named on the command line and write its weights."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("head", choices=["relevance", "keep"])
     args = parser.parse_args(argv)

@@ -25,8 +25,8 @@ from custom_components.assist_memory.engine.memory.memory_engine import (
     MemoryEngine,
     index_path_for,
 )
-from custom_components.assist_memory.engine.search.background import BACKGROUND
 from custom_components.assist_memory.engine.model.embeddings import EmbeddingConfig
+from custom_components.assist_memory.engine.search.background import BACKGROUND
 from custom_components.assist_memory.engine.search.index import SearchIndex
 from custom_components.assist_memory.engine.search.vectors import content_hash
 from custom_components.assist_memory.engine.storage.settings import StoreSettings

@@ -161,7 +161,9 @@ def test_learning_keeps_the_harmless_half_and_no_secret(
         "The user's gym is PureMove on King Street"
     ]
     # "last month", written out as the month it was.
-    assert memories[0].content.startswith("The household moved the broadband to Zylo in")
+    assert memories[0].content.startswith(
+        "The household moved the broadband to Zylo in"
+    )
     assert memories[1].metadata["said"] == (
         "My gym is PureMove on King Street, and my locker PIN there is"
         " [secret withheld]."

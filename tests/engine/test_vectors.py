@@ -14,12 +14,12 @@ import aiohttp
 import pytest
 
 from custom_components.assist_memory.engine.memory.memory_engine import MemoryEngine
-from custom_components.assist_memory.engine.search.background import BACKGROUND
 from custom_components.assist_memory.engine.model.embeddings import (
     EmbeddingClient,
     EmbeddingConfig,
     EmbeddingError,
 )
+from custom_components.assist_memory.engine.search.background import BACKGROUND
 from custom_components.assist_memory.engine.search.fusion import (
     MEANING_WHEN_WORDS_MATCH,
 )

@@ -25,13 +25,7 @@ from typing import TYPE_CHECKING, Final
 
 from ..language.commands import reply
 from ..language.listener import said_to
-from ..language.questions import (
-    Judgement,
-    Question,
-    judge,
-    known_units,
-    read_question,
-)
+from ..language.questions import Judgement, Question, judge, known_units, read_question
 from ..language.speech import is_traditional
 from ..language.time_phrases import home_now, when_said
 from ..search.scoring import ScoredMemory

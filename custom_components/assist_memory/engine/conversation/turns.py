@@ -32,11 +32,11 @@ from typing import Final
 
 from ..errors import MemoryFullError
 from ..language.commands import about_the_speaker
+from ..language.extractors import Extractor, extractor_here
 from ..language.fact_scope import placed
 from ..language.facts import Fact
 from ..language.keywords import extract_keywords
 from ..language.provenance import SaidMessage, learned_from
-from ..language.extractors import Extractor, extractor_here
 from ..language.rule_extraction import RuleBasedExtractor
 from ..language.secrets_filter import REDACTED, mentions_secret, redact
 from ..language.time_phrases import end_of, home_now, with_time, without_time
@@ -424,8 +424,9 @@ class TurnMemory:
 
     @property
     def extractor(self) -> Extractor:
-        """What learns without an LLM: the trained heads with the local model, else
-        the rules (made on first use: the model loads then, not when a command starts).
+        """What learns without an LLM: the trained heads, else the rules.
+
+        Made on first use: the model loads then, not when a command starts.
         """
         if self._extractor is None or isinstance(self._extractor, RuleBasedExtractor):
             # The rules until the local model can run (installed after a first start).

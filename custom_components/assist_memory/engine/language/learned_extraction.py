@@ -24,7 +24,13 @@ from typing import Final
 from .facts import STATED_CONFIDENCE, Fact
 from .rule_extraction import RuleBasedExtractor
 from .secrets_filter import find_secrets, mentions_secret
-from .sentences import _STARTS_HAN, _clean, _is_question, _strip_fillers, split_sentences
+from .sentences import (
+    _STARTS_HAN,
+    _clean,
+    _is_question,
+    _strip_fillers,
+    split_sentences,
+)
 from .speech import in_speakers_script, spoken_clean
 from .third_person import _capitalize, _en_third_person, _zh_third_person
 from .worth_keeping import Understanding
@@ -52,9 +58,13 @@ _NOT_THAT_VALUE: Final = re.compile(
     re.IGNORECASE,
 )
 # Within a piece that holds a secret, any comma or "and" is a break: the rest may stay.
-_SECRET_PARTS: Final = re.compile(r"\s*[,，、]\s*|\s+(?:and|but|plus)\s+|和|并且|並且", re.I)
+_SECRET_PARTS: Final = re.compile(
+    r"\s*[,，、]\s*|\s+(?:and|but|plus)\s+|和|并且|並且", re.IGNORECASE
+)
 # A piece that only says what a correction is not: "not 6:40", 不是九岁.
-_NOT_THIS: Final = re.compile(r"^(?:not|and\s+not|rather\s+than)\b|^(?:而)?不是", re.I)
+_NOT_THIS: Final = re.compile(
+    r"^(?:not|and\s+not|rather\s+than)\b|^(?:而)?不是", re.IGNORECASE
+)
 # A piece too short to be a memory of its own.
 _MIN_WORDS: Final = 3
 _MIN_HAN: Final = 4

@@ -24,10 +24,10 @@ from ..documents.mirror import MarkdownMirror
 from ..errors import InvalidMemoryError
 from ..language.time_phrases import home_zone_or_local
 from ..model.embeddings import HttpContext
+from ..model.heads import trained_head
+from ..model.local_model import EmbeddingChoice, embedder_for
 from ..search.expansion import HouseholdVocabulary
 from ..search.index import SearchIndex
-from ..model.local_model import EmbeddingChoice, embedder_for
-from ..model.heads import trained_head
 from ..search.relevance import RELEVANCE_HEAD
 from ..search.retrieval import Retriever
 from ..search.scoring import ScoredMemory

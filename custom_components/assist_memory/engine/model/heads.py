@@ -59,7 +59,7 @@ class Head:
     @property
     def inputs(self) -> int:
         """How many features the head reads."""
-        return (self.hidden[0] if self.hidden else self.weights).shape[1]
+        return int((self.hidden[0] if self.hidden else self.weights).shape[1])
 
     def probabilities(self, features: Vector) -> dict[str, float]:
         """Each label's probability for one sentence's features."""
@@ -136,14 +136,14 @@ def head_from_json(name: str, raw: Any) -> Head:
             bias=bias,
             threshold=float(raw.get("threshold", 0.5)),
             hidden=hidden,
-            thresholds={
-                str(k): float(v) for k, v in raw.get("thresholds", {}).items()
-            },
+            thresholds={str(k): float(v) for k, v in raw.get("thresholds", {}).items()},
         )
     except (KeyError, TypeError, ValueError) as err:
         raise HeadFileError(f"{name}: not a head's weights ({err})") from err
-    if weights.ndim != 2 or weights.shape[0] != len(labels) or bias.shape != (
-        len(labels),
+    if (
+        weights.ndim != 2
+        or weights.shape[0] != len(labels)
+        or bias.shape != (len(labels),)
     ):
         raise HeadFileError(f"{name}: weights and labels do not agree")
     if hidden is not None and (

@@ -83,7 +83,9 @@ def query_vectors(texts: list[str]) -> list[Any]:
     """Sentences' "query: " vectors (float32 rows, normalised), in order; blocking."""
     if not texts:
         return []
-    return list(_load().query(texts if len(texts) > 1 else texts[0]).reshape(len(texts), -1))
+    return list(
+        _load().query(texts if len(texts) > 1 else texts[0]).reshape(len(texts), -1)
+    )
 
 
 class LocalEmbedder:

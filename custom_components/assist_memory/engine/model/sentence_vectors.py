@@ -46,8 +46,7 @@ class SentenceVectors:
                 self._cache.move_to_end(text)
         missing = list(dict.fromkeys(t for t in texts if t not in found))
         if missing:
-            for text, vector in zip(missing, query_vectors(missing), strict=True):
-                found[text] = vector
+            found.update(zip(missing, query_vectors(missing), strict=True))
             with self._lock:
                 for text in missing:
                     self._cache[text] = found[text]

@@ -24,8 +24,8 @@ from ..language.keywords import (
     secondary_terms,
 )
 from ..language.when import TimeAsked, time_asked
-from ..storage.models import Memory
 from ..model.heads import Head
+from ..storage.models import Memory
 from .index import SearchIndex, searchable_text, stored_terms
 from .neighbours import MIN_STANDING, Nearness
 from .relevance import (
@@ -41,7 +41,6 @@ from .scoring import (
     ScoreParts,
     category_score,
     frequency_score,
-    lexical_score,
     recency_score,
 )
 from .second_round import follow_up, merged

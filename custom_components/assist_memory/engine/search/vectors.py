@@ -22,10 +22,10 @@ from typing import Final
 
 import numpy as np
 
+from ..model.embeddings import Embedder, EmbeddingError
 from ..storage.models import Memory
 from ..storage.store_files import StoreChange
 from .background import BACKGROUND
-from ..model.embeddings import Embedder, EmbeddingError
 from .index import SearchIndex, searchable_text
 from .neighbours import Nearness, Neighbours, spoken_system, writing_systems
 
