@@ -285,8 +285,7 @@ def test_results_say_how_sure_the_engine_is(household: MemoryEngine) -> None:
     assert found[0].memory.content.startswith("Dr Okafor")
     assert found[0].confidence is not None
     assert all(
-        r.confidence is not None and found[0].confidence >= r.confidence
-        for r in found
+        r.confidence is not None and found[0].confidence >= r.confidence for r in found
     )
     unanswerable = household.search("What's the name of our piano teacher?", limit=3)
     assert all(
