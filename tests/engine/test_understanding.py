@@ -42,10 +42,7 @@ from custom_components.assist_memory.engine.model.local_model import (
     LocalModel,
 )
 from custom_components.assist_memory.engine.search.neighbours import Nearness
-from custom_components.assist_memory.engine.search.relevance import (
-    Evidence,
-    relevance,
-)
+from custom_components.assist_memory.engine.search.relevance import Evidence, relevance
 from custom_components.assist_memory.engine.storage.settings import StoreSettings
 
 
@@ -81,7 +78,8 @@ def test_a_head_reads_its_features_and_says_its_decision() -> None:
     head = head_from_json("t", _head_json())
     assert head.inputs == 2
     said, chance = head.says(np.asarray([3.0, 0.0], dtype=np.float32))
-    assert said and chance == pytest.approx(1 / (1 + np.exp(-3)))
+    assert said
+    assert chance == pytest.approx(1 / (1 + np.exp(-3)))
     assert head.says(np.asarray([0.0, 3.0], dtype=np.float32))[0] is False
     assert head.best(np.asarray([0.0, 3.0], dtype=np.float32))[0] == "no"
     assert head.at("answer", 0.1) == 0.7
@@ -115,7 +113,7 @@ def test_a_broken_weights_file_is_a_clear_error(changes: dict[str, Any]) -> None
     raw = _head_json(**changes)
     if raw.get("labels") is None:
         del raw["labels"]
-    with pytest.raises(HeadFileError, match="^t: "):
+    with pytest.raises(HeadFileError, match=r"^t: "):
         head_from_json("t", raw)
 
 
@@ -133,7 +131,8 @@ def test_the_shipped_heads_are_well_formed() -> None:
         assert head.model == MODEL_NAME
     keep = load_head("keep", MODEL_NAME)
     kind = load_head("kind", MODEL_NAME)
-    assert keep is not None and kind is not None
+    assert keep is not None
+    assert kind is not None
     assert keep.extra == worth_keeping.KEEP_EXTRA
     assert set(kind.labels) == set(CATEGORY_OF_KIND)
 

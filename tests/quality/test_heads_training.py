@@ -25,7 +25,8 @@ def test_a_logistic_regression_finds_the_direction_that_separates() -> None:
     assert float(direction @ expected) > 0.99
     assert abs(bias) < 1.0
     again = fit_logistic(x, y, l2=1.0)
-    assert np.array_equal(again[0], weights) and again[1] == bias
+    assert np.array_equal(again[0], weights)
+    assert again[1] == bias
 
 
 def test_a_hidden_layer_learns_what_no_line_separates(tmp_path: Path) -> None:
