@@ -39,6 +39,8 @@ _EN_CUES: Final = (
     r"social\s+security|(?:driving|driver'?s?)\s+licen[cs]es?|licen[cs]e\s+(?:number|no)",
     r"(?:id|identity)\s+(?:card|number|no)|student\s+(?:id|number|no)",
     r"(?:candidate|staff|employee|payroll|pension|holder'?s?)\s+(?:id|number|no)",
+    r"(?:customer|account|council\s+tax|tax|policy|membership|member)\s+ref(?:erence)?s?"
+    r"|reference\s+(?:number|no)|hkid|nric|aadhaar|tax\s+(?:id|number)",
     r"(?:three|3|four|4)\s+digits|digits\s+on\s+the\s+back",
     r"verification|one-time|one\s+time\s+(?:code|password|pin|passcode)|texted",
     r"(?:they|bank|it)\s+(?:just\s+)?sent|recovery|backup\s+codes?|steam\s+guard",
@@ -51,7 +53,8 @@ _EN_CUE: Final = re.compile(
 _EN_HINT: Final = re.compile(
     r"pin|pass|pwd|memorable|code|combo|combination|otp|2fa|cvv|cvc|ssn|iban|key|lock"
     r"|pad|safe|alarm|account|card|passport|insurance|ni |nhs|social|licen|id "
-    r"|identity|student|candidate|staff|employee|payroll|pension|holder|digit"
+    r"|identity|student|candidate|staff|employee|payroll|pension|holder|digit|ref|hkid"
+    r"|nric|aadhaar|tax"
     r"|verification|one-time|one time|texted|sent|recovery|backup|steam|authenticat"
     r"|security"
 )
@@ -65,12 +68,14 @@ _ZH_CUE: Final = re.compile(
     r"|接送码|接送碼|提货码|提貨碼|安全码|安全碼|授权码|授權碼|开锁码|開鎖碼|门禁|門禁"
     r"|恢复码|恢復碼|备援码|備援碼|备用码|備用碼|身份证|身份證|身分證|护照|護照|账号|賬號"
     r"|帳號|账户|賬戶|户口号码|戶口號碼|卡号|卡號|银行代号|銀行代號|背面|一次性|保险柜|保險櫃"
-    r"|保险箱|保險箱|夾萬|夹万|钥匙盒|鑰匙盒|密码锁|密碼鎖",
+    r"|保险箱|保險箱|夾萬|夹万|钥匙盒|鑰匙盒|密码锁|密碼鎖"
+    r"|户号|戶號|电号|電號|工号|工號|客户号|客戶號|会员号|會員號|学号|學號|保单号|保單號",
     re.IGNORECASE,
 )
 # A character of every Chinese name above.
 _ZH_HINT: Final = re.compile(
-    r"[密口秘验驗校动動取接提安授开開门門恢复復备備身护護账賬帳户戶卡银銀背一保夹夾钥鑰]"
+    r"[密口秘验驗校动動取接提安授开開门門恢复復备備身护護账賬帳户戶卡银銀背一保夹夾钥鑰"
+    r"电電工会會学學]"
 )
 _ZH_CARD_EXPIRY: Final = re.compile(r"有效期|到期日|到期")
 
