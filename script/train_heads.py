@@ -182,7 +182,7 @@ def choose_answering(split: str) -> tuple[dict[str, float], dict[str, Any]]:
                     question["say"], limit=10, scopes=scopes_of(question)
                 )
                 ranked = sorted(
-                    ((r.memory.id, r.confidence or 0.0) for r in results),
+                    ((r.memory.id, r.answer_confidence or 0.0) for r in results),
                     key=lambda found: -found[1],
                 )
                 asked.append((set(question["answer"]), ranked))

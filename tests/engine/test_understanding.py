@@ -282,13 +282,18 @@ def household(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MemoryEngine
 def test_results_say_how_sure_the_engine_is(household: MemoryEngine) -> None:
     found = household.search("Who looks after the dog when it's ill?", limit=3)
     assert found[0].memory.content.startswith("Dr Okafor")
-    assert found[0].confidence is not None
+    assert found[0].answer_confidence is not None
     assert all(
-        r.confidence is not None and found[0].confidence >= r.confidence for r in found
+        r.answer_confidence is not None
+        and found[0].answer_confidence >= r.answer_confidence
+        for r in found
     )
     unanswerable = household.search("What's the name of our piano teacher?", limit=3)
     assert all(
-        r.confidence is not None and r.confidence < found[0].confidence
+        r.answer_confidence is not None
+        and r.answer_confidence < found[0].answer_confidence
         for r in unanswerable
     )
-    assert found[0].to_dict()["confidence"] == round(found[0].confidence, 4)
+    assert found[0].to_dict()["answer_confidence"] == round(
+        found[0].answer_confidence, 4
+    )

@@ -2,7 +2,7 @@
 
 The household's memories and the speaker's own are searched (never another
 person's). With the local model, search says how sure it is that each memory answers
-(`ScoredMemory.confidence`, calibrated: `search/relevance.py`) and whether that is sure
+(`ScoredMemory.answer_confidence`, calibrated: `search/relevance.py`) and whether that is sure
 enough to say it (`ScoredMemory.answers`, at thresholds chosen on a development
 household): the best memory is said when it is, a second one beside it only when it is
 too ("What are the kids allergic to?"), else None ("I don't know that yet", said by

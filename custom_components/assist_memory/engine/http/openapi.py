@@ -434,7 +434,7 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
                     "matched": _list(_TEXT),
                     # How sure the engine is that the memory answers (0-1), and
                     # whether it is said as an answer; null without the local model.
-                    "confidence": {"type": ["number", "null"]},
+                    "answer_confidence": {"type": ["number", "null"]},
                     "answers": {"type": ["boolean", "null"]},
                 }
             ),

@@ -406,7 +406,7 @@ def scored_memory_from_json(data: object) -> ScoredMemory:
     body = JsonObject(data, "a search result")
     parts = JsonObject(body.data.get("score_parts"), "score_parts")
     vector = parts.data.get("vector")
-    confidence = body.data.get("confidence")
+    confidence = body.data.get("answer_confidence")
     answers = body.data.get("answers")
     return ScoredMemory(
         memory=memory_from_json(data),
@@ -422,7 +422,9 @@ def scored_memory_from_json(data: object) -> ScoredMemory:
             vector=None if vector is None else parts.number("vector"),
         ),
         matched=body.texts("matched"),
-        confidence=None if confidence is None else body.number("confidence"),
+        answer_confidence=None
+        if confidence is None
+        else body.number("answer_confidence"),
         answers=answers if isinstance(answers, bool) else None,
     )
 

@@ -77,6 +77,8 @@ _MIN_HAN: Final = 4
 SENTENCE: Final = ("sentence", 0.6)
 PIECE_DROPPED: Final = ("piece_dropped", 0.2)
 PIECE_ALONE: Final = ("piece_alone", 0.8)
+# A sentence the rules name a subject in is kept at this chance (see `_named_by_rules`).
+NAMED_BY_RULES: Final = ("named_by_rules", 0.5)
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,11 +143,30 @@ class LearnedExtractor:
         facts: list[Fact] = []
         seen: set[str] = set()
         for sentence in split_sentences(text):
-            for kept in self._kept(sentence):
-                fact = self._fact(kept, sentence, language)
-                if fact is not None and fact.content.casefold() not in seen:
+            found = [
+                fact
+                for kept in self._kept(sentence)
+                if (fact := self._fact(kept, sentence, language)) is not None
+            ] or self._named_by_rules(sentence, language)
+            for fact in found:
+                if fact.content.casefold() not in seen:
                     seen.add(fact.content.casefold())
                     facts.append(fact)
+        return facts
+
+    def _named_by_rules(self, sentence: str, language: str | None) -> list[Fact]:
+        """Of a sentence the head did not keep, the rules' facts with a known subject.
+
+        A pattern that names its subject ("our cat is called Tiger", "my brother is
+        Max") is precise; the head may still doubt it. Kept only when the head thinks
+        the sentence at least possibly worth keeping.
+        """
+        facts = [f for f in self._rules.extract(sentence, language=language) if f.key]
+        if not facts or mentions_secret(sentence):
+            return []
+        (chance,) = self._understanding.worth_keeping([sentence])
+        if chance < self._understanding.keep.at(*NAMED_BY_RULES):
+            return []
         return facts
 
     def _kept(self, sentence: str) -> Iterator[str]:

@@ -8,7 +8,7 @@ than the question. A trained head (`model/weights/relevance.json`, a logistic
 regression written by `script/train_heads.py`) reads those numbers, and how the other
 candidates did, and gives the probability that this memory answers the question.
 That probability is the keyword part of the scoring formula (`scoring.py`) and the
-result's `confidence`: answering without an LLM says a memory only when it is sure
+result's `answer_confidence`: answering without an LLM says a memory only when it is sure
 enough (`backend/question_answers.py`).
 
 Trained on households written apart from the project and the labelled retrieval set,

@@ -258,16 +258,16 @@ class Retriever:
         "second_answer" one (both chosen on a development household with the head).
         """
         head = self._relevance_head
-        if head is None or not results or results[0].confidence is None:
+        if head is None or not results or results[0].answer_confidence is None:
             return results
-        first = (results[0].confidence or 0.0) >= head.at(*ANSWER)
+        first = (results[0].answer_confidence or 0.0) >= head.at(*ANSWER)
         second = head.at(*SECOND_ANSWER)
         return [
             replace(
                 result,
                 answers=first
                 if position == 0
-                else first and (result.confidence or 0.0) >= second,
+                else first and (result.answer_confidence or 0.0) >= second,
             )
             for position, result in enumerate(results)
         ]

@@ -63,19 +63,20 @@ class ScoredMemory:
     matched: tuple[str, ...] = ()
     # How sure the engine is that the memory answers the question (0-1, calibrated;
     # `relevance.py`), None when search has no trained head for its model.
-    confidence: float | None = None
+    answer_confidence: float | None = None
     # Whether it is sure enough to say the memory as an answer (the best result at the
     # head's "answer" threshold, another at its "second_answer" one); None without.
     answers: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form: the record, `score`, `score_parts`, `matched`, `confidence`, `answers`."""
+        """JSON form: the record, `score`, `score_parts`, `matched`, `answer_confidence`,
+        `answers` (the record's own `confidence` is how sure the memory is)."""
         return {
             **self.memory.to_dict(),
             "score": round(self.score, 4),
-            "confidence": None
-            if self.confidence is None
-            else round(self.confidence, 4),
+            "answer_confidence": None
+            if self.answer_confidence is None
+            else round(self.answer_confidence, 4),
             "answers": self.answers,
             "score_parts": {
                 key: (round(value, 4) if isinstance(value, float) else value)
