@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 import contextlib
+from datetime import UTC, datetime, timedelta
 import json
 import os
 from pathlib import Path
@@ -442,6 +443,36 @@ def test_prompt_leaves_out_what_a_reader_cannot_see(
     # Only the prompt changes: the memory keeps every character it was given.
     (kept,) = MemoryStore(data_dir / "memories.json").list().items
     assert kept.content == text
+
+
+def test_prompt_leaves_out_a_memory_that_ended(run: Run, data_dir: Path) -> None:
+    now = datetime.now(UTC)
+    store = MemoryStore(data_dir / "memories.json")
+    store.init()
+    gone = store.add(
+        "Aunt May is staying in the attic room",
+        expires_at=(now - timedelta(days=1)).isoformat(),
+    ).id
+    staying = store.add(
+        "Uncle Bob is staying in the attic room",
+        expires_at=(now + timedelta(days=1)).isoformat(),
+    ).id
+    store.close()
+    question = "Who is staying in the attic room?"
+
+    shown = (
+        "<long_term_memory>\n- Uncle Bob is staying in the attic room\n"
+        f"</long_term_memory>\n\n{question}\n"
+    )
+    assert run("prompt", question) == (0, shown, "")
+    assert run("prompt", question, "--query", "attic room") == (0, shown, "")
+    for query in ((), ("--query", "attic room")):
+        answer = run_json(run, "prompt", question, *query)
+        assert answer["memory_ids"] == [staying]
+    # Kept, for a person to see as ended.
+    assert (
+        run_json(run, "get", gone)["content"] == "Aunt May is staying in the attic room"
+    )
 
 
 def test_prompt_without_memories(run: Run) -> None:

@@ -65,7 +65,7 @@ from ..search.local_model import LocalModel
 from ..search.scoring import ScoredMemory
 from ..storage.durable import keep_private
 from ..storage.list_filters import LastUsed, Origin
-from ..storage.models import HOUSEHOLD_SCOPE, Memory, utc_now
+from ..storage.models import HOUSEHOLD_SCOPE, Memory
 from ..storage.settings import StoreSettings
 from ..storage.store import (
     ImportMode,
@@ -462,20 +462,9 @@ class LocalBackend(LocalLearning, MemoryBackend):
     ) -> str:
 
         def compose() -> str:
-            if query:
-                found = self.engine.search(
-                    query, limit=limit, scopes=scopes, record_access=True
-                )
-                memories = [r.memory for r in found]
-            else:
-                now = utc_now()
-                memories = [
-                    m
-                    for m in self.store.get_all()
-                    if (scopes is None or m.scope in scopes) and not m.has_ended(now)
-                ]
-                if limit is not None:
-                    memories = memories[:limit]
+            memories = self.engine.prompt_memories(
+                query or None, limit=limit, scopes=scopes
+            )
             return build_prompt_with_memory(memories, prompt)
 
         return await self._run(compose)

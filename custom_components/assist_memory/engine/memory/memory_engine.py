@@ -30,7 +30,7 @@ from ..search.local_model import EmbeddingChoice, embedder_for
 from ..search.retrieval import Retriever
 from ..search.scoring import ScoredMemory
 from ..search.vectors import VectorIndex
-from ..storage.models import Memory
+from ..storage.models import Memory, utc_now
 from ..storage.settings import StoreSettings
 from ..storage.store import MemoryStore, ReconcileResult
 from ..storage.store_files import LoadReport, StoreChange
@@ -207,6 +207,30 @@ class MemoryEngine:
         if record_access and results:
             self.store.record_access(r.memory.id for r in results)
         return results
+
+    def prompt_memories(
+        self,
+        query: str | None = None,
+        *,
+        limit: int | None = None,
+        scopes: Sequence[str] | None = None,
+    ) -> list[Memory]:
+        """The memories a prompt built outside a conversation gets, in its order.
+
+        With a `query`, the most relevant to it (their use is recorded); without one,
+        every memory in `scopes` (None: all), oldest first. Never one whose end has
+        come. At most `limit`.
+        """
+        if query is not None:
+            found = self.search(query, limit=limit, scopes=scopes, record_access=True)
+            return [result.memory for result in found]
+        now = utc_now()
+        current = [
+            memory
+            for memory in self.store.get_all()
+            if (scopes is None or memory.scope in scopes) and not memory.has_ended(now)
+        ]
+        return current if limit is None else current[:limit]
 
     def reindex(self) -> int:
         """Rebuild the search index from the store; returns how many memories it holds."""
