@@ -36,6 +36,7 @@ from .engine import (
     MemoryBackend,
     MemoryEngineError,
     MemoryFields,
+    MemoryFullError,
 )
 from .engine.memory.compaction import CompactionResult
 from .engine.storage.list_filters import LIST_STATES
@@ -176,10 +177,14 @@ def _backend(call: ServiceCall) -> MemoryBackend:
 
 @contextmanager
 def _engine_errors() -> Iterator[None]:
-    """Turn engine errors into translated Home Assistant errors."""
+    """Turn engine errors into translated Home Assistant errors.
+
+    A bad value, or an add to a full memory, is a mistake of the call (HTTP 400 to a
+    REST caller), not a fault: ServiceValidationError, as Home Assistant's own.
+    """
     try:
         yield
-    except InvalidMemoryError as err:
+    except (InvalidMemoryError, MemoryFullError) as err:
         raise ServiceValidationError(
             translation_domain=DOMAIN,
             translation_key=err.code,
