@@ -15,11 +15,11 @@ from custom_components.assist_memory.engine.search.fusion import (
     MEANING_WHEN_WORDS_MATCH,
     fused_keyword_scores,
 )
+from custom_components.assist_memory.engine.search.nearness import Nearness
 from custom_components.assist_memory.engine.search.neighbours import (
     CJK,
     HUB_WEIGHT,
     LETTERS,
-    Nearness,
     Neighbours,
     spoken_system,
     writing_systems,

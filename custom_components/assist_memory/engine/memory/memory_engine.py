@@ -18,22 +18,27 @@ from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from pathlib import Path
 import threading
+from typing import TYPE_CHECKING
 
 from ..documents.daily_log import DEFAULT_SEARCH_LIMIT, DailyLog, LogEntry
 from ..documents.mirror import MarkdownMirror
 from ..errors import InvalidMemoryError
 from ..language.time_phrases import home_zone_or_local
-from ..search.embeddings import HttpContext
 from ..search.expansion import HouseholdVocabulary
 from ..search.index import SearchIndex
-from ..search.local_model import EmbeddingChoice, embedder_for
 from ..search.retrieval import Retriever
 from ..search.scoring import ScoredMemory
-from ..search.vectors import VectorIndex
 from ..storage.models import Memory, utc_now
 from ..storage.settings import StoreSettings
 from ..storage.store import MemoryStore, ReconcileResult
 from ..storage.store_files import LoadReport, StoreChange
+
+if TYPE_CHECKING:
+    # numpy and the modules of search by meaning load only when it is on: a search
+    # by keywords (the command line) starts without them.
+    from ..search.embeddings import HttpContext
+    from ..search.local_model import EmbeddingChoice
+    from ..search.vectors import VectorIndex
 
 
 def index_path_for(store_path: Path) -> Path:
@@ -68,15 +73,15 @@ class MemoryEngine:
         self.read_only = read_only
         self.store = MemoryStore(path, settings, read_only=read_only)
         self.index = SearchIndex(index_path_for(self.store.path), use_fts=use_fts)
-        self.vectors = (
-            None
-            if embeddings is None
-            else VectorIndex(
-                self.index,
-                embedder_for(embeddings, http),
-                self.store.get_many,
+        self.vectors: VectorIndex | None = None
+        if embeddings is not None:
+            # Loaded here only: see TYPE_CHECKING above.
+            from ..search.local_model import embedder_for
+            from ..search.vectors import VectorIndex
+
+            self.vectors = VectorIndex(
+                self.index, embedder_for(embeddings, http), self.store.get_many
             )
-        )
         # Names and what they are, for the retriever's second round.
         self.vocabulary = HouseholdVocabulary()
         self.store.add_change_hook(self.vocabulary.follow)

@@ -33,13 +33,13 @@ memories of 384 dimensions take about 160 MB, never twice that.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 import re
 from typing import Final
 
 import numpy as np
 
 from ..language.keywords import CJK_CHARACTERS
+from .nearness import Nearness
 
 _CJK: Final = re.compile(f"[{CJK_CHARACTERS}]")
 # A word of two letters or more of any other script.
@@ -47,9 +47,6 @@ _OTHER_WORD: Final = re.compile(f"[^\\W\\d_{CJK_CHARACTERS}]{{2,}}")
 # A text's writing systems, as bits.
 LETTERS: Final = 1
 CJK: Final = 2
-# A memory found by meaning alone must stand this far above its writing system's
-# memories and background sentences to be found at all.
-MIN_STANDING: Final = 1.75
 # How much of a hub's standing out is taken off its standing across languages.
 HUB_WEIGHT: Final = 0.5
 
@@ -65,17 +62,6 @@ def writing_systems(text: str) -> int:
 def spoken_system(question: str) -> int:
     """The writing system a question is asked in: Chinese with an English word is CJK."""
     return CJK if _CJK.search(question) else LETTERS
-
-
-@dataclass(frozen=True, slots=True)
-class Nearness:
-    """How near a memory is to a question."""
-
-    cosine: float
-    # Standard deviations above the mean similarity of its writing system's memories.
-    standing: float
-    # The memory shares no writing system with the question: it cannot share a word.
-    across: bool = False
 
 
 class Neighbours:

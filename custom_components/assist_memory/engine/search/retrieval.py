@@ -27,7 +27,7 @@ from ..language.when import TimeAsked, time_asked
 from ..storage.models import Memory
 from .fusion import fused_keyword_scores
 from .index import SearchIndex, searchable_text, stored_terms
-from .neighbours import MIN_STANDING, Nearness
+from .nearness import MIN_STANDING, Nearness
 from .scoring import (
     TOPIC_BOOST,
     ScoredMemory,

@@ -27,7 +27,8 @@ from ..storage.store_files import StoreChange
 from .background import BACKGROUND
 from .embeddings import Embedder, EmbeddingError
 from .index import SearchIndex, searchable_text
-from .neighbours import Nearness, Neighbours, spoken_system, writing_systems
+from .nearness import Nearness
+from .neighbours import Neighbours, spoken_system, writing_systems
 
 _LOGGER = logging.getLogger(__name__)
 
