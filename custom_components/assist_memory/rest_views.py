@@ -25,7 +25,6 @@ from .engine.http.aiohttp_requests import answer_route, json_response
 from .engine.http.memory_routes import ROUTES
 from .engine.http.openapi import openapi_document
 from .engine.http.routing import ApiResponse, Route, error_body
-from .engine.storage.models import DEFAULT_MAX_CONTENT_LENGTH
 from .entry_api_host import EntryApiHost, loaded_entry
 
 URL_PREFIX: Final = "/api/assist_memory"
@@ -77,17 +76,8 @@ class OpenApiView(HomeAssistantView):
 
     async def get(self, request: web.Request) -> web.Response:
         """The OpenAPI document of the routes as Home Assistant serves them."""
-        hass: HomeAssistant = request.app["hass"]
-        limit = DEFAULT_MAX_CONTENT_LENGTH
-        if (entry := loaded_entry(hass)) is not None:
-            limit = (await entry.runtime_data.backend.stats()).max_content_length
         return self.json(
-            openapi_document(
-                ha_path,
-                routes=ROUTES,
-                title_suffix=" (Home Assistant)",
-                max_content_length=limit,
-            )
+            openapi_document(ha_path, routes=ROUTES, title_suffix=" (Home Assistant)")
         )
 
 

@@ -272,10 +272,7 @@ def create_app(
         app.router.add_route(route.method, route.path, route_handler(route))
 
     async def openapi(_request: web.Request) -> web.Response:
-        limit = host.backend.store.settings.max_content_length
-        return web.json_response(
-            openapi_document(lambda path: path, max_content_length=limit)
-        )
+        return web.json_response(openapi_document(lambda path: path))
 
     async def health(_request: web.Request) -> web.Response:
         # Never queued behind the store's worker, never a look at every memory.

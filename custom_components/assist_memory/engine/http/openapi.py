@@ -2,9 +2,12 @@
 
 `openapi_document(path_for, ...)` writes every route of `rest.ROUTES` at the path its
 host serves it (`path_for`), with its parameters, body and answers. Request schemas
-state exactly what the handlers accept (a request they describe is answered 2xx, or
-404 for an unknown id; any other is refused with 400), including the store's current
-content limit; answer schemas are strict about what we send. schemathesis checks both
+state exactly what the handlers accept (a request they describe is answered 2xx, 404
+for an unknown id, or 409 when a state it names refuses it; any other is refused with
+400); answer schemas are strict about what we send. The document does not change with
+the settings, so a client that read it once can trust it after they change: a memory
+may be as long as any setting allows (`LONGEST_CONTENT`), and one longer than the
+current setting is a 409, like an add to a full store. schemathesis checks both
 (tests/server/test_schemathesis.py).
 """
 
@@ -14,7 +17,7 @@ from collections.abc import Callable, Sequence
 from http import HTTPStatus
 from typing import Any, Final
 
-from ..config import SETTINGS
+from ..config import LONGEST_CONTENT, SETTINGS
 from ..conversation.conversation_records import MAX_MESSAGE_LENGTH, ROLES
 from ..conversation.held_facts import HOLD_REASONS, MAX_HELD_LENGTH
 from ..conversation.profile import MAX_PROFILE_LENGTH
@@ -24,7 +27,6 @@ from ..documents.daily_log import MAX_ENTRY_LENGTH
 from ..language.facts import WHOSE
 from ..storage.models import (
     CATEGORIES,
-    DEFAULT_MAX_CONTENT_LENGTH,
     FIELD_ALIASES,
     MAX_KEY_LENGTH,
     MAX_METADATA_CHARS,
@@ -134,13 +136,13 @@ _METADATA_LIMITS: Final = (
 )
 
 
-def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
-    """What the handlers accept, with the store's current content limit.
+def request_schemas() -> dict[str, dict[str, Any]]:
+    """What the handlers accept, whatever the settings.
 
     Other fields are ignored, except in a memory's and the settings' bodies, which
-    take no other field.
+    take no other field. A memory's content may be as long as any setting allows.
     """
-    content = _text(NOT_BLANK, max_length=max_content_length)
+    content = _text(NOT_BLANK, max_length=LONGEST_CONTENT)
     # The fields of a new memory; `null` stands for "not given" where it may.
     fields: dict[str, Any] = {
         "category": _CATEGORY,
@@ -647,7 +649,10 @@ def _operation(route: Route) -> dict[str, Any]:
         "responses": responses,
     }
     if route.body:
-        responses["409"] = _error("The store is full, or an import names an id twice")
+        responses["409"] = _error(
+            "The store is full, a memory is longer than the current limit"
+            " (maxContentLength), or an import names an id twice"
+        )
         responses["413"] = _error("The body is larger than the server takes")
         operation["requestBody"] = {"required": True, "content": _json(route.body)}
     if route.conflict:
@@ -673,12 +678,8 @@ def openapi_document(
     routes: Sequence[Route] = ROUTES,
     server_url: str = "/",
     title_suffix: str = "",
-    max_content_length: int = DEFAULT_MAX_CONTENT_LENGTH,
 ) -> dict[str, Any]:
-    """The document, with each route at `path_for(route.path)`; bearer authentication.
-
-    `max_content_length` is the store's current content limit.
-    """
+    """The document, with each route at `path_for(route.path)`; bearer authentication."""
     paths: dict[str, dict[str, Any]] = {}
     for route in routes:
         operation = _operation(route)
@@ -696,7 +697,7 @@ def openapi_document(
         "security": [{"bearer": []}],
         "components": {
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
-            "schemas": {**RESPONSE_SCHEMAS, **request_schemas(max_content_length)},
+            "schemas": {**RESPONSE_SCHEMAS, **request_schemas()},
         },
         "paths": paths,
     }

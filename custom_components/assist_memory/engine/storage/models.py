@@ -13,8 +13,8 @@ import sys
 from types import MappingProxyType
 from typing import Any, Final
 
-from ..config import MAX_CONTENT_LENGTH
-from ..errors import InvalidMemoryError
+from ..config import LONGEST_CONTENT, MAX_CONTENT_LENGTH
+from ..errors import ContentOverLimitError, InvalidMemoryError
 from .jsonfast import nesting_depth
 
 CATEGORIES: Final = (
@@ -155,7 +155,9 @@ def memory_from_dict(data: object, *, max_content_length: int) -> Memory:
     last_accessed = record.get("last_accessed")
     return Memory(
         id=validate_id(record.get("id")),
-        content=validate_content(record.get("content"), max_content_length),
+        content=validate_content(
+            record.get("content"), max_content_length, setting=True
+        ),
         category=validate_category(record.get("category", DEFAULT_CATEGORY)),
         key=validate_key(record.get("key")),
         tags=validate_tags(record.get("tags", ())),
@@ -242,10 +244,12 @@ def is_storable_text(text: str) -> bool:
     return "\x00" not in text
 
 
-def validate_content(value: object, max_length: int) -> str:
+def validate_content(value: object, max_length: int, *, setting: bool = False) -> str:
     """Content is non-blank text of at most `max_length` characters, trimmed.
 
-    The length is that of the text as given (what the API document states).
+    The length is that of the text as given (what the API document states). With
+    `setting`, `max_length` is the store's `max_content_length`: content over it that
+    another setting would allow raises ContentOverLimitError.
     """
     if not isinstance(value, str):
         raise InvalidMemoryError(
@@ -263,9 +267,9 @@ def validate_content(value: object, max_length: int) -> str:
             field="content",
         )
     if len(value) > max_length:
-        raise InvalidMemoryError.too_long(
-            "content_too_long", "content", len(value), max_length
-        )
+        over_a_setting = setting and len(value) <= LONGEST_CONTENT
+        error = ContentOverLimitError if over_a_setting else InvalidMemoryError
+        raise error.too_long("content_too_long", "content", len(value), max_length)
     return text
 
 
