@@ -27,12 +27,15 @@ that only told Assist where the spare key is.
 
 The vectors are the rows of one float32 matrix, searched with one product. A removed
 row is filled with the last one, and the matrix grows by an eighth, so 100 000
-memories of 384 dimensions take about 160 MB, never twice that.
+memories of 384 dimensions take about 160 MB, never twice that. What depends on the
+rows alone (which are Chinese, the hubs) is kept until a row changes: a question
+reads the matrix once and its cosines a few times, without copying them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 import re
 from typing import Final
 
@@ -81,6 +84,7 @@ class Neighbours:
         self._averaged_rows = 0
         self._background = np.zeros((0, 0), dtype=np.float32)
         self._background_systems = np.zeros(0, dtype=np.uint8)
+        self._groups: _Groups | None = None  # until a row changes
 
     @property
     def capacity(self) -> int:
@@ -96,6 +100,7 @@ class Neighbours:
             self._matrix = np.zeros((rows, size), dtype=np.float32)
             self._systems = np.zeros(rows, dtype=np.uint8)
             self._towards_other = np.zeros(rows, dtype=np.float32)
+            self._groups = None
 
     def set_background(self, vectors: list[list[float]], texts: Iterable[str]) -> None:
         """The background sentences' vectors (`background.py`), in their order."""
@@ -133,6 +138,7 @@ class Neighbours:
             self._ids.append(memory_id)
         self._matrix[slot] = row
         self._systems[slot] = systems
+        self._groups = None
         if self._averages is not None:
             other = self._averages[0 if systems & CJK else 1]
             self._towards_other[slot] = float(row @ other)
@@ -143,6 +149,7 @@ class Neighbours:
             slot = self._slots.pop(memory_id, None)
             if slot is None:
                 continue
+            self._groups = None
             last_id = self._ids.pop()
             if last_id != memory_id:
                 last = len(self._ids)
@@ -163,22 +170,19 @@ class Neighbours:
         query = np.asarray(vector, dtype=np.float32)
         query /= float(np.linalg.norm(query)) or 1.0
         cosines = self._matrix[:count] @ query
-        systems = self._systems[:count]
         background = (
             self._background @ query
             if self._background.shape[1:] == query.shape
             else np.zeros(0, dtype=np.float32)
         )
-        across = (systems & spoken) == 0
-        standing = (
-            _standing(
-                cosines,
-                systems,
-                background,
-                self._background_systems[: len(background)],
-            )
-            - HUB_WEIGHT * across * self._hub_scores()
+        groups = self._current_groups()
+        standing = _standing(
+            cosines, groups, background, self._background_systems[: len(background)]
         )
+        # Across: a memory without a word of the question's writing system.
+        across = groups.only_letters if spoken & CJK else groups.only_chinese
+        if groups.hubs is not None:
+            standing -= HUB_WEIGHT * across * groups.hubs
         best = np.arange(count)
         if count > k:
             best = np.argpartition(-standing, k)[:k]
@@ -190,14 +194,29 @@ class Neighbours:
             for i in best[:k]
         }
 
-    def _hub_scores(self) -> np.ndarray:
+    def _current_groups(self) -> _Groups:
+        """Which rows are Chinese, and the hubs (None while either system has none)."""
+        if self._groups is None:
+            systems = self._systems[: len(self._ids)]
+            chinese = (systems & CJK).astype(bool)
+            letters = (systems & LETTERS).astype(bool)
+            self._groups = _Groups(
+                chinese=chinese,
+                only_letters=~chinese,
+                only_chinese=~letters,
+                both=chinese & letters,
+                some_chinese=bool(chinese.any()),
+                hubs=self._hub_scores(chinese),
+            )
+        return self._groups
+
+    def _hub_scores(self, chinese: np.ndarray) -> np.ndarray | None:
         """How near each memory is to the other writing system's average vector.
 
-        In standard deviations among its own system's memories; 0 while either
+        In standard deviations among its own system's memories; None while either
         system has none.
         """
         count = len(self._ids)
-        chinese = (self._systems[:count] & CJK).astype(bool)
         if self._averages is None or abs(count - self._averaged_rows) > count // 10:
             matrix = self._matrix[:count]
             self._averages = np.array(
@@ -211,13 +230,26 @@ class Neighbours:
                 chinese, towards_letters, towards_chinese
             )
             self._averaged_rows = count
+        if not chinese.any() or chinese.all():
+            return None
         hubs = np.zeros(count, dtype=np.float32)
-        if chinese.any() and not chinese.all():
-            towards_other = self._towards_other[:count]
-            for group in (chinese, ~chinese):
-                own = towards_other[group]
-                hubs[group] = (own - own.mean()) / max(float(own.std()), 1e-6)
+        towards_other = self._towards_other[:count]
+        for group in (chinese, ~chinese):
+            own = towards_other[group]
+            hubs[group] = (own - own.mean()) / max(float(own.std()), 1e-6)
         return hubs
+
+
+@dataclass(frozen=True, slots=True)
+class _Groups:
+    """What the rows' writing systems give every question, until a row changes."""
+
+    chinese: np.ndarray  # Chinese (or Japanese) characters, other words or not
+    only_letters: np.ndarray  # no Chinese characters
+    only_chinese: np.ndarray  # no word of another script
+    both: np.ndarray  # a Chinese sentence with English words
+    some_chinese: bool
+    hubs: np.ndarray | None  # None while either system has no memory
 
 
 def _average(matrix: np.ndarray, chosen: np.ndarray) -> np.ndarray:
@@ -239,30 +271,50 @@ def _grown(column: np.ndarray, rows: int) -> np.ndarray:
 
 def _standing(
     cosines: np.ndarray,
-    systems: np.ndarray,
+    groups: _Groups,
     background: np.ndarray,
     background_systems: np.ndarray,
 ) -> np.ndarray:
     """Each cosine in standard deviations above its writing system's mean.
 
     The mean and spread are those of the system's memories together with its
-    background sentences (`background.py`).
+    background sentences (`background.py`); a text of both systems stands where it
+    stands least.
     """
-    chinese = (systems & CJK).astype(bool)
     background_chinese = (background_systems & CJK).astype(bool)
-    letters = np.concatenate([cosines[~chinese], background[~background_chinese]])
-    han = np.concatenate([cosines[chinese], background[background_chinese]])
-    standing: np.ndarray = np.minimum(
-        np.where(systems & LETTERS, _above(cosines, letters), np.inf),
-        np.where(chinese, _above(cosines, han), np.inf),
+    squares = cosines * cosines
+    mean, spread = _moments(
+        cosines, squares, groups.only_letters, background[~background_chinese]
     )
+    standing: np.ndarray = (cosines - mean) / spread
+    if groups.some_chinese:
+        mean, spread = _moments(
+            cosines, squares, groups.chinese, background[background_chinese]
+        )
+        in_chinese = (cosines - mean) / spread
+        np.copyto(standing, in_chinese, where=groups.only_chinese)
+        np.minimum(standing, in_chinese, out=standing, where=groups.both)
     return standing
 
 
-def _above(cosines: np.ndarray, own: np.ndarray) -> np.ndarray:
-    """`cosines` in standard deviations above the mean of `own` (of all, when none)."""
-    if not len(own):
-        own = cosines
-    spread = max(float(own.std()), 1e-6)
-    result: np.ndarray = (cosines - float(own.mean())) / spread
-    return result
+def _moments(
+    cosines: np.ndarray, squares: np.ndarray, chosen: np.ndarray, background: np.ndarray
+) -> tuple[float, float]:
+    """Mean and standard deviation of the chosen cosines with the background's.
+
+    Summed where chosen, without taking the chosen out (a copy per question); of
+    every cosine when there are none.
+    """
+    count = int(np.count_nonzero(chosen)) + len(background)
+    if not count:
+        chosen = np.ones(len(cosines), dtype=bool)
+        count = len(cosines)
+    total = float(np.sum(cosines, where=chosen, dtype=np.float64)) + float(
+        np.sum(background, dtype=np.float64)
+    )
+    total_squares = float(np.sum(squares, where=chosen, dtype=np.float64)) + float(
+        np.sum(np.square(background), dtype=np.float64)
+    )
+    mean = total / count
+    variance = max(total_squares / count - mean * mean, 0.0)
+    return mean, max(variance**0.5, 1e-6)
