@@ -157,6 +157,20 @@ def test_rows_are_removed_replaced_and_of_one_size() -> None:
     assert Neighbours().nearest([1.0], 5, LETTERS) == {}
 
 
+def test_a_question_after_a_change_reads_the_rows_as_they_are() -> None:
+    """What the rows' writing systems give a question is kept until a row changes."""
+    neighbours = Neighbours()
+    for n, cosine in enumerate(spread(100, 0.80)):
+        neighbours.put(f"en{n}", at(cosine, n), LETTERS)
+    neighbours.put("zh", at(0.76, 1.0), CJK)
+    assert neighbours.nearest(QUESTION, 101, LETTERS)["zh"].across
+
+    neighbours.put("zh", at(0.76, 1.0), LETTERS)  # the same row, now in letters
+    assert not neighbours.nearest(QUESTION, 101, LETTERS)["zh"].across
+    neighbours.remove([f"en{n}" for n in range(100)])
+    assert neighbours.nearest(QUESTION, 1, CJK)["zh"].standing == 0.0  # alone
+
+
 # -- fusion ---------------------------------------------------------------------
 
 
