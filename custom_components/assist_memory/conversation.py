@@ -23,10 +23,11 @@ from datetime import datetime
 from typing import Literal
 
 from homeassistant.components import conversation
-from homeassistant.const import MATCH_ALL
-from homeassistant.core import HomeAssistant
+from homeassistant.const import ATTR_SUPPORTED_FEATURES, MATCH_ALL
+from homeassistant.core import CALLBACK_TYPE, HomeAssistant, callback
 from homeassistant.helpers.dispatcher import async_dispatcher_send
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
+from homeassistant.helpers.event import async_track_state_change_event
 
 from .answers_without_llm import async_answer_without_llm
 from .chat_history import prepare_history, words_for_the_agent
@@ -75,7 +76,56 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
         self.entry = entry
         # Memory sentences, the questions they wait on, what answers just used.
         self._voice_memory = VoiceMemory(entry)
+        # Following the wrapped agent's state (its supported features).
+        self._unfollow: CALLBACK_TYPE | None = None
         super().__init__(entry, "agent")
+
+    async def async_added_to_hass(self) -> None:
+        """Follow the wrapped agent, and the options that choose it."""
+        await super().async_added_to_hass()
+        self._follow_wrapped_agent()
+        self.async_on_remove(self.entry.add_update_listener(self._async_options))
+        self.async_on_remove(self._stop_following)
+
+    async def _async_options(self, hass: HomeAssistant, _: object) -> None:
+        self._follow_wrapped_agent()
+        self.async_write_ha_state()
+
+    @callback
+    def _follow_wrapped_agent(self) -> None:
+        self._stop_following()
+        self._unfollow = async_track_state_change_event(
+            self.hass, [self.wrapped_agent_id], self._async_wrapped_changed
+        )
+
+    @callback
+    def _stop_following(self) -> None:
+        if self._unfollow is not None:
+            self._unfollow()
+            self._unfollow = None
+
+    @callback
+    def _async_wrapped_changed(self, _: object) -> None:
+        self.async_write_ha_state()
+
+    @property
+    def supported_features(self) -> conversation.ConversationEntityFeature:
+        """What the wrapped agent can do: the memory agent passes every command on.
+
+        Home Assistant's own agent controls the home; another agent when its entity
+        says so (an agent that is not an entity, or is gone, is taken to not).
+        """
+        agent_id = self.wrapped_agent_id
+        if agent_id == conversation.HOME_ASSISTANT_AGENT:
+            return conversation.ConversationEntityFeature.CONTROL
+        state = self.hass.states.get(agent_id)
+        features = state.attributes.get(ATTR_SUPPORTED_FEATURES) if state else None
+        return (
+            conversation.ConversationEntityFeature(
+                features if isinstance(features, int) else 0
+            )
+            & conversation.ConversationEntityFeature.CONTROL
+        )
 
     @property
     def supported_languages(self) -> list[str] | Literal["*"]:
