@@ -118,9 +118,9 @@ async def async_answer_without_llm(
         "learn a sentence",
     )
     if statement is not None and statement.learnt:
-        result = spoken_result(user_input, chat_log, statement.speech)
-        _name_memories(result, statement.memory_ids)
-        return result
+        return spoken_result(
+            user_input, chat_log, statement.speech, memory_ids=statement.memory_ids
+        )
     result = await converse()
     error = result.response.error_code
     if error is intent.IntentResponseErrorCode.NO_INTENT_MATCH and (
@@ -201,23 +201,11 @@ def memory_result(
     answer: MemoryAnswer,
 ) -> conversation.ConversationResult:
     """A memory's answer, naming the memories it comes from."""
-    result = spoken_result(user_input, chat_log, answer.speech)
-    result.response.response_type = intent.IntentResponseType.QUERY_ANSWER
-    _name_memories(result, [m.id for m in answer.memories])
-    return result
-
-
-def _name_memories(
-    result: conversation.ConversationResult, memory_ids: Sequence[str]
-) -> None:
-    result.response.async_set_results(
-        [
-            intent.IntentResponseTarget(
-                name="memory", type=intent.IntentResponseTargetType.CUSTOM, id=memory_id
-            )
-            for memory_id in memory_ids
-        ]
+    result = spoken_result(
+        user_input, chat_log, answer.speech, memory_ids=[m.id for m in answer.memories]
     )
+    result.response.response_type = intent.IntentResponseType.QUERY_ANSWER
+    return result
 
 
 def named_memories(result: conversation.ConversationResult) -> list[str]:
@@ -235,13 +223,25 @@ def spoken_result(
     speech: str,
     *,
     continue_conversation: bool = False,
+    memory_ids: Sequence[str] = (),
 ) -> conversation.ConversationResult:
-    """The memory agent's own answer, kept in the chat log like any other."""
+    """The memory agent's own answer, kept in the chat log like any other.
+
+    It names the memories it says (`memory_ids`), as results of type `custom`.
+    """
     chat_log.async_add_assistant_content_without_tools(
         conversation.AssistantContent(agent_id=user_input.agent_id, content=speech)
     )
     response = intent.IntentResponse(language=user_input.language)
     response.async_set_speech(speech)
+    response.async_set_results(
+        [
+            intent.IntentResponseTarget(
+                name="memory", type=intent.IntentResponseTargetType.CUSTOM, id=memory_id
+            )
+            for memory_id in memory_ids
+        ]
+    )
     return conversation.ConversationResult(
         response=response,
         conversation_id=chat_log.conversation_id,

@@ -29,7 +29,7 @@ from homeassistant.helpers.dispatcher import async_dispatcher_send
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 from homeassistant.helpers.event import async_track_state_change_event
 
-from .answers_without_llm import async_answer_without_llm
+from .answers_without_llm import async_answer_without_llm, named_memories
 from .chat_history import prepare_history, words_for_the_agent
 from .const import (
     CONF_AUTO_EXTRACT,
@@ -241,7 +241,11 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
                 converse=converse,
             )
             self._voice_memory.note(chat_log.conversation_id, result)
+            # Home Assistant's own agent is given no memory: the turn's memories
+            # are those its answer said (none for the intent agent's own answers).
+            said: list[str] | None = named_memories(result)
         else:
+            said = None
             result = await converse()
             if context is not None:
                 await async_say_what_was_learnt(
@@ -262,6 +266,7 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
                     speaker,
                     _used_tokens(chat_log),
                     language=user_input.language,
+                    memory_ids=said,
                 ),
                 f"assist_memory_turn_{chat_log.conversation_id}",
                 # Not started here: the answer goes back first.
@@ -282,14 +287,20 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
         used_tokens: int,
         *,
         language: str,
+        memory_ids: list[str] | None,
     ) -> None:
-        """Record the answer, then learn from the conversation in the background."""
+        """Record the answer, then learn from the conversation in the background.
+
+        `memory_ids`: the memories an answer from memory said (None: an LLM's answer,
+        whose turn keeps the memories it was given).
+        """
         try:
             await self.entry.runtime_data.backend.end_turn(
                 session_id=session_id,
                 user_text=user_text,
                 reply=answer,
                 user_id=speaker.owner,
+                memory_ids=memory_ids,
             )
         except MemoryEngineError as err:
             LOGGER.warning("Assist Memory could not record an answer: %s", err.message)

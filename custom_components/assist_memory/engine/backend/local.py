@@ -682,18 +682,6 @@ class LocalBackend(LocalLearning, MemoryBackend):
         return context
 
     @override
-    async def end_turn(
-        self, *, session_id: str, user_text: str, reply: str, user_id: str | None = None
-    ) -> None:
-        await self._run(
-            self.turns.end,
-            session_id=session_id,
-            user_text=user_text,
-            reply=reply,
-            user_id=user_id,
-        )
-
-    @override
     async def note_message(self, session_id: str, role: str, text: str) -> None:
         await self._run(self.turns.note_message, session_id, role, text)
 

@@ -280,12 +280,21 @@ class ConversationLog:
             ).fetchall()
         return [_message(row) for row in rows]
 
-    def record_turn_memories(self, message_id: int, memory_ids: Iterable[str]) -> None:
-        """Note the memories given to the assistant for the turn `message_id` began."""
+    def record_turn_memories(
+        self, message_id: int, memory_ids: Iterable[str], *, replace: bool = False
+    ) -> None:
+        """Note the memories given to the assistant for the turn `message_id` began.
+
+        `replace`: these instead of those noted before (the memories an answer said).
+        """
         rows = [(message_id, memory_id) for memory_id in dict.fromkeys(memory_ids)]
-        if not rows:
+        if not rows and not replace:
             return
         with self._locked() as db:
+            if replace:
+                db.execute(
+                    "DELETE FROM turn_memories WHERE message_id=?", (message_id,)
+                )
             db.executemany(
                 "INSERT OR IGNORE INTO turn_memories(message_id, memory_id)"
                 " VALUES (?, ?)",

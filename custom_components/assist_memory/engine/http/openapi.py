@@ -291,6 +291,8 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
                 "user_text": _text(max_length=MAX_MESSAGE_LENGTH),
                 "reply": _text(max_length=MAX_MESSAGE_LENGTH),
                 "user_id": _USER_ID,
+                # The memories an answer from memory said (null: those it was given).
+                "memory_ids": _nullable(_list(_TEXT)),
             },
             ["session_id", "user_text", "reply"],
         ),
@@ -308,6 +310,7 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
                 "said": _MESSAGE,
                 "reply": _text(max_length=MAX_MESSAGE_LENGTH),
                 "user_id": _USER_ID,
+                "memory_ids": _nullable(_list(_TEXT)),
             },
             ["session_id", "said", "reply"],
         ),

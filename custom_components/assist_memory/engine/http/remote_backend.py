@@ -558,13 +558,20 @@ class RemoteBackend(RemoteHeldFacts, RemoteLearning, MemoryBackend):
 
     @override
     async def end_turn(
-        self, *, session_id: str, user_text: str, reply: str, user_id: str | None = None
+        self,
+        *,
+        session_id: str,
+        user_text: str,
+        reply: str,
+        user_id: str | None = None,
+        memory_ids: Sequence[str] | None = None,
     ) -> None:
         body = {
             "session_id": session_id,
             "user_text": user_text,
             "reply": reply,
             "user_id": user_id,
+            "memory_ids": None if memory_ids is None else list(memory_ids),
         }
         await self._call("POST", "/api/turns/end", body=body)
 

@@ -68,11 +68,13 @@ def _speaker(body: JsonObject) -> Speaker | None:
 async def end(host: ApiHost, request: ApiRequest) -> object:
     """Record the agent's reply."""
     body = _body(request)
+    said = body.texts("memory_ids") if body.data.get("memory_ids") is not None else None
     await host.backend.end_turn(
         session_id=body.session_id(),
         user_text=body.plain_text("user_text"),
         reply=body.plain_text("reply"),
         user_id=body.user_id(),
+        memory_ids=said,
     )
     return {}
 
@@ -94,6 +96,7 @@ async def memory_sentence(host: ApiHost, request: ApiRequest) -> object:
         said=body.message("said"),
         reply=body.plain_text("reply"),
         user_id=body.user_id(),
+        memory_ids=body.texts("memory_ids"),
     )
     return {}
 
