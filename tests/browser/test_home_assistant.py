@@ -447,7 +447,7 @@ def test_about_me_is_the_viewers_own(
         expect(app.get_by_text("My desk is by the window", exact=True)).to_be_visible()
         expect(app.get_by_text("favourite colour", exact=False)).to_have_count(0)
         app.get_by_role("tab", name="Sessions", exact=True).click()
-        working = app.get_by_role("list", name="Working memory")
+        working = app.get_by_role("list", name="Conversations in progress")
         expect(working.get_by_text("Where is the spare key")).not_to_have_count(0)
         expect(app.get_by_text("Is the cellar light off")).to_have_count(0)
         screens = Screens(page, screenshots, axe)
@@ -466,7 +466,7 @@ def test_about_me_is_the_viewers_own(
         # Her conversations: the one in progress (read, not "none"), Assist's answer
         # on the recent one, and a new turn appears by itself.
         anna_app.get_by_role("tab", name="Sessions", exact=True).click()
-        anna_working = anna_app.get_by_role("list", name="Working memory")
+        anna_working = anna_app.get_by_role("list", name="Conversations in progress")
         expect(anna_working.get_by_text("Is the cellar light off")).to_be_visible()
         expect(anna_working.get_by_text("Where is the spare key")).to_have_count(1)
         expect(anna_app.get_by_text("No conversation is active.")).to_have_count(0)
@@ -503,17 +503,31 @@ def test_about_me_is_the_viewers_own(
         )
         expect(colour.locator(".person")).to_have_text("Anna")
         app.get_by_role("tab", name="Sessions", exact=True).click()
-        cards = app.get_by_role("list", name="Working memory").get_by_role("listitem")
+        cards = app.get_by_role("list", name="Conversations in progress").get_by_role(
+            "listitem"
+        )
         annas = cards.filter(has=page.locator(".person", has_text="Anna"))
         devs = cards.filter(has=page.locator(".person", has_text="Dev"))
-        expect(annas.filter(has_text="Is the cellar light off")).to_have_count(1)
-        # The same question by two people: two cards, told apart by whose they are.
-        expect(annas.filter(has_text="Where is the spare key")).to_have_count(1)
-        expect(devs.filter(has_text="Where is the spare key")).not_to_have_count(0)
-        opened = annas.filter(has_text="Where is the spare key")
-        opened.get_by_role("button", name="Open").click()
-        expect(opened.get_by_role("list", name="Messages")).to_contain_text(
-            "Anna: Where is the spare key"
+        # Anna's are hers: Dev sees that they are there, whose, when and how many
+        # turns, never what she said, and cannot open them.
+        expect(annas).not_to_have_count(0)
+        for card in annas.all():
+            expect(card).to_contain_text("Only Anna can read this conversation.")
+            expect(card).to_contain_text("1 turn")
+        expect(annas.get_by_role("button", name="Open")).to_have_count(0)
+        expect(app.get_by_text("Is the cellar light off")).to_have_count(0)
+        recent = app.get_by_role("list", name="Recent conversations").get_by_role(
+            "listitem"
+        )
+        hers = recent.filter(has=page.locator(".person", has_text="Anna"))
+        expect(hers.first).to_contain_text("Only Anna can read this conversation.")
+        expect(hers.get_by_role("button", name="Open")).to_have_count(0)
+        expect(hers.get_by_role("button", name="Delete").first).to_be_visible()
+        # Dev's own open as before.
+        mine = devs.filter(has_text="Where is the spare key")
+        mine.get_by_role("button", name="Open").click()
+        expect(mine.get_by_role("list", name="Messages")).to_contain_text(
+            "Dev: Where is the spare key"
         )
         screens.shot("working-memory", scan=True, docs="working-memory")
 

@@ -461,13 +461,14 @@ async def test_memory_sentences(backend: MemoryBackend) -> None:
     async def answer(text: str, user_id: str | None = "anna") -> str:
         command = parse_command(text)
         assert command is not None
-        return await answer_command(
+        said = await answer_command(
             backend,
             command,
             session_id="s3",
             speaker=user_speaker(user_id),
             language="en",
         )
+        return said.speech
 
     said = "Remember that my bike is in the shed"
     assert await answer(said) == "OK, I'll remember that."

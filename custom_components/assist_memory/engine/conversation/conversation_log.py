@@ -449,7 +449,7 @@ class ConversationLog:
         """Conversations, the most recently active first.
 
         With `owner`, only the conversations that user spoke in, with only their
-        messages counted and the title only when they started it.
+        messages counted and the title and snippet only when they started it.
         """
         _check_count(limit, "limit")
         _check_count(offset, "offset")
@@ -460,12 +460,15 @@ class ConversationLog:
                 " (SELECT s.title FROM summaries AS s"
                 "  WHERE s.session_id = m.session_id AND (? OR s.user_id IS ?)),"
                 " (SELECT f.user_id FROM messages AS f WHERE f.session_id = m.session_id"
-                "  ORDER BY f.created_at, f.id LIMIT 1)"
+                "  ORDER BY f.created_at, f.id LIMIT 1), m.turns,"
+                " (SELECT s.snippet FROM summaries AS s"
+                "  WHERE s.session_id = m.session_id AND (? OR s.user_id IS ?))"
                 " FROM (SELECT session_id, MIN(created_at) AS first_at,"
-                " MAX(created_at) AS last_at, COUNT(*) AS n, MAX(id) AS last_id"
+                " MAX(created_at) AS last_at, COUNT(*) AS n, MAX(id) AS last_id,"
+                " SUM(role = 'user') AS turns"
                 " FROM messages WHERE (? OR user_id IS ?) GROUP BY session_id) AS m"
                 " ORDER BY m.last_at DESC, m.last_id DESC LIMIT ? OFFSET ?",
-                (*whose, *whose, limit, offset),
+                (*whose, *whose, *whose, limit, offset),
             ).fetchall()
         return [
             SessionInfo(
@@ -475,6 +478,8 @@ class ConversationLog:
                 message_count=row[3],
                 title=row[4],
                 user_id=row[5],
+                turn_count=row[6],
+                snippet=row[7],
             )
             for row in rows
         ]

@@ -99,6 +99,30 @@ def _closed(properties: dict[str, Any], required: Sequence[str] = ()) -> dict[st
     return {**_open(properties, required), "additionalProperties": False}
 
 
+# Set (true) on another person's conversation, shown without what was said in it to
+# someone who may manage it (Home Assistant's administrators).
+_PRIVATE: Final = {"type": "boolean"}
+_WORKING_FIELDS: Final = [
+    "session_id",
+    "current_topic",
+    "context_variables",
+    "turn_count",
+    "last_emotion",
+    "created_at",
+    "updated_at",
+]
+_CONVERSATION_FIELDS: Final = [
+    "session_id",
+    "first_message_at",
+    "last_message_at",
+    "message_count",
+    "turn_count",
+    "title",
+    "snippet",
+    "user_id",
+]
+
+
 def _ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
 
@@ -509,7 +533,9 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
             "last_emotion": _NULLABLE_TEXT,
             "created_at": _TEXT,
             "updated_at": _TEXT,
-        }
+            "private": _PRIVATE,
+        },
+        _WORKING_FIELDS,
     ),
     "WorkingMemories": _object({"items": _list(_ref("WorkingMemory"))}),
     "Sessions": _object(
@@ -521,7 +547,9 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
                         "title": _TEXT,
                         "snippet": _TEXT,
                         "created_at": _TEXT,
-                    }
+                        "private": _PRIVATE,
+                    },
+                    ["session_id", "title", "snippet", "created_at"],
                 )
             )
         }
@@ -535,9 +563,13 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
                         "first_message_at": _TEXT,
                         "last_message_at": _TEXT,
                         "message_count": _COUNT,
+                        "turn_count": _COUNT,
                         "title": _NULLABLE_TEXT,
+                        "snippet": _NULLABLE_TEXT,
                         "user_id": _NULLABLE_TEXT,
-                    }
+                        "private": _PRIVATE,
+                    },
+                    _CONVERSATION_FIELDS,
                 )
             ),
             "total": _COUNT,
