@@ -317,6 +317,7 @@ def test_about_me(
     """Every user's own view (here the owner's): their memories, where each came
     from, correct and delete them, their conversations."""
     converse(home_assistant, "Remember that my bike is the green one")
+    converse(home_assistant, "My daughter Lily loves dinosaurs")
     converse(home_assistant, "Is the back door locked")
     context = browser.new_context(locale="en-US")
     page = context.new_page()
@@ -336,13 +337,23 @@ def test_about_me(
         # The chips (no person to pick: these are one's own).
         expect(app.get_by_role("group", name="Who it is about")).to_have_count(0)
         origin = app.get_by_role("group", name="Where it came from")
-        origin.get_by_role("button", name="Learned by Assist", exact=True).click()
+        origin.get_by_role("button", name="Inferred by Assist", exact=True).click()
         expect(bike).to_have_count(0)
         origin.get_by_role("button", name="Stated", exact=True).click()
         expect(bike).to_be_visible()
         origin.get_by_role("button", name="Any", exact=True).click()
+        # Where each came from, once, naming who said it.
+        expect(bike.locator(".provenance")).to_have_text("Asked to remember by Dev")
+        lily = app.get_by_role("listitem").filter(has_text="Lily loves dinosaurs")
+        expect(lily.locator(".provenance")).to_have_text(
+            "Said by Dev in a conversation"
+        )
+        expect(app.get_by_text("Someone", exact=False)).to_have_count(0)
+        expect(app.get_by_text("Learned by Assist", exact=True)).to_have_count(0)
         bike.get_by_text("Where this came from").click()
-        expect(bike).to_contain_text("asked Assist to remember this.")
+        expect(bike.locator(".quote")).to_have_text(
+            "Remember that my bike is the green one"
+        )
         screens.shot("about-me", scan=True)
         bike.get_by_role("button", name="Edit").click()
         dialog = app.get_by_role("dialog")

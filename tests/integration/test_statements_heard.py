@@ -15,7 +15,7 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.assist_memory.const import CONF_AUTO_EXTRACT
 
-from .conversing import contents, say, speech
+from .conversing import APP_USER, contents, say, speech
 from .test_answers_without_llm import ask_home_assistant
 
 NOT_KEPT = {
@@ -59,10 +59,18 @@ async def test_a_statement_not_learnt_is_declined_in_words(
     assert await contents(hass) == []
 
 
-async def test_a_learnt_statement_is_acknowledged(hass: HomeAssistant) -> None:
+async def test_a_learnt_statement_is_acknowledged_and_says_who_said_it(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry
+) -> None:
     result = await say(hass, "The bins go out on Tuesday")
     assert speech(result) == "Got it: The bins go out on Tuesday."
     assert await contents(hass) == ["The bins go out on Tuesday"]
+    # Where it came from: the person who said it, their words, their message.
+    (memory,) = (await loaded_entry.runtime_data.backend.list()).items
+    assert memory.metadata["speaker"] == APP_USER
+    assert memory.metadata["said"] == "The bins go out on Tuesday"
+    assert isinstance(memory.metadata["message_id"], int)
+    assert memory.session_id == result.conversation_id
 
 
 @pytest.mark.parametrize(

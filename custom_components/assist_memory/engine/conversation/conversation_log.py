@@ -426,6 +426,28 @@ class ConversationLog:
             "UPDATE messages SET collected=1 WHERE collected=0 AND id IN ({marks})", ids
         )
 
+    def said_in(
+        self, session_id: str, message_ids: Iterable[int], texts: Iterable[str]
+    ) -> list[Message]:
+        """The user messages of a session with these ids.
+
+        Without ids, a sentence learnt as it is said (before its answer): the
+        session's newest message, when it is the user's and says one of `texts`.
+        """
+        wanted = set(message_ids)
+        if wanted:
+            return [
+                m
+                for m in self.messages(session_id)
+                if m.id in wanted and m.role == "user"
+            ]
+        said = {text.strip() for text in texts}
+        return [
+            m
+            for m in self.messages(session_id, limit=1)
+            if m.role == "user" and m.content in said
+        ]
+
     def existing_messages(self, message_ids: Iterable[int]) -> set[int]:
         """Which of these message ids the log still holds."""
         wanted = sorted(set(message_ids))

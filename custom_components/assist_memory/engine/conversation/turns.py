@@ -627,12 +627,8 @@ class TurnMemory:
 
     def _said(self, batch: ExtractionBatch) -> list[SaidMessage]:
         """What the users said in the batch's messages (a fact's possible origins)."""
-        wanted = set(batch.message_ids)
-        return [
-            SaidMessage(m.id, m.content, m.user_id)
-            for m in self.log.messages(batch.session_id)
-            if m.id in wanted and m.role == "user"
-        ]
+        found = self.log.said_in(batch.session_id, batch.message_ids, batch.user_texts)
+        return [SaidMessage(m.id, m.content, m.user_id) for m in found]
 
     def _supersede_summaries(
         self, scope: str, replaced: list[tuple[Memory, Fact]]
