@@ -434,7 +434,7 @@ def test_about_me_is_the_viewers_own(
     is each one's own, named by name; the Memory panel shows Dev everyone's, with
     whose each is, the conversations in progress, and the profile picked by person."""
     url = home_assistant.url
-    dev_context = browser.new_context(locale="en-US")
+    dev_context = browser.new_context(locale="en-US", accept_downloads=True)
     anna_context = browser.new_context(locale="en-US")
     try:
         page = dev_context.new_page()
@@ -542,29 +542,30 @@ def test_about_me_is_the_viewers_own(
         )
         screens.shot("working-memory", scan=True, docs="working-memory")
 
-        # MEMORY.md: the household's, then a section per person, by name; saved as
-        # it is it changes nothing, and a line added under Anna is hers.
+        # MEMORY.md: the household's, then a section per person, by name alone (no
+        # id in sight), each memory as the panel shows it; saved as it is it
+        # changes nothing, and a line added under Anna is hers.
         app.get_by_role("tab", name="MEMORY.md & profile", exact=True).click()
         main = app.get_by_role("textbox", name="MEMORY.md", exact=True)
-        anna_header = f"# Anna <!-- person {anna_id} -->"
         expect(main).to_have_value(
             re.compile(
-                rf"^# Memory\n.*{re.escape(anna_header)}\n\n## Facts\n\n"
-                r"- my favourite colour is blue\n",
+                r"^# Memory\n.*\n# Anna\n\n## Facts\n\n- My favourite colour is blue\n",
                 re.DOTALL,
             )
         )
-        expect(main).to_have_value(re.compile(r"# Dev <!-- person \w+ -->"))
-        expect(main).to_have_value(re.compile(r"- my desk is by the window"))
+        expect(main).to_have_value(re.compile(r"\n# Dev\n"))
+        expect(main).to_have_value(re.compile(r"- My desk is by the window"))
+        expect(main).not_to_have_value(re.compile(r"<!--|person [0-9a-f]|\n- [a-z]"))
         screens.shot("memory-md-people", scan=True, docs="memory-md-people")
         app.get_by_role("button", name="Save MEMORY.md").click()
         expect(app.locator("p.status")).to_have_text(
             "MEMORY.md saved: 0 added, 0 changed, 0 removed."
         )
+        expect(main).not_to_have_value(re.compile(r"<!--"))
         main.fill(
             main.input_value().replace(
-                "- my favourite colour is blue\n",
-                "- my favourite colour is blue\n- Anna rows on Sundays\n",
+                "- My favourite colour is blue\n",
+                "- My favourite colour is blue\n- Anna rows on Sundays\n",
             )
         )
         app.get_by_role("button", name="Save MEMORY.md").click()
@@ -579,6 +580,7 @@ def test_about_me_is_the_viewers_own(
         assert status == 200, listed
         scopes = {m["content"]: m["scope"] for m in listed["items"]}
         assert scopes["Anna rows on Sundays"] == anna_id
+        # Stored as said.
         assert scopes["my favourite colour is blue"] == anna_id
 
         # The profile: Household, then each person, by name.
@@ -598,6 +600,15 @@ def test_about_me_is_the_viewers_own(
         assert status == 200, profile
         assert "Likes short answers" in profile["content"]
         screens.shot("profile-picker", scan=True)
+
+        # The Markdown export: each memory as shown, with whose it is by name.
+        app.get_by_role("tab", name="Export & import", exact=True).click()
+        app.get_by_label("Format").select_option(label="Markdown (to read)")
+        with page.expect_download() as info:
+            app.get_by_role("button", name="Export to a file").click()
+        exported = Path(info.value.path()).read_text(encoding="utf-8")
+        assert "- My favourite colour is blue (Anna)" in exported
+        assert anna_id not in exported
     finally:
         anna_context.close()
         dev_context.close()
