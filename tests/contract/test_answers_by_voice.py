@@ -232,3 +232,12 @@ async def test_a_recall_names_the_memories_it_said(backend: MemoryBackend) -> No
         language="en",
     )
     assert recalled.memory_ids == (key.id,)
+
+
+async def test_without_search_by_meaning_no_two_memories_are_the_same_fact(
+    backend: MemoryBackend,
+) -> None:
+    """Judged by meaning only (the route answers, over either backend)."""
+    key = await backend.add("The spare key is under the blue flowerpot")
+    twin = await backend.add("备用钥匙在蓝色花盆下面")
+    assert await backend.same_facts([key.id, twin.id]) == []

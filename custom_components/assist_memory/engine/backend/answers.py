@@ -7,7 +7,8 @@
   repeats a memory of that scope (the same normalised text, or the same meaning, as
   learning decides) refreshes it and the answer is "I already knew that."
 - "what do you remember about ...": the best memories of the scopes the sentence
-  reads, said to the listener (`listener.for_listener`: "Your daughter Lily loves
+  reads, in the question's language first and a fact told in two languages once,
+  said to the listener (`listener.for_listener`: "Your daughter Lily loves
   dinosaurs") with any secret value withheld; "about me" is the speaker's own
   memories and "about us / the house" the household's, the most used first, with how
   many more there are.
@@ -22,6 +23,7 @@ A recall names the memories it said ("why did Assist say that?").
 from __future__ import annotations
 
 from dataclasses import dataclass
+import re
 from typing import TYPE_CHECKING, Final
 
 from ..conversation.held_facts import new_held_fact
@@ -46,6 +48,7 @@ if TYPE_CHECKING:
     from .protocol import MemoryBackend, MemoryOperations
 
 RECALL_ITEMS: Final = 3
+_HAN: Final = re.compile(r"[\u4e00-\u9fff]")
 # A repeat is looked for among the best matches of its own scope.
 _REPEAT_CANDIDATES: Final = 5
 
@@ -175,7 +178,7 @@ async def _recall(
         return CommandAnswer(
             reply(language, "recall_none", subject=redact(command.subject))
         )
-    memories = [result.memory for result in found]
+    memories = await said_once(backend, [r.memory for r in found], language)
     items = said_to(memories, user_id)
     return _said(reply(language, "recall", items=join_items(language, items)), memories)
 
@@ -191,10 +194,33 @@ async def _about_scope(
     page = await backend.list(scope=scope, limit=RECALL_ITEMS, sort="most_used")
     if not page.items:
         return CommandAnswer(reply(language, f"{key}_none"))
-    items = join_items(language, said_to(page.items, user_id))
+    memories = await said_once(backend, page.items, language)
+    items = join_items(language, said_to(memories, user_id))
     more = page.total - len(page.items)
     answer = reply(language, key, items=items)
     return _said(
         answer + (reply(language, "more", count=more) if more > 0 else ""),
-        page.items,
+        memories,
     )
+
+
+async def said_once(
+    backend: MemoryOperations, memories: list[Memory], language: str
+) -> list[Memory]:
+    """The memories to say: in the question's language first, each fact once.
+
+    A fact told in both languages (`same_facts`, by meaning) is said in the
+    question's. Only memories in two languages are compared.
+    """
+    chinese = language.startswith("zh")
+    ordered = sorted(memories, key=lambda m: bool(_HAN.search(m.content)) != chinese)
+    if len({bool(_HAN.search(m.content)) for m in ordered}) < 2:
+        return ordered
+    same = {
+        frozenset(pair) for pair in await backend.same_facts([m.id for m in ordered])
+    }
+    kept: list[Memory] = []
+    for memory in ordered:
+        if not any(frozenset((memory.id, k.id)) in same for k in kept):
+            kept.append(memory)
+    return kept

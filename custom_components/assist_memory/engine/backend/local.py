@@ -452,6 +452,12 @@ class LocalBackend(LocalLearning, MemoryBackend):
         )
 
     @override
+    async def same_facts(
+        self, memory_ids: Sequence[str]
+    ) -> builtins.list[tuple[str, str]]:
+        return await self._run(self.engine.same_facts, memory_ids)
+
+    @override
     async def build_prompt(
         self,
         prompt: str,

@@ -131,6 +131,14 @@ class MemoryOperations(Protocol):
     ) -> builtins.list[ScoredMemory]:
         """Ranked memories for a message, with the parts of the scoring formula."""
 
+    async def same_facts(
+        self, memory_ids: Sequence[str]
+    ) -> builtins.list[tuple[str, str]]:
+        """The pairs of these memories that say the same thing in two languages.
+
+        Judged by meaning (`Neighbours.same_fact`); none without search by meaning.
+        """
+
     async def build_prompt(
         self,
         prompt: str,

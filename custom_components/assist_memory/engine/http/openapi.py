@@ -388,6 +388,7 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
             },
             ["query"],
         ),
+        "SameFacts": _open({"memory_ids": _list(_TEXT)}, ["memory_ids"]),
         "TurnPrompt": _open(
             {
                 "prompt": _TEXT,

@@ -343,6 +343,17 @@ class RemoteBackend(RemoteHeldFacts, RemoteLearning, MemoryBackend):
         )
 
     @override
+    async def same_facts(
+        self, memory_ids: Sequence[str]
+    ) -> builtins.list[tuple[str, str]]:
+        return await self._read(
+            lambda answer: [(str(a), str(b)) for a, b in answer["pairs"]],
+            "POST",
+            "/api/turns/same-facts",
+            body={"memory_ids": list(memory_ids)},
+        )
+
+    @override
     async def build_prompt(
         self,
         prompt: str,

@@ -29,6 +29,9 @@ from .turn_wire import (
     turn_settings_from_json,
 )
 
+# The most memories compared at once (a read-back says a few).
+MAX_SAME_FACTS: Final = 20
+
 
 def _body(request: ApiRequest) -> JsonObject:
     return JsonObject(body_object(request))
@@ -193,6 +196,13 @@ async def search(host: ApiHost, request: ApiRequest) -> object:
     return {"results": [result.to_dict() for result in found]}
 
 
+async def same_facts(host: ApiHost, request: ApiRequest) -> object:
+    """The pairs of memories that say the same thing in two languages."""
+    body = _body(request)
+    pairs = await host.backend.same_facts(body.texts("memory_ids")[:MAX_SAME_FACTS])
+    return {"pairs": [list(pair) for pair in pairs]}
+
+
 async def prompt(host: ApiHost, request: ApiRequest) -> object:
     """The prompt with memories in front (the `<long_term_memory>` block)."""
     body = _body(request)
@@ -269,6 +279,9 @@ TURN_ROUTES: Final[tuple[Route, ...]] = (
           overview, "Overview"),
     _post("/api/turns/search", "turnSearch", "Search memories for a turn", search,
           "TurnSearch"),
+    _post("/api/turns/same-facts", "sameFacts",
+          "Memories that say the same thing in two languages", same_facts,
+          "SameFacts"),
     _post("/api/turns/prompt", "buildPrompt", "A prompt with memories in front",
           prompt, "TurnPrompt"),
     _post("/api/turns/daily-log", "appendDailyLog", "Append to today's log",
