@@ -70,7 +70,8 @@ async def async_setup_entry(
 class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
     """Remembers, then lets the wrapped agent answer."""
 
-    _attr_translation_key = "memory_agent"
+    # The device's main feature: named "Assist Memory", as its device.
+    _attr_name = None
 
     def __init__(self, entry: AssistMemoryConfigEntry) -> None:
         self.entry = entry

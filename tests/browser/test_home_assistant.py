@@ -62,7 +62,7 @@ logger:
 
 TEST_INTEGRATIONS = Path(__file__).parent / "ha_config" / "custom_components"
 LLM_ENTITY = "ai_task.browser_llm"
-MEMORY_AGENT = "conversation.assist_memory_memory_agent"
+MEMORY_AGENT = "conversation.assist_memory"
 
 
 @dataclass(frozen=True)
@@ -764,6 +764,13 @@ def test_forgetting_by_voice_asks_first(
             box.press("Enter")
 
         page.keyboard.press("a")
+        # The memory agent controls the home as the agent it wraps does: no banner.
+        expect(
+            page.get_by_role("textbox", name=re.compile("request", re.IGNORECASE))
+        ).to_be_visible()
+        expect(
+            page.get_by_text("This assistant cannot control your home.")
+        ).to_have_count(0)
         question = "Should I forget this: The spare key is under the blue flowerpot?"
         say("Forget the spare key")
         expect(page.get_by_text(question)).to_have_count(1)

@@ -71,3 +71,13 @@ async def test_an_agent_that_is_gone_controls_nothing(
 ) -> None:
     await use_agent(hass, loaded_entry, "conversation.not_there")
     assert features(hass) == 0
+
+
+async def test_the_memory_agent_is_named_assist_memory_once(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry
+) -> None:
+    """Its device's name alone (it is the device's main feature), not "Assist Memory
+    Memory agent"."""
+    state = hass.states.get(MEMORY_AGENT)
+    assert state is not None
+    assert state.name == "Assist Memory"
