@@ -331,6 +331,10 @@ class TurnMemory:
                 session_id, "user", said, user_id=user_id, collected=True
             )
             self.log.record_turn_memories(message.id, memory_ids)
+            # A turn of the conversation in progress, counted with the others.
+            self.working.touch(
+                session_id, topic=topic_of(said) or None, user_id=user_id
+            )
             if reply.strip():
                 self.log.append(
                     session_id, "assistant", reply, user_id=user_id, collected=True
