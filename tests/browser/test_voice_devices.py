@@ -180,6 +180,15 @@ def test_who_is_speaking(
         expect(page.get_by_text("Use presence").first).to_be_visible()
         expect(page.get_by_text("Guest devices").first).to_be_visible()
         screens.shot("options-guests")
+        page.get_by_role("button", name="Close").first.click()
+        expect(page.get_by_role("dialog")).to_have_count(0)
+        # The same setting has the same name here as in the memory manager.
+        page.get_by_role("button", name="Configure").first.click()
+        page.get_by_text("Learning from conversations", exact=True).click()
+        expect(page.get_by_text("Wait between two learning runs").first).to_be_visible()
+        expect(
+            page.get_by_text("(the extraction interval)", exact=False)
+        ).not_to_have_count(0)
         page.keyboard.press("Escape")
 
         app = open_manager(page, _home(instance))
@@ -205,6 +214,28 @@ def test_who_is_speaking(
         expect(status).to_contain_text("Forgotten.")
         expect(quill).to_have_count(0)
         screens.shot("after-review", scan=True)
+
+        # No LLM here: no daily log, and the page says who writes them.
+        app.get_by_role("tab", name="Daily logs", exact=True).click()
+        expect(app.get_by_text("Only an LLM agent writes them")).to_be_visible()
+        # Settings in the options' words, with their units; nothing to undo yet.
+        app.get_by_role("tab", name="Settings", exact=True).click()
+        learn = app.get_by_role("switch", name="Learn from conversations", exact=True)
+        expect(learn).to_be_checked()
+        app.get_by_text("Advanced", exact=True).click()
+        wait = app.locator("label.field").filter(
+            has_text="Wait between two learning runs"
+        )
+        expect(wait).to_contain_text("seconds")
+        expect(wait).to_contain_text("(the extraction interval)")
+        for jargon in ("Seconds between extractions", "Prompt mode", "Working memory"):
+            expect(app.get_by_text(jargon)).to_have_count(0)
+        undo = app.get_by_role("button", name="Undo the last tidy-up")
+        expect(undo).to_be_disabled()
+        expect(
+            app.get_by_text("Nothing to undo: no tidy-up has been done yet.")
+        ).to_be_visible()
+        screens.shot("settings", scan=True)
     finally:
         context.close()
 
