@@ -388,7 +388,7 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
             },
             ["query"],
         ),
-        "SameFacts": _open({"memory_ids": _list(_TEXT)}, ["memory_ids"]),
+        "SameFacts": _open({"memory_ids": _nullable(_list(_TEXT))}),
         "TurnPrompt": _open(
             {
                 "prompt": _TEXT,
