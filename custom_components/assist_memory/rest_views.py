@@ -5,7 +5,8 @@ The handlers are the engine's (`engine/http/memory_routes.py`), shared with the 
 needed here). They are mounted at `/api/assist_memory` + the server's path without its `/api`
 (`/api/memory/main` -> `/api/assist_memory/memory/main`, `/memory/long-term` ->
 `/api/assist_memory/memory/long-term`), behind Home Assistant's authentication and for
-administrators only (memories are the whole household's). The OpenAPI document is at
+administrators only (memories are the whole household's); another person's
+conversations are shown without what was said in them. The OpenAPI document is at
 `/api/assist_memory/openapi.json`.
 """
 
@@ -63,7 +64,12 @@ class ApiView(HomeAssistantView):
                         error_body("Assist Memory is not loaded", "not_loaded"),
                     )
                 )
-            return await answer_route(EntryApiHost(hass, entry), route, request)
+            return await answer_route(
+                EntryApiHost(hass, entry),
+                route,
+                request,
+                viewer=request["hass_user"].id,
+            )
 
         return handle
 

@@ -38,6 +38,7 @@ from .engine import (
     MemoryFields,
     MemoryFullError,
 )
+from .engine.conversation.seen_by import working_seen
 from .engine.memory.compaction import CompactionResult
 from .engine.storage.list_filters import LIST_STATES
 from .engine.storage.store import SORT_ORDERS
@@ -330,7 +331,8 @@ async def _get_working_memory(call: ServiceCall) -> ServiceResponse:
             translation_key="unknown_session",
             translation_placeholders={"session_id": session_id},
         )
-    return {"working_memory": working.to_dict()}
+    # Another person's conversation: only that it is there (an automation: all).
+    return {"working_memory": working_seen(working, call.context.user_id)}
 
 
 async def _delete_conversation(call: ServiceCall) -> ServiceResponse:

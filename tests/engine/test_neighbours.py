@@ -225,3 +225,22 @@ def test_fusion_without_vectors_is_the_word_match() -> None:
     assert fused_keyword_scores({"a": 0.4}, {}) == {"a": 0.4}
     # One vector candidate: no spread to rescale, meaning adds nothing.
     assert fused_keyword_scores({"a": 0.0}, {"a": near(3.0)}) == {"a": 0.0}
+
+
+def test_the_same_fact_in_two_languages_stands_out_above_the_background() -> None:
+    """A translation stands far above the other language's background sentences,
+    seen from either side; a memory merely on the same subject does not."""
+    neighbours = Neighbours()
+    background = [at(c, n) for n, c in enumerate(spread(40, 0.70, 0.05))]
+    neighbours.set_background(
+        background * 2, ["An everyday sentence"] * 40 + ["一句日常的话"] * 40
+    )
+    neighbours.put("key", QUESTION, LETTERS)
+    neighbours.put("钥匙", at(0.99), CJK)  # the same fact, in Chinese
+    neighbours.put("信箱", at(0.76), CJK)  # another fact on the subject
+    neighbours.put("also key", at(0.99), LETTERS)  # the same language: not asked
+    assert neighbours.same_fact("key", "钥匙")
+    assert neighbours.same_fact("钥匙", "key")
+    assert not neighbours.same_fact("key", "信箱")
+    assert not neighbours.same_fact("key", "also key")
+    assert not neighbours.same_fact("key", "gone")

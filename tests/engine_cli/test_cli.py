@@ -541,18 +541,19 @@ def test_import_merge_and_replace(run: Run, three: list[str], tmp_path: Path) ->
     run("update", three[1], "Changed after the backup")
     extra = run("add", "Added after the backup")[1].strip()
 
-    # Merge: restores the deleted one and the old text, keeps the new one.
+    # Merge: restores the deleted one and the old text, keeps the new one; the
+    # third, the same in the file, is not counted as updated.
     assert run_json(run, "import", str(backup)) == {
         "added": 1,
-        "updated": 2,
+        "updated": 1,
         "total": 4,
     }
     assert run_json(run, "get", three[1])["content"] == "The cat is called Miso"
     assert run_json(run, "get", extra)["content"] == "Added after the backup"
 
-    # Replace: exactly the backup.
+    # Replace: exactly the backup (its three as they are here, the new one dropped).
     assert run("import", "--replace", str(backup))[1] == (
-        "imported: 0 added, 3 updated, 3 total\n"
+        "imported: 0 added, 0 updated, 3 total\n"
     )
     assert sorted(m["id"] for m in run_json(run, "list")["items"]) == sorted(three)
     assert_one_error(run("get", extra), 1, "no memory with id")

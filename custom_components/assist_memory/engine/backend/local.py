@@ -452,6 +452,12 @@ class LocalBackend(LocalLearning, MemoryBackend):
         )
 
     @override
+    async def same_facts(
+        self, memory_ids: Sequence[str]
+    ) -> builtins.list[tuple[str, str]]:
+        return await self._run(self.engine.same_facts, memory_ids)
+
+    @override
     async def build_prompt(
         self,
         prompt: str,
@@ -669,18 +675,6 @@ class LocalBackend(LocalLearning, MemoryBackend):
             context,
         )
         return context
-
-    @override
-    async def end_turn(
-        self, *, session_id: str, user_text: str, reply: str, user_id: str | None = None
-    ) -> None:
-        await self._run(
-            self.turns.end,
-            session_id=session_id,
-            user_text=user_text,
-            reply=reply,
-            user_id=user_id,
-        )
 
     @override
     async def note_message(self, session_id: str, role: str, text: str) -> None:

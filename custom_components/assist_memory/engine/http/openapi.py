@@ -101,6 +101,30 @@ def _closed(properties: dict[str, Any], required: Sequence[str] = ()) -> dict[st
     return {**_open(properties, required), "additionalProperties": False}
 
 
+# Set (true) on another person's conversation, shown without what was said in it to
+# someone who may manage it (Home Assistant's administrators).
+_PRIVATE: Final = {"type": "boolean"}
+_WORKING_FIELDS: Final = [
+    "session_id",
+    "current_topic",
+    "context_variables",
+    "turn_count",
+    "last_emotion",
+    "created_at",
+    "updated_at",
+]
+_CONVERSATION_FIELDS: Final = [
+    "session_id",
+    "first_message_at",
+    "last_message_at",
+    "message_count",
+    "turn_count",
+    "title",
+    "snippet",
+    "user_id",
+]
+
+
 def _ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
 
@@ -293,6 +317,8 @@ def request_schemas() -> dict[str, dict[str, Any]]:
                 "user_text": _text(max_length=MAX_MESSAGE_LENGTH),
                 "reply": _text(max_length=MAX_MESSAGE_LENGTH),
                 "user_id": _USER_ID,
+                # The memories an answer from memory said (null: those it was given).
+                "memory_ids": _nullable(_list(_TEXT)),
             },
             ["session_id", "user_text", "reply"],
         ),
@@ -310,6 +336,7 @@ def request_schemas() -> dict[str, dict[str, Any]]:
                 "said": _MESSAGE,
                 "reply": _text(max_length=MAX_MESSAGE_LENGTH),
                 "user_id": _USER_ID,
+                "memory_ids": _nullable(_list(_TEXT)),
             },
             ["session_id", "said", "reply"],
         ),
@@ -363,6 +390,7 @@ def request_schemas() -> dict[str, dict[str, Any]]:
             },
             ["query"],
         ),
+        "SameFacts": _open({"memory_ids": _nullable(_list(_TEXT))}),
         "TurnPrompt": _open(
             {
                 "prompt": _TEXT,
@@ -508,7 +536,9 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
             "last_emotion": _NULLABLE_TEXT,
             "created_at": _TEXT,
             "updated_at": _TEXT,
-        }
+            "private": _PRIVATE,
+        },
+        _WORKING_FIELDS,
     ),
     "WorkingMemories": _object({"items": _list(_ref("WorkingMemory"))}),
     "Sessions": _object(
@@ -520,7 +550,9 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
                         "title": _TEXT,
                         "snippet": _TEXT,
                         "created_at": _TEXT,
-                    }
+                        "private": _PRIVATE,
+                    },
+                    ["session_id", "title", "snippet", "created_at"],
                 )
             )
         }
@@ -534,9 +566,13 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
                         "first_message_at": _TEXT,
                         "last_message_at": _TEXT,
                         "message_count": _COUNT,
+                        "turn_count": _COUNT,
                         "title": _NULLABLE_TEXT,
+                        "snippet": _NULLABLE_TEXT,
                         "user_id": _NULLABLE_TEXT,
-                    }
+                        "private": _PRIVATE,
+                    },
+                    _CONVERSATION_FIELDS,
                 )
             ),
             "total": _COUNT,

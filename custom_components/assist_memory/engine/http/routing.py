@@ -100,11 +100,17 @@ def not_found(message: str) -> ApiError:
 
 @dataclass(frozen=True, slots=True)
 class ApiRequest:
-    """What a handler reads: path parameters, query parameters and the JSON body."""
+    """What a handler reads: path parameters, query parameters and the JSON body.
+
+    `viewer`: the person asking, when the host knows people (Home Assistant's user):
+    another person's conversations are shown without what was said in them
+    (`conversation/seen_by.py`). None: the memory server's token, everything.
+    """
 
     path: Mapping[str, str] = field(default_factory=dict)
     query: Mapping[str, str] = field(default_factory=dict)
     body: object = None
+    viewer: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -186,6 +186,18 @@ class MemoryEngine:
             self._pending_deletes.clear()
             return len(upserts) + len(deletes)
 
+    def same_facts(self, memory_ids: Sequence[str]) -> list[tuple[str, str]]:
+        """The pairs of these memories that say the same thing in two languages."""
+        if self.vectors is None:
+            return []
+        ids = list(dict.fromkeys(memory_ids))
+        return [
+            (first, second)
+            for at, first in enumerate(ids)
+            for second in ids[at + 1 :]
+            if self.vectors.same_fact(first, second)
+        ]
+
     def search(
         self,
         query: str,

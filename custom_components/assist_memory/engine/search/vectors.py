@@ -358,6 +358,16 @@ class VectorIndex:
         with self._index.locked():
             return self._neighbours.nearest(vector, k, spoken_system(text))
 
+    def same_fact(self, first: str, second: str) -> bool:
+        """Whether two memories in different languages say the same thing.
+
+        `Neighbours.same_fact`; False until both have their vectors.
+        """
+        if self._neighbours is None:
+            return False
+        with self._index.locked():
+            return self._neighbours.same_fact(first, second)
+
     def _degrade(self, err: EmbeddingError) -> None:
         # The worker and a search may fail at the same moment: log once.
         with self._wake:

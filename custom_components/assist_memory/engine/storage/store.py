@@ -424,6 +424,8 @@ class MemoryStore(StoreFiles):
 
         `merge` adds new ids and overwrites known ones; `replace` drops everything else.
         The document is checked in full first: one bad record and nothing changes.
+        `updated` counts the known ones that differ: importing the same file again
+        changes (and writes) nothing.
         """
         if mode not in ("merge", "replace"):
             raise InvalidMemoryError(
@@ -433,8 +435,14 @@ class MemoryStore(StoreFiles):
         with self._write() as records:
             merged = {} if mode == "replace" else dict(records)
             added = sum(1 for memory_id in incoming if memory_id not in records)
-            updated = len(incoming) - added
+            updated = sum(
+                1
+                for memory_id, memory in incoming.items()
+                if memory_id in records and records[memory_id] != memory
+            )
             merged.update(incoming)
+            if merged == records:
+                return ImportResult(added=0, updated=0, total=len(merged))
             max_items = self.settings.max_items
             if max_items and len(merged) > max_items:
                 raise MemoryFullError(max_items)
