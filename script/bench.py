@@ -5,7 +5,7 @@
                  [--skip-sets] [--sets] [--ranking-size 100000] [--time] [--scope]
                  [--skip-answers] [--answers]
                  [--skip-meaning] [--meaning] [--meaning-quality]
-                 [--meaning-embed 10000] [--public-conversations]
+                 [--meaning-embed 10000] [--public-conversations] [--agent]
                  [--locomo PATH]
                  [--secrets] [--learning] [--split test]
 
@@ -44,9 +44,11 @@ durable add latency (ours vs a bare append + fdatasync, the disk's floor), cold 
 Load: 1 000 concurrent mixed requests to a server process (next to as many /health
 requests) and 1 000 concurrent service calls in a Home Assistant test instance (next to
 as many input_boolean.toggle calls), each checked for errors and lost writes.
-The memory agent: a Home Assistant test instance in this process with the integration
-set up over 10 000 memories, wrapping a conversation agent that answers at once; turns
-through the memory agent next to the same turns sent to that agent directly.
+The memory agent (--agent: this section only): a Home Assistant test instance in this
+process with the integration set up over 10 000 and 100 000 memories, search by meaning
+on (the default), and over 10 000 by words alone, wrapping a conversation agent that
+answers at once; turns through the memory agent next to the same turns sent to that
+agent directly, each question new (script/bench_agent.py).
 Search by meaning (--meaning: this section only, at --sizes): the local model on both
 labelled sets next to keywords only and the model alone, then the same three on a
 public long conversation (CRI's persona, script/public_conversation_quality.py;
@@ -814,6 +816,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="only the public long-conversation set, searched by meaning",
     )
     parser.add_argument(
+        "--agent", action="store_true", help="only the memory agent in Home Assistant"
+    )
+    parser.add_argument(
         "--locomo",
         type=Path,
         metavar="PATH",
@@ -851,6 +856,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.meaning:
         return 0 if meaning(sizes, args.meaning_embed, args.queries) else 1
+    if args.agent:
+        return 0 if agent_overhead(args.turns, args.meaning_embed) else 1
     if args.time:
         time_phrases()
         return 0
@@ -883,7 +890,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.skip_meaning:
         ok = meaning(sizes, args.meaning_embed, args.queries) and ok
     if not args.skip_agent:
-        ok = agent_overhead(args.turns) and ok
+        ok = agent_overhead(args.turns, args.meaning_embed) and ok
     if not args.skip_load:
         load()
     return 0 if ok else 1

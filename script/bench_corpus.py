@@ -1,12 +1,15 @@
 """The bench's memories at scale: the labelled memories scaled up with other names.
 
 A quarter of the scaled memories name one person (as a household's talk does), and the
-labelled set's queries are repeated as often as a run needs.
+labelled set's queries are repeated as often as a run needs. Fresh questions, none
+asked twice, come from the households of tests/data/corpus.
 """
 
 from __future__ import annotations
 
 import functools
+import json
+from pathlib import Path
 import random
 import re
 
@@ -91,3 +94,21 @@ def labelled_queries(count: int) -> list[str]:
     """The labelled set's queries, as many times over as needed."""
     queries = [q["query"] for q in labelled_set()["queries"]]
     return [queries[n % len(queries)] for n in range(count)]
+
+
+CORPUS = Path(__file__).parents[1] / "tests" / "data" / "corpus" / "households.json"
+# Home Assistant's language for each language of the corpus.
+HA_LANGUAGES = {"en": "en", "zh-Hans": "zh-CN", "zh-Hant": "zh-TW"}
+
+
+def fresh_questions(count: int) -> list[tuple[str, str]]:
+    """`count` questions, none twice, and Home Assistant's language for each.
+
+    The corpus households' questions in their order (English, simplified and traditional
+    Chinese): a question asked again would find its embedding cached.
+    """
+    asked = json.loads(CORPUS.read_text(encoding="utf-8"))["questions"]
+    questions = list({q["say"]: HA_LANGUAGES[q["lang"]] for q in asked}.items())
+    if count > len(questions):
+        raise ValueError(f"the corpus has {len(questions)} questions, not {count}")
+    return questions[:count]

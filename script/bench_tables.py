@@ -17,6 +17,7 @@ TARGETS = {
     "mixed_throughput_share": 0.7,
     "health_p50_ms": 5.0,
     "agent_added_p95_ms": 5.0,
+    "meaning_added_p95_ms": 50.0,
 }
 
 

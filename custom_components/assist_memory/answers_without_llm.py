@@ -15,10 +15,12 @@ agent's own recognition, before anything runs:
   area it knows) is answered by the memory that answers
   it, or, for a statement the rules learn a fact from ("My son Leo plays football on
   Saturdays"), acknowledged and learnt at once;
-- anything else is Home Assistant's answer, except a question it could not
-  answer at all (no intent, or no device of that name: "What is my favourite
-  colour?" read as a device's state): nothing ran, so memory answers it, or says
-  "I don't know that yet", never the device error.
+- anything else is Home Assistant's answer, except when it could not answer at all
+  (no intent, or no device of that name: "What is my favourite colour?" read as a
+  device's state): nothing ran, so memory answers a question, or says "I don't know
+  that yet", and a statement is declined in words, never with a device error ("I
+  don't keep passwords or codes.", "I haven't kept that …": `statement_answers.py`
+  decides).
 
 A memory answer names the memories it comes from in the response's results (type
 `custom`, the memory's id), so a caller can tell it from the intent agent's.
@@ -41,7 +43,7 @@ from .const import LOGGER
 from .engine import MemoryEngineError
 from .engine.backend.protocol import MemoryBackend
 from .engine.backend.question_answers import MemoryAnswer, answer_question
-from .engine.backend.statement_learning import learn_statement
+from .engine.backend.statement_answers import answer_statement
 from .engine.conversation.speaker import Speaker
 from .engine.conversation.turn_settings import LearnSettings
 from .engine.language.commands import reply, reply_language
@@ -83,7 +85,7 @@ async def async_answer_without_llm(
 ) -> conversation.ConversationResult:
     """The turn's answer: Home Assistant's (`converse`), or memory's.
 
-    `learn_settings`: None when learning is off (no acknowledgement then).
+    `learn_settings`: None when learning is off (a statement is declined then).
     """
     recognition = await _async_recognize(hass, user_input)
     language = reply_language(user_input.language, user_input.text)
@@ -109,23 +111,28 @@ async def async_answer_without_llm(
         return memory_result(user_input, chat_log, answer)
     if answer is not None:
         return memory_result(user_input, chat_log, answer)
-    if learn_settings is not None and read_question(user_input.text) is None:
-        learning = learn_statement(
+    statement = await _quietly(
+        answer_statement(
             backend,
             user_input.text,
             session_id=chat_log.conversation_id,
             speaker=speaker,
             language=language,
             settings=learn_settings,
+        ),
+        "learn a sentence",
+    )
+    if statement is not None and statement.learnt:
+        return spoken_result(
+            user_input, chat_log, statement.speech, memory_ids=statement.memory_ids
         )
-        acknowledgement = await _quietly(learning, "learn a sentence")
-        if acknowledgement is not None:
-            result = spoken_result(user_input, chat_log, acknowledgement.speech)
-            _name_memories(result, acknowledgement.memory_ids)
-            return result
     result = await converse()
+    error = result.response.error_code
     if _failed_question(result, user_input.text):
         return spoken_result(user_input, chat_log, reply(language, "dont_know"))
+    if error in _NOT_UNDERSTOOD and statement is not None:
+        # Declined in words: never "no device called the garage code is 4512".
+        return spoken_result(user_input, chat_log, statement.speech)
     return result
 
 
@@ -223,23 +230,11 @@ def memory_result(
     answer: MemoryAnswer,
 ) -> conversation.ConversationResult:
     """A memory's answer, naming the memories it comes from."""
-    result = spoken_result(user_input, chat_log, answer.speech)
-    result.response.response_type = intent.IntentResponseType.QUERY_ANSWER
-    _name_memories(result, [m.id for m in answer.memories])
-    return result
-
-
-def _name_memories(
-    result: conversation.ConversationResult, memory_ids: Sequence[str]
-) -> None:
-    result.response.async_set_results(
-        [
-            intent.IntentResponseTarget(
-                name="memory", type=intent.IntentResponseTargetType.CUSTOM, id=memory_id
-            )
-            for memory_id in memory_ids
-        ]
+    result = spoken_result(
+        user_input, chat_log, answer.speech, memory_ids=[m.id for m in answer.memories]
     )
+    result.response.response_type = intent.IntentResponseType.QUERY_ANSWER
+    return result
 
 
 def named_memories(result: conversation.ConversationResult) -> list[str]:
@@ -257,13 +252,25 @@ def spoken_result(
     speech: str,
     *,
     continue_conversation: bool = False,
+    memory_ids: Sequence[str] = (),
 ) -> conversation.ConversationResult:
-    """The memory agent's own answer, kept in the chat log like any other."""
+    """The memory agent's own answer, kept in the chat log like any other.
+
+    It names the memories it says (`memory_ids`), as results of type `custom`.
+    """
     chat_log.async_add_assistant_content_without_tools(
         conversation.AssistantContent(agent_id=user_input.agent_id, content=speech)
     )
     response = intent.IntentResponse(language=user_input.language)
     response.async_set_speech(speech)
+    response.async_set_results(
+        [
+            intent.IntentResponseTarget(
+                name="memory", type=intent.IntentResponseTargetType.CUSTOM, id=memory_id
+            )
+            for memory_id in memory_ids
+        ]
+    )
     return conversation.ConversationResult(
         response=response,
         conversation_id=chat_log.conversation_id,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from homeassistant.config_entries import ConfigFlow, ConfigFlowResult, OptionsFlow
+from homeassistant.config_entries import ConfigFlow, ConfigFlowResult
 from homeassistant.const import CONF_TOKEN, CONF_URL
 from homeassistant.core import callback
 from homeassistant.helpers.aiohttp_client import async_get_clientsession
@@ -18,10 +18,8 @@ from homeassistant.helpers.selector import (
     NumberSelector,
     NumberSelectorConfig,
     NumberSelectorMode,
-    SelectOptionDict,
     SelectSelector,
     SelectSelectorConfig,
-    SelectSelectorMode,
     TextSelector,
     TextSelectorConfig,
     TextSelectorType,
@@ -73,18 +71,10 @@ from .const import (
 from .engine.config import SETTINGS_BY_KEY, AnySetting
 from .engine.model.embeddings import EmbeddingClient, EmbeddingError
 from .options import DEFAULT_OPTIONS, HA_DEFAULTS, embedding_config, store_path
+from .options_speakers import SpeakersOptionsSteps
 from .pipeline import is_memory_agent, pipelines_loaded
 from .runtime_data import AssistMemoryConfigEntry
 from .server_connection import async_check_server
-from .speaker import (
-    CONF_GUEST_DEVICES,
-    CONF_PRESENCE,
-    DEVICES_PERSON_PREFIX,
-    PERSON_DOMAIN,
-    devices_option_key,
-    speakers_error,
-)
-from .voice_devices import async_voice_devices
 
 
 def _remote_data(url: str, token: str) -> dict[str, str]:
@@ -436,8 +426,10 @@ class AssistMemoryConfigFlow(ConfigFlow, domain=DOMAIN):
         return AssistMemoryOptionsFlow()
 
 
-class AssistMemoryOptionsFlow(OptionsFlow):
-    """The options, in five parts; saving a part applies it to the running memory.
+class AssistMemoryOptionsFlow(SpeakersOptionsSteps):
+    """The options, in six parts; saving a part applies it to the running memory.
+
+    "Who is speaking" is `options_speakers.py`.
 
     `options.async_apply_options` (the entry's update listener) applies them, or
     reloads the entry for the few the store is opened with.
@@ -483,60 +475,6 @@ class AssistMemoryOptionsFlow(OptionsFlow):
     ) -> ConfigFlowResult:
         """Retrieval and the optional embedding endpoint."""
         return await self._async_options_step("search", user_input)
-
-    async def async_step_speakers(
-        self, user_input: dict[str, Any] | None = None
-    ) -> ConfigFlowResult:
-        """Who is speaking: each person's voice devices, guest devices, presence."""
-        errors: dict[str, str] = {}
-        people = sorted(self.hass.states.async_entity_ids(PERSON_DOMAIN))
-        keys = [devices_option_key(person) for person in people]
-        if user_input is not None:
-            options = {
-                key: value
-                for key, value in self.config_entry.options.items()
-                if not key.startswith(DEVICES_PERSON_PREFIX)
-            }
-            for key in keys:
-                if devices := list(user_input.get(key) or ()):
-                    options[key] = devices
-            options[CONF_GUEST_DEVICES] = list(user_input.get(CONF_GUEST_DEVICES) or ())
-            options[CONF_PRESENCE] = bool(user_input.get(CONF_PRESENCE))
-            if error := speakers_error(options):
-                errors["base"] = error
-            else:
-                return self.async_create_entry(data=options)
-        current = {**self.config_entry.options, **(user_input or {})}
-        offered = await async_voice_devices(self.hass)
-        # A device given before and gone since stays choosable (to remove it).
-        for key in [*keys, CONF_GUEST_DEVICES]:
-            for device_id in current.get(key) or ():
-                offered.setdefault(device_id, device_id)
-        device_field = SelectSelector(
-            SelectSelectorConfig(
-                options=[
-                    SelectOptionDict(value=device_id, label=label)
-                    for device_id, label in offered.items()
-                ],
-                multiple=True,
-                mode=SelectSelectorMode.DROPDOWN,
-            )
-        )
-        fields: dict[Any, Any] = {
-            probatio.Optional(
-                key, description={"suggested_value": current.get(key, [])}
-            ): device_field
-            for key in [*keys, CONF_GUEST_DEVICES]
-        }
-        fields[
-            probatio.Required(CONF_PRESENCE, default=bool(current.get(CONF_PRESENCE)))
-        ] = BooleanSelector()
-        return self.async_show_form(
-            step_id="speakers",
-            data_schema=probatio.Schema(fields),
-            errors=errors,
-            description_placeholders={"people": str(len(people))},
-        )
 
     async def _async_options_step(
         self, step: str, user_input: dict[str, Any] | None

@@ -23,12 +23,13 @@ from datetime import datetime
 from typing import Literal
 
 from homeassistant.components import conversation
-from homeassistant.const import MATCH_ALL
-from homeassistant.core import HomeAssistant
+from homeassistant.const import ATTR_SUPPORTED_FEATURES, MATCH_ALL
+from homeassistant.core import CALLBACK_TYPE, HomeAssistant, callback
 from homeassistant.helpers.dispatcher import async_dispatcher_send
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
+from homeassistant.helpers.event import async_track_state_change_event
 
-from .answers_without_llm import async_answer_without_llm
+from .answers_without_llm import async_answer_without_llm, named_memories
 from .chat_history import prepare_history, words_for_the_agent
 from .const import (
     CONF_AUTO_EXTRACT,
@@ -69,13 +70,63 @@ async def async_setup_entry(
 class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
     """Remembers, then lets the wrapped agent answer."""
 
-    _attr_translation_key = "memory_agent"
+    # The device's main feature: named "Assist Memory", as its device.
+    _attr_name = None
 
     def __init__(self, entry: AssistMemoryConfigEntry) -> None:
         self.entry = entry
         # Memory sentences, the questions they wait on, what answers just used.
         self._voice_memory = VoiceMemory(entry)
+        # Following the wrapped agent's state (its supported features).
+        self._unfollow: CALLBACK_TYPE | None = None
         super().__init__(entry, "agent")
+
+    async def async_added_to_hass(self) -> None:
+        """Follow the wrapped agent, and the options that choose it."""
+        await super().async_added_to_hass()
+        self._follow_wrapped_agent()
+        self.async_on_remove(self.entry.add_update_listener(self._async_options))
+        self.async_on_remove(self._stop_following)
+
+    async def _async_options(self, hass: HomeAssistant, _: object) -> None:
+        self._follow_wrapped_agent()
+        self.async_write_ha_state()
+
+    @callback
+    def _follow_wrapped_agent(self) -> None:
+        self._stop_following()
+        self._unfollow = async_track_state_change_event(
+            self.hass, [self.wrapped_agent_id], self._async_wrapped_changed
+        )
+
+    @callback
+    def _stop_following(self) -> None:
+        if self._unfollow is not None:
+            self._unfollow()
+            self._unfollow = None
+
+    @callback
+    def _async_wrapped_changed(self, _: object) -> None:
+        self.async_write_ha_state()
+
+    @property
+    def supported_features(self) -> conversation.ConversationEntityFeature:
+        """What the wrapped agent can do: the memory agent passes every command on.
+
+        Home Assistant's own agent controls the home; another agent when its entity
+        says so (an agent that is not an entity, or is gone, is taken to not).
+        """
+        agent_id = self.wrapped_agent_id
+        if agent_id == conversation.HOME_ASSISTANT_AGENT:
+            return conversation.ConversationEntityFeature.CONTROL
+        state = self.hass.states.get(agent_id)
+        features = state.attributes.get(ATTR_SUPPORTED_FEATURES) if state else None
+        return (
+            conversation.ConversationEntityFeature(
+                features if isinstance(features, int) else 0
+            )
+            & conversation.ConversationEntityFeature.CONTROL
+        )
 
     @property
     def supported_languages(self) -> list[str] | Literal["*"]:
@@ -191,7 +242,11 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
                 converse=converse,
             )
             self._voice_memory.note(chat_log.conversation_id, result)
+            # Home Assistant's own agent is given no memory: the turn's memories
+            # are those its answer said (none for the intent agent's own answers).
+            said: list[str] | None = named_memories(result)
         else:
+            said = None
             result = await converse()
             if context is not None:
                 await async_say_what_was_learnt(
@@ -212,6 +267,7 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
                     speaker,
                     _used_tokens(chat_log),
                     language=user_input.language,
+                    memory_ids=said,
                 ),
                 f"assist_memory_turn_{chat_log.conversation_id}",
                 # Not started here: the answer goes back first.
@@ -232,14 +288,20 @@ class AssistMemoryAgent(AssistMemoryEntity, conversation.ConversationEntity):
         used_tokens: int,
         *,
         language: str,
+        memory_ids: list[str] | None,
     ) -> None:
-        """Record the answer, then learn from the conversation in the background."""
+        """Record the answer, then learn from the conversation in the background.
+
+        `memory_ids`: the memories an answer from memory said (None: an LLM's answer,
+        whose turn keeps the memories it was given).
+        """
         try:
             await self.entry.runtime_data.backend.end_turn(
                 session_id=session_id,
                 user_text=user_text,
                 reply=answer,
                 user_id=speaker.owner,
+                memory_ids=memory_ids,
             )
         except MemoryEngineError as err:
             LOGGER.warning("Assist Memory could not record an answer: %s", err.message)

@@ -25,13 +25,18 @@ def async_keep_memory_sentence(
     said: str,
     reply: str,
     user_id: str | None,
+    memory_ids: list[str],
 ) -> None:
-    """Keep the sentence and its answer, once the answer has gone back."""
+    """Keep the sentence, its answer and the memories it said, once it has gone back."""
 
     async def keep() -> None:
         try:
             await entry.runtime_data.backend.record_memory_sentence(
-                session_id=session_id, said=said, reply=reply, user_id=user_id
+                session_id=session_id,
+                said=said,
+                reply=reply,
+                user_id=user_id,
+                memory_ids=memory_ids,
             )
         except MemoryEngineError as err:
             LOGGER.warning("Assist Memory could not keep a sentence: %s", err.message)

@@ -5,7 +5,8 @@ The handlers are the engine's (`engine/http/memory_routes.py`), shared with the 
 needed here). They are mounted at `/api/assist_memory` + the server's path without its `/api`
 (`/api/memory/main` -> `/api/assist_memory/memory/main`, `/memory/long-term` ->
 `/api/assist_memory/memory/long-term`), behind Home Assistant's authentication and for
-administrators only (memories are the whole household's). The OpenAPI document is at
+administrators only (memories are the whole household's); another person's
+conversations are shown without what was said in them. The OpenAPI document is at
 `/api/assist_memory/openapi.json`.
 """
 
@@ -25,7 +26,6 @@ from .engine.http.aiohttp_requests import answer_route, json_response
 from .engine.http.memory_routes import ROUTES
 from .engine.http.openapi import openapi_document
 from .engine.http.routing import ApiResponse, Route, error_body
-from .engine.storage.models import DEFAULT_MAX_CONTENT_LENGTH
 from .entry_api_host import EntryApiHost, loaded_entry
 
 URL_PREFIX: Final = "/api/assist_memory"
@@ -64,7 +64,12 @@ class ApiView(HomeAssistantView):
                         error_body("Assist Memory is not loaded", "not_loaded"),
                     )
                 )
-            return await answer_route(EntryApiHost(hass, entry), route, request)
+            return await answer_route(
+                EntryApiHost(hass, entry),
+                route,
+                request,
+                viewer=request["hass_user"].id,
+            )
 
         return handle
 
@@ -77,17 +82,8 @@ class OpenApiView(HomeAssistantView):
 
     async def get(self, request: web.Request) -> web.Response:
         """The OpenAPI document of the routes as Home Assistant serves them."""
-        hass: HomeAssistant = request.app["hass"]
-        limit = DEFAULT_MAX_CONTENT_LENGTH
-        if (entry := loaded_entry(hass)) is not None:
-            limit = (await entry.runtime_data.backend.stats()).max_content_length
         return self.json(
-            openapi_document(
-                ha_path,
-                routes=ROUTES,
-                title_suffix=" (Home Assistant)",
-                max_content_length=limit,
-            )
+            openapi_document(ha_path, routes=ROUTES, title_suffix=" (Home Assistant)")
         )
 
 

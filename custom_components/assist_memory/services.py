@@ -36,7 +36,9 @@ from .engine import (
     MemoryBackend,
     MemoryEngineError,
     MemoryFields,
+    MemoryFullError,
 )
+from .engine.conversation.seen_by import working_seen
 from .engine.memory.compaction import CompactionResult
 from .engine.storage.list_filters import LIST_STATES
 from .engine.storage.store import SORT_ORDERS
@@ -176,10 +178,14 @@ def _backend(call: ServiceCall) -> MemoryBackend:
 
 @contextmanager
 def _engine_errors() -> Iterator[None]:
-    """Turn engine errors into translated Home Assistant errors."""
+    """Turn engine errors into translated Home Assistant errors.
+
+    A bad value, or an add to a full memory, is a mistake of the call (HTTP 400 to a
+    REST caller), not a fault: ServiceValidationError, as Home Assistant's own.
+    """
     try:
         yield
-    except InvalidMemoryError as err:
+    except (InvalidMemoryError, MemoryFullError) as err:
         raise ServiceValidationError(
             translation_domain=DOMAIN,
             translation_key=err.code,
@@ -325,7 +331,8 @@ async def _get_working_memory(call: ServiceCall) -> ServiceResponse:
             translation_key="unknown_session",
             translation_placeholders={"session_id": session_id},
         )
-    return {"working_memory": working.to_dict()}
+    # Another person's conversation: only that it is there (an automation: all).
+    return {"working_memory": working_seen(working, call.context.user_id)}
 
 
 async def _delete_conversation(call: ServiceCall) -> ServiceResponse:

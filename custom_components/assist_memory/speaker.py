@@ -102,22 +102,6 @@ def device_people(options: Mapping[str, Any]) -> dict[str, str]:
     return people
 
 
-def speakers_error(options: Mapping[str, Any]) -> str | None:
-    """A translation key when the devices are given twice, else None."""
-    given = [
-        device_id
-        for key, devices in options.items()
-        if key.startswith(DEVICES_PERSON_PREFIX) and isinstance(devices, list)
-        for device_id in devices
-    ]
-    guests = set(options.get(CONF_GUEST_DEVICES, ()))
-    if len(given) != len(set(given)):
-        return "device_of_two_people"
-    if guests & set(given):
-        return "guest_device_assigned"
-    return None
-
-
 def _user_of(state: State | None) -> str | None:
     user_id = state.attributes.get("user_id") if state is not None else None
     return user_id if isinstance(user_id, str) and user_id else None

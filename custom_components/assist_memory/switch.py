@@ -1,6 +1,6 @@
 """The "Learning" switch: off, nothing is learned from conversations.
 
-It is the "Learn automatically" option, turned from a dashboard or an automation
+It is the "Learn from conversations" option, turned from a dashboard or an automation
 (changing it does not reload the entry). The memory agent still gives memory while
 learning is off, and people can still add memories themselves.
 """

@@ -107,6 +107,7 @@ class VoiceMemory:
                 said=user_input.text,
                 reply=result.response.speech.get("plain", {}).get("speech", ""),
                 user_id=speaker.owner,
+                memory_ids=named_memories(result),
             )
         return result
 
@@ -151,11 +152,8 @@ class VoiceMemory:
                 )
                 return self._ask(user_input, chat_log, question)
             case "what_learnt":
-                return spoken_result(
-                    user_input,
-                    chat_log,
-                    await self._learnt(conversation_id, user_id, language),
-                )
+                speech, learnt = await self._learnt(conversation_id, user_id, language)
+                return spoken_result(user_input, chat_log, speech, memory_ids=learnt)
         if command is None:
             return None
         if command.action == "forget":
@@ -186,18 +184,19 @@ class VoiceMemory:
 
     async def _learnt(
         self, conversation_id: str, user_id: str | None, language: str
-    ) -> str:
+    ) -> tuple[str, list[str]]:
+        """What the conversation taught, and the memories that hold it."""
         recent = self._recent.get(conversation_id) or _Recent()
         backend = self.entry.runtime_data.backend
         try:
             found = [await backend.get(memory_id) for memory_id in recent.learnt]
         except MemoryEngineError as err:
-            return reply(language, "failed", reason=err.message)
+            return reply(language, "failed", reason=err.message), []
         memories = [m for m in found if m is not None]
         if not memories:
-            return reply(language, "learnt_nothing")
+            return reply(language, "learnt_nothing"), []
         items = join_items(language, said_to(memories, user_id))
-        return reply(language, "learnt_last", items=items)
+        return reply(language, "learnt_last", items=items), [m.id for m in memories]
 
     def _ask(
         self,
@@ -205,13 +204,16 @@ class VoiceMemory:
         chat_log: conversation.ChatLog,
         question: ForgetQuestion,
     ) -> conversation.ConversationResult:
-        if question.proposal is not None:
-            self._waiting.put(chat_log.conversation_id, question.proposal)
+        proposal = question.proposal
+        if proposal is not None:
+            self._waiting.put(chat_log.conversation_id, proposal)
         return spoken_result(
             user_input,
             chat_log,
             question.speech,
-            continue_conversation=question.proposal is not None,
+            continue_conversation=proposal is not None,
+            # The memories the question names (what "yes" would forget).
+            memory_ids=proposal.memory_ids if proposal is not None else (),
         )
 
     async def _async_say(
@@ -222,7 +224,7 @@ class VoiceMemory:
         speaker: Speaker,
     ) -> conversation.ConversationResult:
         """Remember, recall or pause, and say so in the user's language."""
-        speech = await answer_command(
+        answer = await answer_command(
             self.entry.runtime_data.backend,
             command,
             session_id=chat_log.conversation_id,
@@ -230,4 +232,6 @@ class VoiceMemory:
             language=reply_language(user_input.language, user_input.text),
             said=user_input.text,
         )
-        return spoken_result(user_input, chat_log, speech)
+        return spoken_result(
+            user_input, chat_log, answer.speech, memory_ids=answer.memory_ids
+        )

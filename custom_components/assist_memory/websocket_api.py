@@ -2,7 +2,9 @@
 
 `assist_memory/request` takes a route of the REST API as plain values (method, the
 server's path, query, body) and answers what the REST API would: {"status", "body"}.
-Administrators only, as the REST views (memories are the whole household's).
+Administrators only, as the REST views (memories are the whole household's); another
+person's conversations are shown without what was said in them (the engine's
+`seen_by.py`).
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ async def ws_request(
         msg["path"],
         msg["query"],
         msg.get("body"),
+        viewer=connection.user.id,
     )
     connection.send_result(
         msg["id"], {"status": int(response.status), "body": response.body}

@@ -1,10 +1,13 @@
 """Websocket commands for a person's own conversations and working memory.
 
 `assist_memory/conversations/list`, `.../get` and `.../delete` answer any logged-in
-user: an administrator sees and deletes everyone's conversations, anyone else only
-the messages they said themselves (and their answers). With `mine`, an administrator
-too gets only their own ("About me" is the viewer's own, whoever views it). A listed
-conversation comes with its last answer (`reply`).
+user, on their own messages (and the answers to them). A person's conversations are
+theirs: an administrator also sees that everyone else's exist (whose, when, how many
+turns) and may delete them, but never reads them (the engine's `seen_by.py`: no
+title, last answer or messages; a conversation of nobody known is the household's
+and readable). With `mine`, an administrator too gets only their own ("About me" is
+the viewer's own, whoever views it). A listed conversation comes with its last
+answer (`reply`), when the caller may read it.
 
 `assist_memory/working/list` gives the conversations in progress (their working
 memory) on the same terms.
@@ -26,6 +29,11 @@ from homeassistant.core import HomeAssistant, callback
 import probatio
 
 from .engine import MemoryEngineError, TurnOperations
+from .engine.conversation.seen_by import (
+    conversation_seen,
+    session_info_seen,
+    working_seen,
+)
 from .entry_api_host import loaded_entry
 
 _CONVERSATION_ID = "conversation_id"
@@ -33,9 +41,11 @@ _MAX_PAGE = 100
 # Only the caller's own, an administrator's too.
 _MINE = probatio.Optional("mine", default=False)
 
-# What a command asks the backend, given the caller's owner (None: everyone's); None
-# is "no such conversation".
-type _Ask = Callable[[TurnOperations, str | None], Awaitable[dict[str, Any] | None]]
+# What a command asks the backend, given whose conversations it covers (None:
+# everyone's) and who asks; None is "no such conversation".
+type _Ask = Callable[
+    [TurnOperations, str | None, str], Awaitable[dict[str, Any] | None]
+]
 
 
 @callback
@@ -55,7 +65,7 @@ async def _answer(connection: ActiveConnection, msg: dict[str, Any], ask: _Ask) 
     user = connection.user
     owner = None if user.is_admin and not msg["mine"] else user.id
     try:
-        result = await ask(entry.runtime_data.backend, owner)
+        result = await ask(entry.runtime_data.backend, owner, user.id)
     except MemoryEngineError as err:
         connection.send_error(msg["id"], err.code, err.message)
         return
@@ -83,14 +93,18 @@ async def ws_list(
 ) -> None:
     """The caller's conversations (everyone's for an administrator), newest first."""
 
-    async def ask(backend: TurnOperations, owner: str | None) -> dict[str, Any]:
+    async def ask(
+        backend: TurnOperations, owner: str | None, viewer: str
+    ) -> dict[str, Any]:
         page = await backend.conversations(
             limit=msg["limit"], offset=msg["offset"], owner=owner
         )
-        listed = page.to_dict()
-        for item in listed["items"]:
-            item["reply"] = await _last_reply(backend, item["session_id"], owner)
-        return listed
+        items = []
+        for info in page.items:
+            item = session_info_seen(info, viewer)
+            item["reply"] = await _last_reply(backend, info.session_id, owner, viewer)
+            items.append(item)
+        return {"items": items, "total": page.total}
 
     await _answer(connection, msg, ask)
 
@@ -106,11 +120,14 @@ async def ws_list(
 async def ws_get(
     hass: HomeAssistant, connection: ActiveConnection, msg: dict[str, Any]
 ) -> None:
-    """One conversation's messages (the caller's own, unless an administrator)."""
+    """One conversation's messages: those the caller may read."""
 
-    async def ask(backend: TurnOperations, owner: str | None) -> dict[str, Any] | None:
+    async def ask(
+        backend: TurnOperations, owner: str | None, viewer: str
+    ) -> dict[str, Any] | None:
         found = await backend.conversation(msg[_CONVERSATION_ID], owner=owner)
-        return None if found is None else found.to_dict()
+        shown = None if found is None else conversation_seen(found, viewer)
+        return None if shown is None else shown.to_dict()
 
     await _answer(connection, msg, ask)
 
@@ -129,7 +146,9 @@ async def ws_delete(
     """Delete a conversation (the caller's own messages, unless an administrator)."""
     conversation_id = msg[_CONVERSATION_ID]
 
-    async def ask(backend: TurnOperations, owner: str | None) -> dict[str, Any] | None:
+    async def ask(
+        backend: TurnOperations, owner: str | None, viewer: str
+    ) -> dict[str, Any] | None:
         deleted = await backend.delete_conversation(conversation_id, owner=owner)
         return {"deleted": conversation_id, "messages": deleted} if deleted else None
 
@@ -137,11 +156,12 @@ async def ws_delete(
 
 
 async def _last_reply(
-    backend: TurnOperations, session_id: str, owner: str | None
+    backend: TurnOperations, session_id: str, owner: str | None, viewer: str
 ) -> str | None:
-    """What Assist answered last in a conversation (to the owner's messages)."""
+    """What Assist answered last in a conversation, to messages the viewer may read."""
     found = await backend.conversation(session_id, owner=owner)
-    replies = [m.content for m in (found.messages if found else []) if m.role != "user"]
+    shown = None if found is None else conversation_seen(found, viewer)
+    replies = [m.content for m in (shown.messages if shown else []) if m.role != "user"]
     return replies[-1] if replies else None
 
 
@@ -154,11 +174,13 @@ async def ws_working(
 ) -> None:
     """The conversations in progress: the caller's (everyone's for an administrator)."""
 
-    async def ask(backend: TurnOperations, owner: str | None) -> dict[str, Any]:
+    async def ask(
+        backend: TurnOperations, owner: str | None, viewer: str
+    ) -> dict[str, Any]:
         sessions = await backend.working_sessions()
         return {
             "items": [
-                memory.to_dict()
+                working_seen(memory, viewer)
                 for memory in sessions
                 if owner is None or memory.user_id == owner
             ]

@@ -130,6 +130,7 @@ class Labels:
     import_file: str
     import_button: str
     imported: str
+    unchanged: str
     empty: str
     # The memories: one kept as is, one edited, one deleted, a duplicate of the first.
     tea: str
@@ -186,7 +187,7 @@ ENGLISH = Labels(
     tags="Tags",
     preference="Preference",
     origin="Where it came from",
-    learned_chip="Learned by Assist",
+    learned_chip="Inferred by Assist",
     last_used="Last used in an answer",
     recent_chip="In the last 7 days",
     never_chip="Never",
@@ -196,21 +197,21 @@ ENGLISH = Labels(
     most_used="Most used first",
     search_label="Search what Assist knows",
     where_from="Where this came from",
-    by_hand="Added by hand or imported.",
+    by_hand="Added by hand or imported",
     save_main="Save MEMORY.md",
     main_saved="MEMORY.md saved: 1 added",
-    auto_memory="Automatic memory (learn from conversations)",
-    auto_off="Automatic memory is off.",
-    auto_on="Automatic memory is on.",
-    compact="Compact now",
-    compacted=r"Compacted: \d+ memories became \d+\.",
-    not_enabled="Compaction needs “LLM compaction” on",
-    compaction_changes="What the last compaction changed",
-    compaction_preview="What compaction would change",
+    auto_memory="Learn from conversations",
+    auto_off="Learning from conversations is off.",
+    auto_on="Learning from conversations is on.",
+    compact="Tidy up now",
+    compacted=r"Tidied up: \d+ memories became \d+\.",
+    not_enabled="Tidying up needs “Tidy up memories with the LLM” on",
+    compaction_changes="What the last tidy-up changed",
+    compaction_preview="What tidying up would change",
     apply="Apply",
     stale="The memories changed since this preview.",
-    undo="Undo last compaction",
-    undone="The last compaction was undone.",
+    undo="Undo the last tidy-up",
+    undone="The last tidy-up was undone.",
     export="Export to a file",
     exported="Exported",
     clear="Clear all",
@@ -220,6 +221,7 @@ ENGLISH = Labels(
     import_file="File to import",
     import_button="Import",
     imported="Imported:",
+    unchanged="Nothing changed: every memory in the file is already here",
     empty="No memories yet.",
     tea="We drink green tea every morning",
     tea_again="we drink green tea every morning.",
@@ -281,12 +283,12 @@ CHINESE = Labels(
     most_used="最常用优先",
     search_label="搜索 Assist 记得的内容",
     where_from="这条记忆从何而来",
-    by_hand="手动添加或导入的。",
+    by_hand="手动添加或导入的",
     save_main="保存 MEMORY.md",
     main_saved="已保存 MEMORY.md：新增 1 条",
-    auto_memory="自动记忆（从对话中学习）",
-    auto_off="自动记忆已关闭。",
-    auto_on="自动记忆已开启。",
+    auto_memory="从对话中学习",
+    auto_off="从对话中学习已关闭。",
+    auto_on="从对话中学习已开启。",
     compact="立即整理",
     compacted=r"整理完成：\d+ 条记忆合并为 \d+ 条。",
     not_enabled="整理记忆需要在“高级”中开启",
@@ -305,6 +307,7 @@ CHINESE = Labels(
     import_file="要导入的文件",
     import_button="导入",
     imported="已导入：",
+    unchanged="没有变化：文件里的每条记忆都已在这里",
     empty="还没有记忆。",
     tea="我们每天早上喝绿茶",
     tea_again="我们每天早上喝绿茶。",
@@ -485,9 +488,9 @@ def walk_through(
     screens.shot("search-results", scan=True)
     search_box.fill("")
     expect(item(words.cat)).to_be_visible()
-    # Each memory explains itself: added by hand here.
+    # Each memory says where it came from, once: added by hand here.
+    expect(item(words.cat).locator(".provenance")).to_have_text(words.by_hand)
     item(words.cat).get_by_text(words.where_from).click()
-    expect(item(words.cat)).to_contain_text(words.by_hand)
 
     # Edit, then delete.
     tab(words.tab_memories)
@@ -564,7 +567,7 @@ def walk_through(
 
     # Automatic memory off (kept after a reload of the tab), then on again.
     tab(words.tab_settings)
-    switch = app.get_by_role("switch", name=words.auto_memory)
+    switch = app.get_by_role("switch", name=words.auto_memory, exact=True)
     expect(switch).to_be_checked()
     switch.click()
     expect(status).to_have_text(words.auto_off)
@@ -575,7 +578,10 @@ def walk_through(
     switch.click()
     expect(status).to_have_text(words.auto_on)
 
-    # Compaction: the duplicate tea memory is merged away, then the undo brings it back.
+    # Tidying up: nothing to undo before the first; the duplicate tea memory is
+    # merged away, then the undo brings it back.
+    undo = app.get_by_role("button", name=words.undo)
+    expect(undo).to_be_disabled()
     if compaction:
         # First what it would change (nothing applied yet), then Apply.
         app.get_by_role("button", name=words.compact).click()
@@ -599,8 +605,10 @@ def walk_through(
         tab(words.tab_memories)
         expect(item(words.tea_again)).to_have_count(0)
         tab(words.tab_settings)
-        app.get_by_role("button", name=words.undo).click()
+        expect(undo).to_be_enabled()
+        undo.click()
         expect(status).to_have_text(words.undone)
+        expect(undo).to_be_disabled()
         tab(words.tab_memories)
         expect(item(words.tea_again)).to_be_visible()
     else:
@@ -661,6 +669,10 @@ def walk_through(
     app.get_by_role("button", name=words.import_button, exact=True).click()
     expect(status).to_contain_text(words.imported)
     screens.shot("imported", scan=True)
+    # The same file again: nothing changed, and it says so.
+    app.get_by_label(words.import_file).set_input_files(tmp / "a.json")
+    app.get_by_role("button", name=words.import_button, exact=True).click()
+    expect(status).to_contain_text(words.unchanged)
     tab(words.tab_memories)
     expect(memories).to_contain_text(words.boiler)
     tab(words.tab_backup)
@@ -836,11 +848,11 @@ def round_trip(
 
     import_replacing()
     expect(alert).to_contain_text("The file holds 5000 memories, more than the limit")
-    expect(alert).to_contain_text("Raise “Most memories” under Settings")
+    expect(alert).to_contain_text("Raise “Most memories kept” under Settings")
     screens.shot("import-over-the-limit", scan=True)
     tab("Settings")
     app.get_by_text("Advanced", exact=True).click()
-    app.get_by_label("Most memories (0: no limit)").fill("6000")
+    app.get_by_label("Most memories kept").fill("6000")
     app.get_by_role("button", name="Save settings").click()
     expect(status).to_have_text("Settings saved.")
     import_replacing()

@@ -62,7 +62,7 @@ logger:
 
 TEST_INTEGRATIONS = Path(__file__).parent / "ha_config" / "custom_components"
 LLM_ENTITY = "ai_task.browser_llm"
-MEMORY_AGENT = "conversation.assist_memory_memory_agent"
+MEMORY_AGENT = "conversation.assist_memory"
 
 
 @dataclass(frozen=True)
@@ -317,6 +317,7 @@ def test_about_me(
     """Every user's own view (here the owner's): their memories, where each came
     from, correct and delete them, their conversations."""
     converse(home_assistant, "Remember that my bike is the green one")
+    converse(home_assistant, "My daughter Lily loves dinosaurs")
     converse(home_assistant, "Is the back door locked")
     context = browser.new_context(locale="en-US")
     page = context.new_page()
@@ -336,13 +337,23 @@ def test_about_me(
         # The chips (no person to pick: these are one's own).
         expect(app.get_by_role("group", name="Who it is about")).to_have_count(0)
         origin = app.get_by_role("group", name="Where it came from")
-        origin.get_by_role("button", name="Learned by Assist", exact=True).click()
+        origin.get_by_role("button", name="Inferred by Assist", exact=True).click()
         expect(bike).to_have_count(0)
         origin.get_by_role("button", name="Stated", exact=True).click()
         expect(bike).to_be_visible()
         origin.get_by_role("button", name="Any", exact=True).click()
+        # Where each came from, once, naming who said it.
+        expect(bike.locator(".provenance")).to_have_text("Asked to remember by Dev")
+        lily = app.get_by_role("listitem").filter(has_text="Lily loves dinosaurs")
+        expect(lily.locator(".provenance")).to_have_text(
+            "Said by Dev in a conversation"
+        )
+        expect(app.get_by_text("Someone", exact=False)).to_have_count(0)
+        expect(app.get_by_text("Learned by Assist", exact=True)).to_have_count(0)
         bike.get_by_text("Where this came from").click()
-        expect(bike).to_contain_text("asked Assist to remember this.")
+        expect(bike.locator(".quote")).to_have_text(
+            "Remember that my bike is the green one"
+        )
         screens.shot("about-me", scan=True)
         bike.get_by_role("button", name="Edit").click()
         dialog = app.get_by_role("dialog")
@@ -423,7 +434,7 @@ def test_about_me_is_the_viewers_own(
     is each one's own, named by name; the Memory panel shows Dev everyone's, with
     whose each is, the conversations in progress, and the profile picked by person."""
     url = home_assistant.url
-    dev_context = browser.new_context(locale="en-US")
+    dev_context = browser.new_context(locale="en-US", accept_downloads=True)
     anna_context = browser.new_context(locale="en-US")
     try:
         page = dev_context.new_page()
@@ -447,7 +458,7 @@ def test_about_me_is_the_viewers_own(
         expect(app.get_by_text("My desk is by the window", exact=True)).to_be_visible()
         expect(app.get_by_text("favourite colour", exact=False)).to_have_count(0)
         app.get_by_role("tab", name="Sessions", exact=True).click()
-        working = app.get_by_role("list", name="Working memory")
+        working = app.get_by_role("list", name="Conversations in progress")
         expect(working.get_by_text("Where is the spare key")).not_to_have_count(0)
         expect(app.get_by_text("Is the cellar light off")).to_have_count(0)
         screens = Screens(page, screenshots, axe)
@@ -466,7 +477,7 @@ def test_about_me_is_the_viewers_own(
         # Her conversations: the one in progress (read, not "none"), Assist's answer
         # on the recent one, and a new turn appears by itself.
         anna_app.get_by_role("tab", name="Sessions", exact=True).click()
-        anna_working = anna_app.get_by_role("list", name="Working memory")
+        anna_working = anna_app.get_by_role("list", name="Conversations in progress")
         expect(anna_working.get_by_text("Is the cellar light off")).to_be_visible()
         expect(anna_working.get_by_text("Where is the spare key")).to_have_count(1)
         expect(anna_app.get_by_text("No conversation is active.")).to_have_count(0)
@@ -503,43 +514,58 @@ def test_about_me_is_the_viewers_own(
         )
         expect(colour.locator(".person")).to_have_text("Anna")
         app.get_by_role("tab", name="Sessions", exact=True).click()
-        cards = app.get_by_role("list", name="Working memory").get_by_role("listitem")
+        cards = app.get_by_role("list", name="Conversations in progress").get_by_role(
+            "listitem"
+        )
         annas = cards.filter(has=page.locator(".person", has_text="Anna"))
         devs = cards.filter(has=page.locator(".person", has_text="Dev"))
-        expect(annas.filter(has_text="Is the cellar light off")).to_have_count(1)
-        # The same question by two people: two cards, told apart by whose they are.
-        expect(annas.filter(has_text="Where is the spare key")).to_have_count(1)
-        expect(devs.filter(has_text="Where is the spare key")).not_to_have_count(0)
-        opened = annas.filter(has_text="Where is the spare key")
-        opened.get_by_role("button", name="Open").click()
-        expect(opened.get_by_role("list", name="Messages")).to_contain_text(
-            "Anna: Where is the spare key"
+        # Anna's are hers: Dev sees that they are there, whose, when and how many
+        # turns, never what she said, and cannot open them.
+        expect(annas).not_to_have_count(0)
+        for card in annas.all():
+            expect(card).to_contain_text("Only Anna can read this conversation.")
+            expect(card).to_contain_text("1 turn")
+        expect(annas.get_by_role("button", name="Open")).to_have_count(0)
+        expect(app.get_by_text("Is the cellar light off")).to_have_count(0)
+        recent = app.get_by_role("list", name="Recent conversations").get_by_role(
+            "listitem"
+        )
+        hers = recent.filter(has=page.locator(".person", has_text="Anna"))
+        expect(hers.first).to_contain_text("Only Anna can read this conversation.")
+        expect(hers.get_by_role("button", name="Open")).to_have_count(0)
+        expect(hers.get_by_role("button", name="Delete").first).to_be_visible()
+        # Dev's own open as before.
+        mine = devs.filter(has_text="Where is the spare key")
+        mine.get_by_role("button", name="Open").click()
+        expect(mine.get_by_role("list", name="Messages")).to_contain_text(
+            "Dev: Where is the spare key"
         )
         screens.shot("working-memory", scan=True, docs="working-memory")
 
-        # MEMORY.md: the household's, then a section per person, by name; saved as
-        # it is it changes nothing, and a line added under Anna is hers.
+        # MEMORY.md: the household's, then a section per person, by name alone (no
+        # id in sight), each memory as the panel shows it; saved as it is it
+        # changes nothing, and a line added under Anna is hers.
         app.get_by_role("tab", name="MEMORY.md & profile", exact=True).click()
         main = app.get_by_role("textbox", name="MEMORY.md", exact=True)
-        anna_header = f"# Anna <!-- person {anna_id} -->"
         expect(main).to_have_value(
             re.compile(
-                rf"^# Memory\n.*{re.escape(anna_header)}\n\n## Facts\n\n"
-                r"- my favourite colour is blue\n",
+                r"^# Memory\n.*\n# Anna\n\n## Facts\n\n- My favourite colour is blue\n",
                 re.DOTALL,
             )
         )
-        expect(main).to_have_value(re.compile(r"# Dev <!-- person \w+ -->"))
-        expect(main).to_have_value(re.compile(r"- my desk is by the window"))
+        expect(main).to_have_value(re.compile(r"\n# Dev\n"))
+        expect(main).to_have_value(re.compile(r"- My desk is by the window"))
+        expect(main).not_to_have_value(re.compile(r"<!--|person [0-9a-f]|\n- [a-z]"))
         screens.shot("memory-md-people", scan=True, docs="memory-md-people")
         app.get_by_role("button", name="Save MEMORY.md").click()
         expect(app.locator("p.status")).to_have_text(
             "MEMORY.md saved: 0 added, 0 changed, 0 removed."
         )
+        expect(main).not_to_have_value(re.compile(r"<!--"))
         main.fill(
             main.input_value().replace(
-                "- my favourite colour is blue\n",
-                "- my favourite colour is blue\n- Anna rows on Sundays\n",
+                "- My favourite colour is blue\n",
+                "- My favourite colour is blue\n- Anna rows on Sundays\n",
             )
         )
         app.get_by_role("button", name="Save MEMORY.md").click()
@@ -554,6 +580,7 @@ def test_about_me_is_the_viewers_own(
         assert status == 200, listed
         scopes = {m["content"]: m["scope"] for m in listed["items"]}
         assert scopes["Anna rows on Sundays"] == anna_id
+        # Stored as said.
         assert scopes["my favourite colour is blue"] == anna_id
 
         # The profile: Household, then each person, by name.
@@ -573,6 +600,15 @@ def test_about_me_is_the_viewers_own(
         assert status == 200, profile
         assert "Likes short answers" in profile["content"]
         screens.shot("profile-picker", scan=True)
+
+        # The Markdown export: each memory as shown, with whose it is by name.
+        app.get_by_role("tab", name="Export & import", exact=True).click()
+        app.get_by_label("Format").select_option(label="Markdown (to read)")
+        with page.expect_download() as info:
+            app.get_by_role("button", name="Export to a file").click()
+        exported = Path(info.value.path()).read_text(encoding="utf-8")
+        assert "- My favourite colour is blue (Anna)" in exported
+        assert anna_id not in exported
     finally:
         anna_context.close()
         dev_context.close()
@@ -728,6 +764,13 @@ def test_forgetting_by_voice_asks_first(
             box.press("Enter")
 
         page.keyboard.press("a")
+        # The memory agent controls the home as the agent it wraps does: no banner.
+        expect(
+            page.get_by_role("textbox", name=re.compile("request", re.IGNORECASE))
+        ).to_be_visible()
+        expect(
+            page.get_by_text("This assistant cannot control your home.")
+        ).to_have_count(0)
         question = "Should I forget this: The spare key is under the blue flowerpot?"
         say("Forget the spare key")
         expect(page.get_by_text(question)).to_have_count(1)

@@ -99,22 +99,33 @@ def say(instance: Instance, text: str, device: str) -> str:
     return str(answer["service_response"]["speech"])
 
 
-def give_devices(instance: Instance, **values: object) -> None:
-    """Save the options' "Who is speaking" step through the REST API."""
+def give_devices(
+    instance: Instance, people: dict[str, list[str]], **last: object
+) -> None:
+    """Save the options' "Who is speaking" through the REST API: each person's page
+    (by name), then the last page's `last` values."""
     flows = f"{instance.url}/api/config/config_entries/options/flow"
     _, menu = ha.request(
         "POST", flows, json_body={"handler": instance.entry_id}, token=instance.token
     )
     assert "speakers" in menu["menu_options"], menu
-    _, form = ha.request(
+    _, page = ha.request(
         "POST",
         f"{flows}/{menu['flow_id']}",
         json_body={"next_step_id": "speakers"},
         token=instance.token,
     )
-    assert form.get("step_id") == "speakers", form
+    while page.get("step_id") == "person_devices":
+        name = page["description_placeholders"]["person"]
+        _, page = ha.request(
+            "POST",
+            f"{flows}/{page['flow_id']}",
+            json_body={"devices": people.get(name, [])},
+            token=instance.token,
+        )
+    assert page.get("step_id") == "guests", page
     _, done = ha.request(
-        "POST", f"{flows}/{form['flow_id']}", json_body=values, token=instance.token
+        "POST", f"{flows}/{page['flow_id']}", json_body=last, token=instance.token
     )
     assert done.get("type") == "create_entry", done
 
@@ -127,7 +138,7 @@ def test_who_is_speaking(
     assert "kept that for review" in answer
     say(instance, "Remember that my bike is in the shed", instance.bedroom)
     # Bob's device from now on.
-    give_devices(instance, **{"devices_person.bob": [instance.bedroom]})
+    give_devices(instance, {"Bob": [instance.bedroom]})
     assert say(instance, "Remember that my bike is the red one", instance.bedroom) == (
         "OK, I'll remember that."
     )
@@ -150,10 +161,34 @@ def test_who_is_speaking(
         )
         page.get_by_role("button", name="Configure").first.click()
         page.get_by_text("Who is speaking", exact=True).click()
-        expect(page.get_by_text("devices_person.bob")).to_be_visible()
+        # A page per person, by name: Bob's first, with the device he was given.
+        expect(page.get_by_text("Who is speaking: Bob")).to_be_visible()
+        expect(page.get_by_text("Bob's voice devices").first).to_be_visible()
         expect(page.get_by_text("Bedroom voice (Bedroom)")).to_be_visible()
-        expect(page.get_by_text("Use presence").first).to_be_visible()
+        expect(page.get_by_text("as if Bob were signed in and typing")).to_be_visible()
+        expect(page.get_by_text("devices_person", exact=False)).to_have_count(0)
         screens.shot("options-who-is-speaking", docs="voice-devices-options")
+        # Dev's page (the owner): nothing chosen, and no key anywhere.
+        page.get_by_role("button", name="Next").click()
+        expect(page.get_by_text("Who is speaking: Dev")).to_be_visible()
+        expect(page.get_by_text("Dev's voice devices").first).to_be_visible()
+        expect(page.get_by_text("Bedroom voice (Bedroom)")).to_have_count(0)
+        page.get_by_role("button", name="Next").click()
+        expect(page.get_by_text("Who is speaking: Leo")).to_be_visible()
+        page.get_by_role("button", name="Next").click()
+        # The last page: guests (Bob's device is not offered) and presence.
+        expect(page.get_by_text("Use presence").first).to_be_visible()
+        expect(page.get_by_text("Guest devices").first).to_be_visible()
+        screens.shot("options-guests")
+        page.get_by_role("button", name="Close").first.click()
+        expect(page.get_by_role("dialog")).to_have_count(0)
+        # The same setting has the same name here as in the memory manager.
+        page.get_by_role("button", name="Configure").first.click()
+        page.get_by_text("Learning from conversations", exact=True).click()
+        expect(page.get_by_text("Wait between two learning runs").first).to_be_visible()
+        expect(
+            page.get_by_text("(the extraction interval)", exact=False)
+        ).not_to_have_count(0)
         page.keyboard.press("Escape")
 
         app = open_manager(page, _home(instance))
@@ -179,6 +214,28 @@ def test_who_is_speaking(
         expect(status).to_contain_text("Forgotten.")
         expect(quill).to_have_count(0)
         screens.shot("after-review", scan=True)
+
+        # No LLM here: no daily log, and the page says who writes them.
+        app.get_by_role("tab", name="Daily logs", exact=True).click()
+        expect(app.get_by_text("Only an LLM agent writes them")).to_be_visible()
+        # Settings in the options' words, with their units; nothing to undo yet.
+        app.get_by_role("tab", name="Settings", exact=True).click()
+        learn = app.get_by_role("switch", name="Learn from conversations", exact=True)
+        expect(learn).to_be_checked()
+        app.get_by_text("Advanced", exact=True).click()
+        wait = app.locator("label.field").filter(
+            has_text="Wait between two learning runs"
+        )
+        expect(wait).to_contain_text("seconds")
+        expect(wait).to_contain_text("(the extraction interval)")
+        for jargon in ("Seconds between extractions", "Prompt mode", "Working memory"):
+            expect(app.get_by_text(jargon)).to_have_count(0)
+        undo = app.get_by_role("button", name="Undo the last tidy-up")
+        expect(undo).to_be_disabled()
+        expect(
+            app.get_by_text("Nothing to undo: no tidy-up has been done yet.")
+        ).to_be_visible()
+        screens.shot("settings", scan=True)
     finally:
         context.close()
 

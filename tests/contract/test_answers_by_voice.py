@@ -102,7 +102,8 @@ async def test_about_me_with_nothing_known(backend: MemoryBackend) -> None:
         speaker=user_speaker(ANNA),
         language="en",
     )
-    assert said == "I don't know anything about you yet."
+    assert said.speech == "I don't know anything about you yet."
+    assert said.memory_ids == ()
     said = await answer_command(
         backend,
         MemoryCommand("recall", "我们家"),
@@ -110,7 +111,7 @@ async def test_about_me_with_nothing_known(backend: MemoryBackend) -> None:
         speaker=user_speaker(ANNA),
         language="zh-Hans",
     )
-    assert said == "我还不了解你家。"
+    assert said.speech == "我还不了解你家。"
 
 
 async def test_forgetting_asks_and_keeps_what_is_not_chosen(
@@ -207,3 +208,36 @@ async def test_two_memories_saying_the_same_are_said_once(
     )
     assert said is not None
     assert said.speech == "We drink green tea every morning."
+
+
+async def test_a_recall_names_the_memories_it_said(backend: MemoryBackend) -> None:
+    colour = await backend.add("my favourite colour is green", scope=ANNA)
+    key = await backend.add("The spare key is under the blue flowerpot")
+    about_me = await answer_command(
+        backend,
+        MemoryCommand("recall", "me"),
+        session_id="s",
+        speaker=user_speaker(ANNA),
+        language="en",
+    )
+    assert about_me.speech == (
+        "Here is what I know about you: Your favourite colour is green."
+    )
+    assert about_me.memory_ids == (colour.id,)
+    recalled = await answer_command(
+        backend,
+        MemoryCommand("recall", "the spare key"),
+        session_id="s",
+        speaker=user_speaker(ANNA),
+        language="en",
+    )
+    assert recalled.memory_ids == (key.id,)
+
+
+async def test_without_search_by_meaning_no_two_memories_are_the_same_fact(
+    backend: MemoryBackend,
+) -> None:
+    """Judged by meaning only (the route answers, over either backend)."""
+    key = await backend.add("The spare key is under the blue flowerpot")
+    twin = await backend.add("备用钥匙在蓝色花盆下面")
+    assert await backend.same_facts([key.id, twin.id]) == []

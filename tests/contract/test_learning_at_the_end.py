@@ -97,6 +97,45 @@ async def test_a_memory_sentence_is_a_turn_never_learned_from(
     assert await backend.extraction_batch("s2", DEFAULT, ended=True) is None
 
 
+async def test_the_memories_an_answer_said_are_the_turns(
+    backend: MemoryBackend,
+) -> None:
+    """Why did Assist say that: a memory sentence's answer, and an answer from
+    memory, name the memories they said (not those a search gave the turn)."""
+    key = await backend.add("The spare key is under the blue flowerpot")
+    shed = await backend.add("The spare key of the shed is in the drawer")
+    await backend.record_memory_sentence(
+        session_id="s4",
+        said="Forget the spare key",
+        reply="Should I forget this: The spare key is under the blue flowerpot?",
+        user_id="anna",
+        memory_ids=[key.id],
+    )
+    await backend.begin_turn(
+        session_id="s4", text="Where is the spare key", user_id="anna"
+    )
+    await backend.end_turn(
+        session_id="s4",
+        user_text="Where is the spare key",
+        reply="The spare key of the shed is in the drawer.",
+        user_id="anna",
+        memory_ids=[shed.id],
+    )
+    # An answer that said none: none, whatever the turn was given.
+    await backend.begin_turn(session_id="s4", text="The spare key", user_id="anna")
+    await backend.end_turn(
+        session_id="s4",
+        user_text="The spare key",
+        reply="Sorry, I couldn't understand that",
+        user_id="anna",
+        memory_ids=[],
+    )
+    conversation = await backend.conversation("s4")
+    assert conversation is not None
+    said = [m.memory_ids for m in conversation.messages if m.role == "user"]
+    assert said == [(key.id,), (shed.id,), ()]
+
+
 async def test_a_paused_conversation_keeps_no_memory_sentence(
     backend: MemoryBackend,
 ) -> None:

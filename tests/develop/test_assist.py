@@ -22,7 +22,7 @@ import pytest_socket
 from tests.support.ha_process import ROOT, HomeAssistantProcess, ha_instance
 from tests.support.memory_server import free_port
 
-MEMORY_AGENT = "conversation.assist_memory_memory_agent"
+MEMORY_AGENT = "conversation.assist_memory"
 HOME_ASSISTANT_AGENT = "conversation.home_assistant"
 # Guards against a hang only.
 TIMEOUT = 60.0

@@ -363,6 +363,6 @@ async def test_memory_md_lines_are_built_while_opening_not_beside_searches(
         await backend.add("one more household note")
         await backend._run(backend.engine.mirror.flush)
         assert builds == [20]  # the write followed the change, built nothing again
-        assert "- one more household note" in (await backend.read_markdown())
+        assert "- One more household note" in (await backend.read_markdown())
     finally:
         await backend.close()

@@ -427,9 +427,11 @@ def test_sessions_newest_first_with_counts(log: ConversationLog) -> None:
         last_message_at=latest.created_at,
         message_count=3,
         title="Lights",
+        turn_count=2,
+        snippet="The lights are on.",
     )
     assert [s.session_id for s in sessions] == ["old", "new"]
-    assert sessions[1].title is None
+    assert (sessions[1].title, sessions[1].turn_count) == (None, 1)
     assert log.sessions(limit=1) == sessions[:1]
     assert log.sessions(limit=1, offset=1) == sessions[1:]
     assert log.session_count() == 2

@@ -439,16 +439,16 @@ def facts_file(*lines: str) -> str:
 
 
 def test_lines_edited_in_place_pair_in_order() -> None:
-    current = facts("alpha one", "beta two", "gamma three", "delta four")
-    plan = plan_for(current, facts_file("alpha one", "BETA", "GAMMA", "delta four"))
+    current = facts("Alpha one", "Beta two", "Gamma three", "Delta four")
+    plan = plan_for(current, facts_file("Alpha one", "BETA", "GAMMA", "Delta four"))
     assert plan == ReconcilePlan(updates=[("f1", "BETA", None), ("f2", "GAMMA", None)])
 
 
 def test_kept_lines_anchor_the_alignment() -> None:
-    current = facts("alpha", "beta", "gamma", "delta", "epsilon")
+    current = facts("Alpha", "Beta", "Gamma", "Delta", "Epsilon")
     # beta removed, delta edited: the kept gamma separates the two changes.
-    plan = plan_for(current, facts_file("alpha", "gamma", "delta!", "epsilon"))
-    assert plan == ReconcilePlan(updates=[("f3", "delta!", None)], deletes=["f1"])
+    plan = plan_for(current, facts_file("Alpha", "Gamma", "Delta!", "Epsilon"))
+    assert plan == ReconcilePlan(updates=[("f3", "Delta!", None)], deletes=["f1"])
 
 
 def test_uneven_block_pairs_the_most_similar_lines() -> None:
@@ -506,52 +506,52 @@ def test_replace_across_categories_is_per_category() -> None:
 
 
 def test_identical_bullets_keep_distinct_memories() -> None:
-    current = facts("same", "same")
-    assert plan_for(current, facts_file("same", "same")) == ReconcilePlan()
+    current = facts("Same", "Same")
+    assert plan_for(current, facts_file("Same", "Same")) == ReconcilePlan()
 
 
 def test_extra_identical_bullet_is_an_add() -> None:
-    current = facts("same", "other")
-    plan = plan_for(current, facts_file("same", "other", "same"))
-    assert plan == ReconcilePlan(adds=[("fact", "same")])
+    current = facts("Same", "Other")
+    plan = plan_for(current, facts_file("Same", "Other", "Same"))
+    assert plan == ReconcilePlan(adds=[("fact", "Same")])
 
 
 def test_one_of_two_identical_memories_removed() -> None:
-    current = facts("same", "same")
-    assert plan_for(current, facts_file("same")) == ReconcilePlan(deletes=["f1"])
+    current = facts("Same", "Same")
+    assert plan_for(current, facts_file("Same")) == ReconcilePlan(deletes=["f1"])
 
 
 def test_identical_memories_prefer_their_own_header() -> None:
     current = [
-        memory("f", "same", "fact", 1),
-        memory("n", "same", "note", 2),
+        memory("f", "Same", "fact", 1),
+        memory("n", "Same", "note", 2),
     ]
-    text = "## Notes\n- same\n## Facts\n- same\n"
+    text = "## Notes\n- Same\n## Facts\n- Same\n"
     assert plan_for(current, text) == ReconcilePlan()
     # Both under one header: the one from elsewhere moves.
-    assert plan_for(current, "## Facts\n- same\n- same\n") == ReconcilePlan(
+    assert plan_for(current, "## Facts\n- Same\n- Same\n") == ReconcilePlan(
         updates=[("n", None, "fact")]
     )
 
 
 def test_duplicate_turned_into_an_edit_of_another_line() -> None:
-    current = facts("same", "different")
-    plan = plan_for(current, facts_file("same", "same"))
-    assert plan == ReconcilePlan(updates=[("f1", "same", None)])
+    current = facts("Same", "Different")
+    plan = plan_for(current, facts_file("Same", "Same"))
+    assert plan == ReconcilePlan(updates=[("f1", "Same", None)])
 
 
 # -- rebase ----------------------------------------------------------------------------
 
 
 def test_rebase_keeps_changes_made_since_the_file_was_written() -> None:
-    base = facts("alpha", "beta", "gamma")
-    newer = memory("new", "added meanwhile", "fact", 10)
+    base = facts("Alpha", "Beta", "Gamma")
+    newer = memory("new", "Added meanwhile", "fact", 10)
     current = {m.id: m for m in base if m.id != "f2"} | {newer.id: newer}
     # The editor's copy lacks `newer`; it removes beta and adds a line.
     plan = plan_reconcile(
-        base, parse_markdown(facts_file("alpha", "gamma", "delta")), UTC
+        base, parse_markdown(facts_file("Alpha", "Gamma", "Delta")), UTC
     )
-    assert plan == ReconcilePlan(adds=[("fact", "delta")], deletes=["f1"])
+    assert plan == ReconcilePlan(adds=[("fact", "Delta")], deletes=["f1"])
 
     rebased = rebase_plan(plan, base, current, UTC)
 
@@ -559,17 +559,17 @@ def test_rebase_keeps_changes_made_since_the_file_was_written() -> None:
 
 
 def test_rebase_drops_what_another_program_already_did() -> None:
-    base = facts("alpha", "beta", "gamma")
-    added = memory("x", "added elsewhere", "fact", 10)
+    base = facts("Alpha", "Beta", "Gamma")
+    added = memory("x", "Added elsewhere", "fact", 10)
     current = {"f0": base[0].with_changes(content="ALPHA"), "f1": base[1], "x": added}
     # MEMORY.md as the other program wrote it: alpha edited, gamma gone, x added.
-    other = facts_file("ALPHA", "beta", "added elsewhere", "added elsewhere")
+    other = facts_file("ALPHA", "Beta", "Added elsewhere", "Added elsewhere")
     plan = plan_reconcile(base, parse_markdown(other), UTC)
 
     rebased = rebase_plan(plan, base, current, UTC)
 
     assert rebased == ReconcilePlan(
-        adds=[("fact", "added elsewhere")],  # the second copy is new
+        adds=[("fact", "Added elsewhere")],  # the second copy is new
         updates=[("f0", "ALPHA", None)],  # already so: applying it changes nothing
         deletes=[],
     )

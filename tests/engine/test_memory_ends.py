@@ -102,6 +102,50 @@ async def test_an_ended_memory_leaves_search_and_prompt_and_shows_as_ended(
     assert (await backend.list(ended=None)).total == 1
 
 
+async def what_a_prompt_gets(backend: LocalBackend, question: str) -> list[str]:
+    """Everything built for a model or a person asking: each path that reads memories."""
+    return [
+        *(r.memory.content for r in await backend.search(question)),
+        await backend.build_prompt(question),
+        await backend.build_prompt(question, query=question),
+        (await backend.begin_turn(session_id="s1", text=question)).memory_block,
+        await backend.memory_overview(user_id=None),
+        *(m.content for m in (await backend.list()).items),
+    ]
+
+
+# One moment, Saturday 28 November at 12:00 UTC, as other programs write it.
+@pytest.mark.parametrize(
+    "end",
+    [
+        "2026-11-28T12:00:00+00:00",
+        "20261128T120000+00:00",
+        "2026-11-28 12:00:00+00:00",
+        "2026-W48-6T12:00:00+00:00",
+        "2026-11-28T12:00+00:00",
+        "2026-11-28T20:00:00+08:00",
+        "2026-11-28T12:00:00.000+00:00",
+    ],
+)
+async def test_an_end_in_any_iso_form_ends_then_and_leaves_every_prompt(
+    backend: LocalBackend, freezer: FrozenDateTimeFactory, end: str
+) -> None:
+    """Ends are kept in one form, whose text is in time order, whatever form came."""
+    memory = await backend.add("Aunt May is staying in the attic room", expires_at=end)
+    assert memory.expires_at == "2026-11-28T12:00:00+00:00"
+    question = "Who is staying in the attic room?"
+    assert any(
+        "Aunt May" in text for text in await what_a_prompt_gets(backend, question)
+    )
+
+    freezer.move_to(datetime(2026, 11, 28, 12, 0, 1, tzinfo=UTC))
+
+    assert not any(
+        "Aunt May" in text for text in await what_a_prompt_gets(backend, question)
+    )
+    assert [m.id for m in (await backend.list(ended=True)).items] == [memory.id]
+
+
 async def test_saying_a_new_end_moves_it(
     backend: LocalBackend, freezer: FrozenDateTimeFactory
 ) -> None:

@@ -60,7 +60,7 @@ def test_each_persons_memories_are_under_a_header_of_their_own() -> None:
         "\n## Facts\n\n- The spare key is under the flowerpot\n"
         "\n## Routines\n\n- Bins go out on Tuesday\n"
         f"\n{person_header(ANNA)}\n"
-        "\n## Preferences\n\n- my favourite colour is blue\n"
+        "\n## Preferences\n\n- My favourite colour is blue\n"
         "\n## Facts\n\n- I am allergic to peanuts\n"
         f"\n{person_header(TOM)}\n"
         "\n## Facts\n\n- My dentist is Dr. Chen\n"
@@ -139,7 +139,7 @@ def test_an_edit_of_the_file_keeps_each_memorys_owner(
 
     changed = store.get(colour.id)
     assert changed is not None
-    assert (changed.content, changed.scope) == ("my favourite colour is green", ANNA)
+    assert (changed.content, changed.scope) == ("My favourite colour is green", ANNA)
     assert store.get(key.id) is None
     cycles = next(m for m in store.get_all() if m.content == "Tom cycles")
     assert (cycles.scope, cycles.category) == (TOM, "fact")
@@ -152,7 +152,7 @@ def test_an_edit_of_the_file_keeps_each_memorys_owner(
     )
     assert not mirror.write_text(text).changed
     assert {m.content: m.scope for m in store.get_all()} == {
-        "my favourite colour is green": ANNA,
+        "My favourite colour is green": ANNA,
         "My dentist is Dr. Chen": TOM,
         "Tom cycles": TOM,
     }

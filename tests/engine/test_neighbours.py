@@ -15,11 +15,11 @@ from custom_components.assist_memory.engine.search.fusion import (
     MEANING_WHEN_WORDS_MATCH,
     fused_keyword_scores,
 )
+from custom_components.assist_memory.engine.search.nearness import Nearness
 from custom_components.assist_memory.engine.search.neighbours import (
     CJK,
     HUB_WEIGHT,
     LETTERS,
-    Nearness,
     Neighbours,
     spoken_system,
     writing_systems,
@@ -157,6 +157,20 @@ def test_rows_are_removed_replaced_and_of_one_size() -> None:
     assert Neighbours().nearest([1.0], 5, LETTERS) == {}
 
 
+def test_a_question_after_a_change_reads_the_rows_as_they_are() -> None:
+    """What the rows' writing systems give a question is kept until a row changes."""
+    neighbours = Neighbours()
+    for n, cosine in enumerate(spread(100, 0.80)):
+        neighbours.put(f"en{n}", at(cosine, n), LETTERS)
+    neighbours.put("zh", at(0.76, 1.0), CJK)
+    assert neighbours.nearest(QUESTION, 101, LETTERS)["zh"].across
+
+    neighbours.put("zh", at(0.76, 1.0), LETTERS)  # the same row, now in letters
+    assert not neighbours.nearest(QUESTION, 101, LETTERS)["zh"].across
+    neighbours.remove([f"en{n}" for n in range(100)])
+    assert neighbours.nearest(QUESTION, 1, CJK)["zh"].standing == 0.0  # alone
+
+
 # -- fusion ---------------------------------------------------------------------
 
 
@@ -211,3 +225,22 @@ def test_fusion_without_vectors_is_the_word_match() -> None:
     assert fused_keyword_scores({"a": 0.4}, {}) == {"a": 0.4}
     # One vector candidate: no spread to rescale, meaning adds nothing.
     assert fused_keyword_scores({"a": 0.0}, {"a": near(3.0)}) == {"a": 0.0}
+
+
+def test_the_same_fact_in_two_languages_stands_out_above_the_background() -> None:
+    """A translation stands far above the other language's background sentences,
+    seen from either side; a memory merely on the same subject does not."""
+    neighbours = Neighbours()
+    background = [at(c, n) for n, c in enumerate(spread(40, 0.70, 0.05))]
+    neighbours.set_background(
+        background * 2, ["An everyday sentence"] * 40 + ["一句日常的话"] * 40
+    )
+    neighbours.put("key", QUESTION, LETTERS)
+    neighbours.put("钥匙", at(0.99), CJK)  # the same fact, in Chinese
+    neighbours.put("信箱", at(0.76), CJK)  # another fact on the subject
+    neighbours.put("also key", at(0.99), LETTERS)  # the same language: not asked
+    assert neighbours.same_fact("key", "钥匙")
+    assert neighbours.same_fact("钥匙", "key")
+    assert not neighbours.same_fact("key", "信箱")
+    assert not neighbours.same_fact("key", "also key")
+    assert not neighbours.same_fact("key", "gone")

@@ -17,6 +17,7 @@ from custom_components.assist_memory.engine.backend.configure import apply_setti
 from custom_components.assist_memory.engine.backend.local import LocalBackend
 from custom_components.assist_memory.engine.config import (
     DEFAULT_CONFIG,
+    LONGEST_CONTENT,
     SETTINGS,
     InvalidConfigError,
     config_changes,
@@ -214,6 +215,44 @@ async def test_errors_carry_their_placeholders(host: DictHost) -> None:
         "code": "memory_full",
         "placeholders": {"max_items": "1"},
     }
+
+
+async def test_content_over_the_settings_limit_is_a_conflict(host: DictHost) -> None:
+    """The document allows what any setting allows; the current setting may refuse."""
+    document = openapi_document(lambda path: path)["components"]["schemas"]
+    longest = document["NewMemory"]["properties"]["content"]["maxLength"]
+    assert longest == LONGEST_CONTENT
+    await host.backend.set_settings(StoreSettings(max_content_length=10))
+    memory = await add(host, "Tom")
+
+    long_text = "x" * 11
+    refused = [
+        await call(host, "POST", "/memory/long-term", body={"content": long_text}),
+        await call(
+            host,
+            "PATCH",
+            f"/memory/long-term/{memory['id']}",
+            body={"content": long_text},
+        ),
+        await call(
+            host,
+            "POST",
+            "/memory/import",
+            body={"document": [{"id": "b", "content": long_text}]},
+        ),
+        await call(host, "PUT", "/api/memory/main", body={"content": f"- {long_text}"}),
+    ]
+    assert [r.status for r in refused] == [409, 409, 409, 409]
+    assert refused[0].body == {
+        "error": "content is 11 characters, the limit is 10",
+        "code": "content_too_long",
+        "placeholders": {"length": "11", "max_length": "10"},
+    }
+    # Longer than any setting allows: a bad value, as the document says.
+    beyond = "x" * (LONGEST_CONTENT + 1)
+    response = await call(host, "POST", "/memory/long-term", body={"content": beyond})
+    assert response.status == 400
+    assert [m.content for m in (await host.backend.list()).items] == ["Tom"]
 
 
 async def test_an_import_naming_an_id_twice_is_a_conflict(host: DictHost) -> None:

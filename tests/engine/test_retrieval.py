@@ -20,7 +20,7 @@ from custom_components.assist_memory.engine.memory.memory_engine import MemoryEn
 from custom_components.assist_memory.engine.search.fusion import (
     MEANING_WHEN_WORDS_MATCH,
 )
-from custom_components.assist_memory.engine.search.neighbours import Nearness
+from custom_components.assist_memory.engine.search.nearness import Nearness
 from custom_components.assist_memory.engine.search.retrieval import (
     DEFAULT_LIMIT,
     Retriever,

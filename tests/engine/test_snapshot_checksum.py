@@ -80,3 +80,28 @@ def test_records_in_another_shape_are_checked(store_path: Path) -> None:
     report = store.init()
     assert report.set_aside == []
     assert [m.access_count for m in store.get_all()] == [0, 0]
+
+
+def test_an_end_an_earlier_version_kept_as_given_is_read_in_the_stored_form(
+    store_path: Path,
+) -> None:
+    """Earlier versions kept "20261128T120000+00:00" as given: its text sorted wrong."""
+    store = MemoryStore(store_path)
+    store.init()
+    memory_id = store.add("Guests in the attic", expires_at="2026-11-28T12:00:00Z").id
+    store.close()
+    text = store_path.read_text()
+    head, _, _ = text.rpartition('\n], "checksum": "')
+    head = head.replace('"2026-11-28T12:00:00+00:00"', '"20261128T120000+00:00"')
+    # As the engine wrote it then: one record a line and a matching checksum.
+    store_path.write_text(
+        f'{head}\n], "checksum": "{zlib.crc32(head.encode()):08x}"}}\n'
+    )
+
+    again = MemoryStore(store_path)
+    assert again.init().set_aside == []
+    memory = again.get(memory_id)
+    assert memory is not None
+    assert memory.expires_at == "2026-11-28T12:00:00+00:00"
+    assert not memory.has_ended("2026-11-28T11:59:59+00:00")
+    assert memory.has_ended("2026-11-28T12:00:00+00:00")

@@ -1,7 +1,8 @@
 """Starting the engine loads no HTTP client: most setups never call an LLM endpoint.
 
 A command-line search loads only what a search needs: a whole process is what a
-person waits for, and imports were half of it."""
+person waits for, and imports were half of it. The command line searches by words: it
+never loads numpy or the modules of search by meaning."""
 
 from __future__ import annotations
 
@@ -32,9 +33,14 @@ def test_a_search_from_the_command_line_loads_only_what_it_needs(
         "data = sys.argv[1]\n"
         "assert main(['--data-dir', data, 'add', 'Likes green tea']) == 0\n"
         "assert main(['--data-dir', data, 'search', 'green tea']) == 0\n"
+        "assert main(['--data-dir', data, 'prompt', 'Hi', '--query', 'tea']) == 0\n"
         "heavy = ('aiohttp', 'yarl', 'urllib.request', 'http.client', 'asyncio',\n"
         "  'assist_memory_engine.backend.local', 'assist_memory_engine.memory.compaction',\n"
-        "  'assist_memory_engine.language.rule_extraction', 'difflib')\n"
+        "  'assist_memory_engine.language.rule_extraction', 'difflib',\n"
+        # Search by meaning is off here: no numpy, no vectors, no model.
+        "  'numpy', 'assist_memory_engine.search.vectors',\n"
+        "  'assist_memory_engine.search.neighbours', 'assist_memory_engine.model.heads',\n"
+        "  'assist_memory_engine.model.local_model', 'importlib.metadata')\n"
         "print(json.dumps([m for m in heavy if m in sys.modules]), file=sys.stderr)"
     )
     loaded = subprocess.run(

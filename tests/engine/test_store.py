@@ -575,6 +575,23 @@ def test_import_merge_adds_new_and_overwrites_known(store: MemoryStore) -> None:
     }
 
 
+def test_importing_the_same_export_again_changes_nothing(
+    store: MemoryStore, store_path: Path
+) -> None:
+    store.add("The spare key is under the blue flowerpot", tags=["keys"])
+    store.add("Leo plays football on Saturdays", metadata={"learned_by": "command"})
+    document = json.loads(json.dumps(store.export()))
+    before = store_path.stat().st_mtime_ns
+
+    result = store.import_(document)
+
+    assert (result.added, result.updated, result.total) == (0, 0, 2)
+    assert store_path.stat().st_mtime_ns == before  # nothing written
+    edited = document["memories"][0] | {"content": "The spare key is in the shed"}
+    result = store.import_([edited])
+    assert (result.added, result.updated, result.total) == (0, 1, 2)
+
+
 def test_import_replace_drops_everything_else(
     store: MemoryStore, open_store: OpenStore
 ) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 import contextlib
+from datetime import UTC, datetime, timedelta
 import json
 import os
 from pathlib import Path
@@ -444,6 +445,36 @@ def test_prompt_leaves_out_what_a_reader_cannot_see(
     assert kept.content == text
 
 
+def test_prompt_leaves_out_a_memory_that_ended(run: Run, data_dir: Path) -> None:
+    now = datetime.now(UTC)
+    store = MemoryStore(data_dir / "memories.json")
+    store.init()
+    gone = store.add(
+        "Aunt May is staying in the attic room",
+        expires_at=(now - timedelta(days=1)).isoformat(),
+    ).id
+    staying = store.add(
+        "Uncle Bob is staying in the attic room",
+        expires_at=(now + timedelta(days=1)).isoformat(),
+    ).id
+    store.close()
+    question = "Who is staying in the attic room?"
+
+    shown = (
+        "<long_term_memory>\n- Uncle Bob is staying in the attic room\n"
+        f"</long_term_memory>\n\n{question}\n"
+    )
+    assert run("prompt", question) == (0, shown, "")
+    assert run("prompt", question, "--query", "attic room") == (0, shown, "")
+    for query in ((), ("--query", "attic room")):
+        answer = run_json(run, "prompt", question, *query)
+        assert answer["memory_ids"] == [staying]
+    # Kept, for a person to see as ended.
+    assert (
+        run_json(run, "get", gone)["content"] == "Aunt May is staying in the attic room"
+    )
+
+
 def test_prompt_without_memories(run: Run) -> None:
     assert run_json(run, "prompt", "Hello") == {"prompt": "Hello", "memory_ids": []}
 
@@ -510,18 +541,19 @@ def test_import_merge_and_replace(run: Run, three: list[str], tmp_path: Path) ->
     run("update", three[1], "Changed after the backup")
     extra = run("add", "Added after the backup")[1].strip()
 
-    # Merge: restores the deleted one and the old text, keeps the new one.
+    # Merge: restores the deleted one and the old text, keeps the new one; the
+    # third, the same in the file, is not counted as updated.
     assert run_json(run, "import", str(backup)) == {
         "added": 1,
-        "updated": 2,
+        "updated": 1,
         "total": 4,
     }
     assert run_json(run, "get", three[1])["content"] == "The cat is called Miso"
     assert run_json(run, "get", extra)["content"] == "Added after the backup"
 
-    # Replace: exactly the backup.
+    # Replace: exactly the backup (its three as they are here, the new one dropped).
     assert run("import", "--replace", str(backup))[1] == (
-        "imported: 0 added, 3 updated, 3 total\n"
+        "imported: 0 added, 0 updated, 3 total\n"
     )
     assert sorted(m["id"] for m in run_json(run, "list")["items"]) == sorted(three)
     assert_one_error(run("get", extra), 1, "no memory with id")

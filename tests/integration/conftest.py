@@ -131,7 +131,12 @@ def assert_placeholders_supplied(result: ConfigFlowResult, flow: str) -> None:
     """
     strings = json.loads(STRINGS.read_text(encoding="utf-8"))
     step = strings[flow]["step"][result["step_id"]]
-    texts = [step.get("description", ""), *step.get("data_description", {}).values()]
+    texts = [
+        step.get("title", ""),
+        step.get("description", ""),
+        *step.get("data", {}).values(),
+        *step.get("data_description", {}).values(),
+    ]
     used = {name for text in texts for name in re.findall(r"\{(\w+)\}", text)}
     supplied = set(result.get("description_placeholders") or {})
     assert used <= supplied, f"{result['step_id']}: missing {sorted(used - supplied)}"

@@ -25,7 +25,7 @@ from custom_components.assist_memory.engine import LocalBackend
 from custom_components.assist_memory.engine.conversation.compose import BLOCK_END
 from custom_components.assist_memory.options import DEFAULT_OPTIONS
 
-MEMORY_AGENT = "conversation.assist_memory_memory_agent"
+MEMORY_AGENT = "conversation.assist_memory"
 # Who `say` speaks as unless told: someone logged in to the app (a turn without a
 # user is an unknown speaker, whose facts about themselves wait in Review).
 APP_USER = "app-user"

@@ -176,7 +176,7 @@ async def test_the_memory_agent_cannot_wrap_itself(
         loaded_entry,
         "agent",
         {
-            CONF_AGENT_ID: "conversation.assist_memory_memory_agent",
+            CONF_AGENT_ID: "conversation.assist_memory",
             CONF_PROMPT_MODE: "system",
             CONF_MEMORY_BUDGET: 1500,
             CONF_ENABLE_USER_PROFILE: True,

@@ -176,11 +176,18 @@ async def test_deleting_a_conversation_through_the_rest_api(
     llm: LlmEntities,
     loaded_entry: MockConfigEntry,
     hass_client: ClientSessionGenerator,
+    hass_admin_user: User,
 ) -> None:
     fridge = await loaded_entry.runtime_data.backend.add(
         "Our code word is written on the fridge"
     )
-    await say(hass, "The fizzlewick code word is sunflower", "rest")
+    # The administrator's own conversation (another person's is not theirs to read).
+    await say(
+        hass,
+        "The fizzlewick code word is sunflower",
+        "rest",
+        user_id=hass_admin_user.id,
+    )
     client = await hass_client()
 
     listed = await client.get(f"{PREFIX}/memory/conversations")
@@ -208,15 +215,19 @@ async def ws_call(client: Any, command: str, **fields: object) -> dict[str, Any]
 @pytest.mark.parametrize("entry_options", [LLM_AGENT])
 @pytest.mark.usefixtures("llm")
 async def test_people_see_and_delete_only_their_own_conversations(
+    *,
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,
     hass_ws_client: WebSocketGenerator,
     hass_read_only_user: User,
     hass_read_only_access_token: str,
+    hass_admin_user: User,
 ) -> None:
     reader = hass_read_only_user.id
     await say(hass, "My snorkelwort seedlings need water", "mine", user_id=reader)
-    await say(hass, "The admin's quillfeather plan", "admins", user_id="the-admin")
+    await say(
+        hass, "The admin's quillfeather plan", "admins", user_id=hass_admin_user.id
+    )
     await say(hass, "Good night", "admins", user_id=reader)  # the same id, later
     person = await hass_ws_client(hass, hass_read_only_access_token)
     admin = await hass_ws_client(hass)

@@ -14,6 +14,7 @@ from typing import Any
 from freezegun.api import FrozenDateTimeFactory
 from homeassistant.const import CONF_TOKEN, CONF_URL
 from homeassistant.core import HomeAssistant
+from homeassistant.exceptions import ServiceValidationError
 from homeassistant.helpers import issue_registry as ir
 from homeassistant.helpers.aiohttp_client import async_get_clientsession
 from homeassistant.setup import async_setup_component
@@ -186,6 +187,37 @@ async def test_an_add_at_the_limit_raises_it_and_a_delete_clears_it(
     assert hass.states.get(SENSOR).attributes["learning_stopped"] is False
 
 
+# Home Assistant drops the translation's final full stop.
+FULL = (
+    "The memory is full (3 items). Delete some memories or raise the limit in the "
+    "options"
+)
+
+
+@LIMIT_3
+@pytest.mark.usefixtures("loaded_entry")
+async def test_an_add_to_a_full_memory_is_a_mistake_of_the_call(
+    hass: HomeAssistant, hass_client: ClientSessionGenerator
+) -> None:
+    """Refused as Home Assistant refuses a bad call: translated, HTTP 400, no fault."""
+    assert await async_setup_component(hass, "api", {})
+    await add_up_to_the_limit(hass)
+
+    with pytest.raises(ServiceValidationError) as raised:
+        await add(hass, "The spare key is under the flowerpot")
+    assert raised.value.translation_key == "memory_full"
+    assert str(raised.value) == FULL
+
+    client = await hass_client()
+    answer = await client.post(
+        f"/api/services/{DOMAIN}/add?return_response",
+        json={"content": "The spare key is under the flowerpot"},
+    )
+    assert answer.status == 400
+    assert await answer.json() == {"message": FULL}
+    assert len(await contents(hass)) == 3
+
+
 @LIMIT_3
 @pytest.mark.usefixtures("loaded_entry")
 async def test_fix_raise_the_limit(
@@ -328,6 +360,9 @@ async def test_a_memory_server_says_it_is_full(
 
         await tell(hass, freezer, ["What time is it?"] * 4)
         assert (await backend.stats()).fullness.refused == refused
+        with pytest.raises(ServiceValidationError) as raised:
+            await add(hass, "The spare key is under the flowerpot")
+        assert raised.value.translation_key == "memory_full"
         await backend.delete((await backend.list()).items[0].id)
         await entry.runtime_data.coordinator.async_refresh()
         await hass.async_block_till_done()

@@ -208,6 +208,24 @@ async def test_a_remembered_sentence_keeps_who_said_it_and_where(
     }
 
 
+async def test_memory_sentences_are_turns_of_the_conversation_in_progress(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry
+) -> None:
+    """Counted with the others: a conversation of three exchanges has three turns,
+    whether it is in progress (its working memory) or listed."""
+    first = await say(hass, "Remember that the bins go out on Tuesday", user_id=ANNA)
+    session = first.conversation_id
+    assert session is not None
+    await say(hass, "What do you remember about the bins?", session, user_id=ANNA)
+    await say(hass, "Is the kitchen light on", session, user_id=ANNA)
+    backend = loaded_entry.runtime_data.backend
+    working = await backend.working_memory(session)
+    assert working is not None
+    assert working.turn_count == 3
+    (listed,) = (await backend.conversations()).items
+    assert (listed.turn_count, listed.message_count) == (3, 6)
+
+
 @pytest.mark.usefixtures("loaded_entry")
 async def test_the_same_words_from_two_people_are_two_memories(
     hass: HomeAssistant,

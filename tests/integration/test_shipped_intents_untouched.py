@@ -6,8 +6,8 @@ traditional Chinese: for each intent, templates chosen with a fixed seed, each
 expanded with the names of this house's devices and areas. Each one is said to the
 memory agent (wrapping Home Assistant's own agent, default options) in a house whose
 memory holds everyday memories, several about the very devices, rooms and lists the
-sentences name: none may be answered from memory, acknowledged as learnt, or replaced
-by "I don't know that yet".
+sentences name: none may be answered from memory, acknowledged as learnt, declined as
+a statement not kept, or replaced by "I don't know that yet".
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import area_registry as ar
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
+
+from custom_components.assist_memory.engine.language.commands import reply
 
 from .conversing import add, say
 from .test_answers_without_llm import memory_ids
@@ -52,6 +54,9 @@ MEMORIES = (
     ("車庫門的遙控器在抽屜裡", "household"),
     ("客廳的吊扇很吵", "household"),
 )
+LANGUAGES = ("en", "zh-Hans", "zh-Hant")
+# A statement declined in words (`statement_answers.py`).
+DECLINED = ("not_kept", "secret", "learning_off", "guest")
 # Templates tried per intent and language (chosen with a fixed seed).
 TEMPLATES_PER_INTENT = 6
 # The house: (entity id, English name, Chinese name).
@@ -89,8 +94,13 @@ WILDCARDS = {
     },
 }
 # What the memory agent says only when it answers itself.
-OWN_ANSWERS = ("Got it:", "好的，记住了", "好的，記住了")
-DONT_KNOW = ("I don't know that yet.", "这个我还不知道。", "這個我還不知道。")
+OWN_ANSWERS = (
+    "Got it:",
+    "好的，记住了",
+    "好的，記住了",
+    *(reply(language, key) for language in LANGUAGES for key in DECLINED),
+)
+DONT_KNOW = tuple(reply(language, "dont_know") for language in LANGUAGES)
 
 
 def _slot_lists(family: str) -> dict[str, SlotList]:

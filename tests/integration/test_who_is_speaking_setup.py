@@ -27,11 +27,7 @@ from custom_components.assist_memory.voice_devices import async_voice_devices
 from tests.support.memory_server import MemoryServer
 
 from .agents import AGENT_ENTITY_ID
-from .conftest import (
-    assert_placeholders_supplied,
-    configure_options,
-    remote_config_entry,
-)
+from .conftest import assert_placeholders_supplied, remote_config_entry
 from .conversing import EAGER, options, say, speech
 from .household import ANNA, BOB, LEO, Household, async_household
 
@@ -45,7 +41,7 @@ async def household(hass: HomeAssistant) -> Household:
 
 
 async def open_step(hass: HomeAssistant, entry: MockConfigEntry) -> Any:
-    """The options' "Who is speaking" form."""
+    """The options' "Who is speaking": its first page."""
     result = await hass.config_entries.options.async_init(entry.entry_id)
     assert "speakers" in result["menu_options"]
     return await hass.config_entries.options.async_configure(
@@ -53,38 +49,67 @@ async def open_step(hass: HomeAssistant, entry: MockConfigEntry) -> Any:
     )
 
 
+async def walk_through(
+    hass: HomeAssistant,
+    entry: MockConfigEntry,
+    people: dict[str, list[str]],
+    last: dict[str, Any],
+) -> Any:
+    """Go through the pages: each person's devices by name, then `last` (the guest
+    devices and presence); the last page's result."""
+    page = await open_step(hass, entry)
+    while page["step_id"] == "person_devices":
+        name = page["description_placeholders"]["person"]
+        page = await hass.config_entries.options.async_configure(
+            page["flow_id"], {"devices": people.get(name, [])}
+        )
+    assert page["step_id"] == "guests"
+    done = await hass.config_entries.options.async_configure(page["flow_id"], last)
+    await hass.async_block_till_done()
+    return done
+
+
+def device_labels(page: Any, field: str) -> dict[str, str]:
+    """A page's device field: device id -> the name it is offered by."""
+    options = page["data_schema"].schema[field].config["options"]
+    return {option["value"]: option["label"] for option in options}
+
+
 @pytest.mark.usefixtures("household")
-async def test_the_options_step_has_a_field_per_person(
+async def test_each_person_has_a_page_named_after_them(
     hass: HomeAssistant, loaded_entry: MockConfigEntry
 ) -> None:
-    form = await open_step(hass, loaded_entry)
-    assert form["type"] is FlowResultType.FORM
-    assert_placeholders_supplied(form, "options")
-    fields = [str(key) for key in form["data_schema"].schema]
-    assert fields == [
-        "devices_person.anna",
-        "devices_person.bob",
-        "devices_person.leo",
+    page = await open_step(hass, loaded_entry)
+    seen = []
+    while page["step_id"] == "person_devices":
+        assert page["type"] is FlowResultType.FORM
+        assert_placeholders_supplied(page, "options")
+        # One field, whose label names the person ("{person}'s voice devices").
+        assert [str(key) for key in page["data_schema"].schema] == ["devices"]
+        placeholders = page["description_placeholders"]
+        seen.append((placeholders["person"], placeholders["number"]))
+        assert placeholders["count"] == "3"
+        page = await hass.config_entries.options.async_configure(page["flow_id"], {})
+    assert seen == [("Anna", "1"), ("Bob", "2"), ("Leo", "3")]
+    assert page["step_id"] == "guests"
+    assert_placeholders_supplied(page, "options")
+    assert [str(key) for key in page["data_schema"].schema] == [
         CONF_GUEST_DEVICES,
         CONF_PRESENCE,
     ]
     # Presence is off by default.
     assert loaded_entry.options.get(CONF_PRESENCE) is None
-    assert not form["data_schema"]({})[CONF_PRESENCE]
+    assert not page["data_schema"]({})[CONF_PRESENCE]
 
 
-async def test_saving_the_step_assigns_devices(
+async def test_saving_the_pages_assigns_devices(
     hass: HomeAssistant, household: Household, loaded_entry: MockConfigEntry
 ) -> None:
-    done = await configure_options(
+    done = await walk_through(
         hass,
         loaded_entry,
-        "speakers",
-        {
-            "devices_person.anna": [household.kitchen],
-            "devices_person.leo": [household.bedroom],
-            CONF_PRESENCE: True,
-        },
+        {"Anna": [household.kitchen], "Leo": [household.bedroom]},
+        {CONF_PRESENCE: True},
     )
     assert done["type"] is FlowResultType.CREATE_ENTRY
     assert loaded_entry.options[devices_option_key(ANNA)] == [household.kitchen]
@@ -104,37 +129,58 @@ async def test_saving_the_step_assigns_devices(
     assert [m.scope for m in page.items] == [household.anna_user]
 
 
-@pytest.mark.parametrize(
-    ("values", "error"),
-    [
-        (
-            lambda h: {
-                "devices_person.anna": [h.kitchen],
-                "devices_person.bob": [h.kitchen],
-            },
-            "device_of_two_people",
-        ),
-        (
-            lambda h: {
-                "devices_person.anna": [h.kitchen],
-                CONF_GUEST_DEVICES: [h.kitchen],
-            },
-            "guest_device_assigned",
-        ),
-    ],
-)
-async def test_a_device_given_twice_is_refused(
-    hass: HomeAssistant,
-    household: Household,
-    loaded_entry: MockConfigEntry,
-    values: Any,
-    error: str,
+async def test_a_device_given_to_a_second_person_is_theirs_alone(
+    hass: HomeAssistant, household: Household, loaded_entry: MockConfigEntry
 ) -> None:
-    before = dict(loaded_entry.options)
-    result = await configure_options(hass, loaded_entry, "speakers", values(household))
-    assert result["type"] is FlowResultType.FORM
-    assert result["errors"] == {"base": error}
-    assert dict(loaded_entry.options) == before
+    await walk_through(hass, loaded_entry, {"Anna": [household.kitchen]}, {})
+    # Bob's page gives him the kitchen: Anna's page, shown again, no longer has it.
+    page = await open_step(hass, loaded_entry)
+    assert page["description_placeholders"]["person"] == "Anna"
+    (field,) = page["data_schema"].schema
+    assert field.description == {"suggested_value": [household.kitchen]}
+    page = await hass.config_entries.options.async_configure(
+        page["flow_id"], {"devices": [household.kitchen]}
+    )
+    page = await hass.config_entries.options.async_configure(
+        page["flow_id"], {"devices": [household.kitchen, household.bedroom]}
+    )
+    assert page["description_placeholders"]["person"] == "Leo"
+    page = await hass.config_entries.options.async_configure(page["flow_id"], {})
+    # The guest page offers no person's device.
+    assert CONF_GUEST_DEVICES not in {str(k) for k in page["data_schema"].schema}
+    done = await hass.config_entries.options.async_configure(page["flow_id"], {})
+    assert done["type"] is FlowResultType.CREATE_ENTRY
+    assert devices_option_key(ANNA) not in loaded_entry.options
+    assert loaded_entry.options[devices_option_key(BOB)] == [
+        household.kitchen,
+        household.bedroom,
+    ]
+
+
+async def test_a_guest_device_given_to_a_person_is_no_longer_a_guests(
+    hass: HomeAssistant, household: Household, loaded_entry: MockConfigEntry
+) -> None:
+    await walk_through(
+        hass, loaded_entry, {}, {CONF_GUEST_DEVICES: [household.kitchen]}
+    )
+    assert loaded_entry.options[CONF_GUEST_DEVICES] == [household.kitchen]
+    done = await walk_through(hass, loaded_entry, {"Leo": [household.kitchen]}, {})
+    assert done["type"] is FlowResultType.CREATE_ENTRY
+    assert loaded_entry.options[CONF_GUEST_DEVICES] == []
+    assert loaded_entry.options[devices_option_key(LEO)] == [household.kitchen]
+
+
+async def test_with_no_voice_device_the_page_says_none_has_talked_yet(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry
+) -> None:
+    page = await open_step(hass, loaded_entry)
+    assert page["step_id"] == "no_voice_devices"
+    assert [str(key) for key in page["data_schema"].schema] == [CONF_PRESENCE]
+    done = await hass.config_entries.options.async_configure(
+        page["flow_id"], {CONF_PRESENCE: True}
+    )
+    assert done["type"] is FlowResultType.CREATE_ENTRY
+    assert loaded_entry.options[CONF_PRESENCE] is True
 
 
 async def test_devices_offered_are_satellites_and_devices_that_talked(
@@ -155,13 +201,7 @@ async def test_devices_offered_are_satellites_and_devices_that_talked(
     assert lamp.id in await async_voice_devices(hass)
     assert await hass.config_entries.async_reload(loaded_entry.entry_id)
     form = await open_step(hass, loaded_entry)
-    labels = {
-        option["value"]: option["label"]
-        for option in form["data_schema"]
-        .schema["devices_person.anna"]
-        .config["options"]
-    }
-    assert labels[lamp.id] == "Lamp"
+    assert device_labels(form, "devices")[lamp.id] == "Lamp"
 
 
 @pytest.mark.usefixtures("socket_enabled", "llm")

@@ -118,3 +118,13 @@ def test_every_image_is_a_browser_tests_screenshot() -> None:
     )
     for image in (DOCS / "images").glob("*.png"):
         assert f'"{image.stem}"' in browser_tests, image.name
+
+
+def test_the_development_page_says_how_to_read_the_built_site() -> None:
+    """The site links to folders (`use_directory_urls`, as GitHub Pages serves it):
+    opened from disk those links show folder listings, so the page says to serve it."""
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    assert config.get("use_directory_urls", True)
+    development = " ".join(page("development.md").split())
+    assert "Read the site through `script/docs serve`" in development
+    assert "not by opening `build/site/index.html` from disk" in development

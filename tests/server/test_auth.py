@@ -147,3 +147,34 @@ async def test_only_home_assistant_may_frame_the_web_ui(
     assert response.status == 200
     assert response.headers["Content-Security-Policy"] == ancestors
     assert response.headers["X-Frame-Options"] == frame_options
+
+
+async def test_through_ingress_a_person_reads_only_their_own_conversations(
+    client: Client,
+) -> None:
+    """The add-on's page through ingress: the Supervisor names the Home Assistant
+    user; another person's conversation shows only that it is there. The token
+    (Home Assistant's integration) reads everything."""
+    http = await client(ingress=True)
+    for user, session in (("anna", "annas"), ("dev", "devs")):
+        body = {"session_id": session, "text": f"A secret of {user}", "user_id": user}
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        assert (await http.post("/api/turns/begin", json=body, headers=headers)).ok
+        end = {"session_id": session, "user_text": body["text"], "reply": "Noted."}
+        await http.post(
+            "/api/turns/end", json={**end, "user_id": user}, headers=headers
+        )
+
+    def as_(user: str | None) -> dict[str, str]:
+        if user is None:
+            return {"Authorization": f"Bearer {TOKEN}"}
+        return {"X-Test-Remote": INGRESS_ADDRESS, "X-Remote-User-Id": user}
+
+    listed = await (await http.get("/memory/conversations", headers=as_("dev"))).json()
+    annas = next(i for i in listed["items"] if i["session_id"] == "annas")
+    assert (annas["private"], annas["title"], annas["user_id"]) == (True, None, "anna")
+    assert "secret of anna" not in str(listed)
+    assert (await http.get("/memory/sessions/annas", headers=as_("dev"))).status == 404
+    assert (await http.get("/memory/sessions/annas", headers=as_("anna"))).status == 200
+    assert (await http.get("/memory/sessions/devs", headers=as_(""))).status == 404
+    assert (await http.get("/memory/sessions/annas", headers=as_(None))).status == 200

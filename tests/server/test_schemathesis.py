@@ -13,10 +13,14 @@ is accepted (`positive_data_acceptance`: 2xx, 404 for an unknown id, or the 409 
 state the document names, such as compaction switched off or a full store) and every
 other one refused (4xx).
 
-Settings are server state other operations depend on (the content limit is in the
-document; compaction must be on for the compaction routes to compact): after each
-generated change of the settings, the test puts back the ones it started with.
-SCHEMATHESIS_EXAMPLES raises the number of requests per operation.
+Settings are server state other operations depend on (compaction must be on for the
+compaction routes to compact): after each generated change of the settings, the test
+puts back the ones it started with. The document does not change with them: a client
+that read it keeps a true document after a change (a checker that changes settings
+and never puts them back found a memory the document allowed refused with 400 once
+the content limit was lowered); a memory longer than the current limit is a 409, a
+state the document names. SCHEMATHESIS_EXAMPLES sets the number of requests per
+operation.
 """
 
 from __future__ import annotations
@@ -134,11 +138,15 @@ schema = schemathesis.pytest.from_fixture("api_schema")
 installed = schemathesis.pytest.from_fixture("installed_schema").include(
     path_regex="^/api/auto-memory/compact|^/memory/long-term$|^/memory/import$"
 )
+EXAMPLES = int(os.environ.get("SCHEMATHESIS_EXAMPLES", "20"))
 GENERATION = settings(
-    max_examples=int(os.environ.get("SCHEMATHESIS_EXAMPLES", "12")),
+    max_examples=EXAMPLES,
     deadline=None,
     suppress_health_check=list(HealthCheck),
 )
+# The operations that take a memory's text, with a document read before the settings
+# changed: few operations, and where a document that drifts shows first.
+GENERATION_READ_BEFORE = settings(GENERATION, max_examples=EXAMPLES * 3)
 
 
 @schema.parametrize()
@@ -156,6 +164,34 @@ def test_api_conforms_to_its_document(
 @installed.parametrize()
 @GENERATION
 def test_the_installed_settings_conform(case: schemathesis.Case) -> None:
+    case.call_and_validate()
+
+
+@pytest.fixture
+def schema_read_before(
+    memory_server: MemoryServer, baseline: object
+) -> Iterator[schemathesis.BaseSchema]:
+    """The document as a client read it, before the content limit went down to 1."""
+    loaded = served_schema(memory_server)
+    call(memory_server, "PUT", "/api/memory/config", {"maxContentLength": 1})
+    try:
+        yield loaded
+    finally:
+        call(memory_server, "PUT", "/api/memory/config", baseline)
+
+
+# The operations that take a memory's text.
+read_before = schemathesis.pytest.from_fixture("schema_read_before").include(
+    path_regex="^/memory/long-term|^/memory/import$|^/api/memory/main$",
+    method=["POST", "PATCH", "PUT"],
+)
+
+
+@read_before.parametrize()
+@GENERATION_READ_BEFORE
+def test_the_document_stays_true_when_the_settings_change(
+    case: schemathesis.Case,
+) -> None:
     case.call_and_validate()
 
 

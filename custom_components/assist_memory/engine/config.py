@@ -253,13 +253,15 @@ MAX_ITEMS: Final = Setting(
     1_000_000,
     unit="memories",
 )
+# The longest memory any setting allows: the REST API document's limit.
+LONGEST_CONTENT: Final = 100_000
 MAX_CONTENT_LENGTH: Final = Setting(
     "max_content_length",
     "maxContentLength",
     2000,
     "The longest memory.",
     1,
-    100_000,
+    LONGEST_CONTENT,
     unit="characters",
 )
 EVICTION_THRESHOLD: Final = Setting(

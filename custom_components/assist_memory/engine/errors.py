@@ -42,6 +42,15 @@ class DuplicateIdError(InvalidMemoryError):
     """Two records of one document (an import) have the same id."""
 
 
+class ContentOverLimitError(InvalidMemoryError):
+    """Content longer than the store's limit, a setting (`max_content_length`).
+
+    The same content may be stored once the limit is raised: the REST API answers 409
+    (a state refuses it), as for a full store; the longest any setting allows is the
+    document's limit, and content beyond it is refused as any bad value is.
+    """
+
+
 class MemoryFullError(MemoryEngineError):
     """The store holds `MEMORY_MAX_ITEMS` records and eviction is off."""
 

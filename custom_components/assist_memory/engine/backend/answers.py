@@ -7,7 +7,8 @@
   repeats a memory of that scope (the same normalised text, or the same meaning, as
   learning decides) refreshes it and the answer is "I already knew that."
 - "what do you remember about ...": the best memories of the scopes the sentence
-  reads, said to the listener (`listener.for_listener`: "Your daughter Lily loves
+  reads, in the question's language first and a fact told in two languages once,
+  said to the listener (`listener.for_listener`: "Your daughter Lily loves
   dinosaurs") with any secret value withheld; "about me" is the speaker's own
   memories and "about us / the house" the household's, the most used first, with how
   many more there are.
@@ -16,10 +17,13 @@
   neither logged nor learned from from now on.
 
 Every reply is in the conversation's language; a failing store gives a spoken error.
+A recall names the memories it said ("why did Assist say that?").
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+import re
 from typing import TYPE_CHECKING, Final
 
 from ..conversation.held_facts import new_held_fact
@@ -38,14 +42,23 @@ from ..language.listener import said_to
 from ..language.provenance import Provenance
 from ..language.secrets_filter import contains_secret, redact
 from ..language.write_back import find_repeated
-from ..storage.models import HOUSEHOLD_SCOPE
+from ..storage.models import HOUSEHOLD_SCOPE, Memory
 
 if TYPE_CHECKING:
     from .protocol import MemoryBackend, MemoryOperations
 
 RECALL_ITEMS: Final = 3
+_HAN: Final = re.compile(r"[\u4e00-\u9fff]")
 # A repeat is looked for among the best matches of its own scope.
 _REPEAT_CANDIDATES: Final = 5
+
+
+@dataclass(frozen=True, slots=True)
+class CommandAnswer:
+    """The spoken answer, and the memories it said (a recall's)."""
+
+    speech: str
+    memory_ids: tuple[str, ...] = ()
 
 
 async def answer_command(
@@ -56,7 +69,7 @@ async def answer_command(
     speaker: Speaker,
     language: str,
     said: str | None = None,
-) -> str:
+) -> CommandAnswer:
     """Remember, recall or pause as the sentence asks; the spoken answer.
 
     `said` is the sentence itself, kept with what it stores. Forgetting asks first:
@@ -66,14 +79,15 @@ async def answer_command(
     try:
         if command.action == "pause":
             await backend.pause_session(session_id, user_id=user_id)
-            return reply(language, "paused")
+            return CommandAnswer(reply(language, "paused"))
         if command.action == "remember":
             if not speaker.learns:
-                return reply(language, "guest")
+                return CommandAnswer(reply(language, "guest"))
             if not speaker.known and about_whom(command.subject) == "speaker":
-                return await _hold(backend, command, speaker, language, session_id)
+                held = await _hold(backend, command, speaker, language, session_id)
+                return CommandAnswer(held)
             provenance = Provenance("command", said, speaker=user_id)
-            return await _remember(
+            remembered = await _remember(
                 backend,
                 command,
                 user_id,
@@ -81,9 +95,14 @@ async def answer_command(
                 session_id=session_id,
                 provenance=provenance,
             )
+            return CommandAnswer(remembered)
         return await _recall(backend, command, user_id, language)
     except MemoryEngineError as err:
-        return reply(language, "failed", reason=err.message)
+        return CommandAnswer(reply(language, "failed", reason=err.message))
+
+
+def _said(speech: str, memories: list[Memory]) -> CommandAnswer:
+    return CommandAnswer(speech, tuple(memory.id for memory in memories))
 
 
 async def _remember(
@@ -142,7 +161,7 @@ async def _recall(
     command: MemoryCommand,
     user_id: str | None,
     language: str,
-) -> str:
+) -> CommandAnswer:
     if subject_is_speaker(command.subject) and user_id:
         return await _about_scope(backend, user_id, user_id, language, "about_you")
     if subject_is_household(command.subject):
@@ -156,9 +175,12 @@ async def _recall(
         record_access=True,
     )
     if not found:
-        return reply(language, "recall_none", subject=redact(command.subject))
-    items = said_to([result.memory for result in found], user_id)
-    return reply(language, "recall", items=join_items(language, items))
+        return CommandAnswer(
+            reply(language, "recall_none", subject=redact(command.subject))
+        )
+    memories = await said_once(backend, [r.memory for r in found], language)
+    items = said_to(memories, user_id)
+    return _said(reply(language, "recall", items=join_items(language, items)), memories)
 
 
 async def _about_scope(
@@ -167,12 +189,38 @@ async def _about_scope(
     user_id: str | None,
     language: str,
     key: str,
-) -> str:
+) -> CommandAnswer:
     """The most used memories of a scope, and how many more there are."""
     page = await backend.list(scope=scope, limit=RECALL_ITEMS, sort="most_used")
     if not page.items:
-        return reply(language, f"{key}_none")
-    items = join_items(language, said_to(page.items, user_id))
+        return CommandAnswer(reply(language, f"{key}_none"))
+    memories = await said_once(backend, page.items, language)
+    items = join_items(language, said_to(memories, user_id))
     more = page.total - len(page.items)
     answer = reply(language, key, items=items)
-    return answer + (reply(language, "more", count=more) if more > 0 else "")
+    return _said(
+        answer + (reply(language, "more", count=more) if more > 0 else ""),
+        memories,
+    )
+
+
+async def said_once(
+    backend: MemoryOperations, memories: list[Memory], language: str
+) -> list[Memory]:
+    """The memories to say: in the question's language first, each fact once.
+
+    A fact told in both languages (`same_facts`, by meaning) is said in the
+    question's. Only memories in two languages are compared.
+    """
+    chinese = language.startswith("zh")
+    ordered = sorted(memories, key=lambda m: bool(_HAN.search(m.content)) != chinese)
+    if len({bool(_HAN.search(m.content)) for m in ordered}) < 2:
+        return ordered
+    same = {
+        frozenset(pair) for pair in await backend.same_facts([m.id for m in ordered])
+    }
+    kept: list[Memory] = []
+    for memory in ordered:
+        if not any(frozenset((memory.id, k.id)) in same for k in kept):
+            kept.append(memory)
+    return kept

@@ -65,7 +65,7 @@ from ..model.local_model import LocalModel
 from ..search.scoring import ScoredMemory
 from ..storage.durable import keep_private
 from ..storage.list_filters import LastUsed, Origin
-from ..storage.models import HOUSEHOLD_SCOPE, Memory, utc_now
+from ..storage.models import HOUSEHOLD_SCOPE, Memory
 from ..storage.settings import StoreSettings
 from ..storage.store import (
     ImportMode,
@@ -452,6 +452,12 @@ class LocalBackend(LocalLearning, MemoryBackend):
         )
 
     @override
+    async def same_facts(
+        self, memory_ids: Sequence[str]
+    ) -> builtins.list[tuple[str, str]]:
+        return await self._run(self.engine.same_facts, memory_ids)
+
+    @override
     async def build_prompt(
         self,
         prompt: str,
@@ -462,20 +468,9 @@ class LocalBackend(LocalLearning, MemoryBackend):
     ) -> str:
 
         def compose() -> str:
-            if query:
-                found = self.engine.search(
-                    query, limit=limit, scopes=scopes, record_access=True
-                )
-                memories = [r.memory for r in found]
-            else:
-                now = utc_now()
-                memories = [
-                    m
-                    for m in self.store.get_all()
-                    if (scopes is None or m.scope in scopes) and not m.has_ended(now)
-                ]
-                if limit is not None:
-                    memories = memories[:limit]
+            memories = self.engine.prompt_memories(
+                query or None, limit=limit, scopes=scopes
+            )
             return build_prompt_with_memory(memories, prompt)
 
         return await self._run(compose)
@@ -680,18 +675,6 @@ class LocalBackend(LocalLearning, MemoryBackend):
             context,
         )
         return context
-
-    @override
-    async def end_turn(
-        self, *, session_id: str, user_text: str, reply: str, user_id: str | None = None
-    ) -> None:
-        await self._run(
-            self.turns.end,
-            session_id=session_id,
-            user_text=user_text,
-            reply=reply,
-            user_id=user_id,
-        )
 
     @override
     async def note_message(self, session_id: str, role: str, text: str) -> None:

@@ -1,4 +1,4 @@
-"""`LocalBackend`'s learning: batches, facts, write-back, ended conversations.
+"""`LocalBackend`'s turn ends and learning: batches, facts, write-back, ended conversations.
 
 `TurnMemory` decides what to learn from (the throttle, the ended conversations, the
 messages a batch took); these run it on the backend's worker (`_Worker`).
@@ -6,8 +6,9 @@ messages a batch took); these run it on the backend's worker (`_Worker`).
 
 from __future__ import annotations
 
+import asyncio
 import builtins
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, override
 
 from ..conversation.learning_queue import EndedConversation
@@ -37,6 +38,28 @@ class LocalLearning(TurnOperations):
     """The learning operations of the `MemoryBackend` protocol."""
 
     @override
+    async def end_turn(
+        self: _Worker,
+        *,
+        session_id: str,
+        user_text: str,
+        reply: str,
+        user_id: str | None = None,
+        memory_ids: Sequence[str] | None = None,
+    ) -> None:
+        # After the job `begin_turn` queues once the loop turns over: the turn's
+        # message is written before its end.
+        await asyncio.sleep(0)
+        await self._run(
+            self.turns.end,
+            session_id=session_id,
+            user_text=user_text,
+            reply=reply,
+            user_id=user_id,
+            memory_ids=memory_ids,
+        )
+
+    @override
     async def record_memory_sentence(
         self: _Worker,
         *,
@@ -44,6 +67,7 @@ class LocalLearning(TurnOperations):
         said: str,
         reply: str,
         user_id: str | None = None,
+        memory_ids: Sequence[str] = (),
     ) -> None:
         await self._run(
             self.turns.record_memory_sentence,
@@ -51,6 +75,7 @@ class LocalLearning(TurnOperations):
             said=said,
             reply=reply,
             user_id=user_id,
+            memory_ids=memory_ids,
         )
 
     @override

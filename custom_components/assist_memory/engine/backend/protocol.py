@@ -131,6 +131,14 @@ class MemoryOperations(Protocol):
     ) -> builtins.list[ScoredMemory]:
         """Ranked memories for a message, with the parts of the scoring formula."""
 
+    async def same_facts(
+        self, memory_ids: Sequence[str]
+    ) -> builtins.list[tuple[str, str]]:
+        """The pairs of these memories that say the same thing in two languages.
+
+        Judged by meaning (`Neighbours.same_fact`); none without search by meaning.
+        """
+
     async def build_prompt(
         self,
         prompt: str,
@@ -258,19 +266,36 @@ class TurnOperations(Protocol):
         """
 
     async def end_turn(
-        self, *, session_id: str, user_text: str, reply: str, user_id: str | None = None
+        self,
+        *,
+        session_id: str,
+        user_text: str,
+        reply: str,
+        user_id: str | None = None,
+        memory_ids: Sequence[str] | None = None,
     ) -> None:
-        """Record the agent's reply."""
+        """Record the agent's reply.
+
+        `memory_ids`: the memories an answer from memory said, kept as the turn's
+        memories instead of those it was given (None keeps those).
+        """
 
     async def note_message(self, session_id: str, role: str, text: str) -> None:
         """Persist a message of another agent's conversation."""
 
     async def record_memory_sentence(
-        self, *, session_id: str, said: str, reply: str, user_id: str | None = None
+        self,
+        *,
+        session_id: str,
+        said: str,
+        reply: str,
+        user_id: str | None = None,
+        memory_ids: Sequence[str] = (),
     ) -> None:
         """Keep a memory sentence, carried out already, and its answer as a turn.
 
-        Nothing is learned from it again.
+        Nothing is learned from it again. `memory_ids`: the memories the answer
+        said (what a recall read back, what "forget" asks about).
         """
 
     async def pause_session(self, session_id: str, *, user_id: str | None) -> None:

@@ -284,12 +284,21 @@ class ConversationLog:
             ).fetchall()
         return [_message(row) for row in rows]
 
-    def record_turn_memories(self, message_id: int, memory_ids: Iterable[str]) -> None:
-        """Note the memories given to the assistant for the turn `message_id` began."""
+    def record_turn_memories(
+        self, message_id: int, memory_ids: Iterable[str], *, replace: bool = False
+    ) -> None:
+        """Note the memories given to the assistant for the turn `message_id` began.
+
+        `replace`: these instead of those noted before (the memories an answer said).
+        """
         rows = [(message_id, memory_id) for memory_id in dict.fromkeys(memory_ids)]
-        if not rows:
+        if not rows and not replace:
             return
         with self._locked() as db:
+            if replace:
+                db.execute(
+                    "DELETE FROM turn_memories WHERE message_id=?", (message_id,)
+                )
             db.executemany(
                 "INSERT OR IGNORE INTO turn_memories(message_id, memory_id)"
                 " VALUES (?, ?)",
@@ -421,6 +430,28 @@ class ConversationLog:
             "UPDATE messages SET collected=1 WHERE collected=0 AND id IN ({marks})", ids
         )
 
+    def said_in(
+        self, session_id: str, message_ids: Iterable[int], texts: Iterable[str]
+    ) -> list[Message]:
+        """The user messages of a session with these ids.
+
+        Without ids, a sentence learnt as it is said (before its answer): the
+        session's newest message, when it is the user's and says one of `texts`.
+        """
+        wanted = set(message_ids)
+        if wanted:
+            return [
+                m
+                for m in self.messages(session_id)
+                if m.id in wanted and m.role == "user"
+            ]
+        said = {text.strip() for text in texts}
+        return [
+            m
+            for m in self.messages(session_id, limit=1)
+            if m.role == "user" and m.content in said
+        ]
+
     def existing_messages(self, message_ids: Iterable[int]) -> set[int]:
         """Which of these message ids the log still holds."""
         wanted = sorted(set(message_ids))
@@ -444,7 +475,7 @@ class ConversationLog:
         """Conversations, the most recently active first.
 
         With `owner`, only the conversations that user spoke in, with only their
-        messages counted and the title only when they started it.
+        messages counted and the title and snippet only when they started it.
         """
         _check_count(limit, "limit")
         _check_count(offset, "offset")
@@ -455,12 +486,15 @@ class ConversationLog:
                 " (SELECT s.title FROM summaries AS s"
                 "  WHERE s.session_id = m.session_id AND (? OR s.user_id IS ?)),"
                 " (SELECT f.user_id FROM messages AS f WHERE f.session_id = m.session_id"
-                "  ORDER BY f.created_at, f.id LIMIT 1)"
+                "  ORDER BY f.created_at, f.id LIMIT 1), m.turns,"
+                " (SELECT s.snippet FROM summaries AS s"
+                "  WHERE s.session_id = m.session_id AND (? OR s.user_id IS ?))"
                 " FROM (SELECT session_id, MIN(created_at) AS first_at,"
-                " MAX(created_at) AS last_at, COUNT(*) AS n, MAX(id) AS last_id"
+                " MAX(created_at) AS last_at, COUNT(*) AS n, MAX(id) AS last_id,"
+                " SUM(role = 'user') AS turns"
                 " FROM messages WHERE (? OR user_id IS ?) GROUP BY session_id) AS m"
                 " ORDER BY m.last_at DESC, m.last_id DESC LIMIT ? OFFSET ?",
-                (*whose, *whose, limit, offset),
+                (*whose, *whose, *whose, limit, offset),
             ).fetchall()
         return [
             SessionInfo(
@@ -470,6 +504,8 @@ class ConversationLog:
                 message_count=row[3],
                 title=row[4],
                 user_id=row[5],
+                turn_count=row[6],
+                snippet=row[7],
             )
             for row in rows
         ]

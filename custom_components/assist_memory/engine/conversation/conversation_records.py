@@ -86,6 +86,10 @@ class SessionInfo:
     title: str | None = None
     # Who started it (the user of its first message; None: a turn without a user).
     user_id: str | None = None
+    # Its turns: the messages said to Assist (each with the answer that followed).
+    turn_count: int = 0
+    # Its summary's snippet (Assist's first answer), if any.
+    snippet: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
@@ -94,7 +98,9 @@ class SessionInfo:
             "first_message_at": self.first_message_at,
             "last_message_at": self.last_message_at,
             "message_count": self.message_count,
+            "turn_count": self.turn_count,
             "title": self.title,
+            "snippet": self.snippet,
             "user_id": self.user_id,
         }
 

@@ -35,10 +35,9 @@ from ..language.commands import about_the_speaker
 from ..language.extractors import Extractor, extractor_here
 from ..language.fact_scope import placed
 from ..language.facts import Fact
-from ..language.keywords import extract_keywords
 from ..language.provenance import SaidMessage, learned_from
 from ..language.rule_extraction import RuleBasedExtractor
-from ..language.secrets_filter import REDACTED, mentions_secret, redact
+from ..language.secrets_filter import mentions_secret, redact
 from ..language.time_phrases import end_of, home_now, with_time, without_time
 from ..language.write_back import plan_write_back, states_replaced_fact
 from ..memory.memory_engine import MemoryEngine
@@ -55,10 +54,8 @@ from .session_titles import summarize_first_exchange
 from .speaker import Speaker as TurnSpeaker
 from .throttle import ExtractionThrottle, FlushTracker
 from .turn_settings import LearnSettings, TurnSettings
-from .working import MAX_TOPIC_LENGTH, WorkingMemoryManager, important_items
+from .working import WorkingMemoryManager, important_items, topic_of
 
-# How many keywords of the last messages make up the working-memory topic.
-_TOPIC_WORDS: Final = 4
 # How many of a speaker's newest summaries a replaced fact is looked for in (older
 # ones never reach a prompt again).
 _SUMMARIES_CHECKED: Final = 100
@@ -214,7 +211,7 @@ class TurnMemory:
             topic = previous.current_topic if previous else None
             if not paused:
                 self.working.touch(
-                    session_id, topic=_topic(said) or None, user_id=user_id
+                    session_id, topic=topic_of(said) or None, user_id=user_id
                 )
             # The message being answered counts in the window (and is not stored
             # yet): the earlier messages fill the rest.
@@ -295,28 +292,50 @@ class TurnMemory:
         user_text: str,
         reply: str,
         user_id: str | None = None,
+        memory_ids: Iterable[str] | None = None,
     ) -> None:
-        """Record the agent's reply; summarise a new session after its first reply."""
+        """Record the agent's reply; summarise a new session after its first reply.
+
+        `memory_ids`: the memories the answer said (an answer from memory), instead of
+        those the turn was given; None keeps those.
+        """
         with self._lock:
             if self._still_paused(session_id):
                 return
+            last = self.log.messages(session_id, limit=1, speaker=user_id)
+            if memory_ids is not None and last and last[0].role == "user":
+                self.log.record_turn_memories(last[0].id, memory_ids, replace=True)
             if reply.strip():
                 self.log.append(session_id, "assistant", reply, user_id=user_id)
                 self._summarize_first(session_id, user_text, reply, user_id)
             self._throttle.note_message(session_id, 2 if reply.strip() else 1)
 
     def record_memory_sentence(
-        self, *, session_id: str, said: str, reply: str, user_id: str | None = None
+        self,
+        *,
+        session_id: str,
+        said: str,
+        reply: str,
+        user_id: str | None = None,
+        memory_ids: Iterable[str] = (),
     ) -> None:
         """Keep a memory sentence ("remember that ...") and its answer as a turn.
 
         It was carried out already: nothing is learned from either message again
-        (both are stored collected). Not in a paused conversation.
+        (both are stored collected). Not in a paused conversation. `memory_ids`: the
+        memories the answer said ("why did Assist say that?").
         """
         with self._lock:
             if self._still_paused(session_id):
                 return
-            self.log.append(session_id, "user", said, user_id=user_id, collected=True)
+            message = self.log.append(
+                session_id, "user", said, user_id=user_id, collected=True
+            )
+            self.log.record_turn_memories(message.id, memory_ids)
+            # A turn of the conversation in progress, counted with the others.
+            self.working.touch(
+                session_id, topic=topic_of(said) or None, user_id=user_id
+            )
             if reply.strip():
                 self.log.append(
                     session_id, "assistant", reply, user_id=user_id, collected=True
@@ -624,12 +643,8 @@ class TurnMemory:
 
     def _said(self, batch: ExtractionBatch) -> list[SaidMessage]:
         """What the users said in the batch's messages (a fact's possible origins)."""
-        wanted = set(batch.message_ids)
-        return [
-            SaidMessage(m.id, m.content, m.user_id)
-            for m in self.log.messages(batch.session_id)
-            if m.id in wanted and m.role == "user"
-        ]
+        found = self.log.said_in(batch.session_id, batch.message_ids, batch.user_texts)
+        return [SaidMessage(m.id, m.content, m.user_id) for m in found]
 
     def _supersede_summaries(
         self, scope: str, replaced: list[tuple[Memory, Fact]]
@@ -790,13 +805,3 @@ def _unseen(before: list[Message], live_since: datetime | None) -> list[MessageL
         for m in before
         if cutoff is None or m.created_at < cutoff
     ]
-
-
-def _topic(said: str) -> str:
-    """The session's current topic: the main keywords of the last message (redacted).
-
-    The marker that replaced a secret is no keyword. Cut to the length a topic may
-    have (a message may be one long word).
-    """
-    words = extract_keywords(said.replace(REDACTED, " ")).all()[:_TOPIC_WORDS]
-    return " ".join(words)[:MAX_TOPIC_LENGTH].strip()

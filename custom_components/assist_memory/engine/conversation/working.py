@@ -28,6 +28,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from ..errors import InvalidMemoryError
+from ..language.keywords import extract_keywords
 from ..language.secrets_filter import REDACTED, mentions_secret, redact
 
 _LOGGER = logging.getLogger(__name__)
@@ -36,6 +37,8 @@ DEFAULT_TTL: Final = timedelta(minutes=30)
 DEFAULT_MAX_SESSIONS: Final = 1000
 MAX_SESSION_ID_LENGTH: Final = 200
 MAX_TOPIC_LENGTH: Final = 200
+# How many keywords of the last messages make up the topic.
+_TOPIC_WORDS: Final = 4
 MAX_EMOTION_LENGTH: Final = 50
 # The encoded JSON of all of a session's variables, in UTF-8 bytes.
 MAX_VARIABLES_BYTES: Final = 8192
@@ -473,3 +476,13 @@ def _render(value: Any) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(_thaw(value), ensure_ascii=False, separators=(",", ":"))
+
+
+def topic_of(said: str) -> str:
+    """A session's current topic: the main keywords of its last message (redacted).
+
+    The marker that replaced a secret is no keyword. Cut to the length a topic may
+    have (a message may be one long word).
+    """
+    words = extract_keywords(said.replace(REDACTED, " ")).all()[:_TOPIC_WORDS]
+    return " ".join(words)[:MAX_TOPIC_LENGTH].strip()

@@ -14,7 +14,8 @@ changes. Pure functions, no I/O. The format:
     - The spare key is under the blue flowerpot
 
 One `## <Category>` section per category that has memories (in `CATEGORIES` order), one
-`- bullet` per memory (oldest first, on one line): the household's first, then each
+`- bullet` per memory (oldest first, on one line, its first letter capitalised as the
+memory manager shows it): the household's first, then each
 person's under a header of their own (`sections.py`: whose a section is). Reading
 accepts more than it writes: headers in any case, plural or singular, in English or
 Chinese; `-`, `*` or `+` bullets; indented continuation lines. A bullet before any
@@ -112,13 +113,21 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def memory_line(memory: Memory, zone: tzinfo) -> str:
-    """A memory's bullet text: its content on one line, and its end when it has one.
+def as_shown(text: str) -> str:
+    """A memory as people read it: "my bike is red" reads "My bike is red".
 
-    The end is the last day it holds in the home's time zone `zone`, its year said
+    Its first letter capitalised, as the memory manager shows it; stored as said.
+    """
+    return text[:1].upper() + text[1:] if text[:1].islower() else text
+
+
+def memory_line(memory: Memory, zone: tzinfo) -> str:
+    """A memory's bullet text: its content on one line, as shown, and its end.
+
+    The end (when it has one) is the last day it holds in the home's time zone `zone`, its year said
     when it is not the year the memory was made.
     """
-    text = one_line(memory.content)
+    text = as_shown(one_line(memory.content))
     if memory.expires_at is None:
         return text
     last = last_day_of(parse_time(memory.expires_at, "expires_at"), zone)

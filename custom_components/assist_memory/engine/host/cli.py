@@ -397,12 +397,8 @@ def _setup_prompt(parser: argparse.ArgumentParser) -> None:
 
 def _cmd_prompt(ctx: Context) -> int:
     args = ctx.args
-    store = ctx.store
-    if args.query is not None:
-        found = ctx.engine.search(args.query, limit=args.limit, record_access=True)
-        memories = [result.memory for result in found]
-    else:
-        memories = store.get_all()[: args.limit]
+    # What the memory server's prompt gets: nothing whose end has come.
+    memories = ctx.engine.prompt_memories(args.query, limit=args.limit)
     prompt = build_prompt_with_memory(memories, args.text)
     if ctx.as_json:
         _out_json({"prompt": prompt, "memory_ids": [m.id for m in memories]})

@@ -30,10 +30,8 @@ import functools
 import json
 import logging
 from pathlib import Path
-import socket
 import sys
 from typing import TYPE_CHECKING, Final
-from urllib.parse import urlsplit
 
 from ..config import (
     MAX_ITEMS,
@@ -43,8 +41,6 @@ from ..config import (
     InvalidConfigError,
     config_from_env,
 )
-from ..model.embeddings import EmbeddingConfig
-from ..model.local_model import LocalModel, local_model_problem
 from ..storage.paths import (
     ADDON_DATA_DIR,
     ADDON_OPTIONS_FILE,
@@ -53,8 +49,11 @@ from ..storage.paths import (
     running_as_addon,
 )
 
-# The HTTP stack (aiohttp) is loaded by `serve` only, not by the CLI's other commands.
+# The HTTP stack (aiohttp) and the embedding modules are loaded by `serve` only, not
+# by the CLI's other commands (each import costs their start).
 if TYPE_CHECKING:
+    from ..model.embeddings import EmbeddingConfig
+    from ..model.local_model import LocalModel
     from .discovery import Supervisor
     from .server import ServerOptions
 
@@ -278,6 +277,8 @@ def _endpoint(
     values: Mapping[str, object], prefix: str
 ) -> tuple[str, str, str | None] | None:
     """(url, model, api key) of an endpoint, None when not set."""
+    from urllib.parse import urlsplit  # loaded here only: see TYPE_CHECKING above
+
     url = str(values.get(f"{prefix}_url", ""))
     model = str(values.get(f"{prefix}_model", ""))
     if not url and not model:
@@ -294,6 +295,10 @@ def _endpoint(
 
 def _embeddings(values: Mapping[str, object]) -> EmbeddingConfig | LocalModel | None:
     """The endpoint when one is set, else the local model when on and it runs here."""
+    # Loaded here only: see TYPE_CHECKING above.
+    from ..model.embeddings import EmbeddingConfig
+    from ..model.local_model import LocalModel, local_model_problem
+
     if endpoint := _endpoint(values, "embedding"):
         return EmbeddingConfig(*endpoint)
     raw = str(values.get("embedding_local", "on")).lower()
@@ -343,6 +348,8 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 
 async def _announce(supervisor: Supervisor, token: str, port: int) -> None:
     """Tell Home Assistant where the server is: this container's host name."""
+    import socket  # loaded here only: see TYPE_CHECKING above
+
     from .discovery import announce  # loaded here only: see TYPE_CHECKING above
 
     await announce(

@@ -4,7 +4,8 @@ Routes are the engine's (`http/api.py`) at the memory server's REST paths (`/api
 `/memory/long-term`, ...), the OpenAPI document at `/openapi.json`, the web UI
 (`web/`) at `/`. Everything but `/health` and the UI's files needs the bearer token
 (compared in constant time); in the add-on, requests from the Supervisor's ingress
-proxy (172.30.32.2) are let through without it, since Home Assistant checked the user.
+proxy (172.30.32.2) are let through without it, since Home Assistant checked the user
+(who then reads only their own conversations, as in Home Assistant).
 
 Settings a person changes through the API are kept in `config.json` beside the store.
 """
@@ -51,6 +52,8 @@ _LOGGER = logging.getLogger(__name__)
 CONFIG_FILE: Final = "config.json"
 TOKEN_FILE: Final = "token"  # noqa: S105 (a file name)
 INGRESS_ADDRESS: Final = "172.30.32.2"
+# The Home Assistant user the ingress proxy says is asking.
+REMOTE_USER_HEADER: Final = "X-Remote-User-Id"
 WEB_FOLDER: Final = Path(__file__).parent.parent / "web"
 # Paths anyone may read: the health check and the web UI's files (no memory in them).
 PUBLIC_PATHS: Final = frozenset({"/health"})
@@ -222,6 +225,19 @@ def auth_middleware(token: str, *, ingress: bool) -> Any:
     return check
 
 
+def ingress_viewer(request: web.Request, *, ingress: bool) -> str | None:
+    """Who asks, for what of the conversations they see (`seen_by.py`).
+
+    Through the add-on's ingress, the Home Assistant user the Supervisor names
+    (`X-Remote-User-Id`): another person's conversations are shown without what was
+    said in them, as inside Home Assistant ("" when it names nobody: only the
+    household's open). None for the token's holder: everything.
+    """
+    if not (ingress and request.remote == INGRESS_ADDRESS):
+        return None
+    return request.headers.get(REMOTE_USER_HEADER, "").strip()
+
+
 def frame_policy(*, ingress: bool) -> Any:
     """Who may show the pages in a frame: nobody, or Home Assistant through ingress.
 
@@ -264,7 +280,8 @@ def create_app(
 
     def route_handler(route: Route) -> Callable[[web.Request], Awaitable[web.Response]]:
         async def handle(request: web.Request) -> web.Response:
-            return await answer_route(host, route, request)
+            viewer = ingress_viewer(request, ingress=ingress)
+            return await answer_route(host, route, request, viewer=viewer)
 
         return handle
 
@@ -272,10 +289,7 @@ def create_app(
         app.router.add_route(route.method, route.path, route_handler(route))
 
     async def openapi(_request: web.Request) -> web.Response:
-        limit = host.backend.store.settings.max_content_length
-        return web.json_response(
-            openapi_document(lambda path: path, max_content_length=limit)
-        )
+        return web.json_response(openapi_document(lambda path: path))
 
     async def health(_request: web.Request) -> web.Response:
         # Never queued behind the store's worker, never a look at every memory.

@@ -56,9 +56,12 @@ def json_body(raw: bytes) -> object:
 
 
 async def answer_route(
-    host: ApiHost, route: Route, request: web.Request
+    host: ApiHost, route: Route, request: web.Request, *, viewer: str | None = None
 ) -> web.Response:
-    """Read the request's path, query and JSON body, run the route, answer JSON."""
+    """Read the request's path, query and JSON body, run the route, answer JSON.
+
+    `viewer`: the person asking (see `ApiRequest`).
+    """
     body: object = None
     if route.max_body is not None:
         request = request.clone(client_max_size=route.max_body)
@@ -67,5 +70,7 @@ async def answer_route(
             body = await read_json_body(request)
         except ApiError as err:
             return json_response(error_answer(err))
-    api_request = ApiRequest(dict(request.match_info), dict(request.query), body)
+    api_request = ApiRequest(
+        dict(request.match_info), dict(request.query), body, viewer
+    )
     return json_response(await run_route(host, route, api_request))

@@ -38,8 +38,13 @@ async def dispatch(
     path: str,
     query: Mapping[str, str] | None = None,
     body: object = None,
+    *,
+    viewer: str | None = None,
 ) -> ApiResponse:
-    """Answer a request given as plain values (Home Assistant's websocket command)."""
+    """Answer a request given as plain values (Home Assistant's websocket command).
+
+    `viewer`: the person asking (see `ApiRequest`).
+    """
     found = find_route(method, path)
     if found is None:
         return ApiResponse(
@@ -47,4 +52,5 @@ async def dispatch(
             error_body(f"no operation {method} {path}", "no_route"),
         )
     route, params = found
-    return await run_route(host, route, ApiRequest(params, query or {}, body))
+    request = ApiRequest(params, query or {}, body, viewer)
+    return await run_route(host, route, request)

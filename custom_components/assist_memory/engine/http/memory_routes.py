@@ -12,6 +12,12 @@ from typing import Any, Final, cast, get_args
 
 from ..backend.protocol import StoreStats
 from ..config import config_changes, config_view
+from ..conversation.seen_by import (
+    conversation_seen,
+    session_info_seen,
+    summary_seen,
+    working_seen,
+)
 from ..documents.daily_log import validate_date
 from ..errors import InvalidMemoryError
 from ..memory.compaction import CompactionResult
@@ -305,24 +311,24 @@ async def clear_memories(host: ApiHost, request: ApiRequest) -> object:
 
 
 async def working_memory(host: ApiHost, request: ApiRequest) -> object:
-    """A conversation's working memory."""
+    """A conversation's working memory (another person's: only that it is there)."""
     memory = await host.backend.working_memory(request.path["session_id"])
     if memory is None:
         raise not_found(f"no active session {request.path['session_id']!r}")
-    return memory.to_dict()
+    return working_seen(memory, request.viewer)
 
 
 async def working_memories(host: ApiHost, request: ApiRequest) -> object:
     """Every active conversation's working memory."""
     sessions = await host.backend.working_sessions()
-    return {"items": [memory.to_dict() for memory in sessions]}
+    return {"items": [working_seen(memory, request.viewer) for memory in sessions]}
 
 
 async def sessions(host: ApiHost, request: ApiRequest) -> object:
     """Summaries of the latest conversations, newest first."""
     limit = query_int(request, P_SESSIONS, 20)
     found = await host.backend.recent_sessions(limit)
-    return {"items": [summary.to_dict() for summary in found]}
+    return {"items": [summary_seen(summary, request.viewer) for summary in found]}
 
 
 async def conversations(host: ApiHost, request: ApiRequest) -> object:
@@ -332,18 +338,22 @@ async def conversations(host: ApiHost, request: ApiRequest) -> object:
         offset=query_int(request, P_OFFSET, 0),
         owner=request.query.get("user") or None,
     )
-    return page.to_dict()
+    return {
+        "items": [session_info_seen(info, request.viewer) for info in page.items],
+        "total": page.total,
+    }
 
 
 async def conversation(host: ApiHost, request: ApiRequest) -> object:
-    """One conversation's messages."""
+    """One conversation's messages (those the asking person may read)."""
     session_id = request.path["session_id"]
     found = await host.backend.conversation(
         session_id, owner=request.query.get("user") or None
     )
-    if found is None:
+    shown = None if found is None else conversation_seen(found, request.viewer)
+    if shown is None:
         raise not_found(f"no conversation {session_id!r}")
-    return found.to_dict()
+    return shown.to_dict()
 
 
 async def delete_conversation(host: ApiHost, request: ApiRequest) -> object:

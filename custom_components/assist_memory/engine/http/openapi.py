@@ -2,9 +2,12 @@
 
 `openapi_document(path_for, ...)` writes every route of `rest.ROUTES` at the path its
 host serves it (`path_for`), with its parameters, body and answers. Request schemas
-state exactly what the handlers accept (a request they describe is answered 2xx, or
-404 for an unknown id; any other is refused with 400), including the store's current
-content limit; answer schemas are strict about what we send. schemathesis checks both
+state exactly what the handlers accept (a request they describe is answered 2xx, 404
+for an unknown id, or 409 when a state it names refuses it; any other is refused with
+400); answer schemas are strict about what we send. The document does not change with
+the settings, so a client that read it once can trust it after they change: a memory
+may be as long as any setting allows (`LONGEST_CONTENT`), and one longer than the
+current setting is a 409, like an add to a full store. schemathesis checks both
 (tests/server/test_schemathesis.py).
 """
 
@@ -14,7 +17,7 @@ from collections.abc import Callable, Sequence
 from http import HTTPStatus
 from typing import Any, Final
 
-from ..config import SETTINGS
+from ..config import LONGEST_CONTENT, SETTINGS
 from ..conversation.conversation_records import MAX_MESSAGE_LENGTH, ROLES
 from ..conversation.held_facts import HOLD_REASONS, MAX_HELD_LENGTH
 from ..conversation.profile import MAX_PROFILE_LENGTH
@@ -24,7 +27,6 @@ from ..documents.daily_log import MAX_ENTRY_LENGTH
 from ..language.facts import WHOSE
 from ..storage.models import (
     CATEGORIES,
-    DEFAULT_MAX_CONTENT_LENGTH,
     FIELD_ALIASES,
     MAX_KEY_LENGTH,
     MAX_METADATA_CHARS,
@@ -99,6 +101,30 @@ def _closed(properties: dict[str, Any], required: Sequence[str] = ()) -> dict[st
     return {**_open(properties, required), "additionalProperties": False}
 
 
+# Set (true) on another person's conversation, shown without what was said in it to
+# someone who may manage it (Home Assistant's administrators).
+_PRIVATE: Final = {"type": "boolean"}
+_WORKING_FIELDS: Final = [
+    "session_id",
+    "current_topic",
+    "context_variables",
+    "turn_count",
+    "last_emotion",
+    "created_at",
+    "updated_at",
+]
+_CONVERSATION_FIELDS: Final = [
+    "session_id",
+    "first_message_at",
+    "last_message_at",
+    "message_count",
+    "turn_count",
+    "title",
+    "snippet",
+    "user_id",
+]
+
+
 def _ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
 
@@ -134,13 +160,13 @@ _METADATA_LIMITS: Final = (
 )
 
 
-def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
-    """What the handlers accept, with the store's current content limit.
+def request_schemas() -> dict[str, dict[str, Any]]:
+    """What the handlers accept, whatever the settings.
 
     Other fields are ignored, except in a memory's and the settings' bodies, which
-    take no other field.
+    take no other field. A memory's content may be as long as any setting allows.
     """
-    content = _text(NOT_BLANK, max_length=max_content_length)
+    content = _text(NOT_BLANK, max_length=LONGEST_CONTENT)
     # The fields of a new memory; `null` stands for "not given" where it may.
     fields: dict[str, Any] = {
         "category": _CATEGORY,
@@ -291,6 +317,8 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
                 "user_text": _text(max_length=MAX_MESSAGE_LENGTH),
                 "reply": _text(max_length=MAX_MESSAGE_LENGTH),
                 "user_id": _USER_ID,
+                # The memories an answer from memory said (null: those it was given).
+                "memory_ids": _nullable(_list(_TEXT)),
             },
             ["session_id", "user_text", "reply"],
         ),
@@ -308,6 +336,7 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
                 "said": _MESSAGE,
                 "reply": _text(max_length=MAX_MESSAGE_LENGTH),
                 "user_id": _USER_ID,
+                "memory_ids": _nullable(_list(_TEXT)),
             },
             ["session_id", "said", "reply"],
         ),
@@ -361,6 +390,7 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
             },
             ["query"],
         ),
+        "SameFacts": _open({"memory_ids": _nullable(_list(_TEXT))}),
         "TurnPrompt": _open(
             {
                 "prompt": _TEXT,
@@ -510,7 +540,9 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
             "last_emotion": _NULLABLE_TEXT,
             "created_at": _TEXT,
             "updated_at": _TEXT,
-        }
+            "private": _PRIVATE,
+        },
+        _WORKING_FIELDS,
     ),
     "WorkingMemories": _object({"items": _list(_ref("WorkingMemory"))}),
     "Sessions": _object(
@@ -522,7 +554,9 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
                         "title": _TEXT,
                         "snippet": _TEXT,
                         "created_at": _TEXT,
-                    }
+                        "private": _PRIVATE,
+                    },
+                    ["session_id", "title", "snippet", "created_at"],
                 )
             )
         }
@@ -536,9 +570,13 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
                         "first_message_at": _TEXT,
                         "last_message_at": _TEXT,
                         "message_count": _COUNT,
+                        "turn_count": _COUNT,
                         "title": _NULLABLE_TEXT,
+                        "snippet": _NULLABLE_TEXT,
                         "user_id": _NULLABLE_TEXT,
-                    }
+                        "private": _PRIVATE,
+                    },
+                    _CONVERSATION_FIELDS,
                 )
             ),
             "total": _COUNT,
@@ -651,7 +689,10 @@ def _operation(route: Route) -> dict[str, Any]:
         "responses": responses,
     }
     if route.body:
-        responses["409"] = _error("The store is full, or an import names an id twice")
+        responses["409"] = _error(
+            "The store is full, a memory is longer than the current limit"
+            " (maxContentLength), or an import names an id twice"
+        )
         responses["413"] = _error("The body is larger than the server takes")
         operation["requestBody"] = {"required": True, "content": _json(route.body)}
     if route.conflict:
@@ -677,12 +718,8 @@ def openapi_document(
     routes: Sequence[Route] = ROUTES,
     server_url: str = "/",
     title_suffix: str = "",
-    max_content_length: int = DEFAULT_MAX_CONTENT_LENGTH,
 ) -> dict[str, Any]:
-    """The document, with each route at `path_for(route.path)`; bearer authentication.
-
-    `max_content_length` is the store's current content limit.
-    """
+    """The document, with each route at `path_for(route.path)`; bearer authentication."""
     paths: dict[str, dict[str, Any]] = {}
     for route in routes:
         operation = _operation(route)
@@ -700,7 +737,7 @@ def openapi_document(
         "security": [{"bearer": []}],
         "components": {
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
-            "schemas": {**RESPONSE_SCHEMAS, **request_schemas(max_content_length)},
+            "schemas": {**RESPONSE_SCHEMAS, **request_schemas()},
         },
         "paths": paths,
     }

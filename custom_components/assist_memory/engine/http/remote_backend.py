@@ -343,6 +343,17 @@ class RemoteBackend(RemoteHeldFacts, RemoteLearning, MemoryBackend):
         )
 
     @override
+    async def same_facts(
+        self, memory_ids: Sequence[str]
+    ) -> builtins.list[tuple[str, str]]:
+        return await self._read(
+            lambda answer: [(str(a), str(b)) for a, b in answer["pairs"]],
+            "POST",
+            "/api/turns/same-facts",
+            body={"memory_ids": list(memory_ids)},
+        )
+
+    @override
     async def build_prompt(
         self,
         prompt: str,
@@ -558,13 +569,20 @@ class RemoteBackend(RemoteHeldFacts, RemoteLearning, MemoryBackend):
 
     @override
     async def end_turn(
-        self, *, session_id: str, user_text: str, reply: str, user_id: str | None = None
+        self,
+        *,
+        session_id: str,
+        user_text: str,
+        reply: str,
+        user_id: str | None = None,
+        memory_ids: Sequence[str] | None = None,
     ) -> None:
         body = {
             "session_id": session_id,
             "user_text": user_text,
             "reply": reply,
             "user_id": user_id,
+            "memory_ids": None if memory_ids is None else list(memory_ids),
         }
         await self._call("POST", "/api/turns/end", body=body)
 

@@ -8,7 +8,7 @@ gives the transport (`_Transport`).
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, override
 
 from ..backend.protocol import TurnOperations
@@ -58,12 +58,14 @@ class RemoteLearning(TurnOperations):
         said: str,
         reply: str,
         user_id: str | None = None,
+        memory_ids: Sequence[str] = (),
     ) -> None:
         body = {
             "session_id": session_id,
             "said": said,
             "reply": reply,
             "user_id": user_id,
+            "memory_ids": list(memory_ids),
         }
         await self._call("POST", "/api/turns/memory-sentence", body=body)
 

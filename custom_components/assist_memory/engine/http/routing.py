@@ -12,8 +12,9 @@ Hosts mount the routes: the server at its REST paths with its token, Home Assist
 under `/api/assist_memory` with its own authentication, and Home Assistant's websocket
 command reaches the same handlers through `dispatch`.
 
-Errors: bad parameters or bodies are 400, unknown ids 404, a full store, an import
-naming an id twice or a feature switched off (compaction) 409, a body over the size
+Errors: bad parameters or bodies are 400, unknown ids 404, a full store, a memory
+longer than the current content limit, an import naming an id twice or a feature
+switched off (compaction) 409, a body over the size
 limit 413, a store that cannot be written 503, each with
 `{"error": message, "code": code}`.
 """
@@ -27,7 +28,13 @@ import re
 from typing import Any, Final, Protocol, cast
 
 from ..backend.protocol import MemoryBackend
-from ..errors import DuplicateIdError, MemoryEngineError, MemoryFullError, StorageError
+from ..errors import (
+    ContentOverLimitError,
+    DuplicateIdError,
+    MemoryEngineError,
+    MemoryFullError,
+    StorageError,
+)
 from ..storage.jsonfast import MAX_REQUEST_DEPTH, nesting_depth
 from ..storage.models import MAX_WHOLE_NUMBER
 
@@ -93,11 +100,17 @@ def not_found(message: str) -> ApiError:
 
 @dataclass(frozen=True, slots=True)
 class ApiRequest:
-    """What a handler reads: path parameters, query parameters and the JSON body."""
+    """What a handler reads: path parameters, query parameters and the JSON body.
+
+    `viewer`: the person asking, when the host knows people (Home Assistant's user):
+    another person's conversations are shown without what was said in them
+    (`conversation/seen_by.py`). None: the memory server's token, everything.
+    """
 
     path: Mapping[str, str] = field(default_factory=dict)
     query: Mapping[str, str] = field(default_factory=dict)
     body: object = None
+    viewer: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,8 +265,9 @@ async def run_route(host: ApiHost, route: Route, request: ApiRequest) -> ApiResp
             HTTPStatus.SERVICE_UNAVAILABLE,
             error_body(err.message, err.code, err.placeholders),
         )
-    except (MemoryFullError, DuplicateIdError) as err:
-        # A well-formed request the store's state (or the document itself) refuses.
+    except (MemoryFullError, DuplicateIdError, ContentOverLimitError) as err:
+        # A well-formed request the store's state (its settings, its number of
+        # memories) or the document itself refuses.
         return ApiResponse(
             HTTPStatus.CONFLICT, error_body(err.message, err.code, err.placeholders)
         )

@@ -29,6 +29,9 @@ from .turn_wire import (
     turn_settings_from_json,
 )
 
+# The most memories compared at once (a read-back says a few).
+MAX_SAME_FACTS: Final = 20
+
 
 def _body(request: ApiRequest) -> JsonObject:
     return JsonObject(body_object(request))
@@ -68,11 +71,13 @@ def _speaker(body: JsonObject) -> Speaker | None:
 async def end(host: ApiHost, request: ApiRequest) -> object:
     """Record the agent's reply."""
     body = _body(request)
+    said = body.texts("memory_ids") if body.data.get("memory_ids") is not None else None
     await host.backend.end_turn(
         session_id=body.session_id(),
         user_text=body.plain_text("user_text"),
         reply=body.plain_text("reply"),
         user_id=body.user_id(),
+        memory_ids=said,
     )
     return {}
 
@@ -94,6 +99,7 @@ async def memory_sentence(host: ApiHost, request: ApiRequest) -> object:
         said=body.message("said"),
         reply=body.plain_text("reply"),
         user_id=body.user_id(),
+        memory_ids=body.texts("memory_ids"),
     )
     return {}
 
@@ -190,6 +196,13 @@ async def search(host: ApiHost, request: ApiRequest) -> object:
     return {"results": [result.to_dict() for result in found]}
 
 
+async def same_facts(host: ApiHost, request: ApiRequest) -> object:
+    """The pairs of memories that say the same thing in two languages."""
+    body = _body(request)
+    pairs = await host.backend.same_facts(body.texts("memory_ids")[:MAX_SAME_FACTS])
+    return {"pairs": [list(pair) for pair in pairs]}
+
+
 async def prompt(host: ApiHost, request: ApiRequest) -> object:
     """The prompt with memories in front (the `<long_term_memory>` block)."""
     body = _body(request)
@@ -266,6 +279,9 @@ TURN_ROUTES: Final[tuple[Route, ...]] = (
           overview, "Overview"),
     _post("/api/turns/search", "turnSearch", "Search memories for a turn", search,
           "TurnSearch"),
+    _post("/api/turns/same-facts", "sameFacts",
+          "Memories that say the same thing in two languages", same_facts,
+          "SameFacts"),
     _post("/api/turns/prompt", "buildPrompt", "A prompt with memories in front",
           prompt, "TurnPrompt"),
     _post("/api/turns/daily-log", "appendDailyLog", "Append to today's log",

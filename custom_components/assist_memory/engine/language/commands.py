@@ -225,6 +225,11 @@ _REPLIES: Final[dict[str, dict[str, str]]] = {
             " memory manager."
         ),
         "dont_know": "I don't know that yet.",
+        "not_kept": (
+            'I haven\'t kept that. To make sure I do, say "Remember that" and then'
+            " what to remember."
+        ),
+        "learning_off": "Learning is off, so I haven't kept that.",
         "that": "that",
         "learnt_last": "I just learnt this: {items}",
         "learnt_nothing": "I haven't learnt anything in this conversation yet.",
@@ -256,6 +261,8 @@ _REPLIES: Final[dict[str, dict[str, str]]] = {
         "will_remember": "我会记住：{items}",
         "learnt_full": "记忆已满，这条没能保存，已放在记忆管理器的“审核”里等待。",
         "dont_know": "这个我还不知道。",
+        "not_kept": "这句我没有记下。想让我记住的话，请说“记住”，再说要记的内容。",
+        "learning_off": "学习已关闭，所以这句我没有记下。",
         "that": "这个",
         "learnt_last": "我刚才记住了：{items}",
         "learnt_nothing": "这次对话里我还没有记住什么。",
@@ -287,6 +294,8 @@ _REPLIES: Final[dict[str, dict[str, str]]] = {
         "will_remember": "我會記住：{items}",
         "learnt_full": "記憶已滿，這條沒能保存，已放在記憶管理器的「審核」裡等待。",
         "dont_know": "這個我還不知道。",
+        "not_kept": "這句我沒有記下。想讓我記住的話，請說「記住」，再說要記的內容。",
+        "learning_off": "學習已關閉，所以這句我沒有記下。",
         "that": "這個",
         "learnt_last": "我剛才記住了：{items}",
         "learnt_nothing": "這次對話裡我還沒有記住什麼。",

@@ -39,8 +39,10 @@ _EN_CUES: Final = (
     r"social\s+security|(?:driving|driver'?s?)\s+licen[cs]es?|licen[cs]e\s+(?:number|no)",
     r"(?:id|identity)\s+(?:card|number|no)|student\s+(?:id|number|no)",
     r"(?:candidate|staff|employee|payroll|pension|holder'?s?)\s+(?:id|number|no)",
-    r"(?:customer|account|council\s+tax|tax|policy|membership|member)\s+ref(?:erence)?s?"
-    r"|reference\s+(?:number|no)|hkid|nric|aadhaar|tax\s+(?:id|number)",
+    (
+        r"(?:customer|account|council\s+tax|tax|policy|membership|member)\s+ref(?:erence)?s?"
+        r"|reference\s+(?:number|no)|hkid|nric|aadhaar|tax\s+(?:id|number)"
+    ),
     r"(?:three|3|four|4)\s+digits|digits\s+on\s+the\s+back",
     r"verification|one-time|one\s+time\s+(?:code|password|pin|passcode)|texted",
     r"(?:they|bank|it)\s+(?:just\s+)?sent|recovery|backup\s+codes?|steam\s+guard",

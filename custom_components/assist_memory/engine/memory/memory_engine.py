@@ -18,24 +18,28 @@ from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from pathlib import Path
 import threading
+from typing import TYPE_CHECKING
 
 from ..documents.daily_log import DEFAULT_SEARCH_LIMIT, DailyLog, LogEntry
 from ..documents.mirror import MarkdownMirror
 from ..errors import InvalidMemoryError
 from ..language.time_phrases import home_zone_or_local
-from ..model.embeddings import HttpContext
-from ..model.heads import trained_head
-from ..model.local_model import EmbeddingChoice, embedder_for
 from ..search.expansion import HouseholdVocabulary
 from ..search.index import SearchIndex
-from ..search.relevance import RELEVANCE_HEAD
 from ..search.retrieval import Retriever
 from ..search.scoring import ScoredMemory
-from ..search.vectors import VectorIndex
-from ..storage.models import Memory
+from ..storage.models import Memory, utc_now
 from ..storage.settings import StoreSettings
 from ..storage.store import MemoryStore, ReconcileResult
 from ..storage.store_files import LoadReport, StoreChange
+
+if TYPE_CHECKING:
+    # numpy and the modules of search by meaning load only when it is on: a search
+    # by keywords (the command line) starts without them.
+    from ..model.embeddings import HttpContext
+    from ..model.heads import Head
+    from ..model.local_model import EmbeddingChoice
+    from ..search.vectors import VectorIndex
 
 
 def index_path_for(store_path: Path) -> Path:
@@ -70,15 +74,19 @@ class MemoryEngine:
         self.read_only = read_only
         self.store = MemoryStore(path, settings, read_only=read_only)
         self.index = SearchIndex(index_path_for(self.store.path), use_fts=use_fts)
-        self.vectors = (
-            None
-            if embeddings is None
-            else VectorIndex(
-                self.index,
-                embedder_for(embeddings, http),
-                self.store.get_many,
+        self.vectors: VectorIndex | None = None
+        relevance_head: Head | None = None
+        if embeddings is not None:
+            # Loaded here only: see TYPE_CHECKING above.
+            from ..model.heads import trained_head
+            from ..model.local_model import embedder_for
+            from ..search.relevance import RELEVANCE_HEAD
+            from ..search.vectors import VectorIndex
+
+            self.vectors = VectorIndex(
+                self.index, embedder_for(embeddings, http), self.store.get_many
             )
-        )
+            relevance_head = trained_head(RELEVANCE_HEAD, self.vectors.model)
         # Names and what they are, for the retriever's second round.
         self.vocabulary = HouseholdVocabulary()
         self.store.add_change_hook(self.vocabulary.follow)
@@ -87,9 +95,7 @@ class MemoryEngine:
             self.store.get_many,
             vectors=None if self.vectors is None else self.vectors.scores,
             related=self.vocabulary.related,
-            relevance_head=None
-            if self.vectors is None
-            else trained_head(RELEVANCE_HEAD, self.vectors.model),
+            relevance_head=relevance_head,
         )
         self._pending_lock = threading.Lock()
         self._pending_upserts: dict[str, Memory] = {}
@@ -186,6 +192,18 @@ class MemoryEngine:
             self._pending_deletes.clear()
             return len(upserts) + len(deletes)
 
+    def same_facts(self, memory_ids: Sequence[str]) -> list[tuple[str, str]]:
+        """The pairs of these memories that say the same thing in two languages."""
+        if self.vectors is None:
+            return []
+        ids = list(dict.fromkeys(memory_ids))
+        return [
+            (first, second)
+            for at, first in enumerate(ids)
+            for second in ids[at + 1 :]
+            if self.vectors.same_fact(first, second)
+        ]
+
     def search(
         self,
         query: str,
@@ -212,6 +230,30 @@ class MemoryEngine:
         if record_access and results:
             self.store.record_access(r.memory.id for r in results)
         return results
+
+    def prompt_memories(
+        self,
+        query: str | None = None,
+        *,
+        limit: int | None = None,
+        scopes: Sequence[str] | None = None,
+    ) -> list[Memory]:
+        """The memories a prompt built outside a conversation gets, in its order.
+
+        With a `query`, the most relevant to it (their use is recorded); without one,
+        every memory in `scopes` (None: all), oldest first. Never one whose end has
+        come. At most `limit`.
+        """
+        if query is not None:
+            found = self.search(query, limit=limit, scopes=scopes, record_access=True)
+            return [result.memory for result in found]
+        now = utc_now()
+        current = [
+            memory
+            for memory in self.store.get_all()
+            if (scopes is None or memory.scope in scopes) and not memory.has_ended(now)
+        ]
+        return current if limit is None else current[:limit]
 
     def reindex(self) -> int:
         """Rebuild the search index from the store; returns how many memories it holds."""

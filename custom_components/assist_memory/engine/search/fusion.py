@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from .neighbours import Nearness
+from .nearness import Nearness
 
 # The meaning part's weight when the best word match covers the whole question ...
 MEANING_WHEN_WORDS_MATCH: Final = 0.3

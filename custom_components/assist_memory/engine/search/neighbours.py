@@ -27,7 +27,9 @@ that only told Assist where the spare key is.
 
 The vectors are the rows of one float32 matrix, searched with one product. A removed
 row is filled with the last one, and the matrix grows by an eighth, so 100 000
-memories of 384 dimensions take about 160 MB, never twice that.
+memories of 384 dimensions take about 160 MB, never twice that. What depends on the
+rows alone (which are Chinese, the hubs) is kept until a row changes: a question
+reads the matrix once and its cosines a few times, without copying them.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from typing import Final
 import numpy as np
 
 from ..language.keywords import CJK_CHARACTERS
+from .nearness import Nearness
 
 _CJK: Final = re.compile(f"[{CJK_CHARACTERS}]")
 # A word of two letters or more of any other script.
@@ -47,11 +50,14 @@ _OTHER_WORD: Final = re.compile(f"[^\\W\\d_{CJK_CHARACTERS}]{{2,}}")
 # A text's writing systems, as bits.
 LETTERS: Final = 1
 CJK: Final = 2
-# A memory found by meaning alone must stand this far above its writing system's
-# memories and background sentences to be found at all.
-MIN_STANDING: Final = 1.75
 # How much of a hub's standing out is taken off its standing across languages.
 HUB_WEIGHT: Final = 0.5
+# Two memories in different writing systems are the same fact when each stands at
+# least this far above the other system's background sentences as seen from the
+# other. With multilingual-e5-small, translations stood 3.3 to 4.3 above (the spare
+# key, grandma's spicy food, the cat's name, an allergy); facts on one subject that
+# differ ("under the mat" / "in the mailbox") 3.2 at most, others far less.
+SAME_FACT_STANDING: Final = 3.3
 
 
 def writing_systems(text: str) -> int:
@@ -65,17 +71,6 @@ def writing_systems(text: str) -> int:
 def spoken_system(question: str) -> int:
     """The writing system a question is asked in: Chinese with an English word is CJK."""
     return CJK if _CJK.search(question) else LETTERS
-
-
-@dataclass(frozen=True, slots=True)
-class Nearness:
-    """How near a memory is to a question."""
-
-    cosine: float
-    # Standard deviations above the mean similarity of its writing system's memories.
-    standing: float
-    # The memory shares no writing system with the question: it cannot share a word.
-    across: bool = False
 
 
 class Neighbours:
@@ -95,6 +90,7 @@ class Neighbours:
         self._averaged_rows = 0
         self._background = np.zeros((0, 0), dtype=np.float32)
         self._background_systems = np.zeros(0, dtype=np.uint8)
+        self._groups: _Groups | None = None  # until a row changes
 
     @property
     def capacity(self) -> int:
@@ -110,6 +106,7 @@ class Neighbours:
             self._matrix = np.zeros((rows, size), dtype=np.float32)
             self._systems = np.zeros(rows, dtype=np.uint8)
             self._towards_other = np.zeros(rows, dtype=np.float32)
+            self._groups = None
 
     def set_background(self, vectors: list[list[float]], texts: Iterable[str]) -> None:
         """The background sentences' vectors (`background.py`), in their order."""
@@ -147,6 +144,7 @@ class Neighbours:
             self._ids.append(memory_id)
         self._matrix[slot] = row
         self._systems[slot] = systems
+        self._groups = None
         if self._averages is not None:
             other = self._averages[0 if systems & CJK else 1]
             self._towards_other[slot] = float(row @ other)
@@ -157,6 +155,7 @@ class Neighbours:
             slot = self._slots.pop(memory_id, None)
             if slot is None:
                 continue
+            self._groups = None
             last_id = self._ids.pop()
             if last_id != memory_id:
                 last = len(self._ids)
@@ -184,22 +183,19 @@ class Neighbours:
         query = np.asarray(vector, dtype=np.float32)
         query /= float(np.linalg.norm(query)) or 1.0
         cosines = self._matrix[:count] @ query
-        systems = self._systems[:count]
         background = (
             self._background @ query
             if self._background.shape[1:] == query.shape
             else np.zeros(0, dtype=np.float32)
         )
-        across = (systems & spoken) == 0
-        standing = (
-            _standing(
-                cosines,
-                systems,
-                background,
-                self._background_systems[: len(background)],
-            )
-            - HUB_WEIGHT * across * self._hub_scores()
+        groups = self._current_groups()
+        standing = _standing(
+            cosines, groups, background, self._background_systems[: len(background)]
         )
+        # Across: a memory without a word of the question's writing system.
+        across = groups.only_letters if spoken & CJK else groups.only_chinese
+        if groups.hubs is not None:
+            standing -= HUB_WEIGHT * across * groups.hubs
         best = np.arange(count)
         if count > k:
             best = np.argpartition(-standing, k)[:k]
@@ -213,14 +209,61 @@ class Neighbours:
             for i in wanted
         }
 
-    def _hub_scores(self) -> np.ndarray:
+    def _current_groups(self) -> _Groups:
+        """Which rows are Chinese, and the hubs (None while either system has none)."""
+        if self._groups is None:
+            systems = self._systems[: len(self._ids)]
+            chinese = (systems & CJK).astype(bool)
+            letters = (systems & LETTERS).astype(bool)
+            self._groups = _Groups(
+                chinese=chinese,
+                only_letters=~chinese,
+                only_chinese=~letters,
+                both=chinese & letters,
+                some_chinese=bool(chinese.any()),
+                hubs=self._hub_scores(chinese),
+            )
+        return self._groups
+
+    def same_fact(self, first: str, second: str) -> bool:
+        """Whether two memories of different writing systems say the same thing.
+
+        Each must stand `SAME_FACT_STANDING` above the background sentences of its
+        writing system, seen from the other (products with the background only:
+        cheap at any number of memories). False when a vector is missing.
+        """
+        one, other = self._slots.get(first), self._slots.get(second)
+        if one is None or other is None:
+            return False
+        if bool(self._systems[one] & CJK) == bool(self._systems[other] & CJK):
+            return False
+        return (
+            min(self._above_background(one, other), self._above_background(other, one))
+            >= SAME_FACT_STANDING
+        )
+
+    def _above_background(self, seen_from: int, slot: int) -> float:
+        """Row `slot`'s similarity to row `seen_from`, in standard deviations.
+
+        Above that of the background sentences of `slot`'s writing system.
+        """
+        chinese = bool(self._systems[slot] & CJK)
+        own = (self._background_systems & CJK).astype(bool) == chinese
+        background = self._background[own]
+        query = self._matrix[seen_from]
+        if not len(background) or background.shape[1:] != query.shape:
+            return -np.inf
+        cosines = background @ query
+        spread = max(float(cosines.std()), 1e-6)
+        return (float(self._matrix[slot] @ query) - float(cosines.mean())) / spread
+
+    def _hub_scores(self, chinese: np.ndarray) -> np.ndarray | None:
         """How near each memory is to the other writing system's average vector.
 
-        In standard deviations among its own system's memories; 0 while either
+        In standard deviations among its own system's memories; None while either
         system has none.
         """
         count = len(self._ids)
-        chinese = (self._systems[:count] & CJK).astype(bool)
         if self._averages is None or abs(count - self._averaged_rows) > count // 10:
             matrix = self._matrix[:count]
             self._averages = np.array(
@@ -234,13 +277,26 @@ class Neighbours:
                 chinese, towards_letters, towards_chinese
             )
             self._averaged_rows = count
+        if not chinese.any() or chinese.all():
+            return None
         hubs = np.zeros(count, dtype=np.float32)
-        if chinese.any() and not chinese.all():
-            towards_other = self._towards_other[:count]
-            for group in (chinese, ~chinese):
-                own = towards_other[group]
-                hubs[group] = (own - own.mean()) / max(float(own.std()), 1e-6)
+        towards_other = self._towards_other[:count]
+        for group in (chinese, ~chinese):
+            own = towards_other[group]
+            hubs[group] = (own - own.mean()) / max(float(own.std()), 1e-6)
         return hubs
+
+
+@dataclass(frozen=True, slots=True)
+class _Groups:
+    """What the rows' writing systems give every question, until a row changes."""
+
+    chinese: np.ndarray  # Chinese (or Japanese) characters, other words or not
+    only_letters: np.ndarray  # no Chinese characters
+    only_chinese: np.ndarray  # no word of another script
+    both: np.ndarray  # a Chinese sentence with English words
+    some_chinese: bool
+    hubs: np.ndarray | None  # None while either system has no memory
 
 
 def _average(matrix: np.ndarray, chosen: np.ndarray) -> np.ndarray:
@@ -262,30 +318,50 @@ def _grown(column: np.ndarray, rows: int) -> np.ndarray:
 
 def _standing(
     cosines: np.ndarray,
-    systems: np.ndarray,
+    groups: _Groups,
     background: np.ndarray,
     background_systems: np.ndarray,
 ) -> np.ndarray:
     """Each cosine in standard deviations above its writing system's mean.
 
     The mean and spread are those of the system's memories together with its
-    background sentences (`background.py`).
+    background sentences (`background.py`); a text of both systems stands where it
+    stands least.
     """
-    chinese = (systems & CJK).astype(bool)
     background_chinese = (background_systems & CJK).astype(bool)
-    letters = np.concatenate([cosines[~chinese], background[~background_chinese]])
-    han = np.concatenate([cosines[chinese], background[background_chinese]])
-    standing: np.ndarray = np.minimum(
-        np.where(systems & LETTERS, _above(cosines, letters), np.inf),
-        np.where(chinese, _above(cosines, han), np.inf),
+    squares = cosines * cosines
+    mean, spread = _moments(
+        cosines, squares, groups.only_letters, background[~background_chinese]
     )
+    standing: np.ndarray = (cosines - mean) / spread
+    if groups.some_chinese:
+        mean, spread = _moments(
+            cosines, squares, groups.chinese, background[background_chinese]
+        )
+        in_chinese = (cosines - mean) / spread
+        np.copyto(standing, in_chinese, where=groups.only_chinese)
+        np.minimum(standing, in_chinese, out=standing, where=groups.both)
     return standing
 
 
-def _above(cosines: np.ndarray, own: np.ndarray) -> np.ndarray:
-    """`cosines` in standard deviations above the mean of `own` (of all, when none)."""
-    if not len(own):
-        own = cosines
-    spread = max(float(own.std()), 1e-6)
-    result: np.ndarray = (cosines - float(own.mean())) / spread
-    return result
+def _moments(
+    cosines: np.ndarray, squares: np.ndarray, chosen: np.ndarray, background: np.ndarray
+) -> tuple[float, float]:
+    """Mean and standard deviation of the chosen cosines with the background's.
+
+    Summed where chosen, without taking the chosen out (a copy per question); of
+    every cosine when there are none.
+    """
+    count = int(np.count_nonzero(chosen)) + len(background)
+    if not count:
+        chosen = np.ones(len(cosines), dtype=bool)
+        count = len(cosines)
+    total = float(np.sum(cosines, where=chosen, dtype=np.float64)) + float(
+        np.sum(background, dtype=np.float64)
+    )
+    total_squares = float(np.sum(squares, where=chosen, dtype=np.float64)) + float(
+        np.sum(np.square(background), dtype=np.float64)
+    )
+    mean = total / count
+    variance = max(total_squares / count - mean * mean, 0.0)
+    return mean, max(variance**0.5, 1e-6)

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-import numpy as np
-
-from ..model.heads import Head
 from .fusion import fused_keyword_scores
-from .neighbours import Nearness
+from .nearness import Nearness
+
+if TYPE_CHECKING:
+    from ..model.heads import Head
 
 RELEVANCE_HEAD: Final = "relevance"
 # The confidences at which the best memory, and a second one, are said as answers
@@ -121,6 +121,8 @@ def relevance(
     lexical = {key: e.words for key, e in evidence.items()}
     if head is None or not nearest:
         return fused_keyword_scores(lexical, nearest), None
+    import numpy as np
+
     rows = features(evidence)
     keys = list(rows)
     matrix = np.asarray([rows[key] for key in keys], dtype=np.float64)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 import functools
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from ..language.keywords import (
     Keywords,
@@ -24,10 +24,9 @@ from ..language.keywords import (
     secondary_terms,
 )
 from ..language.when import TimeAsked, time_asked
-from ..model.heads import Head
 from ..storage.models import Memory
 from .index import SearchIndex, searchable_text, stored_terms
-from .neighbours import MIN_STANDING, Nearness
+from .nearness import MIN_STANDING, Nearness
 from .relevance import (
     ANSWER,
     MEANING_ALONE_CONFIDENCE,
@@ -35,6 +34,9 @@ from .relevance import (
     Evidence,
     relevance,
 )
+
+if TYPE_CHECKING:
+    from ..model.heads import Head
 from .scoring import (
     TOPIC_BOOST,
     ScoredMemory,

@@ -69,8 +69,11 @@ class ScoredMemory:
     answers: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form: the record, `score`, `score_parts`, `matched`, `answer_confidence`,
-        `answers` (the record's own `confidence` is how sure the memory is)."""
+        """JSON form: the record, `score`, its parts, `matched`, the answer's fields.
+
+        `answer_confidence` and `answers` are about this question; the record's own
+        `confidence` is how sure the memory itself is.
+        """
         return {
             **self.memory.to_dict(),
             "score": round(self.score, 4),

@@ -27,7 +27,8 @@ from ..storage.models import Memory
 from ..storage.store_files import StoreChange
 from .background import BACKGROUND
 from .index import SearchIndex, searchable_text
-from .neighbours import Nearness, Neighbours, spoken_system, writing_systems
+from .nearness import Nearness
+from .neighbours import Neighbours, spoken_system, writing_systems
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -366,6 +367,16 @@ class VectorIndex:
                 self._query_cache.popitem(last=False)
         with self._index.locked():
             return self._neighbours.nearest(vector, k, spoken_system(text), also)
+
+    def same_fact(self, first: str, second: str) -> bool:
+        """Whether two memories in different languages say the same thing.
+
+        `Neighbours.same_fact`; False until both have their vectors.
+        """
+        if self._neighbours is None:
+            return False
+        with self._index.locked():
+            return self._neighbours.same_fact(first, second)
 
     def _degrade(self, err: EmbeddingError) -> None:
         # The worker and a search may fail at the same moment: log once.

@@ -13,8 +13,8 @@ import sys
 from types import MappingProxyType
 from typing import Any, Final
 
-from ..config import MAX_CONTENT_LENGTH
-from ..errors import InvalidMemoryError
+from ..config import LONGEST_CONTENT, MAX_CONTENT_LENGTH
+from ..errors import ContentOverLimitError, InvalidMemoryError
 from .jsonfast import nesting_depth
 
 CATEGORIES: Final = (
@@ -43,7 +43,12 @@ MAX_WHOLE_NUMBER: Final = 2**53 - 1
 _ID_PATTERN: Final = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _WHITESPACE: Final = re.compile(r"\s")
 _NO_METADATA: Final[Mapping[str, Any]] = MappingProxyType({})
-_UTC_SUFFIX: Final = "+00:00"
+# A time as `datetime.isoformat` writes one in UTC, the only form stored: its text
+# sorts in time order. ISO 8601 has others ("20261128T120000+00:00", a week date, a
+# space for the T) that sort elsewhere, so an end in one of them would pass unseen.
+_STORED_TIME: Final = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{6})?\+00:00"
+)
 # "2025-01-31T12:34:56.123456+05:30" is 32 characters; room for spacing.
 MAX_TIME_LENGTH: Final = 40
 
@@ -150,7 +155,9 @@ def memory_from_dict(data: object, *, max_content_length: int) -> Memory:
     last_accessed = record.get("last_accessed")
     return Memory(
         id=validate_id(record.get("id")),
-        content=validate_content(record.get("content"), max_content_length),
+        content=validate_content(
+            record.get("content"), max_content_length, setting=True
+        ),
         category=validate_category(record.get("category", DEFAULT_CATEGORY)),
         key=validate_key(record.get("key")),
         tags=validate_tags(record.get("tags", ())),
@@ -209,8 +216,11 @@ def memory_from_trusted(record: Mapping[str, Any]) -> Memory:
         updated_at=created if updated == created else updated,
         last_accessed=record["last_accessed"],
         access_count=record["access_count"],
-        # Files of format 1 have no end: their memories never end.
-        expires_at=record.get("expires_at"),
+        # Files of format 1 have no end: their memories never end. Few memories
+        # have one: each is brought to the stored form (an earlier version's file).
+        expires_at=None
+        if (end := record.get("expires_at")) is None
+        else stored_time(end),
     )
 
 
@@ -234,10 +244,12 @@ def is_storable_text(text: str) -> bool:
     return "\x00" not in text
 
 
-def validate_content(value: object, max_length: int) -> str:
+def validate_content(value: object, max_length: int, *, setting: bool = False) -> str:
     """Content is non-blank text of at most `max_length` characters, trimmed.
 
-    The length is that of the text as given (what the API document states).
+    The length is that of the text as given (what the API document states). With
+    `setting`, `max_length` is the store's `max_content_length`: content over it that
+    another setting would allow raises ContentOverLimitError.
     """
     if not isinstance(value, str):
         raise InvalidMemoryError(
@@ -255,9 +267,9 @@ def validate_content(value: object, max_length: int) -> str:
             field="content",
         )
     if len(value) > max_length:
-        raise InvalidMemoryError.too_long(
-            "content_too_long", "content", len(value), max_length
-        )
+        over_a_setting = setting and len(value) <= LONGEST_CONTENT
+        error = ContentOverLimitError if over_a_setting else InvalidMemoryError
+        raise error.too_long("content_too_long", "content", len(value), max_length)
     return text
 
 
@@ -465,9 +477,19 @@ def validate_timestamp(value: object, name: str) -> str:
     UTC everywhere keeps the stored strings in time order when compared as text.
     """
     parsed = parse_time(value, name)
-    if isinstance(value, str) and value.endswith(_UTC_SUFFIX) and value[0].isdigit():
-        return value  # already UTC, as every stored time is
+    if isinstance(value, str) and _STORED_TIME.fullmatch(value):
+        return value  # already as every stored time is
     return _as_utc(parsed).isoformat()
+
+
+def stored_time(value: str) -> str:
+    """A time read from a file this engine wrote, in the stored form.
+
+    Earlier versions kept some ISO 8601 forms as given (see `_STORED_TIME`).
+    """
+    if _STORED_TIME.fullmatch(value):
+        return value
+    return validate_timestamp(value, "time")
 
 
 def whole_number(value: object) -> int | None:

@@ -16,7 +16,12 @@ import heapq
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from ..errors import DuplicateIdError, InvalidMemoryError, MemoryFullError
+from ..errors import (
+    ContentOverLimitError,
+    DuplicateIdError,
+    InvalidMemoryError,
+    MemoryFullError,
+)
 from .fullness import Fullness, FullnessTracker
 from .journal import encode_access, encode_delete, encode_put
 from .list_filters import memory_filter
@@ -131,7 +136,9 @@ class MemoryStore(StoreFiles):
         now = self._clock()
         draft = Memory(
             id="",
-            content=validate_content(content, self.settings.max_content_length),
+            content=validate_content(
+                content, self.settings.max_content_length, setting=True
+            ),
             category=validate_category(category),
             key=validate_key(key),
             tags=validate_tags(tags),
@@ -257,7 +264,7 @@ class MemoryStore(StoreFiles):
         changes: dict[str, Any] = {}
         if content is not None:
             changes["content"] = validate_content(
-                content, self.settings.max_content_length
+                content, self.settings.max_content_length, setting=True
             )
         if category is not None:
             changes["category"] = validate_category(category)
@@ -417,6 +424,8 @@ class MemoryStore(StoreFiles):
 
         `merge` adds new ids and overwrites known ones; `replace` drops everything else.
         The document is checked in full first: one bad record and nothing changes.
+        `updated` counts the known ones that differ: importing the same file again
+        changes (and writes) nothing.
         """
         if mode not in ("merge", "replace"):
             raise InvalidMemoryError(
@@ -426,8 +435,14 @@ class MemoryStore(StoreFiles):
         with self._write() as records:
             merged = {} if mode == "replace" else dict(records)
             added = sum(1 for memory_id in incoming if memory_id not in records)
-            updated = len(incoming) - added
+            updated = sum(
+                1
+                for memory_id, memory in incoming.items()
+                if memory_id in records and records[memory_id] != memory
+            )
             merged.update(incoming)
+            if merged == records:
+                return ImportResult(added=0, updated=0, total=len(merged))
             max_items = self.settings.max_items
             if max_items and len(merged) > max_items:
                 raise MemoryFullError(max_items)
@@ -531,7 +546,9 @@ class MemoryStore(StoreFiles):
                     item, max_content_length=self.settings.max_content_length
                 )
             except InvalidMemoryError as err:
-                raise InvalidMemoryError(
+                # Over the content limit stays a refusal of the current settings.
+                refused = type(err) if isinstance(err, ContentOverLimitError) else None
+                raise (refused or InvalidMemoryError)(
                     "invalid_import_record",
                     f"record {index}: {err.message}",
                     index=index,
@@ -591,10 +608,11 @@ def _checked_section(key: str) -> tuple[str, str]:
 def _checked_bullet(text: str, max_length: int) -> str:
     """A bullet's text as content, or InvalidMemoryError naming the bullet."""
     try:
-        return validate_content(text, max_length)
+        return validate_content(text, max_length, setting=True)
     except InvalidMemoryError as err:
         shown = text if len(text) <= 60 else f"{text[:57]}..."
-        raise InvalidMemoryError(
+        refused = type(err) if isinstance(err, ContentOverLimitError) else None
+        raise (refused or InvalidMemoryError)(
             err.code,
             f"bullet {shown!r}: {err.message}",
             **{**err.placeholders, "bullet": shown},

@@ -57,7 +57,10 @@ export class MemoryApi {
   undoCompaction() { return this.call("POST", "/api/auto-memory/undo"); }
   compactions() { return this.call("GET", "/api/auto-memory/compactions"); }
   working() { return this.call("GET", "/memory/working"); }
-  sessions(limit = 20) { return this.call("GET", "/memory/sessions", { query: { limit } }); }
+  // The conversations with whose, when and how many turns (another person's: only that).
+  conversations(limit = 20) {
+    return this.call("GET", "/memory/conversations", { query: { limit } });
+  }
   conversation(id) { return this.call("GET", `/memory/sessions/${encodeURIComponent(id)}`); }
   deleteConversation(id) {
     return this.call("DELETE", `/memory/sessions/${encodeURIComponent(id)}`);

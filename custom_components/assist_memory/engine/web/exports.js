@@ -1,3 +1,5 @@
+import { capitalised } from "./dom.js";
+
 // An export document (the server's JSON export) as a file to download: JSON (which
 // imports back), Markdown (to read) or CSV (for a spreadsheet). `keep(memory)` picks
 // the memories; `personName(scope)` names whom each is about.
@@ -44,7 +46,7 @@ function markdown(memories, personName, t) {
     lines.push(`## ${t(`category.${category}`)}`, "");
     for (const memory of items) {
       const tags = memory.tags.map((tag) => ` #${tag}`).join("");
-      lines.push(`- ${memory.content} (${personName(memory.scope)})${tags}`);
+      lines.push(`- ${capitalised(memory.content)} (${personName(memory.scope)})${tags}`);
     }
     lines.push("");
   }

@@ -88,6 +88,8 @@ pre.code { white-space: pre-wrap; background: var(--am-card); padding: 12px; bor
 .field:has(> input[type=checkbox]) > .hint { grid-column: 2; }
 .field input[type=checkbox] { width: 20px; height: 20px; min-height: 0; }
 .field .label { font-size: 13px; color: var(--am-muted); }
+.with-unit { display: flex; align-items: center; gap: 8px; }
+.with-unit input { flex: 1; min-width: 0; }
 .hint { color: var(--am-muted); }
 .bar { display: flex; flex-wrap: wrap; align-items: end; gap: 8px; margin: 8px 0; }
 .bar .field { margin: 0; flex: 0 1 320px; }

@@ -71,15 +71,11 @@ export class MeTransport extends HaTransport {
       case "GET /api/memory/search": return this.search(call, query.q);
       case "GET /memory/stats": return { count: null, maxItems: 0 };
       case "GET /memory/working": return call("assist_memory/working/list", { mine: true });
-      case "GET /memory/sessions": {
+      case "GET /memory/conversations": {
         const page = await call("assist_memory/conversations/list",
           { limit: Number(query.limit ?? 20), mine: true });
-        return {
-          items: page.items.map((item) => ({
-            ...item, title: item.title ?? "", snippet: item.reply ?? "",
-            created_at: item.first_message_at,
-          })),
-        };
+        return { ...page, items: page.items.map((item) => ({
+          ...item, snippet: item.snippet ?? item.reply ?? "" })) };
       }
       case "GET /memory/sessions/{id}":
         return call("assist_memory/conversations/get",

@@ -79,7 +79,9 @@ export class BackupView {
     await this.ctx.run(async () => {
       try {
         const result = await api.importAll(document_, mode);
-        this.ctx.notify(t("backup.imported", result));
+        // The same file again: every memory in it is here as it is.
+        this.ctx.notify(result.added || result.updated
+          ? t("backup.imported", result) : t("backup.unchanged", result));
       } catch (err) {
         if (err.code !== "memory_full") throw err;
         throw new ImportProblem("too_many", { count: incoming, ...err.placeholders });

@@ -1,9 +1,42 @@
 import { field, fill, h } from "../dom.js";
 import { HOUSEHOLD } from "../people.js";
 
-// A person's section of MEMORY.md: its header names them by a comment, which is what
-// counts when the file is read back; the header's text is theirs to word.
+// A person's section of MEMORY.md: in the file its header names them by a comment
+// (`# Anna <!-- person 8f14… -->`), which is what counts when the file is read back.
+// Here the header is the person's name alone; saving puts the comment back for each
+// header that is a person's name (a name two people share keeps its comment shown).
 const PERSON_HEADER = /^# .*<!--[ \t]*person[ \t]+(\S+)[ \t]*-->[ \t]*$/gmu;
+const PLAIN_HEADER = /^# (.+?)[ \t]*$/gmu;
+
+// Each person's name -> their scope, for the names only one person has.
+function byName(people, scopes) {
+  const found = new Map();
+  for (const scope of new Set(scopes)) {
+    if (scope === HOUSEHOLD) continue;
+    const name = people.name(scope);
+    found.set(name, found.has(name) ? null : scope);
+  }
+  return new Map([...found].filter(([, scope]) => scope !== null));
+}
+
+// MEMORY.md as shown: each person's header their name alone.
+export function namedHeaders(text, people) {
+  const shown = [...text.matchAll(PERSON_HEADER)].map((match) => match[1]);
+  const names = byName(people, [...people.scopes(), ...shown]);
+  return text.replace(PERSON_HEADER, (line, scope) => {
+    const name = people.name(scope);
+    return names.get(name) === scope ? `# ${name}` : line;
+  });
+}
+
+// MEMORY.md as saved: a header that is a person's name names them again by comment.
+export function scopedHeaders(text, people) {
+  const names = byName(people, people.scopes());
+  return text.replace(PLAIN_HEADER, (line, title) => {
+    const scope = names.get(title);
+    return scope && !title.includes("<!--") ? `# ${title} <!-- person ${scope} -->` : line;
+  });
+}
 
 // MEMORY.md (every memory, a section per person, each shown by name) and the user
 // profile: two Markdown documents edited as text. The profile is the household's or
@@ -21,12 +54,9 @@ export class DocumentsView {
     const [main, profile] = await Promise.all([
       api.readMain(), api.readProfile(this.scope), people.load(),
     ]);
-    // A person's header with their name (as the file says it where none is known).
-    const named = (text) => text.replace(PERSON_HEADER, (line, scope) => {
-      const name = people.knownName(scope);
-      return name ? `# ${name} <!-- person ${scope} -->` : line;
+    const mainText = h("textarea", {
+      rows: 14, class: "code", value: namedHeaders(main.content, people),
     });
-    const mainText = h("textarea", { rows: 14, class: "code", value: named(main.content) });
     const profileText = h("textarea", { rows: 10, class: "code", value: profile.content });
     // Household first, then each person (the scopes memories and profiles use).
     const scope = h("select", {
@@ -43,8 +73,8 @@ export class DocumentsView {
       h("button", {
         class: "primary",
         onclick: () => this.ctx.run(async () => {
-          const result = await api.writeMain(mainText.value);
-          mainText.value = named(result.content);
+          const result = await api.writeMain(scopedHeaders(mainText.value, people));
+          mainText.value = namedHeaders(result.content, people);
           this.ctx.notify(t("documents.mainSaved", result));
         }),
       }, t("documents.saveMain")),

@@ -1,6 +1,7 @@
 import { showDialog } from "../dialog.js";
 import { capitalised, field, fill, formatDate, h } from "../dom.js";
 import { download, exportFile } from "../exports.js";
+import { provenance } from "../provenance.js";
 
 export const CATEGORIES = ["preference", "fact", "pattern", "event", "person", "routine", "note"];
 const SORTS = ["newest", "most_used", "updated", "oldest"];
@@ -245,7 +246,6 @@ export class MemoriesView {
   card(memory, words) {
     const { t, language, people } = this.ctx;
     const meta = memory.metadata ?? {};
-    const stated = originOf(memory) === "stated";
     return h("li", { class: "card" },
       h("label", { class: "select" },
         h("input", {
@@ -261,7 +261,7 @@ export class MemoriesView {
         memory.expires_at ? h("span", { class: "chip" }, t(
           hasEnded(memory) ? "memories.endedOn" : "memories.until",
           { date: formatDay(lastDay(memory), language) })) : null,
-        h("span", {}, t(stated ? "origin.stated" : "origin.learned")),
+        h("span", { class: "provenance" }, provenance(memory, t, people)),
         h("span", {}, t(`confidence.${confidenceWord(memory.confidence)}`)),
         h("span", {}, memory.access_count
           ? t("memories.used", { count: memory.access_count }) : t("origin.neverUsed"))),
@@ -270,13 +270,11 @@ export class MemoriesView {
           h("summary", {}, t("origin.title")),
           memory.score_parts ? h("p", { class: "found-by" }, t(`origin.found.${foundBy(memory)}`)) : null,
           meta.said ? h("p", { class: "quote" }, meta.said) : null,
-          h("p", {}, t(`origin.by.${meta.learned_by ?? "unknown"}`, {
-            name: meta.speaker ? people.name(meta.speaker) : t("sessions.someone"),
-          })),
           h("p", {}, t("origin.created", { date: formatDate(memory.created_at, language) })),
+          // "Not used in an answer yet" is said above already.
           memory.last_accessed
             ? h("p", {}, t("origin.lastUsed", { date: formatDate(memory.last_accessed, language) }))
-            : h("p", {}, t("origin.neverUsed")),
+            : null,
           memory.session_id
             ? h("button", { class: "text", onclick: () => this.ctx.openConversation(memory.session_id) },
               t("origin.conversation"))

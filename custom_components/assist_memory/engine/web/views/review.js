@@ -1,4 +1,5 @@
 import { capitalised, fill, h } from "../dom.js";
+import { provenance } from "../provenance.js";
 import { HeldSection } from "./held.js";
 
 // Below this, a memory is worth a look even when it was stated.
@@ -42,7 +43,7 @@ export class ReviewView {
     return h("li", { class: "card" },
       h("p", { class: "content" }, capitalised(memory.content)),
       h("p", { class: "meta" }, people.badge(memory.scope),
-        h("span", {}, t(memory.source === "user_stated" ? "origin.stated" : "origin.learned")),
+        h("span", { class: "provenance" }, provenance(memory, t, people)),
         h("span", {}, t(`confidence.${memory.confidence >= 0.6 ? "fairly" : "unsure"}`))),
       memory.metadata?.said ? h("p", { class: "quote" }, memory.metadata.said) : null,
       h("div", { class: "actions" },

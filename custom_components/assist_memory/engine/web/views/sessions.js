@@ -3,7 +3,9 @@ import { capitalised, fill, formatDate, h } from "../dom.js";
 
 // The conversations in progress (their working memory: whose, how many turns, when)
 // and the recent ones: open one to read it, and ask "why did Assist say that?" of an
-// answer; delete one.
+// answer; delete one. A person's conversations are theirs: in the household's view,
+// another person's shows only whose it is, when and how many turns (`private`), and
+// can be deleted, not opened.
 export class SessionsView {
   constructor(ctx) {
     this.ctx = ctx;
@@ -23,14 +25,16 @@ export class SessionsView {
     }
     await this.reload();
     const [working, recent] = await Promise.all([
-      api.working(), api.sessions(), this.ctx.people.load(),
+      api.working(), api.conversations(), this.ctx.people.load(),
     ]);
-    const titles = new Map(recent.items.map((item) => [item.session_id, item.title]));
+    // The conversation log's own record of each: its title and how many turns.
+    const logged = new Map(recent.items.map((item) => [item.session_id, item]));
     fill(this.element,
       h("h2", { id: "sessions-title" }, t("sessions.working")),
+      h("p", { class: "hint" }, t("sessions.workingHint")),
       working.items.length
         ? h("ul", { class: "cards", "aria-label": t("sessions.working") },
-          working.items.map((item) => this.workingCard(item, titles)))
+          working.items.map((item) => this.workingCard(item, logged.get(item.session_id))))
         : h("p", { class: "empty" }, t("sessions.noneActive")),
       h("h2", {}, t("sessions.recent")),
       recent.items.length
@@ -41,21 +45,35 @@ export class SessionsView {
 
   // A conversation in progress: what it is about, whose it is (in the household's
   // view), its turns and last activity; it opens like a recent one.
-  workingCard(item, titles) {
-    const { t, language, personal } = this.ctx;
+  workingCard(item, logged) {
+    const { t, language } = this.ctx;
     const panelId = `working-${item.session_id}`;
     const opened = this.opened.get(panelId)?.conversation;
     return h("li", { class: "card" },
-      h("p", { class: "content" },
-        titles.get(item.session_id) || item.current_topic || t("sessions.inProgress")),
+      h("p", { class: "content" }, item.private ? this.privateNote(item.user_id)
+        : logged?.title || item.current_topic || t("sessions.inProgress")),
       h("p", { class: "meta" },
-        personal ? null : this.speakerBadge(item.user_id),
-        h("span", {}, t("sessions.turns", { count: item.turn_count })),
+        this.whose(item.user_id),
+        // The log counts every turn (memory sentences too, and those before the
+        // working memory last expired).
+        h("span", {}, t("sessions.turns", { count: logged?.turn_count ?? item.turn_count })),
         item.updated_at
           ? h("time", { datetime: item.updated_at }, formatDate(item.updated_at, language))
           : null),
       opened ? this.messages(opened, panelId) : null,
-      h("div", { class: "actions" }, this.openButton(item.session_id, panelId)));
+      item.private ? null : h("div", { class: "actions" },
+        this.openButton(item.session_id, panelId)));
+  }
+
+  // Whose a conversation is, in the household's view (About me: one's own).
+  whose(userId) {
+    return this.ctx.personal ? null : this.speakerBadge(userId);
+  }
+
+  // Instead of what another person said: that it is theirs to read.
+  privateNote(userId) {
+    return h("span", { class: "private" },
+      this.ctx.t("sessions.private", { name: this.speaker(userId) }));
   }
 
   openButton(sessionId, panelId) {
@@ -72,13 +90,17 @@ export class SessionsView {
     const panelId = `conversation-${item.session_id}`;
     const opened = this.opened.get(panelId)?.conversation;
     return h("li", { class: "card" },
-      h("p", { class: "content" }, item.title),
-      h("p", {}, item.snippet),
+      h("p", { class: "content" },
+        item.private ? this.privateNote(item.user_id) : item.title || t("sessions.untitled")),
+      item.private || !item.snippet ? null : h("p", {}, item.snippet),
       h("p", { class: "meta" },
-        h("time", { datetime: item.created_at }, formatDate(item.created_at, language))),
+        this.whose(item.user_id),
+        h("span", {}, t("sessions.turns", { count: item.turn_count })),
+        h("time", { datetime: item.first_message_at },
+          formatDate(item.first_message_at, language))),
       opened ? this.messages(opened, panelId) : null,
       h("div", { class: "actions" },
-        this.openButton(item.session_id, panelId),
+        item.private ? null : this.openButton(item.session_id, panelId),
         h("button", { class: "danger", onclick: () => this.remove(item) },
           t("sessions.delete"))));
   }
@@ -168,7 +190,8 @@ export class SessionsView {
     const { t } = this.ctx;
     const answer = await showDialog(this.ctx.root, {
       title: t("sessions.deleteTitle"),
-      content: h("p", { class: "quote" }, item.title),
+      content: h("p", { class: "quote" }, item.private
+        ? this.privateNote(item.user_id) : item.title || t("sessions.untitled")),
       buttons: [{ label: t("sessions.delete"), value: "delete", danger: true }],
       cancelLabel: t("cancel"),
     });

@@ -1,4 +1,5 @@
 import { field, fill, formatDate, h } from "../dom.js";
+import { SETTING_UNITS } from "../setting_words.js";
 
 // What a person decides, saved at once: memory on/off, learning on/off.
 const SWITCHES = ["enabled", "autoExtract"];
@@ -25,8 +26,13 @@ export class SettingsView {
       .map((name) => this.switchFor(name, config[name]));
     const controls = Object.entries(config).filter(([name]) => !SWITCHES.includes(name))
       .map(([name, value]) => [name, control(name, value, t)]);
+    // Named, explained and counted in the same words as the options (one source).
     const labelled = (names) => controls.filter(([name]) => names(name))
-      .map(([name, input]) => field(t(`setting.${name}`), input, t(`help.${name}`, {}, "")));
+      .map(([name, input]) => field(t(`setting.${name}`),
+        SETTING_UNITS[name]
+          ? h("span", { class: "with-unit" }, input, h("span", {}, t(`unit.${SETTING_UNITS[name]}`)))
+          : input,
+        t(`help.${name}`, {}, "")));
     const form = h("form", {
       class: "form",
       onsubmit: (event) => {
@@ -47,6 +53,8 @@ export class SettingsView {
       h("div", { class: "settings" }, labelled((name) => !MAIN.includes(name)))),
     h("button", { class: "primary" }, t("settings.save")));
     const canCompact = Boolean(config.compactionEnabled);
+    // A tidy-up is undone from its saved state: none, nothing to undo.
+    const canUndo = compactions.items.length > 0;
     fill(this.element,
       h("h2", { id: "settings-title" }, t("settings.title")),
       switches,
@@ -59,8 +67,12 @@ export class SettingsView {
           class: "primary", disabled: !canCompact, "aria-describedby": "compaction-why",
           onclick: () => this.compact(),
         }, t("compaction.run")),
-        h("button", { onclick: () => this.undo() }, t("compaction.undo"))),
+        h("button", {
+          disabled: !canUndo, "aria-describedby": canUndo ? null : "undo-why",
+          onclick: () => this.undo(),
+        }, t("compaction.undo"))),
       canCompact ? null : h("p", { id: "compaction-why", class: "hint" }, t("compaction.why")),
+      canUndo ? null : h("p", { id: "undo-why", class: "hint" }, t("compaction.nothingToUndo")),
       this.preview ? this.diff(changes(this.preview), this.preview) : null,
       this.lastCompaction ? this.diff(this.lastCompaction) : null,
       compactions.items.length
@@ -84,7 +96,7 @@ export class SettingsView {
       }),
     });
     return h("div", { class: "switch-row" },
-      h("label", { class: "switch" }, input, h("span", {}, t(`settings.${name}`))),
+      h("label", { class: "switch" }, input, h("span", {}, t(`setting.${name}`))),
       h("p", { id: `help-${name}`, class: "hint" }, t(`help.${name}`)));
   }
 
