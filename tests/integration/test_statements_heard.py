@@ -40,10 +40,11 @@ def house(hass: HomeAssistant, loaded_entry: MockConfigEntry) -> None:
 @pytest.mark.parametrize(
     ("sentence", "language", "answer"),
     [
-        ("The dog's vet is Dr Miller", "en", NOT_KEPT["en"]),
+        # A passing state: worth telling, not worth keeping.
+        ("I'm a bit cold right now", "en", NOT_KEPT["en"]),
         ("The garage code is 4512", "en", SECRET["en"]),
         ("The wifi password is hunter2", "en", SECRET["en"]),
-        ("狗的兽医是米勒医生", "zh-CN", NOT_KEPT["zh-CN"]),
+        ("我现在有点冷", "zh-CN", NOT_KEPT["zh-CN"]),
         ("车库密码是4512", "zh-CN", SECRET["zh-CN"]),
         ("車庫密碼是4512", "zh-TW", SECRET["zh-TW"]),
     ],
@@ -57,6 +58,23 @@ async def test_a_statement_not_learnt_is_declined_in_words(
     result = await say(hass, sentence, language=language)
     assert speech(result) == answer
     assert await contents(hass) == []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "language", "kept"),
+    [
+        ("The dog's vet is Dr Miller", "en", "The dog's vet is Dr Miller"),
+        ("狗的兽医是米勒医生", "zh-CN", "狗的兽医是米勒医生"),
+    ],
+)
+async def test_a_lasting_fact_without_a_pattern_is_learnt(
+    hass: HomeAssistant, sentence: str, language: str, kept: str
+) -> None:
+    alone = await ask_home_assistant(hass, sentence, language)
+    assert alone.response.error_code is not None
+    result = await say(hass, sentence, language=language)
+    assert kept in speech(result)
+    assert await contents(hass) == [kept]
 
 
 async def test_a_learnt_statement_is_acknowledged_and_says_who_said_it(
