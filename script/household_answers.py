@@ -88,6 +88,12 @@ async def _measure_household(
 ) -> None:
     async with async_test_home_assistant(config_dir=str(config)) as hass:
         agent = await start_assist_memory(hass)
+        # A household of more memories than the default limit raised it, as asked.
+        (entry,) = hass.config_entries.async_entries(INTEGRATION)
+        hass.config_entries.async_update_entry(
+            entry, options={**entry.options, "max_items": 1000}
+        )
+        await hass.async_block_till_done()
         stored: dict[str, str] = {}
         for memory in house.memories:
             owner = memory["owner"]
