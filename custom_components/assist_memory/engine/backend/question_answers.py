@@ -2,15 +2,14 @@
 
 The household's memories and the speaker's own are searched (never another
 person's). With the local model, search says how sure it is that each memory answers
-(`ScoredMemory.answer_confidence`, calibrated: `search/relevance.py`) and whether
-that is sure enough to say it (`ScoredMemory.answers`, at thresholds chosen on a
-development household): the best memory is said when it is, a second one beside it
-only when it is too ("What are the kids allergic to?"). Whatever the question's words:
-"Who do we call when a pipe leaks?" finds the plumber, 备用钥匙在哪里？ the English
-memory about the spare key (said as stored, introduced in the question's language).
-When search is not sure, or without the model, each candidate is judged by its words
-(`questions.judge`: precise when the question shares them); else None ("I don't know
-that yet", said by the caller).
+(`ScoredMemory.answer_confidence`, calibrated: `search/relevance.py`) and whether that is sure
+enough to say it (`ScoredMemory.answers`, at thresholds chosen on a development
+household): the best memory is said when it is, a second one beside it only when it is
+too ("What are the kids allergic to?"), else None ("I don't know that yet", said by
+the caller). Whatever the question's words: "Who do we call
+when a pipe leaks?" finds the plumber, 备用钥匙在哪里？ the English memory about the
+spare key (said as stored, introduced in the question's language). Without the model
+(keywords only), each candidate is judged by its words (`questions.judge`).
 
 The answer is said to the listener (`listener.for_listener`): "You're allergic to
 penicillin", 你对青霉素过敏. "When …?" answered by one memory that names its day is
@@ -70,11 +69,10 @@ async def answer_question(
         return None
     scopes = [HOUSEHOLD_SCOPE] if not user_id else [user_id, HOUSEHOLD_SCOPE]
     results = await backend.search(text, limit=CANDIDATES, scopes=scopes)
-    # Meaning first, where search is sure; else the words, which are precise when
-    # the question shares them with its memory (and all there is without the model).
-    chosen = _surest(results) or await _by_words(
-        backend, question, text, scopes, results
-    )
+    if results and results[0].answers is not None:
+        chosen = _surest(results)
+    else:
+        chosen = await _by_words(backend, question, text, scopes, results)
     if not chosen:
         return None
     traditional = is_traditional(text)
@@ -92,7 +90,7 @@ async def answer_question(
 
 def _surest(results: list[ScoredMemory]) -> list[Memory]:
     """The memories search is sure enough answer the question (best first, two at most)."""
-    if not results or not results[0].answers:
+    if not results[0].answers:
         return []
     return [result.memory for result in results if result.answers][:2]
 
