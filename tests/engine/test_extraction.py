@@ -657,8 +657,9 @@ def test_llm_output_in_every_accepted_shape(raw: object) -> None:
             "user_oat_milk",
             0.9,
             "user_stated",
+            from_llm=True,
         ),
-        Fact("用户每天早上跑步", "routine", None, 0.7, "inferred"),
+        Fact("用户每天早上跑步", "routine", None, 0.7, "inferred", from_llm=True),
     ]
 
 

@@ -185,6 +185,8 @@ def request_schemas(max_content_length: int) -> dict[str, dict[str, Any]]:
                 {"type": "string", "format": "date", "pattern": r"^\d{4}-\d{2}-\d{2}$"}
             ),
             "whose": _nullable({"type": "string", "enum": list(WHOSE)}),
+            # Proposed by an LLM: kept only when the batch's user words support it.
+            "from_llm": {"type": ["boolean", "null"]},
         },
         ["content"],
     )

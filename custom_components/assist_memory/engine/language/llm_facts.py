@@ -247,7 +247,10 @@ def _llm_fact(item: object) -> Fact:
     if mentions_secret(fact.content) or (fact.key and mentions_secret(fact.key)):
         raise _DroppedItemError(f"it contains a secret (category {fact.category})")
     return replace(
-        fact, until=_llm_until(item.get("until")), whose=_llm_whose(item.get("scope"))
+        fact,
+        until=_llm_until(item.get("until")),
+        whose=_llm_whose(item.get("scope")),
+        from_llm=True,
     )
 
 

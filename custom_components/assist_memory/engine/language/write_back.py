@@ -52,7 +52,7 @@ _NEGATION: Final = re.compile(
 )
 
 
-def _tokens(text: str) -> frozenset[str]:
+def fact_terms(text: str) -> frozenset[str]:
     """English stems and Chinese pairs, without the subject words every fact has.
 
     Stop words and stop characters are dropped before the pairs are made, so particles
@@ -74,7 +74,7 @@ class _Text:
 
     @classmethod
     def of(cls, text: str) -> _Text:
-        return cls(_normal(text), _tokens(text), bool(_NEGATION.search(text)))
+        return cls(_normal(text), fact_terms(text), bool(_NEGATION.search(text)))
 
     def same_meaning(self, other: _Text, threshold: float) -> bool:
         if self.normal == other.normal:
