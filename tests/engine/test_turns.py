@@ -165,12 +165,33 @@ def test_end_logs_the_reply_and_summarises_the_first_exchange(
     summary = turns.log.summary("s1")
     assert summary is not None
     assert summary.title == "Book a table for two at the Thai place"
-    assert summary.snippet.startswith("Done")
+    # The agent's reply is unchecked: it is no part of the summary.
+    assert summary.snippet == ""
 
     context = turns.begin(session_id="s2", text="What did we plan?")
     assert "## Recent Conversations" in context.memory_block
-    assert "Book a table for two at the Thai place \u2014 Done." in context.memory_block
+    recent = context.memory_block.split("## Recent Conversations\n")[1].splitlines()[0]
+    assert recent.endswith(": Book a table for two at the Thai place")
+    assert "booked" not in context.memory_block
     assert context.summaries_used == 1
+
+
+def test_a_wrong_reply_never_reaches_later_prompts_through_the_summary(
+    turns: TurnMemory,
+) -> None:
+    said = "By the way, our wifi password is hunter2. The router is old."
+    turns.begin(session_id="s1", text=said)
+    turns.end(
+        session_id="s1",
+        user_text=said,
+        reply="Sure. The wifi switch is in the kitchen.",
+    )
+
+    context = turns.begin(session_id="s2", text="What did we talk about?")
+
+    assert "wifi switch" not in context.memory_block
+    assert "The router is old." in context.memory_block
+    assert "hunter2" not in context.memory_block
 
 
 def test_an_empty_reply_is_not_logged(turns: TurnMemory) -> None:

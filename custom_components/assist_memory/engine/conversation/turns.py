@@ -307,7 +307,8 @@ class TurnMemory:
                 return
             if reply.strip():
                 self.log.append(session_id, "assistant", reply, user_id=user_id)
-                self._summarize_first(session_id, user_text, reply, user_id)
+                # The agent's reply is unchecked: the summary keeps to what was said.
+                self._summarize_first(session_id, user_text, None, user_id)
             self._throttle.note_message(session_id, 2 if reply.strip() else 1)
 
     def record_memory_sentence(
@@ -329,12 +330,17 @@ class TurnMemory:
                 self._summarize_first(session_id, said, reply, user_id)
 
     def _summarize_first(
-        self, session_id: str, user_text: str, reply: str, user_id: str | None
+        self, session_id: str, user_text: str, done: str | None, user_id: str | None
     ) -> None:
-        """A conversation's summary, from its first exchange (lock held)."""
+        """A conversation's summary, from its first exchange (lock held).
+
+        `done`: the memory agent's own answer saying what it did, else None.
+        """
         if self.log.summary(session_id) is None:
             # Redacted whole: a secret cut in two would not be recognised.
-            title, snippet = summarize_first_exchange(redact(user_text), redact(reply))
+            title, snippet = summarize_first_exchange(
+                redact(user_text), redact(done) if done else None
+            )
             self.log.add_summary(session_id, title, snippet, user_id=user_id)
 
     def note_message(
