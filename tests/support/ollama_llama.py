@@ -84,7 +84,7 @@ class LlamaChat:
     """One GGUF model, its chat template, greedy generation under a lock."""
 
     def __init__(self, model: Path, *, threads: int | None = None) -> None:
-        from llama_cpp import Llama
+        from llama_cpp import Llama  # type: ignore[import-not-found,unused-ignore]
 
         self.path = model
         self._llama = Llama(
@@ -122,7 +122,7 @@ class LlamaChat:
         schema: object | None,
     ) -> Answer:
         """The model's greedy answer (blocking: run it in a thread)."""
-        from llama_cpp import LlamaGrammar
+        from llama_cpp import LlamaGrammar  # type: ignore[import-not-found,unused-ignore]
 
         prompt = self.prompt(messages, tools)
         grammar = None
