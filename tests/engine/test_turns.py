@@ -677,3 +677,34 @@ def test_a_batch_the_throttle_handed_out_is_not_in_the_one_at_the_end(
     at_the_end = turns.extraction_batch("s", LearnSettings(), ended=True)
     assert at_the_end is not None
     assert at_the_end.user_texts == ("My daughter Lily loves dinosaurs.",)
+
+
+def test_an_answer_from_the_block_is_not_learnt_back_and_nothing_unsaid_is_kept(
+    turns: TurnMemory,
+) -> None:
+    turns.engine.store.add("The spare key is under the blue flowerpot")
+    context = turns.begin(session_id="s1", text="Where is the spare key?", user_id="u")
+    assert "flowerpot" in context.memory_block
+    turns.end(
+        session_id="s1",
+        user_text="Where is the spare key?",
+        reply="The spare key is under the blue flowerpot.",
+        user_id="u",
+    )
+    batch = turns.extraction_batch("s1", LearnSettings(), ended=True)
+    assert batch is not None
+
+    result = turns.learn(
+        batch,
+        [
+            Fact("The spare key is under the blue flowerpot.", from_llm=True),
+            Fact("The wifi router is in the study", from_llm=True),
+        ],
+        scope="u",
+        settings=LearnSettings(),
+    )
+
+    assert (result.added, result.said_back, result.not_said) == (0, 1, 1)
+    assert [m.content for m in turns.engine.store.get_all()] == [
+        "The spare key is under the blue flowerpot"
+    ]

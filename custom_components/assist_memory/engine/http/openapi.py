@@ -556,7 +556,7 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
                         "created_at": _TEXT,
                         "collected": {"type": "boolean"},
                         "user_id": _NULLABLE_TEXT,
-                        # The memories the turn's <long_term_memory> block held.
+                        # The memories the turn's memory block (<assist_memory>) held.
                         "memory_ids": _list(_TEXT),
                     }
                 )
