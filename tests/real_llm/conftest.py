@@ -22,6 +22,8 @@ from typing import Any
 import pytest
 
 MODEL_VARIABLE = "ASSIST_MEMORY_LLM_MODEL"
+# Where to keep every request and answer of the run (to read after it), if set.
+RECORD_VARIABLE = "ASSIST_MEMORY_LLM_RECORD"
 MODEL_NAME = "qwen2.5:0.5b"
 ROOT = Path(__file__).resolve().parents[2]
 _LISTENING = re.compile(r"ollama api on (http://\S+)")
@@ -101,7 +103,12 @@ class OllamaProcess:
 @pytest.fixture(scope="session")
 def ollama_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OllamaProcess]:
     """The model behind the Ollama API, for the whole run (it loads once)."""
-    api = OllamaProcess(tmp_path_factory.mktemp("ollama") / "requests.jsonl")
+    kept = os.environ.get(RECORD_VARIABLE)
+    record = (
+        Path(kept) if kept else tmp_path_factory.mktemp("ollama") / "requests.jsonl"
+    )
+    record.unlink(missing_ok=True)
+    api = OllamaProcess(record)
     api.start()
     try:
         yield api

@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 import json
+import os
 from pathlib import Path
 import re
 import sys
@@ -40,9 +41,21 @@ import jinja2.sandbox
 
 SEED = 1234
 MAX_TOKENS = 512
-CONTEXT = 8192
+# Home Assistant's prompts with the Assist API's tools and the memory block stay
+# under 3 000 tokens; a small context keeps llama.cpp's memory and time small.
+CONTEXT = 4096
+# Threads for llama.cpp: ASSIST_MEMORY_LLM_THREADS, else 1 (a shared CPU).
+THREADS_VARIABLE = "ASSIST_MEMORY_LLM_THREADS"
+
+
 _TOOL_CALL = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
+_FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$")
 _END = "<|im_end|>"
+
+
+def default_threads() -> int:
+    """The threads llama.cpp is given unless told otherwise."""
+    return max(1, int(os.environ.get(THREADS_VARIABLE) or 1))
 
 
 @dataclass
@@ -55,29 +68,46 @@ class Answer:
     answer_tokens: int = 0
 
 
-def read_tool_calls(text: str) -> Answer:
-    """The answer's `<tool_call>` blocks as Ollama's tool calls, and the rest as text.
+def read_tool_calls(text: str, names: Collection[str] = ()) -> Answer:
+    """The answer's tool calls as Ollama's, and the rest as text.
 
-    A block that is not JSON with a name stays in the text.
+    A call is a `<tool_call>{"name": ..., "arguments": {...}}</tool_call>` block, as
+    Qwen2.5's template asks, or, when the whole answer is one such JSON object (bare or
+    in a ```json fence) naming one of the offered tools (`names`), that object: small
+    Qwen2.5 models often leave the tags out, and Ollama's parser then finds the call by
+    the tool's name in the JSON. A block that is not JSON with a name stays in the text.
     """
     calls: list[dict[str, Any]] = []
     kept = text
     for match in _TOOL_CALL.finditer(text):
-        try:
-            call = json.loads(match.group(1))
-        except ValueError:
-            continue
-        if not isinstance(call, dict) or not isinstance(call.get("name"), str):
-            continue
-        arguments = call.get("arguments") or {}
-        if isinstance(arguments, str):
-            try:
-                arguments = json.loads(arguments)
-            except ValueError:
-                arguments = {}
-        calls.append({"function": {"name": call["name"], "arguments": dict(arguments)}})
-        kept = kept.replace(match.group(0), "")
+        if call := _call(match.group(1)):
+            calls.append(call)
+            kept = kept.replace(match.group(0), "")
+    if not calls and names:
+        bare = _FENCE.sub("", text).strip()
+        call = _call(bare) if bare.startswith("{") else None
+        if call and call["function"]["name"] in names:
+            return Answer("", [call])
     return Answer(kept.strip() if calls else text.strip(), calls)
+
+
+def _call(text: str) -> dict[str, Any] | None:
+    """One tool call written as JSON with a name and arguments, or None."""
+    try:
+        call = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(call, dict) or not isinstance(call.get("name"), str):
+        return None
+    arguments = call.get("arguments") or call.get("parameters") or {}
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            arguments = {}
+    if not isinstance(arguments, dict):
+        arguments = {}
+    return {"function": {"name": call["name"], "arguments": dict(arguments)}}
 
 
 class LlamaChat:
@@ -87,10 +117,12 @@ class LlamaChat:
         from llama_cpp import Llama  # type: ignore[import-not-found,unused-ignore]
 
         self.path = model
+        self.threads = threads or default_threads()
         self._llama = Llama(
             model_path=str(model),
             n_ctx=CONTEXT,
-            n_threads=threads,
+            n_threads=self.threads,
+            n_threads_batch=self.threads,
             seed=SEED,
             verbose=False,
         )
@@ -143,7 +175,8 @@ class LlamaChat:
             )
         text: str = result["choices"][0]["text"]
         usage = result.get("usage", {})
-        answer = Answer(text.strip()) if grammar else read_tool_calls(text)
+        names = [tool.get("function", tool).get("name") for tool in tools or []]
+        answer = Answer(text.strip()) if grammar else read_tool_calls(text, names)
         answer.prompt_tokens = int(usage.get("prompt_tokens", 0))
         answer.answer_tokens = int(usage.get("completion_tokens", 0))
         return answer
