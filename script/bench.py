@@ -6,6 +6,8 @@
                  [--skip-answers] [--answers]
                  [--skip-meaning] [--meaning] [--meaning-quality]
                  [--meaning-embed 10000] [--public-conversations]
+                 [--locomo PATH]
+                 [--secrets [--split test]]
 
 Answers without an LLM (--answers: this section only): the labelled questions in
 tests/data/question_set.json asked in a Home Assistant test instance, the memory
@@ -46,6 +48,12 @@ labelled sets next to keywords only and the model alone, then the same three on 
 public long conversation (CRI's persona, script/public_conversation_quality.py;
 --public-conversations: only that), and its costs (script/bench_meaning.py;
 --meaning-quality: the labelled sets only, not the costs).
+LoCoMo (--locomo PATH: this section only; elsewhere one line says it was not given):
+its ten very long conversations, read from PATH (never copied here: non-commercial
+licence), by words, the model alone and ours (script/locomo_quality.py).
+Secrets (--secrets: this section only): on tests/data/corpus/extraction.json, by split
+(--split, test unless told: train,development while building) and language, the secrets
+said that redaction misses and the false alarms (script/secrets_quality.py).
 """
 
 from __future__ import annotations
@@ -75,7 +83,7 @@ from answer_quality import (
 )
 from bench_agent import agent_overhead, load
 from bench_corpus import labelled_queries, scaled_texts
-from bench_meaning import meaning, meaning_quality, public_conversations
+from bench_meaning import locomo, meaning, meaning_quality, public_conversations
 from bench_tables import ROOT, TARGETS, percentile, table, timed
 from conversation_quality import measure as measure_conversations
 from extraction_quality import (
@@ -115,6 +123,13 @@ from scope_quality import (
     measure as measure_scope,
     problems as scope_problems,
     rows as scope_rows,
+)
+from secrets_quality import (
+    HEADER as SECRETS_HEADER,
+    items as secret_items,
+    listed as secrets_listed,
+    measure as measure_secrets,
+    rows as secret_rows,
 )
 from time_quality import (
     TIME_PROBE,
@@ -239,6 +254,17 @@ def time_phrases() -> None:
         measure_time(TIME_PROBE),
         with_dates=False,
     )
+
+
+def secrets(splits: Sequence[str]) -> None:
+    """Print the secrets missed and the false alarms on the corpus's splits."""
+    tallies = measure_secrets(secret_items(splits))
+    table(
+        "Secrets by split and language (redact, contains_secret; target 0 missed)",
+        SECRETS_HEADER,
+        secret_rows(tallies),
+    )
+    print(f"\n{secrets_listed(tallies)}")
 
 
 def _time_table(title: str, report: TimeReport, *, with_dates: bool = True) -> None:
@@ -778,16 +804,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="only the public long-conversation set, searched by meaning",
     )
     parser.add_argument(
+        "--locomo",
+        type=Path,
+        metavar="PATH",
+        help="only LoCoMo, read from PATH (its unzipped data/locomo10.zip's folder)",
+    )
+    parser.add_argument(
         "--meaning-embed",
         type=int,
         default=10_000,
         help="memories embedded by the model at each size; more reuse their vectors",
+    )
+    parser.add_argument("--secrets", action="store_true", help="only the secrets")
+    parser.add_argument(
+        "--split", default="test", help="the corpus's splits for --secrets (a,b)"
     )
     args = parser.parse_args(argv)
     print(
         f"# Assist Memory benchmarks ({os.cpu_count()} cores, Python {sys.version.split()[0]})"
     )
     sizes = [int(s) for s in args.sizes.split(",")]
+    if args.locomo is not None:
+        locomo(args.locomo)
+        return 0
+    if args.secrets:
+        secrets(args.split.split(","))
+        return 0
     if args.meaning_quality:
         meaning_quality()
         return 0

@@ -4,7 +4,9 @@ Quality: the labelled retrieval set, its held-out queries (never tuned against) 
 the long-conversation sets, in the same run: keywords only (our search without
 embeddings), the model alone (cosine ranking; on the bilingual sets also our vector
 search alone, each similarity read against its writing system's memories) and our
-hybrid (both, fused per question).
+hybrid (both, fused per question). LoCoMo, when given its folder
+(script/locomo_quality.py): words alone (the fair FTS5 BM25), the model's plain
+cosine, and ours with the model.
 Costs: the model's install size and resident memory, a question's embedding, the
 time to embed memories in the background, adding while that runs, search latency
 (hybrid and keywords only) at each size, peak RSS of a process holding the model and
@@ -28,6 +30,7 @@ import time
 from bench_corpus import scaled_texts
 from bench_tables import percentile, table, timed
 from conversation_quality import measure as measure_conversations
+import locomo_quality
 import public_conversation_quality
 from retrieval_quality import (
     GroupScores,
@@ -119,6 +122,7 @@ def meaning_quality() -> None:
         group_rows(meaning, systems_seen),
     )
     public_conversations()
+    locomo(None)
 
 
 def public_conversations() -> None:
@@ -136,6 +140,30 @@ def public_conversations() -> None:
         f" {time.perf_counter() - start:.0f} s",
         _header("questions", SYSTEMS),
         group_rows(scores, SYSTEMS),
+    )
+
+
+def locomo(path: Path | None) -> None:
+    """Print LoCoMo's ten conversations (words, model, ours), or one line why not."""
+    why = locomo_quality.missing(path)
+    if why is not None or path is None:
+        print(f"\nSearch by meaning, LoCoMo: skipped, {why}.")
+        return
+    load = os.getloadavg()[0]
+    report = locomo_quality.measure(path)
+    categories = ", ".join(
+        f"{n} {name}" for name, n in sorted(report.by_category.items())
+    )
+    left_out = ", ".join(f"{n} {reason}" for reason, n in report.left_out.items())
+    table(
+        f"Search by meaning, LoCoMo ({locomo_quality.LICENCE}):"
+        f" {report.questions} questions ({categories}; left out: {left_out})"
+        f" over {report.memories} turns of {report.conversations} conversations, each"
+        " searching its own; R@k = share of the evidence turns in the top k; measured"
+        f" in {report.seconds:.0f} s, load average"
+        f" {(load + os.getloadavg()[0]) / 2:.1f}",
+        _header("questions", locomo_quality.SYSTEMS),
+        report.rows,
     )
 
 

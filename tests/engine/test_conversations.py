@@ -856,5 +856,30 @@ def test_a_version_1_file_is_migrated_and_redacted(db_path: Path) -> None:
         ]
         assert b"hunter2" not in file_bytes(db_path)
     with sqlite3.connect(db_path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 3
+    db.close()
+
+
+def test_a_file_redacted_by_an_older_filter_is_redacted_again(db_path: Path) -> None:
+    # What the filter of version 2 let through: a code said as words, a PIN there.
+    said = "the code for the key safe is nine one eight two"
+    with ConversationLog(db_path) as log:
+        log.append("s", "user", "Hello")
+        log.add_summary("s", "Hello", "Hi", user_id="anna")
+    with sqlite3.connect(db_path) as db:
+        db.execute("UPDATE messages SET content = ?", (said,))
+        db.execute("UPDATE summaries SET title = ?", (said,))
+        db.execute("PRAGMA user_version=2")
+    db.close()
+    assert b"nine one eight two" in file_bytes(db_path)
+
+    with ConversationLog(db_path) as log:
+        (message,) = log.messages("s")
+        assert message.content == "the code for the key safe is [secret withheld]"
+        summary = log.summary("s")
+        assert summary is not None
+        assert summary.title == "the code for the key safe is [secret withheld]"
+        assert b"nine one eight two" not in file_bytes(db_path)
+    with sqlite3.connect(db_path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 3
     db.close()

@@ -96,6 +96,58 @@ SECRETS: list[tuple[str, str]] = [
     ("账号DE89370400440532013000。", "账号[secret withheld]。"),
     ("密钥AKIAIOSFODNN7EXAMPLE", "密钥[secret withheld]"),
     ("令牌xoxb-1234567890-abcdefghij吧", "令牌[secret withheld]吧"),
+    # Said in passing, as people say them: a few words from the name, as words, in
+    # groups, read out, spelled; the harmless half stays.
+    (
+        "My gym is PureMove on King Street, and my locker PIN there is 2218.",
+        (
+            "My gym is PureMove on King Street, and my locker PIN there is"
+            " [secret withheld]."
+        ),
+    ),
+    (
+        "and our account password with them is bluebell.",
+        "and our account password with them is [secret withheld].",
+    ),
+    ("My passport number is 533918274.", "My passport number is [secret withheld]."),
+    (
+        "the code for the key safe is nine one eight two",
+        "the code for the key safe is [secret withheld]",
+    ),
+    (
+        "The verification code they just texted me is 771 204.",
+        "The verification code they just texted me is [secret withheld].",
+    ),
+    ("gate code's double six oh five", "gate code's [secret withheld]"),
+    ("eight two nine four is the alarm code", "[secret withheld] is the alarm code"),
+    (
+        "key safe's by the back door, code's 3 5 7 1, that's for the carers",
+        "key safe's by the back door, code's [secret withheld], that's for the carers",
+    ),
+    (
+        "card number 4929 1234 5678 9012, expiry oh nine twenty-eight, CVV 614",
+        "card number [secret withheld], expiry [secret withheld], CVV [secret withheld]",
+    ),
+    (
+        "sort code 04-00-04, account 71829364",
+        "sort code [secret withheld], account [secret withheld]",
+    ),
+    ("National insurance, QQ 12 34 56 C.", "National insurance, [secret withheld]."),
+    (
+        "Security question, first pet, the answer's Rolo.",
+        "Security question, first pet, the answer's [secret withheld].",
+    ),
+    (
+        "the Gmail password, it's capital G, lowercase r, e, e, n, then four four eight",
+        "the Gmail password, it's [secret withheld]",
+    ),
+    ("my password is purple elephant", "my password is [secret withheld]"),
+    ("门禁密码幺洞洞拐 记一下", "门禁密码[secret withheld] 记一下"),
+    ("我存折密码啊，四个八", "我存折密码啊，[secret withheld]"),
+    ("停車場閘口密碼係孖八孖六", "停車場閘口密碼係[secret withheld]"),
+    ("验证码是五八二 九零六，快输", "验证码是[secret withheld]，快输"),
+    ("我身份證號碼係 Z683921(4)", "我身份證號碼係 [secret withheld]"),
+    ("第一只宠物叫豆豆 这个是密保答案", "第一只宠物叫[secret withheld] 这个是密保答案"),
 ]
 
 NOT_SECRETS: list[str] = [
@@ -141,6 +193,24 @@ NOT_SECRETS: list[str] = [
     "API密钥在哪里",
     "我跑了10公里",
     "我家的门牌号是1203",
+    # Numbers that are not secrets, said near the words for one.
+    "Our licence plate is WX19 KTP",
+    "Call the plumber on 0161 496 0732",
+    "We live at flat 12, 221 Baker Street, postcode SW1A 1AA",
+    "Our flight is BA 2490 on the 14th",
+    "The tracking number is 1Z999AA10123456784",
+    "The wifi is called Tulip-5G-2024",
+    "I forgot my PIN again and the card got eaten",
+    "The alarm goes off at 6 30 every morning",
+    "I've got three cards and two of them expire in 2027",
+    "The boiler's showing error code F28 again",
+    "My passport expires in March 2029",
+    "My locker at work is number 31 on the second floor",
+    "我的车牌是粤B 12345",
+    "我的手机号是138 0013 8000",
+    "航班是MU5137，二十四号早上八点五十起飞",
+    "快递单号SF1409876543210",
+    "我的银行卡丢了，密码也忘了",
     "",
 ]
 

@@ -517,13 +517,30 @@ def test_important_items_from_the_important_list() -> None:
 def test_important_single_value_and_dedup() -> None:
     memory = memory_with(
         {
-            "remember_code": "1234",
-            "important": "Code: 1234",
+            "remember_table": "12B",
+            "important": "Table: 12B",
             "REMEMBER": "  spaced   out  ",
         }
     )
 
-    assert important_items(memory) == ["Code: 1234", "spaced out"]
+    assert important_items(memory) == ["Table: 12B", "spaced out"]
+
+
+def test_a_value_its_key_names_a_secret_is_withheld_and_never_archived() -> None:
+    memory = memory_with(
+        {
+            "door_code": "7788",
+            "rememberGateCode": "nine one eight two",
+            "remember_locker": "my locker PIN there is 2218",
+            "remember_spot": "B2",
+            "important": ["door_code", "The PIN is 4321"],
+        }
+    )
+
+    text = json.dumps(memory.to_dict())
+    assert not [s for s in ("7788", "nine one eight two", "2218", "4321") if s in text]
+    assert memory.context_variables["door_code"] == "[secret withheld]"
+    assert important_items(memory) == ["Spot: B2"]
 
 
 def test_important_items_skip_blank_and_cut_long() -> None:

@@ -33,6 +33,15 @@ from .conversing import (
 )
 
 LLM_AGENT = options(**{CONF_AGENT_ID: AGENT_ENTITY_ID, **EAGER})
+# Codes said in passing, as people say them, each with its secret (six digits or more:
+# a shorter number may be in a timestamp's microseconds by chance).
+IN_PASSING = (
+    ("My gym is PureMove on King Street, and my locker PIN there is 221847.", "221847"),
+    ("My passport number is 533918274.", "533918274"),
+    ("the code for the key safe is nine one eight two", "nine one eight two"),
+    ("The verification code they just texted me is 771 204.", "771 204"),
+    ("门禁密码幺洞洞拐 记一下", "幺洞洞拐"),
+)
 
 
 @pytest.mark.parametrize("entry_options", [LLM_AGENT])
@@ -60,6 +69,39 @@ async def test_secrets_do_not_come_back_through_summaries_or_the_window(
     secrets = ("hunter2", "482913", "975318")
     for turn in llm.agent.turns:
         assert not [s for s in secrets if s in turn.system_prompt]
+    assert await data_files_containing(hass, loaded_entry, secrets) == {}
+
+
+@pytest.mark.parametrize(
+    "entry_options", [{**LLM_AGENT, CONF_SESSION_SUMMARY_LIMIT: 10}]
+)
+async def test_codes_said_in_passing_reach_no_title_file_or_later_prompt(
+    hass: HomeAssistant, llm: LlmEntities, loaded_entry: MockConfigEntry
+) -> None:
+    for index, (text, _) in enumerate(IN_PASSING):
+        await say(hass, text, f"passing-{index}", user_id="anna")
+    await say(hass, "What's the weather like tomorrow?", "weather", user_id="anna")
+
+    log = loaded_entry.runtime_data.backend.turns.log
+    titles = [
+        summary.title
+        for index in range(len(IN_PASSING))
+        if (
+            summary := await hass.async_add_executor_job(
+                log.summary, f"passing-{index}"
+            )
+        )
+    ]
+    assert len(titles) == len(IN_PASSING)
+    assert titles[0].startswith("My gym is PureMove on King Street")
+    secrets = [secret for _, secret in IN_PASSING]
+    secrets += ["771204"]  # as written without its space
+    assert not [s for s in secrets if s in " ".join(titles)]
+    # The later, unrelated turn hears of those conversations, not of their codes.
+    weather = llm.agent.turns[-1]
+    recent = layer(weather.system_prompt, "Recent Conversations")
+    assert any("PureMove" in line for line in recent)
+    assert not [s for s in secrets if s in weather.system_prompt]
     assert await data_files_containing(hass, loaded_entry, secrets) == {}
 
 

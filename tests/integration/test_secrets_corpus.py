@@ -1,7 +1,7 @@
 """A corpus of secrets said through every conversation path is kept nowhere.
 
 Passwords, PINs, door and alarm codes, API keys, card numbers and IBANs, in English
-and Chinese, are said to the memory agent in front of an LLM-style agent (memory in
+and Chinese (also in passing, as words or in groups of digits), are said to the memory agent in front of an LLM-style agent (memory in
 the system prompt, and in front of the words), learned from by the rules and by an
 AI Task, said to another agent whose conversations are followed, said to the memory
 agent in front of Home Assistant's intent agent (plain, and in "remember that ..."
@@ -67,6 +67,14 @@ CORPUS: list[tuple[str, tuple[str, ...]]] = [
     ("我的卡号是5500000000000004", ("5500000000000004",)),
     ("转账到GB82WEST12345698765432就好", ("GB82WEST12345698765432",)),
     ("报警器密码是8264019#", ("8264019",)),
+    # Said in passing, as people say them: words, groups, a PIN "there" (six digits:
+    # a shorter number may be in a timestamp's microseconds by chance).
+    ("My gym is PureMove on King Street, and my locker PIN there is 221847.", ("221847",)),
+    ("Our account password with them is bluebell.", ("bluebell",)),
+    ("My passport number is 533918274.", ("533918274",)),
+    ("the code for the key safe is nine one eight two", ("nine one eight two",)),
+    ("The verification code they just texted me is 771 204.", ("771 204",)),
+    ("门禁密码幺洞洞拐 记一下", ("幺洞洞拐",)),
 ]  # fmt: skip
 REFUSALS = ("I don't keep passwords or codes.", "密码和验证码这类信息我不会记。")
 # Each secret as it could be written: grouped numbers also without their spaces.

@@ -55,6 +55,7 @@ from .conversation_records import (
 from .conversation_schema import (
     _MIGRATE_FROM_1,
     _SCHEMA,
+    REDACTED_SINCE,
     SCHEMA_VERSION,
     _redact_every_text,
     _truncate_wal,
@@ -131,12 +132,15 @@ class ConversationLog:
                 if version == 1:
                     for statement in _MIGRATE_FROM_1:
                         db.execute(statement)
+                # Written before the filter knew what it knows now: redacted again.
+                redacting = 0 < version < REDACTED_SINCE
+                if redacting:
                     _redact_every_text(db)
                 for statement in _SCHEMA:
                     db.execute(statement)
                 db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
                 db.execute("COMMIT")
-                if version == 1:
+                if redacting:
                     # Nothing of the text before redaction stays in a free page.
                     db.execute("VACUUM")
                     _truncate_wal(db)

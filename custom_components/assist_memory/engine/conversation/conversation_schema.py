@@ -13,9 +13,11 @@ The helpers at the end keep deleted text out of the file.
 - `turn_speakers(message_id, source, device_id, person_entity_id)`: who spoke in the
   turn a user message began and how that was known (user, device, presence,
   unknown), and at which voice device; its row goes with its message too.
-- `PRAGMA user_version` holds the schema version (2; a version 1 file is migrated:
-  its summaries get the user of their conversation's first message, and every text
-  is redacted).
+- `PRAGMA user_version` holds the schema version (3; a version 1 file is migrated:
+  its summaries get the user of their conversation's first message). A file older
+  than `REDACTED_SINCE` has every text redacted again when it is opened: the secrets
+  filter has since learnt to find more (codes said as words or in groups of digits,
+  identity numbers, security answers), and a version is added each time it does.
 
 Times are ISO 8601 strings in UTC, which sort as text in time order.
 """
@@ -27,7 +29,9 @@ from typing import Final
 
 from ..language.secrets_filter import redact
 
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
+# The first version whose texts were redacted by the secrets filter as it is now.
+REDACTED_SINCE: Final = 3
 
 
 _SCHEMA: Final = (
@@ -108,7 +112,7 @@ def _truncate_wal(db: sqlite3.Connection) -> None:
 
 
 def _redact_every_text(db: sqlite3.Connection) -> None:
-    """Redact what a version 1 file kept as it was said."""
+    """Redact what an older file kept (as said, or redacted by an older filter)."""
     for message_id, content in db.execute("SELECT id, content FROM messages"):
         if (redacted := redact(content)) != content:
             db.execute(

@@ -26,7 +26,7 @@ import uuid
 
 from ..errors import InvalidMemoryError, StorageError
 from ..language.facts import Fact
-from ..language.secrets_filter import contains_secret
+from ..language.secrets_filter import mentions_secret
 from ..storage.durable import write_atomically
 from ..storage.models import (
     CATEGORIES,
@@ -138,7 +138,7 @@ def hold_facts(
     waiting = {(f.content, f.scope) for f in held.all() if f.reason == reason}
     count = 0
     for fact in facts:
-        if (fact.content, scope) in waiting or contains_secret(fact.content):
+        if (fact.content, scope) in waiting or mentions_secret(fact.content):
             continue
         waiting.add((fact.content, scope))
         held.hold(

@@ -11,7 +11,8 @@ matters to long-term memory (`important_items` turns it into short statements).
 
 It belongs to the user who spoke (None for turns without a user): another user's
 message in the same conversation id starts a new one. Its topic and variables are
-redacted (`secrets_filter.redact`) before they are kept.
+redacted (`secrets_filter.redact`, a variable's text read with its key: "door_code":
+"7788") before they are kept, and a statement that mentions a secret is never archived.
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 import json
 import logging
+import re
 import threading
 from types import MappingProxyType
 from typing import Any, Final
 
 from ..errors import InvalidMemoryError
-from ..language.secrets_filter import redact
+from ..language.secrets_filter import REDACTED, mentions_secret, redact
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -330,7 +332,8 @@ def important_items(memory: WorkingMemory) -> list[str]:
         text = " ".join(item.split())[:_MAX_ITEM_LENGTH]
         if text and not text.endswith(":") and text not in statements:
             statements.append(text)
-    return statements
+    # "Door code: [secret withheld]" is no memory (and a secret is none either).
+    return [text for text in statements if not mentions_secret(text)]
 
 
 # -- helpers -------------------------------------------------------------------------
@@ -376,15 +379,30 @@ def _check_variables(value: object) -> dict[str, Any]:
     return decoded
 
 
-def _redacted(value: Any) -> Any:
-    """Plain JSON with every text redacted."""
+def _redacted(value: Any, key: str | None = None) -> Any:
+    """Plain JSON with every text redacted, read with the key it is the value of.
+
+    `{"door_code": "7788"}` holds a secret that "7788" alone does not show: the text
+    is redacted as "door code: 7788" is.
+    """
     if isinstance(value, str):
-        return redact(value)
+        return _redacted_text(value, key)
     if isinstance(value, dict):
-        return {key: _redacted(item) for key, item in value.items()}
+        return {name: _redacted(item, name) for name, item in value.items()}
     if isinstance(value, list):
-        return [_redacted(item) for item in value]
+        return [_redacted(item, key) for item in value]
     return value
+
+
+def _redacted_text(text: str, key: str | None) -> str:
+    if key is None:
+        return redact(text)
+    name = key[len(REMEMBER_PREFIX) :] if _is_remember_key(key) else key
+    # "GateCode" is said "Gate Code".
+    named = f"{_label(re.sub(r'(?<=[a-z])(?=[A-Z])', ' ', name))}: "
+    said = redact(named + text)
+    # The key itself read as a secret (never seen): nothing of the value is kept.
+    return said[len(named) :] if said.startswith(named) else REDACTED
 
 
 def _merge_variables(

@@ -3,7 +3,7 @@
 Stated facts have source "user_stated" and confidence 0.95; facts the user asked to be
 remembered ("remember that ...", "记住...") 1.0. Nothing that contains a secret
 (`secrets_filter`) is ever returned or planned; such drops are logged with the
-category and key only.
+category only.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import logging
 from typing import Any, Final, Literal, get_args
 
 from ..storage.models import CATEGORIES, SOURCES, is_storable_text, validate_key
-from .secrets_filter import redact
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -91,8 +90,7 @@ class Fact:
 
 
 def _log_secret(fact: Fact) -> None:
+    # The category only: the key is made of the person's words ("user_locker_pin").
     _LOGGER.info(
-        "Not keeping a fact (category %s, key %s): it contains a secret",
-        fact.category,
-        redact(fact.key) if fact.key else None,
+        "Not keeping a fact (category %s): it contains a secret", fact.category
     )

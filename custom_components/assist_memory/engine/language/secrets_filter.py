@@ -6,27 +6,36 @@ path that keeps or repeats a person's words goes through), `mentions_secret` als
 counts a value already withheld, `find_secrets` lists them (kind and position, never
 the value in a log).
 
-Recognised, in English and Chinese:
+This module decides; `secret_shapes`, `secret_cues` and `spoken_values` only find
+candidates. Recognised, in English and Chinese:
 
-- passwords and Wi-Fi keys said with a value: "my password is hunter2", "the wifi
-  password is Tulip-42", "密码是abc123", "银行卡密码为123456";
-- PINs, codes and combinations with digits: "my pin is 1234", "the safe combination is
-  12-34-56", "PIN 码 8866", "the alarm code is 4821",
-  "the door code is 7788#", "the code is 482913", "验证码：482913", "门禁密码是1234";
-- API keys and tokens: `sk-...`, AWS `AKIA...`, GitHub `ghp_...`, Slack `xox?-...`,
-  Google `AIza...`, JWTs, "Bearer ...", private key blocks, "the api key is ...",
-  "API密钥是...", and any other run of 24 or more letters and digits (hex, base64)
-  that mixes both;
-- card numbers: 13 to 19 digits, plain or in groups, that pass the Luhn check, and any
-  number said to be a card's or an account's ("my card number is ...", "卡号是...");
-- IBANs that pass their mod-97 check.
+- passwords, passphrases and Wi-Fi keys said with a value: "my password is hunter2",
+  "the password you give them is bluebell", "my password is purple elephant",
+  "密码是abc123", "網上登入密碼係 Lok@Hoho25";
+- a value said to be a code, a PIN, a combination, a one-time or verification code, a
+  card's number, expiry or CVV, an account's number or sort code, a passport, national
+  insurance, NHS, social security, driving licence or ID card number, or the code of a
+  key safe, lockbox, keypad, padlock, safe or alarm panel, however it is said: digits
+  ("2218", "771 204", "3 5 7 1", "2-2-1-8"), words ("nine one eight two", "double six",
+  "oh five", "twelve, thirty, five"), Chinese numerals (四六七零, 幺洞洞拐, 六个八,
+  孖八孖六), letters and digits (F7K2Q, E幺二三四五六七八), spelled out ("capital G,
+  lowercase r, e, e, n", "T as in tango", "O-T-T-E-R"); right after its name ("the code
+  they just texted me is 771 204"), a few words from it ("key safe's by the back
+  door, code's 4 4 1 9"), or, read out digit by digit, anywhere in what was said
+  ("eight two nine four is the alarm code");
+- the answer to a security question or a memorable word ("first pet, the answer's
+  Rolo", "mother's maiden name, it's Ferreira", 第一只宠物叫豆豆 这个是密保答案), each
+  time it is said;
+- by shape alone: API keys and tokens, card numbers that pass the Luhn check, IBANs
+  that pass mod-97, and identity numbers of an exact format (`secret_shapes`).
 
 Precision matters as much as recall: a memory store that refuses "I have 2 cats" is
-useless. Plain numbers (years, times, prices, counts), postal codes, dress codes,
-"I forgot my password" and "my password manager is Bitwarden" are not secrets. A value
-must follow the keyword: a code needs digits; a password needs a word that is not an
-ordinary one ("in the drawer", "something stronger"); a Chinese password needs Latin
-letters, digits or symbols (密码是多少 is a question, 密码是我的生日 a hint).
+useless. Numbers the words around them make something else are not secrets: times,
+dates, years ("runs out in March 2029"), prices and counts ("2 cats", 三百块), rooms,
+flats, house numbers and floors, buses and flights, tracking and order numbers,
+licence plates, postcodes, phone numbers (0161 496 0321, 138 0013 8000), a dress code
+or an error code; nor "I forgot my password", "my password manager is Bitwarden", a
+wifi network's name, or a password's hint (密码是我的生日).
 """
 
 from __future__ import annotations
@@ -35,6 +44,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 import re
 from typing import Final
+
+from .secret_cues import Cue, counted, cues, labelled, security_context
+from .secret_shapes import luhn_valid, shapes
+from .spoken_values import ValueRun, value_runs
 
 REDACTED: Final = "[secret withheld]"
 
@@ -53,11 +66,17 @@ _NOT_A_VALUE: Final = frozenset(
 # Quoted values, or one run of non-space characters.
 _VALUE: Final = r"(?P<value>\"[^\"\n]{1,100}\"|'[^'\n]{1,100}'|“[^”\n]{1,100}”|\S+)"
 # "the password for the guest network is ...": an optional short complement.
+# "the password you give them is ...", "the password there is ...": who uses it.
 _EN_COMPLEMENT: Final = (
-    r"(?:\s+(?:for|of|on|to|at|in)\s+(?:(?:the|my|our|your|this|that)\s+)?"
+    r"(?:\s+(?:for|of|on|to|at|in|with)\s+(?:(?:the|my|our|your|this|that)\s+)?"
     r"[\w'-]+(?:\s+[\w'-]+){0,2}?)?"
+    r"(?:\s+(?:you|i|we|they|he|she)(?:\s+[\w'-]+){1,2}?|\s+(?:there|here))?"
 )
-_EN_CONNECTOR: Final = r"\s*(?:(?:is|was|are|'s)(?:\s+(?:now|still|just))?|=|:|：|to|will\s+be|should\s+be)\s*"
+# "is", "it's", "= ", "to": what joins a secret's name to its value.
+_EN_CONNECTOR: Final = (
+    r"\s*,?\s*(?:(?:(?:it|that)\s*)?(?:is|was|are|'s|’s)(?:\s+(?:now|still|just))?"
+    r"|its|=|:|：|to|will\s+be|should\s+be)\s*"
+)
 
 # Said with a value of any shape (connector needed).
 _EN_PASSWORD: Final = re.compile(
@@ -77,25 +96,8 @@ _EN_TOKEN: Final = re.compile(
     + _VALUE,
     re.IGNORECASE,
 )
-# PINs and codes: the value must have digits (connector optional: "PIN 1234").
-_EN_CODE: Final = re.compile(
-    r"\b(?P<kw>pin(?:\s+(?:code|number))?|cvv2?|cvc|otp|ssn|social\s+security\s+number"
-    r"|(?:(?:garage|front|back)\s+door|alarm|door|gate|garage|lock|safe|keypad|entry"
-    r"|access|unlock|security|verification|one[\s-]time|otp|2fa|two[\s-]factor|auth"
-    r"|authentication|login|sms|wi-?fi|master|admin|pass|disarm)\s+code"
-    r"|(?:safe|lock|padlock|locker|vault)\s+combination"
-    r"|(?:credit|debit|bank|payment)?\s*card\s+number|account\s+number"
-    r"|(?:the|my|our|your|this|that)\s+code)\b"
-    + _EN_COMPLEMENT
-    + r"(?:"
-    + _EN_CONNECTOR
-    + r"|\s+)"
-    + r"(?P<value>[#*]?\d(?:[\s-]?\d){2,18}[#*]?(?![\w-])|[A-Za-z0-9#*-]{3,20})",
-    re.IGNORECASE,
-)
-
 _ZH_CONNECTOR: Final = (
-    r"\s*(?:是|为|為|:|：|=|改成了?|改为|改為|设置成|设成|設成|就是)?\s*"
+    r"\s*(?:是|为|為|係|系|:|：|=|改成了?|改为|改為|设置成|设成|設成|就是)?\s*"
 )
 # A literal value in a Chinese sentence: Latin letters, digits and symbols, or Chinese
 # numerals read out one by one.
@@ -109,64 +111,30 @@ _ZH_PASSWORD: Final = re.compile(
     r"(?:密码|密碼|口令|密钥|密鑰|秘钥|秘鑰|令牌))" + _ZH_CONNECTOR + _ZH_VALUE,
     re.IGNORECASE,
 )
-_ZH_CODE: Final = re.compile(
-    r"(?P<kw>验证码|驗證碼|校验码|校驗碼|动态码|動態碼|pin\s*码|pin\s*碼|门禁码|門禁碼"
-    r"|开锁码|開鎖碼|取件码|取件碼|安全码|安全碼|授权码|授權碼|身份证号码?|身份證號碼?"
-    r"|卡号码?|卡號碼?|账号|賬號|帳號)"
-    + _ZH_CONNECTOR
-    + r"(?P<value>[#*]?\d(?:[\s-]?\d){2,19}[#*]?|[零〇一二三四五六七八九幺两]{4,})",
-    re.IGNORECASE,
+# The prefixes of keys and tokens (a text without a digit, a name of a secret or one
+# of these holds none: most sentences need no further look).
+_KEY_PREFIX: Final = re.compile(
+    r"pass|pw|key|token|secret|bearer|密|口令|令牌|sk-|akia|asia|agpa|aida|aroa"
+    r"|gh[pousr]_|glpat|xox|aiza|eyj"
 )
-
-# Where a shape starts and ends: not inside a run of Latin letters and digits (a
-# Chinese character right beside it is a boundary; `\b` would not see one there).
-_START: Final = r"(?<![A-Za-z0-9_])"
-_END: Final = r"(?![A-Za-z0-9_])"
-# Shapes that are secrets wherever they appear.
-_SHAPES: Final = (
-    ("api_key", re.compile(_START + r"sk-[A-Za-z0-9_-]{20,}")),
-    (
-        "api_key",
-        re.compile(_START + r"(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}" + _END),
-    ),
-    ("api_key", re.compile(_START + r"gh[pousr]_[A-Za-z0-9]{30,}")),
-    ("api_key", re.compile(_START + r"glpat-[A-Za-z0-9_-]{20,}")),
-    ("api_key", re.compile(_START + r"xox[abprs]-[A-Za-z0-9-]{10,}")),
-    ("api_key", re.compile(_START + r"AIza[0-9A-Za-z_-]{35}")),
-    ("token", re.compile(_START + r"bearer\s+[A-Za-z0-9._~+/=-]{8,}", re.IGNORECASE)),
-    (
-        "token",
-        re.compile(
-            _START + r"eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}"
-        ),
-    ),
-    (
-        "private_key",
-        re.compile(
-            r"-----BEGIN [A-Z ]*PRIVATE KEY-----(?:.*?-----END [A-Z ]*PRIVATE KEY-----)?",
-            re.DOTALL,
-        ),
-    ),
+# How far a value may be from the name of its secret (words; a Chinese character
+# counts half), and what ends a sentence (a value is named in its own).
+_NEAR_BEFORE: Final = 10
+_NEAR_AFTER: Final = 4
+_ATTACHED: Final = 5
+# (An ellipsis is a pause in speech, not an end: "card ends... no, the full number is".)
+_SENTENCE_END: Final = re.compile(r"(?<![.…])[.!?](?![.…])(?=\s)|[。！？；;]")
+_COMPLEMENT: Final = re.compile(
+    r"\s+(?:for|of|on|to|at|in|with)\s+[A-Za-z]", re.IGNORECASE
 )
-_LONG_TOKEN: Final = re.compile(
-    r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/=_-]{24,}(?![A-Za-z0-9+/=_-])"
+_HAN: Final = re.compile(r"[\u3400-\u9fff]")
+_HAN_CLAUSE_BREAK: Final = re.compile(
+    r"[，、]|(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff])"
 )
-_WORDISH_PART: Final = re.compile(r"^(?:[A-Za-z]+|\d+)$")
-_CARD: Final = re.compile(r"(?<![\d+.,])\d(?:[ -]?\d){12,18}(?![\d.,]\d)")
-_IBAN: Final = re.compile(
-    _START + r"[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,4})?" + _END,
-    re.IGNORECASE,
-)
-
-
-# What every pattern above needs somewhere in the text: a digit, a keyword or a key's
-# prefix. Most sentences have none of them and need no further look (every message a
-# conversation keeps is redacted).
-_MAY_HOLD_SECRET: Final = re.compile(
-    r"\d|pass|pw|key|token|secret|bearer|密|口令|码|碼|身份|sk-|akia|asia|agpa|aida|aroa"
-    r"|gh[pousr]_|glpat|xox|aiza|eyj",
-    re.IGNORECASE,
-)
+_GAP_WORD: Final = re.compile(r"[A-Za-z0-9'’]+|[\u3400-\u9fff]")
+# The least a value read out has: three digits (a CVV, 三七三) or letters.
+_MIN_LENGTH: Final = 3
+_DIGIT: Final = re.compile(r"\d")
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,25 +189,168 @@ def redact(text: str, placeholder: str = REDACTED) -> str:
 
 
 def _scan(text: str) -> Iterator[SecretMatch]:
-    if not text or not _MAY_HOLD_SECRET.search(text):
+    if not text:
         return
-    yield from _phrases(_EN_PASSWORD, "password", _is_password_value, text)
-    yield from _phrases(_EN_TOKEN, "token", _is_token_value, text)
-    yield from _phrases(_EN_CODE, "code", _is_code_value, text)
-    yield from _phrases(_ZH_PASSWORD, "password", _always, text)
-    yield from _phrases(_ZH_CODE, "code", _always, text)
-    for kind, pattern in _SHAPES:
-        for match in pattern.finditer(text):
-            yield SecretMatch(kind, match.start(), match.end())
-    for match in _LONG_TOKEN.finditer(text):
-        if _looks_like_token(match.group()):
-            yield SecretMatch("token", match.start(), match.end())
-    for match in _CARD.finditer(text):
-        if _looks_like_card(match.group()):
-            yield SecretMatch("card_number", match.start(), match.end())
-    for match in _IBAN.finditer(text):
-        if _is_iban(match.group()):
-            yield SecretMatch("iban", match.start(), match.end())
+    named = cues(text)
+    answered = security_context(text)
+    # Lowercase looks before the patterns, which are slow to try at every place.
+    folded = text.lower()
+    keyed = _KEY_PREFIX.search(folded) is not None
+    digits = _DIGIT.search(text) is not None
+    if not (named or answered or keyed or digits):
+        return
+    if keyed:
+        yield from _phrases(_EN_PASSWORD, "password", _is_password_value, text)
+        yield from _phrases(_EN_TOKEN, "token", _is_token_value, text)
+        yield from _phrases(_ZH_PASSWORD, "password", _always, text)
+    if keyed or digits:
+        for kind, start, end in shapes(text):
+            yield SecretMatch(kind, start, end)
+    if named:
+        yield from _named_values(text, named)
+    if answered:
+        yield from _answers(text)
+
+
+def _named_values(text: str, all_named: list[Cue]) -> Iterator[SecretMatch]:
+    """The values said to be a code, a PIN, a card's, an account's or an identity's.
+
+    A value right after its name is a secret whatever follows ("the code they texted
+    is 771 204", "passport number's 553 829 107"); one a few words away is, unless
+    the words around it make it a room, a time, a year, a phone number or a count
+    ("room 418", "at nine fifteen", "07700 900 418", "2 cats", "300 號"); one read out
+    digit by digit or spelled ("4 7 1 9", "eight two nine four", "O-T-T-E-R") is,
+    when a secret is named anywhere in what was said.
+    """
+    for run in value_runs(text):
+        if run.length < _MIN_LENGTH:
+            continue
+        if not run.spelled:
+            named = [cue for cue in all_named if not cue.weak]
+        else:
+            named = all_named
+        if not named:
+            continue
+        followed = _followed_by_name(text, run, named)
+        if _attached(text, run, named) and (
+            run.read_out or followed or not counted(text, run.end, surely=True)
+        ):
+            yield SecretMatch(_kind(run), run.start, run.end)
+            continue
+        if (
+            labelled(text, run.start)
+            or (counted(text, run.end) and not followed)
+            or _phone_number(text, run)
+        ):
+            continue
+        if _near(text, run, named) or run.read_out:
+            yield SecretMatch(_kind(run), run.start, run.end)
+
+
+def _kind(run: ValueRun) -> str:
+    return "password" if run.spelled else "code"
+
+
+def _distance(gap: str) -> float:
+    """How far apart two places are, in words (a Chinese character counts half)."""
+    return sum(
+        0.5 if "\u3400" <= word[0] <= "\u9fff" else 1.0
+        for word in _GAP_WORD.findall(gap)
+    )
+
+
+def _followed_by_name(text: str, run: ValueRun, named: list[Cue]) -> bool:
+    """The next words name another secret ("sort code 04 00 04 account ...")."""
+    return any(0 <= cue.start - run.end <= 2 for cue in named)
+
+
+def _attached(text: str, run: ValueRun, named: list[Cue]) -> bool:
+    """A secret's name right before the value, in the same sentence.
+
+    Not when the word right before the value makes it something else: "my passport
+    runs out in March 2029".
+    """
+    before = [cue for cue in named if cue.end <= run.start]
+    if not before:
+        return False
+    gap = text[before[-1].end : run.start]
+    # "the code for the gate is 1 2 3 4": the words after the name say whose it is.
+    if labelled(text, run.start) and not _COMPLEMENT.match(gap):
+        return False
+    return not _SENTENCE_END.search(gap) and _distance(gap) <= _ATTACHED
+
+
+def _near(text: str, run: ValueRun, named: list[Cue]) -> bool:
+    """A secret's name a few words before or after the value, in its clause.
+
+    Chinese said aloud has its clauses apart by spaces or commas; a name after the
+    value must follow it closely ("eight two nine four is the alarm code", 1234是密码).
+    """
+    for cue in named:
+        if cue.end <= run.start:
+            gap = text[cue.end : run.start]
+            if not _clause_break(gap) and _distance(gap) <= _NEAR_BEFORE:
+                return True
+        elif cue.start >= run.end:
+            gap = text[run.end : cue.start]
+            limit = 1 if _HAN.search(gap) else _NEAR_AFTER
+            if not _clause_break(gap) and "," not in gap and _distance(gap) <= limit:
+                return True
+    return False
+
+
+def _clause_break(gap: str) -> bool:
+    if _SENTENCE_END.search(gap):
+        return True
+    return bool(_HAN.search(gap)) and bool(_HAN_CLAUSE_BREAK.search(gap))
+
+
+def _phone_number(text: str, run: ValueRun) -> bool:
+    """Digits written as a phone number: 0161 496 0321, +44 ..., 139 1124 5678."""
+    value = text[run.start : run.end]
+    if run.spoken or run.has_letters:
+        return False
+    digits = "".join(c for c in value if c.isdigit())
+    starts_plus = text[max(run.start - 1, 0) : run.start] == "+"
+    return (
+        (digits.startswith("0") and len(digits) >= 9)
+        or starts_plus
+        or (len(digits) == 11 and digits[0] == "1" and digits[1] in "3456789")
+    )
+
+
+# A security question's answer: the name after "is", "called", "it's", a comma
+# (Rolo, Beckett Street, O'Driscoll), a word after "the memorable word is", and in
+# Chinese what follows 答案是, 叫 or 姓 (豆豆, 红旗小学, 黃).
+_EN_ANSWER: Final = re.compile(
+    r"(?:\b(?:is|was|are|'s|’s|called|named|it's|its)\s+|,\s+)"
+    r"(?P<value>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*)"
+)
+_EN_WORD_ANSWER: Final = re.compile(
+    r"\b(?:word|answer)(?:'s|’s)?\b[^.?!]{0,20}?\b(?:is|it's|its|'s|’s)\s+"
+    r"(?P<value>[a-z]{3,})\b"
+)
+_ZH_ANSWER: Final = re.compile(
+    r"(?:答案(?:是|係|为|為|:|：)?|名叫|叫|姓)\s*(?P<value>[\u3400-\u9fff]{1,6})"
+)
+_NOT_AN_ANSWER: Final = frozenset(
+    "I I'm I've Mum Dad Mom The My Our His Her Their This That It".split()
+)
+
+
+def _answers(text: str) -> Iterator[SecretMatch]:
+    """The answers to a security question, each time they are said."""
+    values = {
+        match.group("value")
+        for pattern in (_EN_ANSWER, _EN_WORD_ANSWER, _ZH_ANSWER)
+        for match in pattern.finditer(text)
+        if match.group("value") not in _NOT_AN_ANSWER
+        and match.group("value").casefold() not in _NOT_A_VALUE
+    }
+    for value in values:
+        boundary = r"(?<![\w])" if value[0].isascii() else ""
+        for match in re.finditer(boundary + re.escape(value), text):
+            yield SecretMatch("security_answer", match.start(), match.end())
 
 
 def _phrases(
@@ -257,7 +368,32 @@ def _phrases(
             start = match.start("value")
             # Redact the value itself, not a full stop after it.
             end = start + len(raw.rstrip(".,;!?。，；！？)）"))
+            if kind == "password" and raw == raw.rstrip(".,;!?。，；！？)）"):
+                end = _passphrase_end(text, end)
             yield SecretMatch(kind, start, end)
+
+
+# Words that end a passphrase said in words ("purple elephant if anyone asks").
+_AFTER_A_PASSPHRASE: Final = frozenset(
+    """
+    and but so if for in on at or then when because please ok okay right now too also
+    with to from the a an is was it it's that which dont don't i we you he she they my
+    our all lowercase uppercase capital caps no spaces remember thanks same as
+    """.split()
+)
+_NEXT_WORD: Final = re.compile(r" ([a-z][a-z0-9'-]*)(?![A-Za-z0-9])")
+# A passphrase said in words has at most this many of them after the first.
+_PASSPHRASE_WORDS: Final = 4
+
+
+def _passphrase_end(text: str, end: int) -> int:
+    """Where a password said as words ends: "purple elephant", "correct horse battery"."""
+    for _ in range(_PASSPHRASE_WORDS):
+        match = _NEXT_WORD.match(text, end)
+        if not match or match.group(1) in _AFTER_A_PASSPHRASE:
+            break
+        end = match.end()
+    return end
 
 
 def _clean_value(raw: str) -> str:
@@ -286,51 +422,12 @@ def _is_token_value(value: str) -> bool:
     )
 
 
-def _is_code_value(value: str) -> bool:
-    return sum(c.isdigit() for c in value) >= 3
-
-
-def _looks_like_token(candidate: str) -> bool:
-    """24+ characters mixing letters and digits, and not words joined by _ or -."""
-    digits = sum(c.isdigit() for c in candidate)
-    letters = sum(c.isalpha() for c in candidate)
-    if digits < 2 or letters < 2:
-        return False
-    parts = [part for part in re.split(r"[_/-]+", candidate) if part]
-    return not all(_WORDISH_PART.match(part) for part in parts)
-
-
-def _looks_like_card(candidate: str) -> bool:
-    digits = re.sub(r"\D", "", candidate)
-    if not 13 <= len(digits) <= 19 or digits[0] not in "23456":
-        return False
-    groups = re.split(r"[ -]", candidate)
-    # Grouped numbers are written in groups of 3 to 6 (4-4-4-4, 4-6-5, ...); a
-    # phone number or a date is not.
-    if len(groups) > 1 and not all(3 <= len(group) <= 6 for group in groups[:-1]):
-        return False
-    return luhn_valid(digits)
-
-
-def luhn_valid(digits: str) -> bool:
-    """The Luhn check of card numbers (digits only)."""
-    if not digits.isdigit():
-        return False
-    total = 0
-    for position, char in enumerate(reversed(digits)):
-        value = int(char)
-        if position % 2 == 1:
-            value *= 2
-            if value > 9:
-                value -= 9
-        total += value
-    return total % 10 == 0
-
-
-def _is_iban(candidate: str) -> bool:
-    compact = re.sub(r"\s", "", candidate).upper()
-    if not 15 <= len(compact) <= 34:
-        return False
-    rearranged = compact[4:] + compact[:4]
-    number = "".join(str(int(char, 36)) for char in rearranged)
-    return int(number) % 97 == 1
+__all__ = [
+    "REDACTED",
+    "SecretMatch",
+    "contains_secret",
+    "find_secrets",
+    "luhn_valid",
+    "mentions_secret",
+    "redact",
+]

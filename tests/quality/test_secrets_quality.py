@@ -1,0 +1,71 @@
+"""The secrets bench counts by the corpus's matching rule (made-up utterances here).
+
+`script/bench --secrets` measures the corpus; no test reads it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from script.secrets_quality import bare, items, listed, measure
+
+
+def utterance(
+    item_id: str, say: str, secrets: list[str], require: list[str] | None = None
+) -> dict[str, Any]:
+    """A corpus item of the development split in English."""
+    keep = [{"require": require, "forbid": []}] if require else []
+    return {
+        "id": item_id,
+        "split": "development",
+        "lang": "en",
+        "say": say,
+        "keep": keep,
+        "secrets": secrets,
+    }
+
+
+def test_digits_are_compared_without_their_spaces_and_hyphens() -> None:
+    assert bare("The Code Is 771 204") == "the code is 771204"
+    assert bare("sort code 04-00-04, it’s") == "sort code 040004, it's"
+    assert bare("nine one eight two") == "nine one eight two"
+
+
+def test_a_secret_left_a_false_alarm_and_a_kept_term_removed_are_counted() -> None:
+    found = [
+        # Withheld: not missed, and the gym stays.
+        utterance(
+            "a",
+            "My gym is PureMove, and my locker PIN there is 2218.",
+            ["2218"],
+            ["PureMove"],
+        ),
+        # A secret no filter can know: missed.
+        utterance("b", "the answer is purple", ["purple"]),
+        # Kept as said: no false alarm, its terms stay.
+        utterance("c", "The bins go out on Thursday", [], ["bins", "Thursday"]),
+        # No secret said, but the filter sees one (a code after "the code is").
+        utterance("d", "the code is 1234 says the film", [], ["film|movie"]),
+    ]
+
+    (tally,) = measure(found).values()
+
+    assert (tally.utterances, tally.secrets, tally.missed) == (4, 2, 1)
+    assert (tally.clean, tally.false_alarms) == (2, 1)
+    assert (tally.terms, tally.terms_removed) == (4, 0)
+    assert listed(measure(found)) == "Missed in: b\nFalse alarms: d"
+
+
+def test_only_the_splits_asked_for_are_read(tmp_path: Path) -> None:
+    corpus = tmp_path / "extraction.json"
+    corpus.write_text(
+        '{"items": [{"id": "t", "split": "train"}, {"id": "x", "split": "test"}]}',
+        encoding="utf-8",
+    )
+
+    assert [item["id"] for item in items(["train"], corpus)] == ["t"]
+    with pytest.raises(ValueError, match="unknown split"):
+        items(["holdout"], corpus)
