@@ -211,6 +211,12 @@ def learning(chat: LlamaChat, items: list[dict[str, Any]]) -> None:
         correct += hits
         found += matched
         wanted += len(item.get("keep", []))
+        if (number + 1) % 10 == 0:
+            print(
+                f"  ... {number + 1}/{len(items)} ({time.monotonic() - started:.0f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
     elapsed = time.monotonic() - started
     print(f"learning with the LLM on {len(items)} statements ({elapsed:.0f} s):")
     print(f"  the LLM gave a usable fact for {llm_used}; the rules ran for the others")
@@ -269,14 +275,20 @@ def main() -> None:
     parser.add_argument(
         "--every", type=int, default=4, help="every Nth test item (1: all 800)"
     )
+    parser.add_argument(
+        "--learning-only",
+        action="store_true",
+        help="only learning on the corpus (not the answers and the tools)",
+    )
     args = parser.parse_args()
     chat = LlamaChat(args.model)
     print(
         f"model: {chat.metadata.get('general.name')} ({args.model.name}),"
         f" greedy, seed fixed, {chat.threads} thread(s)"
     )
-    answers(chat)
-    tools(chat)
+    if not args.learning_only:
+        answers(chat)
+        tools(chat)
     if CORPUS.exists():
         corpus = json.loads(CORPUS.read_text(encoding="utf-8"))
         test = [i for i in corpus["items"] if i.get("split") == "test"]

@@ -154,7 +154,7 @@ class LlamaChat:
         schema: object | None,
     ) -> Answer:
         """The model's greedy answer (blocking: run it in a thread)."""
-        from llama_cpp import LlamaGrammar  # type: ignore[import-not-found,unused-ignore]
+        from llama_cpp.llama_grammar import LlamaGrammar  # type: ignore[import-not-found,unused-ignore]
 
         prompt = self.prompt(messages, tools)
         grammar = None
