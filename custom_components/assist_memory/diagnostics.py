@@ -40,6 +40,10 @@ async def async_get_config_entry_diagnostics(
                 else coordinator.update_interval.total_seconds()
             ),
         },
+        "learning": {
+            "facts_not_said": data.learning.not_said,
+            "answers_said_back": data.learning.said_back,
+        },
         "load_report": {
             "count": report.count,
             "set_aside_files": len(report.set_aside),

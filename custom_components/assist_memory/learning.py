@@ -112,14 +112,19 @@ async def async_learn_batch(
     except MemoryEngineError as err:
         LOGGER.warning("Learning from a conversation failed: %s", err.message)
         return
+    entry.runtime_data.learning.not_said += result.not_said
+    entry.runtime_data.learning.said_back += result.said_back
     LOGGER.debug(
-        "Learned from %s: %d added, %d refreshed, %d replaced, %d skipped, %d held",
+        "Learned from %s: %d added, %d refreshed, %d replaced, %d skipped, %d held,"
+        " %d not said by anyone, %d said back",
         batch.session_id,
         result.added,
         result.refreshed,
         result.replaced,
         result.skipped,
         result.held,
+        result.not_said,
+        result.said_back,
     )
     if backend.compaction_enabled:
         # Compaction: fire and forget (the reply went out already); maybe_compact logs

@@ -17,6 +17,16 @@ if TYPE_CHECKING:
 
 
 @dataclass(slots=True)
+class LearningCounts:
+    """What learning left out since the entry loaded (diagnostics show it)."""
+
+    # Facts an LLM proposed that no person's words in the conversation support.
+    not_said: int = 0
+    # Facts an LLM proposed that only said back a memory the conversation was given.
+    said_back: int = 0
+
+
+@dataclass(slots=True)
 class AssistMemoryData:
     """The memory backend of a loaded entry, and the coordinator of its counts.
 
@@ -39,6 +49,8 @@ class AssistMemoryData:
     applying: asyncio.Lock = field(default_factory=asyncio.Lock)
     # Stops following other agents' conversations; None while not following.
     stop_following: Callable[[], None] | None = None
+    # What learning left out (no content, counts only).
+    learning: LearningCounts = field(default_factory=LearningCounts)
 
 
 type AssistMemoryConfigEntry = ConfigEntry[AssistMemoryData]

@@ -661,6 +661,15 @@ def test_summarize_keeps_question_marks_and_numbers() -> None:
     assert snippet == "It is 3.5 °C in Berlin right now."
 
 
+def test_summarize_without_what_was_done_keeps_to_the_user_s_words() -> None:
+    title, snippet = summarize_first_exchange(
+        "Turn on the kitchen lights. And the radio. Thanks.", None
+    )
+
+    assert (title, snippet) == ("Turn on the kitchen lights", "And the radio.")
+    assert summarize_first_exchange("Hello", None) == ("Hello", "")
+
+
 def test_summarize_without_user_text_falls_back() -> None:
     assert summarize_first_exchange("", "The timer is set.") == (
         "The timer is set",

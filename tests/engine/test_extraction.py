@@ -658,8 +658,9 @@ def test_llm_output_in_every_accepted_shape(raw: object) -> None:
             "user_oat_milk",
             0.9,
             "user_stated",
+            from_llm=True,
         ),
-        Fact("用户每天早上跑步", "routine", None, 0.7, "inferred"),
+        Fact("用户每天早上跑步", "routine", None, 0.7, "inferred", from_llm=True),
     ]
 
 
@@ -895,6 +896,39 @@ def test_same_key_newer_fact_wins() -> None:
     assert plan.replacements == [("old", fact)]
     assert plan.adds == []
     assert plan.refreshes == []
+
+
+def test_an_llm_key_that_names_nothing_the_fact_says_replaces_nothing() -> None:
+    # A small model keys every fact "user_name": a new dishwasher is no new name.
+    existing = [_memory("leo", "Leo plays football on Saturdays", key="user_name")]
+    fact = Fact("We got a new dishwasher", "fact", "user_name", from_llm=True)
+    leo = Fact("Leo plays football on Saturdays", "person", "user_name", from_llm=True)
+
+    plan = plan_write_back([fact], existing, scope="household")
+    in_batch = plan_write_back([leo, fact], [], scope="household")
+
+    assert plan.adds == [fact]
+    assert plan.replacements == []
+    assert in_batch.adds == [leo, fact]
+
+
+@pytest.mark.parametrize(
+    ("stored", "new", "key"),
+    [
+        # The fact says the key's word.
+        ("The user's name is Anna", "The user's name is Bea", "user_name"),
+        # The facts share a content word.
+        ("The user lives in Paris", "The user lives in Berlin", "user_city"),
+    ],
+)
+def test_an_llm_key_naming_the_subject_still_replaces(
+    stored: str, new: str, key: str
+) -> None:
+    fact = Fact(new, "fact", key, from_llm=True)
+
+    plan = plan_write_back([fact], [_memory("old", stored, key=key)], scope="household")
+
+    assert plan.replacements == [("old", fact)]
 
 
 def test_same_key_and_same_content_is_a_refresh() -> None:

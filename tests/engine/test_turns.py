@@ -165,12 +165,33 @@ def test_end_logs_the_reply_and_summarises_the_first_exchange(
     summary = turns.log.summary("s1")
     assert summary is not None
     assert summary.title == "Book a table for two at the Thai place"
-    assert summary.snippet.startswith("Done")
+    # The agent's reply is unchecked: it is no part of the summary.
+    assert summary.snippet == ""
 
     context = turns.begin(session_id="s2", text="What did we plan?")
     assert "## Recent Conversations" in context.memory_block
-    assert "Book a table for two at the Thai place \u2014 Done." in context.memory_block
+    recent = context.memory_block.split("## Recent Conversations\n")[1].splitlines()[0]
+    assert recent.endswith(": Book a table for two at the Thai place")
+    assert "booked" not in context.memory_block
     assert context.summaries_used == 1
+
+
+def test_a_wrong_reply_never_reaches_later_prompts_through_the_summary(
+    turns: TurnMemory,
+) -> None:
+    said = "By the way, our wifi password is hunter2. The router is old."
+    turns.begin(session_id="s1", text=said)
+    turns.end(
+        session_id="s1",
+        user_text=said,
+        reply="Sure. The wifi switch is in the kitchen.",
+    )
+
+    context = turns.begin(session_id="s2", text="What did we talk about?")
+
+    assert "wifi switch" not in context.memory_block
+    assert "The router is old." in context.memory_block
+    assert "hunter2" not in context.memory_block
 
 
 def test_an_empty_reply_is_not_logged(turns: TurnMemory) -> None:
@@ -656,3 +677,34 @@ def test_a_batch_the_throttle_handed_out_is_not_in_the_one_at_the_end(
     at_the_end = turns.extraction_batch("s", LearnSettings(), ended=True)
     assert at_the_end is not None
     assert at_the_end.user_texts == ("My daughter Lily loves dinosaurs.",)
+
+
+def test_an_answer_from_the_block_is_not_learnt_back_and_nothing_unsaid_is_kept(
+    turns: TurnMemory,
+) -> None:
+    turns.engine.store.add("The spare key is under the blue flowerpot")
+    context = turns.begin(session_id="s1", text="Where is the spare key?", user_id="u")
+    assert "flowerpot" in context.memory_block
+    turns.end(
+        session_id="s1",
+        user_text="Where is the spare key?",
+        reply="The spare key is under the blue flowerpot.",
+        user_id="u",
+    )
+    batch = turns.extraction_batch("s1", LearnSettings(), ended=True)
+    assert batch is not None
+
+    result = turns.learn(
+        batch,
+        [
+            Fact("The spare key is under the blue flowerpot.", from_llm=True),
+            Fact("The wifi router is in the study", from_llm=True),
+        ],
+        scope="u",
+        settings=LearnSettings(),
+    )
+
+    assert (result.added, result.said_back, result.not_said) == (0, 1, 1)
+    assert [m.content for m in turns.engine.store.get_all()] == [
+        "The spare key is under the blue flowerpot"
+    ]

@@ -137,7 +137,10 @@ async def test_an_llm_extractor_says_whose_a_fact_is(
     }
 
     await say(
-        hass, "Our wifi router is in the study, and I'm off on Fridays", user_id=ANNA
+        hass,
+        "Our wifi router is in the study, I'm allergic to hazelnuts, I work from home"
+        " on Fridays, and the boiler is in the garage",
+        user_id=ANNA,
     )
 
     assert await scopes(hass) == {

@@ -4,7 +4,8 @@ Layers, most important first, within a size budget:
 
 1. "Long-term Memory": the user profile document (reply style, language, background),
 2. "Relevant Past Context": the memories retrieved for this message,
-3. "Recent Conversations": summaries of the last sessions,
+3. "Recent Conversations": summaries of the last sessions (what the people said and
+   what the memory agent did, never an assistant's unchecked words: `session_titles`),
 4. "Earlier in This Conversation": the rolling window's messages that the
    agent does not get otherwise, newest kept when the budget is short.
 
@@ -227,10 +228,7 @@ def compose_memory_block(
             )
         )
     summary_lines = [
-        "- "
-        + _defuse_role(
-            f"{neutralize(s.when, 40)}: {neutralize(s.title, 100)} \u2014 {neutralize(s.snippet, 200)}"
-        )
+        "- " + _defuse_role(f"{neutralize(s.when, 40)}: {_summary_text(s)}")
         for s in summaries
     ]
     if summary_lines:
@@ -257,6 +255,13 @@ def compose_memory_block(
     if not sections:
         return ""
     return "\n".join([BLOCK_START, PREAMBLE, *sections, BLOCK_END])
+
+
+def _summary_text(summary: SummaryLine) -> str:
+    """A recent conversation's title, and its snippet when it has one."""
+    title = neutralize(summary.title, 100)
+    snippet = neutralize(summary.snippet, 200)
+    return f"{title} \u2014 {snippet}" if snippet else title
 
 
 def _profile_lines(profile: str) -> list[str]:

@@ -305,6 +305,16 @@ class ConversationLog:
                 rows,
             )
 
+    def given_memories(self, session_id: str) -> list[str]:
+        """The ids of the memories the session's turns were given, first given first."""
+        with self._locked() as db:
+            rows = db.execute(
+                "SELECT t.memory_id FROM turn_memories t JOIN messages m"
+                " ON m.id = t.message_id WHERE m.session_id=? ORDER BY t.rowid",
+                (session_id,),
+            ).fetchall()
+        return list(dict.fromkeys(row[0] for row in rows))
+
     def record_turn_speaker(
         self,
         message_id: int,

@@ -8,7 +8,7 @@ The helpers at the end keep deleted text out of the file.
 - `summaries(session_id, title, snippet, created_at, user_id, superseded)`: at most one
   per session; `superseded` is 1 once it states a fact learned differently since.
 - `turn_memories(message_id, memory_id)`: which memories went into the
-  `<long_term_memory>` block of the turn a user message began ("why did Assist say
+  memory block (`<assist_memory>`) of the turn a user message began ("why did Assist say
   that?"); its rows go with their message (a trigger), whatever deletes it.
 - `turn_speakers(message_id, source, device_id, person_entity_id)`: who spoke in the
   turn a user message began and how that was known (user, device, presence,

@@ -1,4 +1,11 @@
-"""A conversation's title and snippet: its first sentences, shortened.
+"""A conversation's title and snippet: what was said first, shortened.
+
+Both carry what the person said and what was done, never an assistant's unchecked
+wording: an LLM's reply may be wrong ("The wifi switch is in the kitchen"), and a
+summary reaches later prompts ("Recent Conversations"), where it would be read as
+what happened. The title is the user's first sentence; the snippet the rest of their
+first message, or, for a memory sentence the memory agent carried out ("remember
+that ..."), its own answer, which says what was done.
 
 Chinese and Japanese have no spaces and say more per character: they are cut shorter.
 """
@@ -35,6 +42,13 @@ def first_sentence(text: str) -> str:
     return " ".join(sentence.split())
 
 
+def _after_first(text: str) -> str:
+    """What `text` says after its first sentence."""
+    text = text.strip()
+    match = _SENTENCE_END.search(text)
+    return text[match.end() :] if match else ""
+
+
 def is_cjk_text(text: str) -> bool:
     """True when at least half of the text's non-space characters are CJK."""
     letters = sum(1 for char in text if not char.isspace())
@@ -59,18 +73,19 @@ def shorten(text: str, limit: int, cjk_limit: int) -> str:
     return head.rstrip(_TRAILING) + "…"
 
 
-def summarize_first_exchange(user_text: str, assistant_text: str) -> tuple[str, str]:
-    """A (title, snippet) for a new session's summary when no LLM is available.
+def summarize_first_exchange(user_text: str, done: str | None) -> tuple[str, str]:
+    """A (title, snippet) for a new session's summary.
 
     The title is the user's first sentence cut to about 60 characters at a word
-    boundary (30 characters for Chinese), without closing punctuation; the snippet is
-    the assistant's first sentence cut to about 160 (80 for Chinese). With no user
-    text the title falls back to the snippet, then to "Conversation".
+    boundary (30 characters for Chinese), without closing punctuation. The snippet is
+    the first sentence of `done` (what the memory agent did, in its own words), else
+    the rest of the user's first message, cut to about 160 (80 for Chinese); "" when
+    there is none. An assistant's reply is never given as `done`. With no user text
+    the title falls back to the snippet, then to "Conversation".
     """
     user_sentence = first_sentence(user_text).rstrip(_TRAILING)
-    snippet = shorten(
-        first_sentence(assistant_text), SNIPPET_LENGTH, CJK_SNIPPET_LENGTH
-    )
+    said = first_sentence(done) if done else first_sentence(_after_first(user_text))
+    snippet = shorten(said, SNIPPET_LENGTH, CJK_SNIPPET_LENGTH)
     title = shorten(user_sentence, TITLE_LENGTH, CJK_TITLE_LENGTH)
     if not title:
         title = shorten(snippet.rstrip(_TRAILING), TITLE_LENGTH, CJK_TITLE_LENGTH)

@@ -23,7 +23,7 @@ neither holds memory logic of its own.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 import threading
@@ -46,10 +46,12 @@ from ..storage.models import HOUSEHOLD_SCOPE, Memory
 from .compose import MessageLine, SummaryLine, compose_memory_block
 from .conversation_log import ConversationLog
 from .conversation_records import EVERYONE, Message, Speaker, timestamp
+from .grounded_facts import grounded_facts
 from .held_facts import HeldFacts, hold_facts
 from .learning_queue import EndedConversation, LearningQueue
 from .profile import UserProfile, profile_updates
 from .prompt import build_prompt_with_memory
+from .quotes import forget_expired_quotes, forget_quotes
 from .session_titles import summarize_first_exchange
 from .speaker import Speaker as TurnSpeaker
 from .throttle import ExtractionThrottle, FlushTracker
@@ -88,6 +90,10 @@ class LearnResult:
     not_stored: int = 0
     # Facts about an unknown speaker, held for Review ("Who said this?").
     held: int = 0
+    # An LLM's facts no user's words in the batch support (`grounded_facts`).
+    not_said: int = 0
+    # An LLM's facts saying back a memory the conversation was given.
+    said_back: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,7 +313,8 @@ class TurnMemory:
                 self.log.record_turn_memories(last[0].id, memory_ids, replace=True)
             if reply.strip():
                 self.log.append(session_id, "assistant", reply, user_id=user_id)
-                self._summarize_first(session_id, user_text, reply, user_id)
+                # The agent's reply is unchecked: the summary keeps to what was said.
+                self._summarize_first(session_id, user_text, None, user_id)
             self._throttle.note_message(session_id, 2 if reply.strip() else 1)
 
     def record_memory_sentence(
@@ -343,12 +350,17 @@ class TurnMemory:
                 self._summarize_first(session_id, said, reply, user_id)
 
     def _summarize_first(
-        self, session_id: str, user_text: str, reply: str, user_id: str | None
+        self, session_id: str, user_text: str, done: str | None, user_id: str | None
     ) -> None:
-        """A conversation's summary, from its first exchange (lock held)."""
+        """A conversation's summary, from its first exchange (lock held).
+
+        `done`: the memory agent's own answer saying what it did, else None.
+        """
         if self.log.summary(session_id) is None:
             # Redacted whole: a secret cut in two would not be recognised.
-            title, snippet = summarize_first_exchange(redact(user_text), redact(reply))
+            title, snippet = summarize_first_exchange(
+                redact(user_text), redact(done) if done else None
+            )
             self.log.add_summary(session_id, title, snippet, user_id=user_id)
 
     def note_message(
@@ -473,7 +485,8 @@ class TurnMemory:
         """Write facts back: repeats refresh, a known key is replaced.
 
         Secrets are never stored; facts longer than `atomic_content_max_length` are
-        left out. The batch's messages are marked as collected. A summary of the
+        left out, and so are an LLM's facts the users' words do not support or that
+        say back a memory the conversation was given (`grounded_facts`). The batch's messages are marked as collected. A summary of the
         speaker's that states a replaced fact no longer reaches a prompt.
 
         `scope`: the speaker's. A person's fact about the home (`fact_scope.whose`)
@@ -487,6 +500,18 @@ class TurnMemory:
         whose it is.
         """
         now = home_now(settings.time_zone)
+        grounded = grounded_facts(
+            facts,
+            batch.user_texts,
+            list(
+                self.engine.store.get_many(
+                    self.log.given_memories(batch.session_id)
+                ).values()
+            ),
+            now,
+            nearness=self.engine.vectors.nearness if self.engine.vectors else None,
+        )
+        facts = grounded.kept
         short = [
             dated
             for f in facts
@@ -535,6 +560,8 @@ class TurnMemory:
             profile_updates=profile_changes,
             not_stored=sum(w.not_stored for w in written),
             held=held,
+            not_said=grounded.not_said,
+            said_back=grounded.said_back,
         )
 
     def _write_back(
@@ -684,50 +711,11 @@ class TurnMemory:
 
     def _forget_quotes(self, session_id: str, owner: Speaker) -> None:
         """Memories learned in a deleted conversation stay, without quoting it."""
-        self._unquote(
-            memory
-            for memory in self.engine.store.get_all()
-            if memory.session_id == session_id
-            and "said" in memory.metadata
-            and (owner is EVERYONE or memory.metadata.get("speaker") == owner)
-        )
+        forget_quotes(self.engine.store, session_id, owner)
 
     def forget_expired_quotes(self) -> int:
-        """Retention: memories whose quoted message is gone stop quoting it.
-
-        A memory may outlive the conversation it was learned in; the sentence it
-        quotes is kept no longer than the message. Returns how many were rewritten.
-        """
-        quoting = [
-            memory
-            for memory in self.engine.store.get_all()
-            if "said" in memory.metadata
-            and isinstance(memory.metadata.get("message_id"), int)
-        ]
-        if not quoting:
-            return 0
-        kept = self.log.existing_messages(m.metadata["message_id"] for m in quoting)
-        return self._unquote(m for m in quoting if m.metadata["message_id"] not in kept)
-
-    def _unquote(self, memories: Iterable[Memory]) -> int:
-        """Rewrite memories without their quote; how many.
-
-        An import keeps ids and times, and the old text leaves the files.
-        """
-        unquoted = [
-            {
-                **memory.to_dict(),
-                "metadata": {
-                    k: v
-                    for k, v in memory.metadata.items()
-                    if k not in ("said", "message_id")
-                },
-            }
-            for memory in memories
-        ]
-        if unquoted:
-            self.engine.store.import_(unquoted, mode="merge")
-        return len(unquoted)
+        """Retention: memories whose quoted message is gone stop quoting it."""
+        return forget_expired_quotes(self.engine.store, self.log)
 
     def expire_sessions(self) -> int:
         """End working memories idle for 30 minutes; archive their important items.

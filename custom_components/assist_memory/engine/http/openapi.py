@@ -211,6 +211,8 @@ def request_schemas() -> dict[str, dict[str, Any]]:
                 {"type": "string", "format": "date", "pattern": r"^\d{4}-\d{2}-\d{2}$"}
             ),
             "whose": _nullable({"type": "string", "enum": list(WHOSE)}),
+            # Proposed by an LLM: kept only when the batch's user words support it.
+            "from_llm": {"type": ["boolean", "null"]},
         },
         ["content"],
     )
@@ -596,7 +598,7 @@ RESPONSE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
                         "created_at": _TEXT,
                         "collected": {"type": "boolean"},
                         "user_id": _NULLABLE_TEXT,
-                        # The memories the turn's <long_term_memory> block held.
+                        # The memories the turn's memory block (<assist_memory>) held.
                         "memory_ids": _list(_TEXT),
                     }
                 )

@@ -361,6 +361,7 @@ def fact_from_json(data: object) -> Fact:
             source=body.text("source", "user_stated"),
             until=_optional_day(body.optional_text("until")),
             whose=body.optional_text("whose"),  # type: ignore[arg-type]  # Fact checks it
+            from_llm=body.boolean("from_llm", False),
         )
     except ValueError as err:
         raise bad_json(f"a fact is invalid: {err}") from None
@@ -381,6 +382,8 @@ def learn_result_json(result: LearnResult) -> dict[str, int]:
         "profile_updates": result.profile_updates,
         "not_stored": result.not_stored,
         "held": result.held,
+        "not_said": result.not_said,
+        "said_back": result.said_back,
     }
 
 
@@ -395,6 +398,8 @@ def learn_result_from_json(data: object) -> LearnResult:
         profile_updates=body.integer("profile_updates", 0),
         not_stored=body.integer("not_stored", 0),
         held=body.integer("held", 0),
+        not_said=body.integer("not_said", 0),
+        said_back=body.integer("said_back", 0),
     )
 
 

@@ -45,6 +45,8 @@ class Fact:
     until: date | None = None
     # The household's or the speaker's, when the extractor says so (an LLM may).
     whose: Whose | None = None
+    # Proposed by an LLM: kept only when the users' words support it (`grounding`).
+    from_llm: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.content, str) or not self.content.strip():
@@ -70,7 +72,7 @@ class Fact:
         object.__setattr__(self, "confidence", float(self.confidence))
 
     def to_dict(self) -> dict[str, Any]:
-        """The fact as JSON: content, category, key, confidence, source (until, whose)."""
+        """The fact as JSON: content, category, key, confidence, source (until, whose, from_llm)."""
         found = {
             "content": self.content,
             "category": self.category,
@@ -82,6 +84,8 @@ class Fact:
             found["until"] = self.until.isoformat()
         if self.whose is not None:
             found["whose"] = self.whose
+        if self.from_llm:
+            found["from_llm"] = True
         return found
 
 

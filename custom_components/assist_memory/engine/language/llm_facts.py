@@ -40,6 +40,12 @@ _LOGGER = logging.getLogger(__name__)
 LLM_EXTRACTION_INSTRUCTIONS: Final = """\
 You pick out what a home voice assistant should remember long-term from a conversation.
 
+Only the lines marked "user:" are sources. The lines marked "assistant:" are the
+assistant's own words: never take a fact from them, even when they sound certain.
+Keep only what a user said outright, in their own words; never add a detail nobody
+said (a room, a brand, a name, a time). When the users said nothing worth keeping,
+answer with no facts: that is the usual case.
+
 Keep only durable facts about the people in the household that will still be useful in
 weeks or months:
 - personal facts (name, allergies, diet, where they live or work),
@@ -48,42 +54,41 @@ weeks or months:
 - people and pets and how they relate to the user,
 - birthdays, anniversaries and other dated events.
 
-Do not keep: small talk and greetings, questions, device commands ("turn on the light",
-"打开客厅的灯") and their results, what the assistant said, what lasts only minutes
-(today's weather, a timer, where something is right now), guesses and hypotheticals.
-Do keep what is true for a while and then ends ("We have guests until Sunday", "The
-plumber is coming on Friday", "这周我在减肥"), with its end.
+Do not keep: small talk and greetings, questions, device commands and their results,
+what the assistant said, what lasts only minutes (the weather now, a timer, where
+something is right now), guesses and hypotheticals.
+Do keep what is true for a while and then ends (a visit until a day, an appointment),
+with its end.
 Never keep secrets: passwords, PINs, door or alarm codes, one-time codes, API keys or
 tokens, card or bank account numbers.
 
 Write each fact as one short sentence that makes sense on its own later, in the language
-the user spoke, in the third person: "The user prefers oat milk", "用户喜欢燕麦奶",
-"Anna's birthday is March 3".
+the user spoke, in the third person ("I" and "my" become "The user" and "The user's";
+"我" becomes "用户"), keeping the user's own words for everything else. The examples
+below are patterns with placeholders in angle brackets, never facts: "The user
+prefers <thing>", "用户喜欢<东西>", "<name>'s birthday is <date>".
 
 Whose each fact is ("scope"): "household" for what is about the home and shared in it:
-what "we", "our", 我们, 咱们, 家里 say, the house and its rooms, where shared things are kept,
-the bins, the wifi, a shared car, the pets, a member of the household named on their own
-("Mia has swimming on Tuesdays"). Write those without "the user": "The wifi router is
-in the study", "The household is vegetarian", "备用钥匙在蓝色花盆下面", also when the
-speaker moved the thing ("I moved the spare key to the shed" -> "The spare key is in the
-shed"). "speaker" for what is about the person speaking: "I", "my", 我, their preferences,
-allergies, work and own schedule, their own things, and people named through them ("The
-user's son Sam has swimming on Tuesdays"). When unsure, "speaker".
+what "we", "our", 我们, 咱们, 家里 say, the house and its rooms, where shared things are
+kept, the pets, a member of the household named on their own. Write those without
+"the user": "<shared thing> is in <place>", "<共用的东西>在<地方>", also when the speaker
+moved the thing. "speaker" for what is about the person speaking: "I", "my", 我, their
+preferences, allergies, work and own schedule, their own things, and people named
+through them ("The user's <relative> <name> <does something>"). When unsure, "speaker".
 
 Time: write every relative date as the date it is, counted from "Now" below in the
-home's time zone ("tomorrow at ten" -> "on Friday 4 December at 10:00", "下周五" ->
-"12月4日（周五）", "last year" -> "in 2025"). Weeks run Monday to Sunday. Give "until",
-the last day the fact is still true, as YYYY-MM-DD: "until Sunday" is that Sunday; "for
-three days" three days from today; "this week" its Sunday; something that happens on
-a day ends the day after it. Leave "until" null for what does not end: habits,
-birthdays, past events, lasting facts.
+home's time zone ("tomorrow at ten" -> "on <weekday> <day> <month> at 10:00", "下周五"
+-> "<月>月<日>日（周五）", "last year" -> "in <year>"). Weeks run Monday to Sunday. Give
+"until", the last day the fact is still true, as YYYY-MM-DD: "until Sunday" is that
+Sunday; "for three days" three days from today; "this week" its Sunday; something
+that happens on a day ends the day after it. Leave "until" null for what does not
+end: habits, birthdays, past events, lasting facts.
 
 Answer with JSON only, exactly this shape:
-{"facts": [{"content": "...", "category": "preference", "key": "user_oat_milk",
+{"facts": [{"content": "...", "category": "preference", "key": "user_<subject>",
 "confidence": 0.9, "source": "user_stated", "until": null, "scope": "speaker"}]}
 - category: one of preference, fact, pattern, event, person, routine, note
-- key: a short snake_case subject such as "user_name", "anna_coffee",
-  "user_allergy_peanut", or null
+- key: a short snake_case subject such as "user_name", "<name>_<subject>", or null
 - source: "user_stated" when the user said it outright, "inferred" when you concluded it
 - confidence: from 0 to 1
 - scope: "household" or "speaker", as above
@@ -247,7 +252,10 @@ def _llm_fact(item: object) -> Fact:
     if mentions_secret(fact.content) or (fact.key and mentions_secret(fact.key)):
         raise _DroppedItemError(f"it contains a secret (category {fact.category})")
     return replace(
-        fact, until=_llm_until(item.get("until")), whose=_llm_whose(item.get("scope"))
+        fact,
+        until=_llm_until(item.get("until")),
+        whose=_llm_whose(item.get("scope")),
+        from_llm=True,
     )
 
 

@@ -148,13 +148,22 @@ def without_time(text: str, now: datetime) -> str:
     It tells a fact from the same one with another end: "The guests stay until
     Sunday" and "The guests stay until Tuesday now" are the same without them.
     """
+    words = _FILLER.sub(" ", blank_times(text, now).casefold())
+    return "".join(words.split())  # Chinese has no spaces between words
+
+
+def blank_times(text: str, now: datetime) -> str:
+    """The sentence with the times it names blanked out (spaces, same length).
+
+    "The plumber is coming tomorrow" and "... on Friday 4 December" keep the same
+    words: what a time was said as is not what a fact is about.
+    """
     found = _HAN.search(text)
     said = chinese_times(text, now.date()) if found else english_times(text, now.date())
     kept = list(text)
     for one in said:
         kept[one.start : one.end] = [" "] * (one.end - one.start)
-    words = _FILLER.sub(" ", "".join(kept).casefold())
-    return "".join(words.split())  # Chinese has no spaces between words
+    return "".join(kept)
 
 
 def last_day(found: list[Said], today: date) -> date | None:

@@ -52,7 +52,7 @@ _NEGATION: Final = re.compile(
 )
 
 
-def _tokens(text: str) -> frozenset[str]:
+def fact_terms(text: str) -> frozenset[str]:
     """English stems and Chinese pairs, without the subject words every fact has.
 
     Stop words and stop characters are dropped before the pairs are made, so particles
@@ -74,7 +74,7 @@ class _Text:
 
     @classmethod
     def of(cls, text: str) -> _Text:
-        return cls(_normal(text), _tokens(text), bool(_NEGATION.search(text)))
+        return cls(_normal(text), fact_terms(text), bool(_NEGATION.search(text)))
 
     def same_meaning(self, other: _Text, threshold: float) -> bool:
         if self.normal == other.normal:
@@ -91,6 +91,26 @@ def _same_key(first: str | None, second: str | None) -> bool:
         and second is not None
         and first.casefold() == second.casefold()
     )
+
+
+def _key_words(key: str) -> frozenset[str]:
+    """A key's words as fact terms ("user_favourite_colour" -> favourit, colour)."""
+    return fact_terms(key.replace("_", " "))
+
+
+def _replaces(fact: Fact, text: _Text, key: str | None, other: _Text) -> bool:
+    """Whether `fact` replaces what has `key` and the words `other`: the same key.
+
+    An LLM's key counts only when it names what the fact is about: the fact says one
+    of the key's words, or shares a content word with what it would replace. A small
+    model gives every fact the same key ("user_name"), and "We got a new dishwasher"
+    must not replace "Leo plays football on Saturdays".
+    """
+    if not _same_key(key, fact.key):
+        return False
+    if not fact.from_llm or fact.key is None:
+        return True
+    return bool(text.tokens & (_key_words(fact.key) | other.tokens))
 
 
 def _stronger(first: Fact, second: Fact) -> tuple[Fact, Fact]:
@@ -114,7 +134,8 @@ def plan_write_back(
     a Jaccard similarity of at least `similarity` with the same polarity ("likes tea"
     never repeats "doesn't like tea"): the memory is refreshed. Otherwise, a memory
     with the same key and different content is replaced by the newer fact (the most
-    recently updated one, when several share the key). Facts within the batch are
+    recently updated one, when several share the key; an LLM's key only when it names
+    what the fact is about, `_replaces`). Facts within the batch are
     collapsed the same way first. Memories of other scopes are never touched.
     """
     plan = WriteBackPlan()
@@ -132,7 +153,7 @@ def plan_write_back(
                 batch[index] = (kept, earlier_text if kept is earlier else text)
                 plan.skipped.append((dropped, "duplicate_in_batch"))
                 break
-            if _same_key(earlier.key, fact.key):
+            if _replaces(fact, text, earlier.key, earlier_text):
                 batch[index] = (fact, text)
                 plan.skipped.append((earlier, "superseded_in_batch"))
                 break
@@ -155,7 +176,9 @@ def plan_write_back(
             plan.refreshed_with[target.id] = _stronger(previous, fact)[0]
             continue
         same_key = [
-            memory for memory, _ in candidates if _same_key(memory.key, fact.key)
+            memory
+            for memory, memory_text in candidates
+            if _replaces(fact, text, memory.key, memory_text)
         ]
         if same_key:
             newest = max(same_key, key=lambda memory: memory.updated_at)

@@ -81,6 +81,21 @@ class VectorIndex:
         self._query_cache: OrderedDict[str, list[float]] = OrderedDict()
         self.degraded_reason: str | None = None
 
+    def nearness(self, text: str, others: list[str]) -> float | None:
+        """The cosine of `text` to the nearest of `others` by the model, or None.
+
+        None when there is nothing to compare or the model cannot answer now.
+        """
+        if not others:
+            return None
+        try:
+            vectors = self._client.embed([text, *others])
+        except EmbeddingError:
+            return None
+        matrix = np.asarray(vectors, dtype=np.float32)
+        matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+        return float(np.max(matrix[1:] @ matrix[0]))
+
     @property
     def model(self) -> str:
         """The embedding model's name (and version, for the local model)."""

@@ -5,7 +5,7 @@ Origin: "stated" memories are what a person said to remember or added by hand
 other source).
 
 Last used, from the access records (`last_accessed`: the last time a memory went
-into an answer's `<long_term_memory>` block):
+into an answer's memory block, `<assist_memory>`):
 - "recent": used in the last 7 days;
 - "dormant": used before, but not in the last 90 days;
 - "never": never used in an answer.
