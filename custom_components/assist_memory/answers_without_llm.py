@@ -71,6 +71,8 @@ class Recognition:
     understood: bool
     # A state query with nothing named ("Who is our plumber?").
     open_query: bool = False
+    # It names a device or an area of the house: Home Assistant's answer stands.
+    names_home: bool = False
 
 
 async def async_answer_without_llm(
@@ -91,7 +93,7 @@ async def async_answer_without_llm(
     language = reply_language(user_input.language, user_input.text)
     if recognition.understood and not recognition.open_query:
         result = await converse()
-        if not _failed_question(result, user_input.text):
+        if recognition.names_home or not _failed_question(result, user_input.text):
             return result
         # "What is my favourite colour?" read as a state query about a device
         # called "favourite colour": nothing ran; memory answers, or says it
@@ -183,11 +185,12 @@ async def _async_recognize(
             for e in result.unmatched_entities_list
             if isinstance(e, UnmatchedTextEntity)
         ]
-        return Recognition(
-            understood=names_a_target or _names_a_device(hass, unmatched)
-        )
+        names_home = names_a_target or _names_a_device(hass, unmatched)
+        return Recognition(understood=names_home, names_home=names_home)
     open_query = result.intent.name == intent.INTENT_GET_STATE and not names_a_target
-    return Recognition(understood=True, open_query=open_query)
+    return Recognition(
+        understood=True, open_query=open_query, names_home=names_a_target
+    )
 
 
 def _names_a_device(hass: HomeAssistant, texts: list[str]) -> bool:

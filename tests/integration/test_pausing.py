@@ -156,7 +156,7 @@ async def test_stop_remembering_erases_what_the_speaker_said_before(
     conversation_id = "kitchen-1"
     await say(hass, "The Brondavel invoice is overdue", conversation_id, user_id="tom")
     await say(hass, "Plan a Quorvath surprise party", conversation_id, user_id="anna")
-    await say(hass, "With a zelquan cake", conversation_id, user_id="anna")
+    await say(hass, "And order a zelquan cake", conversation_id, user_id="anna")
     paused = await say(hass, "Stop remembering", conversation_id, user_id="anna")
     assert speech(paused) == PAUSED["en"]
 

@@ -71,6 +71,13 @@ async def answer_question(
     results = await backend.search(text, limit=CANDIDATES, scopes=scopes)
     if results and results[0].answers is not None:
         chosen = _surest(results)
+        if not chosen:
+            # Not sure by meaning: the words' judgement, when it picks the memory
+            # search ranks first ("What is the cat called?" → "The cat is called
+            # Mochi"); chosen on the development household over the words alone.
+            words = await _by_words(backend, question, text, scopes, results)
+            if words and words[0].id == results[0].memory.id:
+                chosen = words[:1]
     else:
         chosen = await _by_words(backend, question, text, scopes, results)
     if not chosen:

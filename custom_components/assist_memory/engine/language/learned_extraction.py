@@ -41,6 +41,8 @@ _HARD_BREAK: Final = re.compile(
     r"\s*[;；]\s*"
     r"|\s*,\s*(?:and\s+then|and|but|so|plus|because|cause|cos|oh\s+and|also)\b\s*"
     r"|\s+(?:and\s+then|and\s+also|but|so|because)\s+(?=\w+\s+\w+)"
+    # "and" before a new subject: "… is yellow and I want you to remember it".
+    r"|\s+and\s+(?=(?:i|i'm|we|we're|my|our|he|she|they|it's)\s)"
     r"|\s*[，,\s]\s*(?:然后|然後|还有|還有|而且|但是|不过|不過|所以|另外|对了|對了)[，,\s]*",
     re.IGNORECASE,
 )
@@ -65,6 +67,8 @@ _SECRET_PARTS: Final = re.compile(
 _NOT_THIS: Final = re.compile(
     r"^(?:not|and\s+not|rather\s+than)\b|^(?:而)?不是", re.IGNORECASE
 )
+# "Our" at the start is the household's: "Our wifi router is in the study".
+_OUR: Final = re.compile(r"^our\s+", re.IGNORECASE)
 # A piece too short to be a memory of its own.
 _MIN_WORDS: Final = 3
 _MIN_HAN: Final = 4
@@ -155,13 +159,13 @@ class LearnedExtractor:
         return facts
 
     def _named_by_rules(self, sentence: str, language: str | None) -> list[Fact]:
-        """Of a sentence the head did not keep, the rules' facts with a known subject.
+        """Of a sentence the head did not keep, the rules' facts.
 
-        A pattern that names its subject ("our cat is called Tiger", "my brother is
-        Max") is precise; the head may still doubt it. Kept only when the head thinks
-        the sentence at least possibly worth keeping.
+        A pattern ("our cat is called Tiger", "Leo plays football") is precise where
+        it matches; the head may still doubt the sentence. Kept only when the head
+        thinks it at least possibly worth keeping (0.5, chosen on development).
         """
-        facts = [f for f in self._rules.extract(sentence, language=language) if f.key]
+        facts = self._rules.extract(sentence, language=language)
         if not facts or mentions_secret(sentence):
             return []
         (chance,) = self._understanding.worth_keeping([sentence])
@@ -215,7 +219,7 @@ class LearnedExtractor:
         if _STARTS_HAN.match(words):
             content = _zh_third_person(words)
         else:
-            content = _capitalize(_en_third_person(words))
+            content = _capitalize(_OUR.sub("the household's ", _en_third_person(words)))
         return Fact(
             in_speakers_script(sentence, content, language),
             category=self._understanding.category(kept),
