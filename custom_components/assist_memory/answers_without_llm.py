@@ -71,8 +71,12 @@ class Recognition:
     understood: bool
     # A state query with nothing named ("Who is our plumber?").
     open_query: bool = False
-    # It names a device or an area of the house: Home Assistant's answer stands.
-    names_home: bool = False
+    # A state query about a name nothing has ("What is my favourite colour?" read
+    # as the state of a device called "favourite colour"): when it fails, nothing
+    # ran, and the question is memory's.
+    state_query: bool = False
+    # It names a kind of device ("are all the locks locked?"): its answer stands.
+    kind_named: bool = False
 
 
 async def async_answer_without_llm(
@@ -92,23 +96,17 @@ async def async_answer_without_llm(
     recognition = await _async_recognize(hass, user_input)
     language = reply_language(user_input.language, user_input.text)
     if recognition.understood and not recognition.open_query:
-        result = await converse()
-        if recognition.names_home or not _failed_question(result, user_input.text):
-            return result
-        # "What is my favourite colour?" read as a state query about a device
-        # called "favourite colour": nothing ran; memory answers, or says it
-        # does not know, instead of the device error.
-        answer = await _answer(hass, backend, user_input, speaker)
-        if answer is not None:
-            return memory_result(user_input, chat_log, answer)
-        return spoken_result(user_input, chat_log, reply(language, "dont_know"))
+        return await converse()
     answer = await _answer(hass, backend, user_input, speaker)
     if recognition.open_query:
         result = await converse()
         response = result.response
         if response.matched_states or not _query_failed(response):
             return result
-        if answer is None:  # "Who is the dog's vet?" is not "Not any"
+        if answer is None:
+            if recognition.kind_named:
+                return result
+            # "Who is the dog's vet?" is not "Not any".
             return spoken_result(user_input, chat_log, reply(language, "dont_know"))
         return memory_result(user_input, chat_log, answer)
     if answer is not None:
@@ -130,7 +128,7 @@ async def async_answer_without_llm(
         )
     result = await converse()
     error = result.response.error_code
-    if _failed_question(result, user_input.text):
+    if _failed_question(result, user_input.text, recognition):
         return spoken_result(user_input, chat_log, reply(language, "dont_know"))
     if error in _NOT_UNDERSTOOD and statement is not None:
         # Declined in words: never "no device called the garage code is 4512".
@@ -155,11 +153,24 @@ async def _answer(
     )
 
 
-def _failed_question(result: conversation.ConversationResult, text: str) -> bool:
-    """A question the intent agent could not answer: no intent, or no such device."""
+def _failed_question(
+    result: conversation.ConversationResult, text: str, recognition: Recognition
+) -> bool:
+    """A question the intent agent could not answer.
+
+    No intent, or a state query about a device that does not exist; other intents'
+    errors stay theirs.
+    """
+    error = result.response.error_code
     return (
         result.response.response_type is intent.IntentResponseType.ERROR
-        and result.response.error_code in _NOT_UNDERSTOOD
+        and (
+            error is intent.IntentResponseErrorCode.NO_INTENT_MATCH
+            or (
+                error is intent.IntentResponseErrorCode.NO_VALID_TARGETS
+                and recognition.state_query
+            )
+        )
         and read_question(text) is not None
     )
 
@@ -185,11 +196,24 @@ async def _async_recognize(
             for e in result.unmatched_entities_list
             if isinstance(e, UnmatchedTextEntity)
         ]
-        names_home = names_a_target or _names_a_device(hass, unmatched)
-        return Recognition(understood=names_home, names_home=names_home)
+        state_query = result.intent.name == intent.INTENT_GET_STATE and any(
+            e.name == "name"
+            for e in result.unmatched_entities_list
+            if isinstance(e, UnmatchedTextEntity)
+        )
+        # A question for another intent ("what's the temperature in here") is Home
+        # Assistant's whatever did not match; so is one naming a kind of device
+        # ("are all the fans on …").
+        asked_of_home = read_question(user_input.text) is not None and (
+            result.intent.name != intent.INTENT_GET_STATE or "domain" in result.entities
+        )
+        names_home = asked_of_home or names_a_target or _names_a_device(hass, unmatched)
+        return Recognition(understood=names_home, state_query=state_query)
     open_query = result.intent.name == intent.INTENT_GET_STATE and not names_a_target
     return Recognition(
-        understood=True, open_query=open_query, names_home=names_a_target
+        understood=True,
+        open_query=open_query,
+        kind_named="domain" in result.entities,
     )
 
 

@@ -224,7 +224,7 @@ async def test_people_see_and_delete_only_their_own_conversations(
     hass_admin_user: User,
 ) -> None:
     reader = hass_read_only_user.id
-    await say(hass, "My snorkelwort seedlings need water", "mine", user_id=reader)
+    await say(hass, "Do my snorkelwort seedlings need water?", "mine", user_id=reader)
     await say(
         hass, "The admin's quillfeather plan", "admins", user_id=hass_admin_user.id
     )
@@ -269,7 +269,10 @@ async def test_the_service_called_by_a_person_deletes_only_their_messages(
 ) -> None:
     await say(hass, "The admin's quillfeather plan", "shared", user_id="the-admin")
     await say(
-        hass, "My snorkelwort seedlings", "shared", user_id=hass_read_only_user.id
+        hass,
+        "Are my snorkelwort seedlings dry?",
+        "shared",
+        user_id=hass_read_only_user.id,
     )
 
     def delete(user: User) -> Any:
