@@ -22,6 +22,7 @@ from .engine.language.llm_facts import extraction_instructions, parse_llm_facts
 from .engine.language.time_phrases import home_now
 from .ha_llm import FACTS_STRUCTURE, async_ask
 from .runtime_data import AssistMemoryConfigEntry
+from .speaker import async_named_speaker
 
 TASK_NAME = "Assist Memory: learn from a conversation"
 
@@ -88,10 +89,12 @@ async def async_learn_batch(
 ) -> None:
     """Find the batch's facts (the LLM chosen, else the rules) and write them back.
 
-    At a guest device nothing is learned.
+    At a guest device nothing is learned. What a person says of themselves names
+    them ("Sam's favourite colour is green") when their name is known.
     """
     if not speaker.learns:
         return
+    speaker = await async_named_speaker(hass, speaker)
     backend = entry.runtime_data.backend
     # Relative dates are read in the home's time zone.
     settings = replace(
@@ -108,6 +111,7 @@ async def async_learn_batch(
             settings=settings,
             speaker_unknown=not speaker.known,
             device_id=speaker.device_id,
+            name=speaker.name,
         )
     except MemoryEngineError as err:
         LOGGER.warning("Learning from a conversation failed: %s", err.message)

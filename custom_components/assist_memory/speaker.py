@@ -13,11 +13,15 @@ conversations all ask `async_resolve_speaker`. In order:
 A person's memories are those of their Home Assistant user, or of their person
 entity when they have no user (see the engine's `Speaker`). Reassigning a device
 changes only the turns after it: nothing stored moves.
+
+The speaker's name, as the memory manager names people (their person entity's,
+else their user's), words what they teach: "Sam's favourite colour is green".
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, Final
 
 from homeassistant.const import STATE_HOME
@@ -48,7 +52,32 @@ async def async_resolve_speaker(
     """
     if device_id:
         (await async_heard_devices(hass)).async_heard(device_id)
-    return resolve_speaker(hass, entry.options, user_id=user_id, device_id=device_id)
+    speaker = resolve_speaker(hass, entry.options, user_id=user_id, device_id=device_id)
+    return await async_named_speaker(hass, speaker)
+
+
+async def async_named_speaker(hass: HomeAssistant, speaker: Speaker) -> Speaker:
+    """The speaker with their name (`Speaker.name`), when a person is known."""
+    if speaker.name is not None or speaker.owner is None:
+        return speaker
+    person = (
+        hass.states.get(speaker.person_entity_id) if speaker.person_entity_id else None
+    )
+    if person is None and speaker.user_id:
+        person = next(
+            (
+                state
+                for state in hass.states.async_all(PERSON_DOMAIN)
+                if _user_of(state) == speaker.user_id
+            ),
+            None,
+        )
+    name = person.name if person is not None else None
+    if not name and speaker.user_id:
+        user = await hass.auth.async_get_user(speaker.user_id)
+        if user is not None and not user.system_generated:
+            name = user.name
+    return replace(speaker, name=name or None)
 
 
 @callback

@@ -172,8 +172,9 @@ async def test_two_people_at_their_own_devices(
         device_id=household.bedroom,
     )
     assert await memories(hass, loaded_entry) == {
-        "The user is allergic to hazelnuts": household.anna_user,
-        "The user's dentist is Dr. Quill": household.bob_user,
+        # Named as the manager names them: their person entities.
+        "Anna is allergic to hazelnuts": household.anna_user,
+        "Bob's dentist is Dr. Quill": household.bob_user,
     }
 
     await say(hass, "What am I allergic to?", user_id=None, device_id=household.bedroom)
@@ -356,8 +357,8 @@ async def test_reassigning_a_device_moves_nothing_already_stored(
     )
     await say(hass, "My favourite fruit is kiwi", user_id=None, device_id=kitchen)
     assert await memories(hass, loaded_entry) == {
-        "The user's favourite fruit is mango": household.anna_user,
-        "The user's favourite fruit is kiwi": household.bob_user,
+        "Anna's favourite fruit is mango": household.anna_user,
+        "Bob's favourite fruit is kiwi": household.bob_user,
     }
     await say(hass, "What fruit do I like?", user_id=None, device_id=kitchen)
     assert "mango" not in llm.agent.turns[-1].system_prompt
@@ -488,7 +489,7 @@ async def test_held_facts_and_devices_survive_a_restart(
     await say(
         hass, "My dentist is Dr. Quill.", user_id=None, device_id=household.bedroom
     )
-    assert (await memories(hass, loaded_entry))["The user's dentist is Dr. Quill"] == (
+    assert (await memories(hass, loaded_entry))["Bob's dentist is Dr. Quill"] == (
         household.bob_user
     )
 

@@ -239,7 +239,7 @@ async def test_the_memory_server_holds_and_settles_the_same(
     stored = await hass.async_add_executor_job(server, "/memory/long-term")
     assert {m["content"]: m["scope"] for m in stored["items"]} == {
         "Leo plays football": HOUSEHOLD_SCOPE,
-        "The user's dentist is Dr. Quill": household.bob_user,
+        "Bob's dentist is Dr. Quill": household.bob_user,
     }
     held = (await hass.async_add_executor_job(server, "/api/held"))["held"]
     assert [(h["content"], h["device_id"]) for h in held] == [

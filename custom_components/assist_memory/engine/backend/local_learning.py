@@ -117,6 +117,7 @@ class LocalLearning(TurnOperations):
         settings: LearnSettings,
         speaker_unknown: bool = False,
         device_id: str | None = None,
+        name: str | None = None,
     ) -> LearnResult:
         return await self._change(
             self.turns.learn,
@@ -126,4 +127,5 @@ class LocalLearning(TurnOperations):
             settings=settings,
             speaker_unknown=speaker_unknown,
             device_id=device_id,
+            name=name,
         )

@@ -340,11 +340,14 @@ class TurnOperations(Protocol):
         settings: LearnSettings,
         speaker_unknown: bool = False,
         device_id: str | None = None,
+        name: str | None = None,
     ) -> LearnResult:
         """Write learned facts back.
 
         `speaker_unknown`: none about the speaker is stored; each is held for Review
-        with the voice device (`device_id`) it was said at.
+        with the voice device (`device_id`) it was said at. `name`: the speaker's
+        name, when known: their own facts name them ("Sam's favourite colour is
+        green") rather than "The user".
         """
 
     async def memory_overview(

@@ -19,6 +19,7 @@ from ..conversation.turns import ExtractionBatch
 from ..language.commands import join_items, reply
 from ..language.fact_scope import placed
 from ..language.listener import for_listener
+from ..language.naming import as_learnt
 from ..language.secrets_filter import contains_secret
 from ..storage.models import HOUSEHOLD_SCOPE
 
@@ -64,12 +65,14 @@ async def learn_statement(
         settings=settings,
         speaker_unknown=not speaker.known,
         device_id=speaker.device_id,
+        name=speaker.name,
     )
     if result.not_stored:
         return LearntStatement(reply(language, "learnt_full"), ())
     if result.held and not result.added:
         return LearntStatement(reply(language, "held"), ())
-    # As learning keeps them: a fact about the home is the household's (`fact_scope`).
+    # As learning keeps them: a fact about the home is the household's (`fact_scope`),
+    # a person's own names them (`naming`); said back to the speaker as "you".
     kept = [placed(fact) for fact in facts]
     items = [
         for_listener(fact.content, own=speaker.known and fact.whose != "household")
@@ -83,7 +86,7 @@ async def learn_statement(
             limit=3,
             scopes=[HOUSEHOLD_SCOPE if fact.whose == "household" else scope],
         )
-        if result.memory.content == fact.content
+        if as_learnt(result.memory).content == fact.content
     ]
     speech = reply(language, saying, items=join_items(language, items))
     return LearntStatement(speech, tuple(learnt))

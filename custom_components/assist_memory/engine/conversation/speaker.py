@@ -20,7 +20,7 @@ themselves is held for review rather than stored as the household's.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final, Literal, get_args
 
 from ..errors import InvalidMemoryError
@@ -39,6 +39,9 @@ class Speaker:
     device_id: str | None = None
     guest: bool = False
     person_entity_id: str | None = None
+    # How the person is called (their person entity's name, else their user's), for
+    # the wording of what they teach (`naming`); the host's, never sent with a turn.
+    name: str | None = field(default=None, compare=False)
 
     @property
     def known(self) -> bool:

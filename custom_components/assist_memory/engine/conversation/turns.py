@@ -28,13 +28,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 import threading
 import time
-from typing import Final
+from typing import Any, Final
 
 from ..errors import MemoryFullError
 from ..language.commands import about_the_speaker
 from ..language.extractors import Extractor, extractor_here
 from ..language.fact_scope import placed
 from ..language.facts import Fact
+from ..language.naming import as_learnt, named, naming_metadata
 from ..language.provenance import SaidMessage, learned_from
 from ..language.rule_extraction import RuleBasedExtractor
 from ..language.secrets_filter import mentions_secret, redact
@@ -481,6 +482,7 @@ class TurnMemory:
         settings: LearnSettings,
         speaker_unknown: bool = False,
         device_id: str | None = None,
+        name: str | None = None,
     ) -> LearnResult:
         """Write facts back: repeats refresh, a known key is replaced.
 
@@ -498,6 +500,10 @@ class TurnMemory:
         household or someone named are. A fact about the speaker is held for Review
         (with the voice device it was said at, `device_id`) until a person says
         whose it is.
+
+        `name`: the speaker's name, when known. A fact kept among their own memories
+        names them ("Sam's favourite colour is green", `naming`), the name used in
+        its metadata; without one it says "The user".
         """
         now = home_now(settings.time_zone)
         grounded = grounded_facts(
@@ -538,8 +544,17 @@ class TurnMemory:
         for fact in fitting:
             shared = fact.whose == "household" and not speaker_unknown
             scopes[HOUSEHOLD_SCOPE if shared else scope].append(fact)
+        # Only a person's own memories name them; the household's stay its own.
+        personal_name = None if speaker_unknown or scope == HOUSEHOLD_SCOPE else name
         written = [
-            self._write_back(batch, placed, scope=where, now=now, device_id=device_id)
+            self._write_back(
+                batch,
+                placed,
+                scope=where,
+                now=now,
+                device_id=device_id,
+                name=personal_name if where != HOUSEHOLD_SCOPE else None,
+            )
             for where, placed in scopes.items()
             if placed
         ]
@@ -572,15 +587,18 @@ class TurnMemory:
         scope: str,
         now: datetime,
         device_id: str | None,
+        name: str | None = None,
     ) -> LearnResult:
         """Write facts into one scope: repeats refresh, a known key is replaced.
 
         `skipped` counts the repeats left alone; `replaced` includes ends moved.
+        `name`: the scope's person, named in what is stored (`naming`). Facts are
+        compared with the memories worded as learning writes them ("The user ...").
         """
         with self.engine.store.locked_records() as records:
-            existing = [m for m in records.values() if m.scope == scope]
+            existing = [as_learnt(m) for m in records.values() if m.scope == scope]
         store = self.engine.store
-        moved = self._move_ends(fitting, existing, now)
+        moved = self._move_ends(fitting, existing, now, name)
         fitting = [fact for fact in fitting if fact not in moved]
         plan = plan_write_back(fitting, existing, scope=scope)
         said = self._said(batch) if plan.adds else []
@@ -588,14 +606,18 @@ class TurnMemory:
         for position, fact in enumerate(plan.adds):
             try:
                 store.add(
-                    fact.content,
+                    named(fact.content, name),
                     category=fact.category,
                     key=fact.key,
                     confidence=fact.confidence,
                     source=fact.source,
                     scope=scope,
                     session_id=batch.session_id,
-                    metadata=learned_from(fact.content, said, "conversation"),
+                    metadata=naming_metadata(
+                        learned_from(fact.content, said, "conversation"),
+                        fact.content,
+                        name,
+                    ),
                     expires_at=end_of(fact, now),
                 )
             except MemoryFullError:
@@ -626,14 +648,15 @@ class TurnMemory:
             before = store.get(memory_id)
             store.update(
                 memory_id,
-                fact.content,
+                named(fact.content, name),
                 category=fact.category,
                 confidence=fact.confidence,
                 source=fact.source,
+                metadata=_renamed(before, fact.content, name),
                 expires_at=end_of(fact, now) or "",  # the newer fact's end, or none
             )
             if before is not None:
-                replaced.append((before, fact))
+                replaced.append((as_learnt(before), fact))
         if replaced:
             self._supersede_summaries(scope, replaced)
         return LearnResult(
@@ -645,12 +668,17 @@ class TurnMemory:
         )
 
     def _move_ends(
-        self, facts: list[Fact], existing: list[Memory], now: datetime
+        self,
+        facts: list[Fact],
+        existing: list[Memory],
+        now: datetime,
+        name: str | None = None,
     ) -> list[Fact]:
         """Facts that say a memory with an end again with another end: it moves.
 
         "The guests are staying until Tuesday now" after "... until Sunday": the
-        memory takes the new words and the new end. Returns the facts so applied.
+        memory takes the new words (naming `name`) and the new end. Returns the facts
+        so applied.
         """
         ending = {
             without_time(memory.content, now): memory
@@ -663,7 +691,10 @@ class TurnMemory:
                 memory := ending.pop(without_time(fact.content, now), None)
             ):
                 self.engine.store.update(
-                    memory.id, fact.content, expires_at=end_of(fact, now)
+                    memory.id,
+                    named(fact.content, name),
+                    metadata=_renamed(memory, fact.content, name),
+                    expires_at=end_of(fact, now),
                 )
                 moved.append(fact)
         return moved
@@ -783,6 +814,11 @@ class TurnMemory:
                 user_id, limit, among=limit * 5 + 1, excluding=session_id
             )
         ]
+
+
+def _renamed(memory: Memory | None, content: str, name: str | None) -> dict[str, Any]:
+    """A memory's metadata once it says `content` naming `name` (`naming`)."""
+    return naming_metadata(memory.metadata if memory else {}, content, name)
 
 
 def _unseen(before: list[Message], live_since: datetime | None) -> list[MessageLine]:

@@ -364,6 +364,7 @@ def request_schemas() -> dict[str, dict[str, Any]]:
                 "settings": learn_settings,
                 "speaker_unknown": {"type": ["boolean", "null"]},
                 "device_id": _NULLABLE_TEXT,
+                "name": _NULLABLE_TEXT,
             },
             ["batch"],
         ),

@@ -123,6 +123,7 @@ class RemoteLearning(TurnOperations):
         settings: LearnSettings,
         speaker_unknown: bool = False,
         device_id: str | None = None,
+        name: str | None = None,
     ) -> LearnResult:
         body = {
             "batch": batch_json(batch),
@@ -131,6 +132,7 @@ class RemoteLearning(TurnOperations):
             "settings": learn_settings_json(settings),
             "speaker_unknown": speaker_unknown,
             "device_id": device_id,
+            "name": name,
         }
         result = await self._read(
             learn_result_from_json, "POST", "/api/turns/learn", body=body

@@ -150,6 +150,7 @@ async def learn(host: ApiHost, request: ApiRequest) -> object:
         settings=learn_settings_from_json(body.data.get("settings")),
         speaker_unknown=body.boolean("speaker_unknown", False),
         device_id=body.optional_text("device_id"),
+        name=body.optional_text("name"),
     )
     return learn_result_json(result)
 

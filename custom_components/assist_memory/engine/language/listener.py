@@ -5,7 +5,9 @@ Memories are stored in the third person ("The user's daughter Lily loves dinosau
 back to their owner they are about "you": "Your daughter Lily loves dinosaurs",
 "You're allergic to penicillin", "Your favourite colour is green", 你对青霉素过敏.
 The household's memories are the listener's household: "Your household drinks ...",
-你家…… . Every answer, recall and confirmation that speaks a memory uses `for_listener`.
+你家…… . A memory naming its owner ("Sam's favourite colour is green", `naming`) is
+"Your favourite colour is green" to them, and says "Sam" to anyone else. Every answer,
+recall and confirmation that speaks a memory uses `for_listener`.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import re
 from typing import Final
 
 from ..storage.models import Memory
+from .naming import name_of, unnamed
 from .secrets_filter import redact
 
 # "The user" as the subject of a present-tense verb: the verb loses its -s.
@@ -69,13 +72,15 @@ _ZH_HOUSEHOLD: Final = (
 _HAN: Final = re.compile(r"[\u4e00-\u9fff]")
 
 
-def for_listener(content: str, *, own: bool) -> str:
+def for_listener(content: str, *, own: bool, name: str | None = None) -> str:
     """A memory as said to the listener: second person when it is `own`, capitalised.
 
     `own`: the memory is the listener's (their scope). The household's memories
     and other people's are only capitalised, with the household as "your household".
+    `name`: the name the memory's wording uses for its owner (`naming.name_of`); to
+    the owner it is "you" again.
     """
-    text = content.strip()
+    text = unnamed(content.strip(), name) if own else content.strip()
     if _HAN.search(text):
         return _zh_for_listener(text, own=own)
     text = _EN_HOUSEHOLD.sub("your household", text)
@@ -135,6 +140,10 @@ def _zh_for_listener(text: str, *, own: bool) -> str:
 def said_to(memories: Sequence[Memory], user_id: str | None) -> list[str]:
     """Memories as said to the listener (`user_id`), any secret value withheld."""
     return [
-        redact(for_listener(m.content, own=bool(user_id) and m.scope == user_id))
+        redact(
+            for_listener(
+                m.content, own=bool(user_id) and m.scope == user_id, name=name_of(m)
+            )
+        )
         for m in memories
     ]
