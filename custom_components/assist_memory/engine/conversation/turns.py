@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 import threading
 import time
-from typing import Any, Final
+from typing import Final
 
 from ..errors import MemoryFullError
 from ..language.commands import about_the_speaker
@@ -39,7 +39,7 @@ from ..language.naming import as_learnt, named, naming_metadata
 from ..language.provenance import SaidMessage, learned_from
 from ..language.rule_extraction import RuleBasedExtractor
 from ..language.secrets_filter import mentions_secret, redact
-from ..language.time_phrases import end_of, home_now, with_time, without_time
+from ..language.time_phrases import end_of, home_now, with_time
 from ..language.write_back import plan_write_back, states_replaced_fact
 from ..memory.memory_engine import MemoryEngine
 from ..search.scoring import ScoredMemory
@@ -50,6 +50,7 @@ from .conversation_records import EVERYONE, Message, Speaker, timestamp
 from .grounded_facts import grounded_facts
 from .held_facts import HeldFacts, hold_facts
 from .learning_queue import EndedConversation, LearningQueue
+from .moved_ends import move_ends, renamed
 from .profile import UserProfile, profile_updates
 from .prompt import build_prompt_with_memory
 from .quotes import forget_expired_quotes, forget_quotes
@@ -598,7 +599,7 @@ class TurnMemory:
         with self.engine.store.locked_records() as records:
             existing = [as_learnt(m) for m in records.values() if m.scope == scope]
         store = self.engine.store
-        moved = self._move_ends(fitting, existing, now, name)
+        moved = move_ends(self.engine.store, fitting, existing, now, name)
         fitting = [fact for fact in fitting if fact not in moved]
         plan = plan_write_back(fitting, existing, scope=scope)
         said = self._said(batch) if plan.adds else []
@@ -652,7 +653,7 @@ class TurnMemory:
                 category=fact.category,
                 confidence=fact.confidence,
                 source=fact.source,
-                metadata=_renamed(before, fact.content, name),
+                metadata=renamed(before, fact.content, name),
                 expires_at=end_of(fact, now) or "",  # the newer fact's end, or none
             )
             if before is not None:
@@ -666,38 +667,6 @@ class TurnMemory:
             skipped=len(plan.skipped),
             not_stored=len(not_stored),
         )
-
-    def _move_ends(
-        self,
-        facts: list[Fact],
-        existing: list[Memory],
-        now: datetime,
-        name: str | None = None,
-    ) -> list[Fact]:
-        """Facts that say a memory with an end again with another end: it moves.
-
-        "The guests are staying until Tuesday now" after "... until Sunday": the
-        memory takes the new words (naming `name`) and the new end. Returns the facts
-        so applied.
-        """
-        ending = {
-            without_time(memory.content, now): memory
-            for memory in existing
-            if memory.expires_at is not None
-        }
-        moved = []
-        for fact in facts:
-            if fact.until is not None and (
-                memory := ending.pop(without_time(fact.content, now), None)
-            ):
-                self.engine.store.update(
-                    memory.id,
-                    named(fact.content, name),
-                    metadata=_renamed(memory, fact.content, name),
-                    expires_at=end_of(fact, now),
-                )
-                moved.append(fact)
-        return moved
 
     def _said(self, batch: ExtractionBatch) -> list[SaidMessage]:
         """What the users said in the batch's messages (a fact's possible origins)."""
@@ -814,11 +783,6 @@ class TurnMemory:
                 user_id, limit, among=limit * 5 + 1, excluding=session_id
             )
         ]
-
-
-def _renamed(memory: Memory | None, content: str, name: str | None) -> dict[str, Any]:
-    """A memory's metadata once it says `content` naming `name` (`naming`)."""
-    return naming_metadata(memory.metadata if memory else {}, content, name)
 
 
 def _unseen(before: list[Message], live_since: datetime | None) -> list[MessageLine]:
