@@ -14,8 +14,9 @@ event loop.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime
+import functools
 from pathlib import Path
 import threading
 from typing import TYPE_CHECKING
@@ -47,6 +48,10 @@ def index_path_for(store_path: Path) -> Path:
     return store_path.with_suffix(".index.db")
 
 
+def _no_head() -> Head | None:
+    return None
+
+
 class MemoryEngine:
     """Everything that answers "what do we remember about this?"."""
 
@@ -75,7 +80,7 @@ class MemoryEngine:
         self.store = MemoryStore(path, settings, read_only=read_only)
         self.index = SearchIndex(index_path_for(self.store.path), use_fts=use_fts)
         self.vectors: VectorIndex | None = None
-        relevance_head: Head | None = None
+        relevance_head: Callable[[], Head | None] = _no_head
         if embeddings is not None:
             # Loaded here only: see TYPE_CHECKING above.
             from ..model.heads import trained_head
@@ -86,7 +91,9 @@ class MemoryEngine:
             self.vectors = VectorIndex(
                 self.index, embedder_for(embeddings, http), self.store.get_many
             )
-            relevance_head = trained_head(RELEVANCE_HEAD, self.vectors.model)
+            relevance_head = functools.partial(
+                trained_head, RELEVANCE_HEAD, self.vectors.model
+            )
         # Names and what they are, for the retriever's second round.
         self.vocabulary = HouseholdVocabulary()
         self.store.add_change_hook(self.vocabulary.follow)

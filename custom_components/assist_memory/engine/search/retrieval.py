@@ -27,13 +27,7 @@ from ..language.when import TimeAsked, time_asked
 from ..storage.models import Memory
 from .index import SearchIndex, searchable_text, stored_terms
 from .nearness import MIN_STANDING, Nearness
-from .relevance import (
-    ANSWER,
-    MEANING_ALONE_CONFIDENCE,
-    SECOND_ANSWER,
-    Evidence,
-    relevance,
-)
+from .relevance import ANSWER, SECOND_ANSWER, Evidence, relevance
 
 if TYPE_CHECKING:
     from ..model.heads import Head
@@ -67,16 +61,17 @@ class Retriever:
         *,
         vectors: VectorSearch | None = None,
         related: Callable[[Sequence[str]], list[str]] | None = None,
-        relevance_head: Head | None = None,
+        relevance_head: Callable[[], Head | None] = lambda: None,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         """`fetch` returns the memories for ids; `vectors` the nearest ones to a text.
 
         `related`: the household's words for a question's terms (`expansion.py`);
-        `relevance_head`: the trained head for the vectors' model (`relevance.py`).
+        `relevance_head`: gives the trained head for the vectors' model
+        (`relevance.py`), read on the first search.
         """
         self._related = related
-        self._relevance_head = relevance_head
+        self._load_relevance_head = relevance_head
         self._index = index
         self._fetch = fetch
         self._vectors = vectors
@@ -223,9 +218,7 @@ class Retriever:
             by_meaning_alone = (
                 near is not None and not matched and memory_id not in gathered.bm25
             )
-            if by_meaning_alone and not _near_enough(
-                near, None if confidence is None else confidence[memory_id]
-            ):
+            if by_meaning_alone and not _near_enough(near):
                 continue
             on_topic = topic_terms is not None and topic_terms.matched(terms)[1] > 0
             asked = gathered.asked
@@ -252,6 +245,14 @@ class Retriever:
             )
         results.sort(key=lambda r: (r.score, r.memory.updated_at), reverse=True)
         return self._said_as_answers(results[:limit])
+
+    @functools.cached_property
+    def _relevance_head(self) -> Head | None:
+        """The trained head, read from its file on the first search.
+
+        Not in `__init__`, which may run in an event loop.
+        """
+        return self._load_relevance_head()
 
     def _said_as_answers(self, results: list[ScoredMemory]) -> list[ScoredMemory]:
         """Each result marked with whether it is sure enough to be said as an answer.
@@ -290,15 +291,13 @@ class _Gathered:
     now: datetime
 
 
-def _near_enough(near: Nearness | None, confidence: float | None) -> bool:
+def _near_enough(near: Nearness | None) -> bool:
     """Whether a memory found by meaning alone is near enough to be found at all.
 
     When it stands `MIN_STANDING` above its writing system's memories and
-    background, and, with the relevance head, is not unlikely to answer.
+    background.
     """
-    if near is None or near.standing < MIN_STANDING:
-        return False
-    return confidence is None or confidence >= MEANING_ALONE_CONFIDENCE
+    return near is not None and near.standing >= MIN_STANDING
 
 
 def _has_every_word(result: ScoredMemory, keywords: Keywords) -> bool:
