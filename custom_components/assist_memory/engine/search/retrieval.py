@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 import functools
+import itertools
 from typing import TYPE_CHECKING, Final
 
 from ..language.keywords import (
@@ -180,7 +181,9 @@ class Retriever:
         return _Gathered(
             memories,
             evidence,
-            nearest,
+            # The fusion reads the vector search's own results, as without the head
+            # (those of `also`, found by words, come after them).
+            dict(itertools.islice(nearest.items(), pool)),
             bm25,
             terms_of,
             matches,
@@ -282,6 +285,7 @@ class _Gathered:
 
     memories: dict[str, Memory]
     evidence: dict[str, Evidence]
+    # What the vector search returned (its k nearest).
     nearest: dict[str, Nearness]
     bm25: dict[str, float]
     terms_of: dict[str, frozenset[str]]
