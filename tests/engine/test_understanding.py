@@ -256,7 +256,7 @@ def test_confidence_orders_as_the_evidence_does() -> None:
     keyword, confidence = relevance(evidence, head, {"answer": Nearness(0.9, 3.0)})
     assert confidence is not None
     assert confidence["answer"] > 0.5 > confidence["other"]
-    assert keyword == {"answer": 1.0, "other": 0.0}
+    assert keyword["answer"] > keyword["other"]  # the fusion's order
 
 
 @pytest.fixture(scope="module")

@@ -97,7 +97,8 @@ async def test_learning_triggers_compaction(
             return {
                 "facts": [
                     {
-                        "content": "Anna likes her coffee without milk",
+                        # In the person's words: grounding keeps only those.
+                        "content": "Anna never takes milk in her coffee",
                         "category": "preference",
                     }
                 ]
