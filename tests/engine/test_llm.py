@@ -9,6 +9,7 @@ import logging
 from aiohttp import ClientSession
 import pytest
 
+from custom_components.assist_memory.engine.language import llm
 from custom_components.assist_memory.engine.language.llm import (
     LlmCaller,
     OpenAiChatCaller,
@@ -107,8 +108,9 @@ async def test_bad_answers_give_none_and_one_log_line(
     with caplog.at_level(logging.WARNING):
         assert await caller.complete("i", "t") is None
 
-    assert len(caplog.records) == 1
-    message = caplog.records[0].getMessage()
+    # Only the caller's own lines: asyncio may add a slow-callback warning under load.
+    (record,) = [r for r in caplog.records if r.name == llm.__name__]
+    message = record.getMessage()
     assert reason in message
     assert server.base_url in message
     assert API_KEY not in caplog.text

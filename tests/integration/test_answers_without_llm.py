@@ -22,7 +22,7 @@ from pytest_homeassistant_custom_component.common import (
     async_mock_service,
 )
 
-from .conversing import add, contents, say, speech
+from .conversing import add, contents, meaning_caught_up, say, speech
 
 ANNA = "anna-user-id"
 LANGUAGES = {"en": "en", "zh-Hans": "zh-CN", "zh-Hant": "zh-TW"}
@@ -44,6 +44,8 @@ async def home(hass: HomeAssistant, loaded_entry: MockConfigEntry) -> MockConfig
     await add(hass, "The user is allergic to penicillin", scope=ANNA)
     await add(hass, "The user's daughter Lily loves dinosaurs", scope=ANNA)
     await add(hass, "用户对青霉素过敏", scope=ANNA)
+    # Every memory searched by meaning too, as in a home a minute later.
+    await meaning_caught_up(hass)
     return loaded_entry
 
 

@@ -74,7 +74,7 @@ async def answer_question(
     scopes = [HOUSEHOLD_SCOPE] if not user_id else [user_id, HOUSEHOLD_SCOPE]
     results = await backend.search(text, limit=CANDIDATES, scopes=scopes)
     if results and results[0].answers is not None:
-        chosen = _surest(results)
+        chosen = _surest(results, text)
         if not chosen:
             # Not sure by meaning: the words' judgement, when search gives the
             # memory it picks at least WORDS_AT ("What is the cat called?" → "The cat
@@ -102,11 +102,20 @@ async def answer_question(
     return MemoryAnswer(speech, tuple(chosen))
 
 
-def _surest(results: list[ScoredMemory]) -> list[Memory]:
-    """The memories search is sure enough answer the question (best first, two at most)."""
+def _surest(results: list[ScoredMemory], question: str) -> list[Memory]:
+    """The memories search is sure answer the question (best first, two at most).
+
+    One in the question's writing system comes first, and a second is said only in
+    the first's: a household that keeps a fact in both languages hears it once, in
+    the language it asked in.
+    """
     if not results[0].answers:
         return []
-    return [result.memory for result in results if result.answers][:2]
+    sure = [result.memory for result in results if result.answers]
+    sure.sort(key=lambda memory: _across(question, memory.content))  # stable
+    first = sure[0]
+    same = [m for m in sure[1:] if not _across(first.content, m.content)]
+    return [first, *same[:1]]
 
 
 def _across(question: str, content: str) -> bool:
