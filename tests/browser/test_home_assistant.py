@@ -350,6 +350,11 @@ def test_about_me(
         )
         expect(app.get_by_text("Someone", exact=False)).to_have_count(0)
         expect(app.get_by_text("Learned by Assist", exact=True)).to_have_count(0)
+        # Learnt wording names the person, never "the user".
+        expect(
+            lily.get_by_text("Dev's daughter Lily loves dinosaurs", exact=True)
+        ).to_be_visible()
+        expect(app.get_by_text("The user", exact=False)).to_have_count(0)
         bike.get_by_text("Where this came from").click()
         expect(bike.locator(".quote")).to_have_text(
             "Remember that my bike is the green one"
