@@ -12,22 +12,20 @@ owner's scope; a question searches the household's memories and its asker's own.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 import json
 from pathlib import Path
-import tempfile
 from typing import Any
 
 import numpy as np
-from retrieval_quality import DEPTH, wait_for_vectors
+from retrieval_quality import DEPTH, labelled_engine
 from scale import FairFts5
 
 from assist_memory_engine.memory.memory_engine import MemoryEngine
-from assist_memory_engine.model.local_model import LocalEmbedder, LocalModel
+from assist_memory_engine.model.local_model import LocalEmbedder
 from assist_memory_engine.storage.models import HOUSEHOLD_SCOPE
-from assist_memory_engine.storage.settings import StoreSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 HOUSEHOLDS = ROOT / "tests" / "data" / "corpus" / "households.json"
@@ -77,33 +75,17 @@ def scopes_of(question: dict[str, Any]) -> list[str]:
     return [HOUSEHOLD_SCOPE, scope_of(question["asker"])]
 
 
-@contextmanager
 def household_engine(
     house: Household, *, embedded: bool = True
-) -> Iterator[MemoryEngine]:
+) -> AbstractContextManager[MemoryEngine]:
     """Our engine over one household's memories (each embedded before it is handed over)."""
-    with tempfile.TemporaryDirectory() as folder:
-        engine = MemoryEngine(
-            Path(folder) / "memories.json",
-            StoreSettings(max_items=0),
-            embeddings=LocalModel() if embedded else None,
-        )
-        engine.init()
-        try:
-            engine.store.import_(
-                [
-                    {
-                        "id": m["id"],
-                        "content": m["content"],
-                        "scope": scope_of(m["owner"]),
-                    }
-                    for m in house.memories
-                ]
-            )
-            wait_for_vectors(engine)
-            yield engine
-        finally:
-            engine.close()
+    return labelled_engine(
+        [
+            {"id": m["id"], "content": m["content"], "scope": scope_of(m["owner"])}
+            for m in house.memories
+        ],
+        embedded=embedded,
+    )
 
 
 def ours(engine: MemoryEngine) -> Search:

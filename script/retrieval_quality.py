@@ -118,7 +118,7 @@ def engine_search(engine: MemoryEngine) -> Search:
 
 
 # What a labelled memory brings to the store; the store fills in the rest.
-IMPORTED = ("id", "content", "category", "tags", "created_at")
+IMPORTED = ("id", "content", "scope", "category", "tags", "created_at")
 
 
 def import_memories(engine: MemoryEngine, memories: Sequence[dict[str, Any]]) -> None:

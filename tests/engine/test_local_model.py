@@ -24,6 +24,7 @@ from custom_components.assist_memory.engine.model.local_model import (
 )
 from custom_components.assist_memory.engine.storage.settings import StoreSettings
 from script.retrieval_quality import labelled_set
+from tests.support.embedded_engine import embedded_engine
 
 HOUSEHOLD = [
     "Call Dave Pryce the plumber when the boiler breaks down",
@@ -44,18 +45,8 @@ def embedder() -> LocalEmbedder:
 
 @pytest.fixture
 def engine(store_path: Path) -> Iterator[MemoryEngine]:
-    engine = MemoryEngine(
-        store_path, StoreSettings(max_items=0), embeddings=LocalModel()
-    )
-    engine.init()
-    try:
-        for text in HOUSEHOLD:
-            engine.store.add(text)
-        assert engine.vectors is not None
-        assert engine.vectors.wait_until_idle(120)
+    with embedded_engine(store_path, HOUSEHOLD) as engine:
         yield engine
-    finally:
-        engine.close()
 
 
 def test_the_model_runs_here() -> None:

@@ -431,6 +431,44 @@ def test_learned_facts_belong_to_the_speaker(turns: TurnMemory) -> None:
     assert {m.scope for m in turns.engine.store.get_all()} == {"anna"}
 
 
+def test_learnt_memories_are_named_once_the_name_is_known(turns: TurnMemory) -> None:
+    """Learnt while the speaker had no name (or by an older version): named later."""
+    store = turns.engine.store
+    learnt = store.add(
+        "The user's favourite colour is green",
+        scope="anna",
+        metadata={"learned_by": "conversation", "speaker": "anna"},
+    )
+    typed = store.add("The user manual is in the drawer", scope="anna")
+    elsewhere = store.add(
+        "The user likes jazz", scope="tom", metadata={"learned_by": "conversation"}
+    )
+    turns.begin(session_id="s", text="I prefer oat milk", user_id="anna")
+    turns.end(
+        session_id="s", user_text="I prefer oat milk", reply="OK.", user_id="anna"
+    )
+    batch = turns.extraction_batch("s", EAGER)
+    assert batch is not None
+
+    turns.learn(
+        batch, turns.rule_facts(batch), scope="anna", settings=EAGER, name="Anna"
+    )
+
+    named = store.get(learnt.id)
+    assert named is not None
+    assert named.content == "Anna's favourite colour is green"
+    assert dict(named.metadata) == {
+        "learned_by": "conversation",
+        "speaker": "anna",
+        "named": "Anna",
+    }
+    # What a person typed, and another person's memories, stay as they are.
+    contents = {m.id: m.content for m in store.get_all()}
+    assert contents[typed.id] == "The user manual is in the drawer"
+    assert contents[elsewhere.id] == "The user likes jazz"
+    assert any(m.content == "Anna prefers oat milk" for m in store.get_all())
+
+
 def test_a_learned_memory_keeps_where_it_came_from(turns: TurnMemory) -> None:
     """The sentence (its secret withheld), the message, who said it, the conversation."""
     turns.begin(session_id="s", text="Hello there", user_id="anna")

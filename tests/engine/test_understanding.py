@@ -37,13 +37,10 @@ from custom_components.assist_memory.engine.model.heads import (
     load_head,
     trained_head,
 )
-from custom_components.assist_memory.engine.model.local_model import (
-    MODEL_NAME,
-    LocalModel,
-)
-from custom_components.assist_memory.engine.search.neighbours import Nearness
+from custom_components.assist_memory.engine.model.local_model import MODEL_NAME
+from custom_components.assist_memory.engine.search.nearness import Nearness
 from custom_components.assist_memory.engine.search.relevance import Evidence, relevance
-from custom_components.assist_memory.engine.storage.settings import StoreSettings
+from tests.support.embedded_engine import embedded_engine
 
 
 @pytest.fixture(scope="module")
@@ -262,21 +259,16 @@ def test_confidence_orders_as_the_evidence_does() -> None:
 @pytest.fixture(scope="module")
 def household(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MemoryEngine]:
     path = tmp_path_factory.mktemp("household") / "memory.jsonl"
-    engine = MemoryEngine(path, StoreSettings(max_items=0), embeddings=LocalModel())
-    engine.init()
-    try:
-        for text in (
+    with embedded_engine(
+        path,
+        (
             "The stopcock is under the kitchen sink, behind the bleach",
             "Priya is allergic to shellfish",
             "The bins go out on Tuesday night",
             "Dr Okafor is the dog's vet, on Mill Lane",
-        ):
-            engine.store.add(text)
-        assert engine.vectors is not None
-        assert engine.vectors.wait_until_idle(120)
+        ),
+    ) as engine:
         yield engine
-    finally:
-        engine.close()
 
 
 def test_results_say_how_sure_the_engine_is(household: MemoryEngine) -> None:

@@ -35,7 +35,14 @@ from custom_components.assist_memory.const import (
 from custom_components.assist_memory.diagnostics import (
     async_get_config_entry_diagnostics,
 )
-from tests.integration.conversing import EAGER, contents, forget_chat_logs, options, say
+from tests.integration.conversing import (
+    EAGER,
+    add,
+    contents,
+    forget_chat_logs,
+    options,
+    say,
+)
 
 from .conftest import MODEL_NAME, OllamaProcess
 
@@ -139,12 +146,7 @@ async def test_an_answer_uses_a_memory_and_is_not_learnt_back(
     hass: HomeAssistant, ollama_api: OllamaProcess
 ) -> None:
     await _set_up(hass, ollama_api)
-    await hass.services.async_call(
-        DOMAIN,
-        "add",
-        {"content": "The spare key is under the blue flowerpot"},
-        blocking=True,
-    )
+    await add(hass, "The spare key is under the blue flowerpot")
 
     result = await say(hass, "Where is the spare key?", "key", user_id=USER)
     await _end_conversations(hass)
@@ -215,12 +217,7 @@ async def test_a_search_tool_call_reaches_the_answer(
     hass: HomeAssistant, ollama_api: OllamaProcess
 ) -> None:
     await _set_up(hass, ollama_api)
-    await hass.services.async_call(
-        DOMAIN,
-        "add",
-        {"content": "The spare key is under the blue flowerpot"},
-        blocking=True,
-    )
+    await add(hass, "The spare key is under the blue flowerpot")
     before = len(ollama_api.requests())
 
     await say(

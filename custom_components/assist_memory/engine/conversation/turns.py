@@ -51,6 +51,7 @@ from .grounded_facts import grounded_facts
 from .held_facts import HeldFacts, hold_facts
 from .learning_queue import EndedConversation, LearningQueue
 from .moved_ends import move_ends, renamed
+from .named_memories import name_learnt_memories
 from .profile import UserProfile, profile_updates
 from .prompt import build_prompt_with_memory
 from .quotes import forget_expired_quotes, forget_quotes
@@ -597,8 +598,10 @@ class TurnMemory:
         compared with the memories worded as learning writes them ("The user ...").
         """
         with self.engine.store.locked_records() as records:
-            existing = [as_learnt(m) for m in records.values() if m.scope == scope]
+            own = [m for m in records.values() if m.scope == scope]
+        existing = [as_learnt(m) for m in own]
         store = self.engine.store
+        name_learnt_memories(store, own, name)
         moved = move_ends(self.engine.store, fitting, existing, now, name)
         fitting = [fact for fact in fitting if fact not in moved]
         plan = plan_write_back(fitting, existing, scope=scope)
