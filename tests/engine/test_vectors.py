@@ -24,6 +24,7 @@ from custom_components.assist_memory.engine.search.fusion import (
     MEANING_WHEN_WORDS_MATCH,
 )
 from custom_components.assist_memory.engine.storage.settings import StoreSettings
+from tests.support.embedded_engine import embedded_engine
 from tests.support.embedding_server import EmbeddingServer
 
 # Home Assistant's test plugin blocks sockets; these tests talk to a local server.
@@ -44,11 +45,13 @@ def server() -> Iterator[EmbeddingServer]:
         yield running
 
 
+def endpoint(server: EmbeddingServer) -> EmbeddingConfig:
+    return EmbeddingConfig(server.base_url, "test-model", api_key="sk-test")
+
+
 def open_engine(store_path: Path, server: EmbeddingServer) -> MemoryEngine:
     engine = MemoryEngine(
-        store_path,
-        StoreSettings(max_items=0),
-        embeddings=EmbeddingConfig(server.base_url, "test-model", api_key="sk-test"),
+        store_path, StoreSettings(max_items=0), embeddings=endpoint(server)
     )
     engine.init()
     return engine
@@ -56,15 +59,8 @@ def open_engine(store_path: Path, server: EmbeddingServer) -> MemoryEngine:
 
 @pytest.fixture
 def engine(store_path: Path, server: EmbeddingServer) -> Iterator[MemoryEngine]:
-    engine = open_engine(store_path, server)
-    try:
-        for text in MEMORIES:
-            engine.store.add(text)
-        assert engine.vectors is not None
-        assert engine.vectors.wait_until_idle(10)
+    with embedded_engine(store_path, MEMORIES, endpoint(server), wait=10) as engine:
         yield engine
-    finally:
-        engine.close()
 
 
 def test_backend_in_use(engine: MemoryEngine) -> None:

@@ -18,12 +18,14 @@ from ..storage.store import MemoryStore
 
 def name_learnt_memories(
     store: MemoryStore, memories: Iterable[Memory], name: str | None
-) -> int:
-    """Name the person in their learnt memories that say "the user"; how many."""
+) -> None:
+    """Name the person in their learnt memories that say "the user".
+
+    One update per memory, once in its life: a named memory is marked (`NAMED`).
+    """
     person = clean_name(name)
     if person is None:
-        return 0
-    count = 0
+        return
     for memory in memories:
         if NAMED in memory.metadata or "learned_by" not in memory.metadata:
             continue
@@ -34,5 +36,3 @@ def name_learnt_memories(
                 content,
                 metadata=naming_metadata(memory.metadata, memory.content, person),
             )
-            count += 1
-    return count
