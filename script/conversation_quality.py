@@ -36,7 +36,6 @@ from retrieval_quality import (
 )
 
 from assist_memory_engine.memory.memory_engine import MemoryEngine
-from assist_memory_engine.search.retrieval import Retriever
 
 ROOT = Path(__file__).resolve().parent.parent
 CONVERSATION_SET = ROOT / "tests" / "data" / "conversation_set.json"
@@ -123,13 +122,7 @@ def session_memories(session: dict[str, Any]) -> list[dict[str, Any]]:
 def ranked_by_us(engine: MemoryEngine, text: str, now: datetime) -> list[str]:
     """Our ranking of the store's memories for a question asked at `now`."""
     engine.flush_index()
-    retriever = Retriever(
-        engine.index,
-        engine.store.get_many,
-        vectors=None if engine.vectors is None else engine.vectors.scores,
-        related=engine.vocabulary.related,
-        now=lambda: now,
-    )
+    retriever = engine.retriever.at(now)
     return [result.memory.id for result in retriever.retrieve(text, limit=DEPTH)]
 
 

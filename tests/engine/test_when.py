@@ -9,7 +9,6 @@ import pytest
 
 from custom_components.assist_memory.engine.language.when import time_asked
 from custom_components.assist_memory.engine.memory.memory_engine import MemoryEngine
-from custom_components.assist_memory.engine.search.retrieval import Retriever
 
 NOW = datetime(2025, 6, 11, 12, 0, tzinfo=UTC)  # a Wednesday
 
@@ -60,7 +59,8 @@ def test_a_question_about_last_weekend_finds_what_was_said_then(
         ]
     )  # fmt: skip
     engine.flush_index()
-    retriever = Retriever(engine.index, engine.store.get_many, now=lambda: NOW)
+    # The engine's own search, asked on a given day.
+    retriever = engine.retriever.at(NOW)
 
     results = retriever.retrieve("What was wrong with Derek's knee last weekend?")
 

@@ -78,6 +78,17 @@ class Retriever:
         self._vectors = vectors
         self._now = now
 
+    def at(self, now: datetime) -> Retriever:
+        """The same search, asked at `now` (a bench's question asked on a given day)."""
+        return Retriever(
+            self._index,
+            self._fetch,
+            vectors=self._vectors,
+            related=self._related,
+            relevance_head=self._load_relevance_head,
+            now=lambda: now,
+        )
+
     def retrieve(
         self,
         message: str,
