@@ -109,9 +109,13 @@ def _surest(results: list[ScoredMemory], question: str) -> list[Memory]:
     the first's: a household that keeps a fact in both languages hears it once, in
     the language it asked in.
     """
-    if not results[0].answers:
+    sure = [
+        result.memory
+        for result in sorted(results, key=lambda r: -(r.answer_confidence or 0.0))
+        if result.answers
+    ]
+    if not sure:
         return []
-    sure = [result.memory for result in results if result.answers]
     sure.sort(key=lambda memory: _across(question, memory.content))  # stable
     first = sure[0]
     same = [m for m in sure[1:] if not _across(first.content, m.content)]

@@ -258,7 +258,7 @@ class Retriever:
                 )
             )
         results.sort(key=lambda r: (r.score, r.memory.updated_at), reverse=True)
-        return self._said_as_answers(results[:limit])
+        return said_as_answers(results[:limit], self._relevance_head)
 
     @functools.cached_property
     def _relevance_head(self) -> Head | None:
@@ -268,26 +268,30 @@ class Retriever:
         """
         return self._load_relevance_head()
 
-    def _said_as_answers(self, results: list[ScoredMemory]) -> list[ScoredMemory]:
-        """Each result marked with whether it is sure enough to be said as an answer.
 
-        The best at the head's "answer" threshold; any other, when the best is, at its
-        "second_answer" one (both chosen on a development household with the head).
-        """
-        head = self._relevance_head
-        if head is None or not results or results[0].answer_confidence is None:
-            return results
-        first = (results[0].answer_confidence or 0.0) >= head.at(*ANSWER)
-        second = head.at(*SECOND_ANSWER)
-        return [
-            replace(
-                result,
-                answers=first
-                if position == 0
-                else first and (result.answer_confidence or 0.0) >= second,
-            )
-            for position, result in enumerate(results)
-        ]
+def said_as_answers(
+    results: list[ScoredMemory], head: Head | None
+) -> list[ScoredMemory]:
+    """Each result marked with whether it is sure enough to be said as an answer.
+
+    The most confident at the head's "answer" threshold; any other, when that one
+    is, at its "second_answer" one. Both were chosen on a development household this
+    way (`script/train_heads.py`), whatever the results' order: the fusion's best is
+    not always the one the head is surest of.
+    """
+    if head is None or not results or results[0].answer_confidence is None:
+        return results
+    surest = max(results, key=lambda r: r.answer_confidence or 0.0)
+    first = (surest.answer_confidence or 0.0) >= head.at(*ANSWER)
+    second = head.at(*SECOND_ANSWER)
+    return [
+        replace(
+            result,
+            answers=first
+            and (result is surest or (result.answer_confidence or 0.0) >= second),
+        )
+        for result in results
+    ]
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,8 +64,9 @@ class ScoredMemory:
     # How sure the engine is that the memory answers the question (0-1, calibrated;
     # `relevance.py`), None when search has no trained head for its model.
     answer_confidence: float | None = None
-    # Whether it is sure enough to say the memory as an answer (the best result at the
-    # head's "answer" threshold, another at its "second_answer" one); None without.
+    # Whether it is sure enough to say the memory as an answer (the most confident
+    # result at the head's "answer" threshold, another at its "second_answer" one);
+    # None without.
     answers: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
