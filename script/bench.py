@@ -133,6 +133,7 @@ from scope_quality import (
 )
 from secrets_quality import (
     HEADER as SECRETS_HEADER,
+    PROBE as SECRETS_PROBE,
     items as secret_items,
     listed as secrets_listed,
     measure as measure_secrets,
@@ -272,6 +273,14 @@ def secrets(splits: Sequence[str]) -> None:
         secret_rows(tallies),
     )
     print(f"\n{secrets_listed(tallies)}")
+    probe = measure_secrets(secret_items(splits, SECRETS_PROBE))
+    table(
+        "Secrets said in passing, written apart later (tests/data/corpus/"
+        "secrets_probe.json), by split and language",
+        SECRETS_HEADER,
+        secret_rows(probe),
+    )
+    print(f"\n{secrets_listed(probe)}")
 
 
 def _time_table(title: str, report: TimeReport, *, with_dates: bool = True) -> None:

@@ -27,6 +27,8 @@ from assist_memory_engine.language.secrets_filter import contains_secret, redact
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "data" / "corpus" / "extraction.json"
+# Secrets said in passing, written apart later (development and test splits only).
+PROBE = ROOT / "tests" / "data" / "corpus" / "secrets_probe.json"
 SPLITS: Final = ("train", "development", "test")
 LANGUAGES: Final = ("en", "zh-Hans", "zh-Hant")
 _DIGIT_GAP: Final = re.compile(r"(?<=\d)[\s-]+(?=\d)")

@@ -148,9 +148,41 @@ SECRETS: list[tuple[str, str]] = [
     ("验证码是五八二 九零六，快输", "验证码是[secret withheld]，快输"),
     ("我身份證號碼係 Z683921(4)", "我身份證號碼係 [secret withheld]"),
     ("第一只宠物叫豆豆 这个是密保答案", "第一只宠物叫[secret withheld] 这个是密保答案"),
+    # An old value of the same shape beside the new one gives it away.
+    (
+        "The alarm PIN is 4821 now, we changed it from 9034 last week",
+        (
+            "The alarm PIN is [secret withheld] now, we changed it from"
+            " [secret withheld] last week"
+        ),
+    ),
+    (
+        "The safe code is 7712, not 7721",
+        "The safe code is [secret withheld], not [secret withheld]",
+    ),
+    (
+        "The PIN is 4821, our flat is 1204 and it cost 2500 pounds",
+        "The PIN is [secret withheld], our flat is 1204 and it cost 2500 pounds",
+    ),
+    # A combination said as turns.
+    (
+        "the bike lock goes right 8, left 22, right 4",
+        "the bike lock goes [secret withheld]",
+    ),
+    # An English name in a Chinese sentence, a change said by who made it.
+    ("这个API key是ZX81QW77PLM2，帮我记着", "这个API key是[secret withheld]，帮我记着"),
+    ("車庫門的code是5 0 2 8喔", "車庫門的code是[secret withheld]喔"),
+    ("路由器密码我改成panda_hill_42了", "路由器密码我改成[secret withheld]了"),
+    # Names of secrets: a login code, a token code, a residence permit, an alarm.
+    ("登录码是七三九一零四", "登录码是[secret withheld]"),
+    ("我的令牌码是Q7XK2", "我的令牌码是[secret withheld]"),
+    ("她的居留證號碼是TR0987654", "她的居留證號碼是[secret withheld]"),
+    ("警報器先按4 4 0 2再按確認", "警報器先按[secret withheld]再按確認"),
 ]
 
 NOT_SECRETS: list[str] = [
+    "Turn left at the church, then right",
+    "这个code是什么意思",
     "My library card number is on the fridge",
     "The combination of pasta and pesto is great",
     "I was born in 1985",

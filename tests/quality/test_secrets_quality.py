@@ -1,6 +1,7 @@
 """The secrets bench counts by the corpus's matching rule (made-up utterances here).
 
-`script/bench --secrets` measures the corpus; no test reads it.
+`script/bench --secrets` measures the corpora; no test measures them (one checks
+that the later probe is well formed).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from script.secrets_quality import bare, items, listed, measure
+from script.secrets_quality import PROBE, bare, items, listed, measure
 
 
 def utterance(
@@ -69,3 +70,12 @@ def test_only_the_splits_asked_for_are_read(tmp_path: Path) -> None:
     assert [item["id"] for item in items(["train"], corpus)] == ["t"]
     with pytest.raises(ValueError, match="unknown split"):
         items(["holdout"], corpus)
+
+
+def test_the_probe_is_well_formed() -> None:
+    probe = items(["development", "test"], PROBE)
+
+    assert len(probe) == 260
+    assert {item["lang"] for item in probe} == {"en", "zh-Hans", "zh-Hant"}
+    assert all(secret in item["say"] for item in probe for secret in item["secrets"])
+    assert len({item["id"] for item in probe}) == len(probe)

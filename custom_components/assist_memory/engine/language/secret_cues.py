@@ -71,13 +71,15 @@ _ZH_CUE: Final = re.compile(
     r"|恢复码|恢復碼|备援码|備援碼|备用码|備用碼|身份证|身份證|身分證|护照|護照|账号|賬號"
     r"|帳號|账户|賬戶|户口号码|戶口號碼|卡号|卡號|银行代号|銀行代號|背面|一次性|保险柜|保險櫃"
     r"|保险箱|保險箱|夾萬|夹万|钥匙盒|鑰匙盒|密码锁|密碼鎖"
-    r"|户号|戶號|电号|電號|工号|工號|客户号|客戶號|会员号|會員號|学号|學號|保单号|保單號",
+    r"|户号|戶號|电号|電號|工号|工號|客户号|客戶號|会员号|會員號|学号|學號|保单号|保單號"
+    r"|登入码|登入碼|登录码|登錄碼|令牌|居留证|居留證|通行证|通行證|驾照|駕照|驾驶证|駕駛證"
+    r"|健保卡|医保卡|醫保卡|社保号|社保號|报警器|報警器|警报器|警報器",
     re.IGNORECASE,
 )
 # A character of every Chinese name above.
 _ZH_HINT: Final = re.compile(
     r"[密口秘验驗校动動取接提安授开開门門恢复復备備身护護账賬帳户戶卡银銀背一保夹夾钥鑰"
-    r"电電工会會学學]"
+    r"电電工会會学學登令居通驾駕健医醫社报報警]"
 )
 _ZH_CARD_EXPIRY: Final = re.compile(r"有效期|到期日|到期")
 
@@ -186,8 +188,12 @@ def cues(text: str) -> list[Cue]:
     return sorted(found, key=lambda cue: cue.start)
 
 
-def labelled(text: str, start: int) -> bool:
-    """Whether the words right before `start` say the number there is no secret."""
+def labelled(text: str, start: int, *, prepositions: bool = True) -> bool:
+    """Whether the words right before `start` say the number there is no secret.
+
+    `prepositions`: whether one right before ("from 2468", "at 1900") makes it a
+    time or a date.
+    """
     before = text[:start]
     if _ZH_LABEL.search(before[-8:]):
         return True
@@ -198,7 +204,7 @@ def labelled(text: str, start: int) -> bool:
             continue
         folded = folded.removesuffix("'s")
         return bool(_EN_LABEL.fullmatch(folded)) or (
-            position == 0 and bool(_EN_PREPOSITION.fullmatch(folded))
+            prepositions and position == 0 and bool(_EN_PREPOSITION.fullmatch(folded))
         )
     return False
 

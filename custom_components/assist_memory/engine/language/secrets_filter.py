@@ -96,8 +96,10 @@ _EN_TOKEN: Final = re.compile(
     + _VALUE,
     re.IGNORECASE,
 )
+_ZH_JOIN: Final = r"(?:是|为|為|係|系|:|：|=|改成了?|改为|改為|设置成|设成|設成|就是)"
+# The join may come after who changed it: 密碼我改成 ...
 _ZH_CONNECTOR: Final = (
-    r"\s*(?:是|为|為|係|系|:|：|=|改成了?|改为|改為|设置成|设成|設成|就是)?\s*"
+    r"\s*(?:(?:我|我们|我們|他|她|你)?(?:已经|已經|刚|剛)?" + _ZH_JOIN + r")?\s*"
 )
 # A literal value in a Chinese sentence: Latin letters, digits and symbols, or Chinese
 # numerals read out one by one.
@@ -108,7 +110,27 @@ _ZH_PASSWORD: Final = re.compile(
     r"(?P<kw>(?:wi-?fi|无线|無線|网络|網絡|網路|路由器|银行卡|銀行卡|信用卡|支付|手机|手機"
     r"|电脑|電腦|邮箱|郵箱|账户|賬戶|账号|賬號|门禁|門禁|开门|開門|门锁|門鎖|保险箱|保險箱"
     r"|保险柜|保險櫃|报警器?|報警器?|警报|警報|安防|解锁|解鎖|登录|登錄|登陆)?"
-    r"(?:密码|密碼|口令|密钥|密鑰|秘钥|秘鑰|令牌))" + _ZH_CONNECTOR + _ZH_VALUE,
+    r"(?:密码|密碼|口令|密钥|密鑰|秘钥|秘鑰|令牌)(?:码|碼)?)"
+    + _ZH_CONNECTOR
+    + _ZH_VALUE,
+    re.IGNORECASE,
+)
+# An English name of a secret in a Chinese sentence: "API key是 ...", "code是 ...".
+_MIXED_PASSWORD: Final = re.compile(
+    r"(?P<kw>(?:api|secret|access)\s*(?:key|token)|token|password|passcode|passphrase"
+    r"|pin|code|otp)\s*" + _ZH_JOIN + r"\s*" + _ZH_VALUE,
+    re.IGNORECASE,
+)
+# Identity numbers in Chinese: 居留證號碼是 AC01234567.
+_ZH_IDENTITY: Final = re.compile(
+    r"(?P<kw>(?:身份证|身份證|身分證|居留证|居留證|护照|護照|通行证|通行證|驾照|駕照"
+    r"|驾驶证|駕駛證)(?:字号|字號|号码|號碼|号|號)?)" + _ZH_CONNECTOR + _ZH_VALUE,
+    re.IGNORECASE,
+)
+# A lock's combination said as turns: "left 12, right 30, left 5".
+_TURNS: Final = re.compile(
+    r"(?<![A-Za-z])(?:left|right)\s+\d{1,3}(?:\s*,?\s*(?:then\s+|and\s+)?"
+    r"(?:left|right)\s+\d{1,3}){2,5}(?![\d])",
     re.IGNORECASE,
 )
 # The prefixes of keys and tokens (a text without a digit, a name of a secret or one
@@ -161,7 +183,9 @@ def mentions_secret(text: str) -> bool:
 
 def find_secrets(text: str) -> list[SecretMatch]:
     """Every secret in the text, in order of position, overlaps merged."""
-    matches = sorted(_scan(text), key=lambda m: (m.start, -m.end))
+    found = list(_scan(text))
+    found += _same_shape(text, found)
+    matches = sorted(found, key=lambda m: (m.start, -m.end))
     merged: list[SecretMatch] = []
     for match in matches:
         if merged and match.start < merged[-1].end:
@@ -170,6 +194,35 @@ def find_secrets(text: str) -> list[SecretMatch]:
             continue
         merged.append(match)
     return merged
+
+
+def _same_shape(text: str, found: list[SecretMatch]) -> list[SecretMatch]:
+    """Other numbers of a secret's shape in the same utterance: its old value.
+
+    "The PIN is 1357 now, I changed it from 2468": a number with as many digits as a
+    secret said beside it gives most of it away. Not a room, a year, an amount or a
+    phone number (the words around it say so).
+    """
+    if not found:
+        return []
+    runs = value_runs(text)
+    lengths = {
+        run.length
+        for run in runs
+        if not run.has_letters
+        and any(m.start <= run.start and run.end <= m.end for m in found)
+    }
+    return [
+        SecretMatch(_kind(run), run.start, run.end)
+        for run in runs
+        if run.length in lengths
+        and not run.has_letters
+        and not any(m.start < run.end and run.start < m.end for m in found)
+        # "changed it from 2468": here a preposition says a change, not a time.
+        and not labelled(text, run.start, prepositions=False)
+        and not counted(text, run.end, surely=True)
+        and not _phone_number(text, run)
+    ]
 
 
 def redact(text: str, placeholder: str = REDACTED) -> str:
@@ -203,6 +256,12 @@ def _scan(text: str) -> Iterator[SecretMatch]:
         yield from _phrases(_EN_PASSWORD, "password", _is_password_value, text)
         yield from _phrases(_EN_TOKEN, "token", _is_token_value, text)
         yield from _phrases(_ZH_PASSWORD, "password", _always, text)
+    if _HAN.search(text):
+        yield from _phrases(_MIXED_PASSWORD, "password", _is_mixed_value, text)
+        yield from _phrases(_ZH_IDENTITY, "identity", _always, text)
+    if digits:
+        for match in _TURNS.finditer(text):
+            yield SecretMatch("combination", match.start(), match.end())
     if keyed or digits:
         for kind, start, end in shapes(text):
             yield SecretMatch(kind, start, end)
@@ -405,6 +464,11 @@ def _clean_value(raw: str) -> str:
 
 def _always(value: str) -> bool:
     return True
+
+
+def _is_mixed_value(value: str) -> bool:
+    """A value after an English name in Chinese: a code, not a word ("code是多少")."""
+    return any(c.isdigit() for c in value) or len(value) >= 6
 
 
 def _is_password_value(value: str) -> bool:
