@@ -132,6 +132,7 @@ from scope_quality import (
     rows as scope_rows,
 )
 from secrets_quality import (
+    CORPUS as SECRETS_CORPUS,
     HEADER as SECRETS_HEADER,
     PROBE as SECRETS_PROBE,
     items as secret_items,
@@ -266,21 +267,22 @@ def time_phrases() -> None:
 
 def secrets(splits: Sequence[str]) -> None:
     """Print the secrets missed and the false alarms on the corpus's splits."""
-    tallies = measure_secrets(secret_items(splits))
-    table(
-        "Secrets by split and language (redact, contains_secret; target 0 missed)",
-        SECRETS_HEADER,
-        secret_rows(tallies),
-    )
-    print(f"\n{secrets_listed(tallies)}")
-    probe = measure_secrets(secret_items(splits, SECRETS_PROBE))
-    table(
-        "Secrets said in passing, written apart later (tests/data/corpus/"
-        "secrets_probe.json), by split and language",
-        SECRETS_HEADER,
-        secret_rows(probe),
-    )
-    print(f"\n{secrets_listed(probe)}")
+    for title, corpus in (
+        (
+            "Secrets by split and language (redact, contains_secret; target 0 missed)",
+            SECRETS_CORPUS,
+        ),
+        (
+            (
+                "Secrets said in passing, written apart later "
+                "(tests/data/corpus/secrets_probe.json), by split and language"
+            ),
+            SECRETS_PROBE,
+        ),
+    ):
+        tallies = measure_secrets(secret_items(splits, corpus))
+        table(title, SECRETS_HEADER, secret_rows(tallies))
+        print(f"\n{secrets_listed(tallies)}")
 
 
 def _time_table(title: str, report: TimeReport, *, with_dates: bool = True) -> None:

@@ -81,8 +81,10 @@ async def answer_question(
             # memory it picks at least WORDS_AT ("What is the cat called?" → "The cat
             # is called Mochi").
             words = await _by_words(backend, question, text, scopes, results)
-            first = next(
-                (r for r in results if words and r.memory.id == words[0].id), None
+            first = (
+                next((r for r in results if r.memory.id == words[0].id), None)
+                if words
+                else None
             )
             if first is not None and (first.answer_confidence or 0.0) >= WORDS_AT:
                 chosen = words[:1]

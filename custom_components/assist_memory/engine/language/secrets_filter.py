@@ -259,12 +259,12 @@ def _scan(text: str) -> Iterator[SecretMatch]:
     if _HAN.search(text):
         yield from _phrases(_MIXED_PASSWORD, "password", _is_mixed_value, text)
         yield from _phrases(_ZH_IDENTITY, "identity", _always, text)
-    if digits:
-        for match in _TURNS.finditer(text):
-            yield SecretMatch("combination", match.start(), match.end())
     if keyed or digits:
         for kind, start, end in shapes(text):
             yield SecretMatch(kind, start, end)
+    if digits:
+        for match in _TURNS.finditer(text):
+            yield SecretMatch("combination", match.start(), match.end())
     if named:
         yield from _named_values(text, named)
     if answered:
