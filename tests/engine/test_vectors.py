@@ -9,6 +9,7 @@ import asyncio
 from collections.abc import Iterator
 import logging
 from pathlib import Path
+import threading
 
 import aiohttp
 import pytest
@@ -19,6 +20,7 @@ from custom_components.assist_memory.engine.model.embeddings import (
     EmbeddingConfig,
     EmbeddingError,
 )
+from custom_components.assist_memory.engine.search import products
 from custom_components.assist_memory.engine.search.background import BACKGROUND
 from custom_components.assist_memory.engine.search.fusion import (
     MEANING_WHEN_WORDS_MATCH,
@@ -331,3 +333,19 @@ def test_a_closed_host_loop_is_an_embedding_error(server: EmbeddingServer) -> No
     client = EmbeddingClient(EmbeddingConfig(server.base_url, "m"), loop=loop)
     with pytest.raises(EmbeddingError, match="closed"):
         client.embed(["too late"])
+
+
+def test_stopping_ends_the_products_helper_thread(
+    store_path: Path, server: EmbeddingServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every matrix counts as large: its products are read in halves on two threads.
+    monkeypatch.setattr(products, "SPLIT_FROM", 1)
+    with embedded_engine(store_path, MEMORIES, endpoint(server), wait=10) as engine:
+        found = engine.search("hot beverage", limit=3)
+        assert found[0].memory.content == "Anna takes her coffee black"
+        assert any(
+            t.name.startswith("assist_memory_products") for t in threading.enumerate()
+        )
+    assert not any(
+        t.name.startswith("assist_memory_products") for t in threading.enumerate()
+    )

@@ -43,6 +43,7 @@ import numpy as np
 
 from ..language.keywords import CJK_CHARACTERS
 from .nearness import Nearness
+from .products import RowProducts
 
 _CJK: Final = re.compile(f"[{CJK_CHARACTERS}]")
 # A word of two letters or more of any other script.
@@ -91,6 +92,11 @@ class Neighbours:
         self._background = np.zeros((0, 0), dtype=np.float32)
         self._background_systems = np.zeros(0, dtype=np.uint8)
         self._groups: _Groups | None = None  # until a row changes
+        self._products = RowProducts()
+
+    def close(self) -> None:
+        """End the helper thread of the products (not while a search runs)."""
+        self._products.close()
 
     @property
     def capacity(self) -> int:
@@ -182,9 +188,9 @@ class Neighbours:
             return {}
         query = np.asarray(vector, dtype=np.float32)
         query /= float(np.linalg.norm(query)) or 1.0
-        cosines = self._matrix[:count] @ query
+        cosines = self._products.of(self._matrix[:count], query)
         background = (
-            self._background @ query
+            self._products.of(self._background, query)
             if self._background.shape[1:] == query.shape
             else np.zeros(0, dtype=np.float32)
         )
@@ -253,7 +259,7 @@ class Neighbours:
         query = self._matrix[seen_from]
         if not len(background) or background.shape[1:] != query.shape:
             return -np.inf
-        cosines = background @ query
+        cosines = self._products.of(background, query)
         spread = max(float(cosines.std()), 1e-6)
         return (float(self._matrix[slot] @ query) - float(cosines.mean())) / spread
 
@@ -271,8 +277,8 @@ class Neighbours:
             )
             # One product per average: one with both (a transposed pair) made numpy
             # buffer 40 MB at 100 000 memories.
-            towards_letters = matrix @ self._averages[0]
-            towards_chinese = matrix @ self._averages[1]
+            towards_letters = self._products.of(matrix, self._averages[0])
+            towards_chinese = self._products.of(matrix, self._averages[1])
             self._towards_other[:count] = np.where(
                 chinese, towards_letters, towards_chinese
             )
@@ -305,7 +311,9 @@ def _average(matrix: np.ndarray, chosen: np.ndarray) -> np.ndarray:
     (Taking them out would copy half of 150 MB at 100 000 memories.)
     """
     count = int(chosen.sum())
-    average: np.ndarray = chosen.astype(np.float32) @ matrix / max(count, 1)
+    average: np.ndarray = np.einsum("i,ij->j", chosen.astype(np.float32), matrix) / max(
+        count, 1
+    )
     return average
 
 

@@ -171,6 +171,9 @@ class VectorIndex:
         if self._thread is not None:
             self._thread.join()
             self._thread = None
+        if self._neighbours is not None:
+            with self._index.locked():  # no search is reading the vectors
+                self._neighbours.close()
 
     # -- following the store ---------------------------------------------------
 
