@@ -133,6 +133,7 @@ from scope_quality import (
 )
 from secrets_quality import (
     CORPUS as SECRETS_CORPUS,
+    FRESH as SECRETS_FRESH,
     HEADER as SECRETS_HEADER,
     PROBE as SECRETS_PROBE,
     items as secret_items,
@@ -278,6 +279,13 @@ def secrets(splits: Sequence[str]) -> None:
                 "(tests/data/corpus/secrets_probe.json), by split and language"
             ),
             SECRETS_PROBE,
+        ),
+        (
+            (
+                "Secrets said in passing, by another writer and other speakers"
+                " (tests/data/corpus/secrets_fresh.json), by split and language"
+            ),
+            SECRETS_FRESH,
         ),
     ):
         tallies = measure_secrets(secret_items(splits, corpus))

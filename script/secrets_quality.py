@@ -29,6 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "data" / "corpus" / "extraction.json"
 # Secrets said in passing, written apart later (development and test splits only).
 PROBE = ROOT / "tests" / "data" / "corpus" / "secrets_probe.json"
+# And again by another writer, with other speakers and look-alikes that must stay.
+FRESH = ROOT / "tests" / "data" / "corpus" / "secrets_fresh.json"
 SPLITS: Final = ("train", "development", "test")
 LANGUAGES: Final = ("en", "zh-Hans", "zh-Hant")
 _DIGIT_GAP: Final = re.compile(r"(?<=\d)[\s-]+(?=\d)")

@@ -178,6 +178,48 @@ SECRETS: list[tuple[str, str]] = [
     ("我的令牌码是Q7XK2", "我的令牌码是[secret withheld]"),
     ("她的居留證號碼是TR0987654", "她的居留證號碼是[secret withheld]"),
     ("警報器先按4 4 0 2再按確認", "警報器先按[secret withheld]再按確認"),
+    # A value first, then what it is; a question naming what follows.
+    (
+        "5530, that's the new garage code, don't forget",
+        "[secret withheld], that's the new garage code, don't forget",
+    ),
+    (
+        "the alarm pin? we changed it, it isn't 0808 anymore",
+        "the alarm pin? we changed it, it isn't [secret withheld] anymore",
+    ),
+    # A house alarm and a door entry system; the same value said again.
+    (
+        "our house alarm was 2288 until the installer reset it to 6014 yesterday",
+        (
+            "our house alarm was [secret withheld] until the installer reset it to"
+            " [secret withheld] yesterday"
+        ),
+    ),
+    (
+        "at the intercom you key 3 3 1 9 and wait for the click",
+        "at the intercom you key [secret withheld] and wait for the click",
+    ),
+    (
+        "the locker code is B-7-7-0, so just B770",
+        "the locker code is [secret withheld], so just [secret withheld]",
+    ),
+    # "pass" for a password, and a wallet's recovery words.
+    (
+        "my login's tom.h and my pass is Harbour_77",
+        "my login's tom.h and my pass is [secret withheld]",
+    ),
+    (
+        "the recovery phrase is maple orbit velvet canyon drum silver, keep it",
+        "the recovery phrase is [secret withheld], keep it",
+    ),
+    # Chinese: an unlock code, a verification code (Taiwan), a smart lock changed.
+    ("阿爸部手機解鎖碼係三五三五", "阿爸部手機解鎖碼係[secret withheld]"),
+    ("蝦皮的認證碼是 4 4 1 0 2 9", "蝦皮的認證碼是 [secret withheld]"),
+    (
+        "我们家智能锁密码改了，现在是六六八八二一",
+        "我们家智能锁密码改了，现在是[secret withheld]",
+    ),
+    ("密保提示问题的答案是「小白」", "密保提示问题的答案是「[secret withheld]」"),
 ]
 
 NOT_SECRETS: list[str] = [
@@ -243,6 +285,13 @@ NOT_SECRETS: list[str] = [
     "航班是MU5137，二十四号早上八点五十起飞",
     "快递单号SF1409876543210",
     "我的银行卡丢了，密码也忘了",
+    # A network's name, a bus or boarding pass, a house alarm set for a time.
+    "家里wifi名字叫 TP-Link-7F3A，密码在路由器上",
+    "my boarding pass is BA2490 and the gate is 23",
+    "the season pass is 2025-26 only",
+    "set the house alarm for 10 30 tonight",
+    "the intercom at flat 12 is broken again",
+    "the seed phrase is in the fireproof box",
     "",
 ]
 

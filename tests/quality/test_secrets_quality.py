@@ -1,7 +1,7 @@
 """The secrets bench counts by the corpus's matching rule (made-up utterances here).
 
 `script/bench --secrets` measures the corpora; no test measures them (one checks
-that the later probe is well formed).
+that the later probes are well formed).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from script.secrets_quality import PROBE, bare, items, listed, measure
+from script.secrets_quality import FRESH, PROBE, bare, items, listed, measure
 
 
 def utterance(
@@ -72,10 +72,11 @@ def test_only_the_splits_asked_for_are_read(tmp_path: Path) -> None:
         items(["holdout"], corpus)
 
 
-def test_the_probe_is_well_formed() -> None:
-    probe = items(["development", "test"], PROBE)
+@pytest.mark.parametrize(("path", "size"), [(PROBE, 260), (FRESH, 300)])
+def test_the_probes_are_well_formed(path: Path, size: int) -> None:
+    probe = items(["development", "test"], path)
 
-    assert len(probe) == 260
+    assert len(probe) == size
     assert {item["lang"] for item in probe} == {"en", "zh-Hans", "zh-Hant"}
     assert all(secret in item["say"] for item in probe for secret in item["secrets"])
     assert len({item["id"] for item in probe}) == len(probe)

@@ -33,7 +33,10 @@ _EN_CUES: Final = (
     r"key\s*safes?|key\s*box(?:es)?|lock\s*box(?:es)?|keypads?|padlocks?",
     r"(?:bike|door|smart|combination|gate|locker|cable|suitcase)\s+locks?",
     r"(?:the|a|hotel|wall|floor|gun|my|our|his|her|their)\s+safe(?:'s)?",
-    r"safe\s+(?:code|combination|pin)|burglar\s+alarm|alarm\s+(?:panel|system|pin)",
+    (
+        r"safe\s+(?:code|combination|pin)|(?:burglar|house|home|security)\s+alarms?"
+        r"|alarm\s+(?:panel|system|pin)|intercom|door\s+entry"
+    ),
     r"accounts?|(?:credit|debit|bank|cash|payment|pension|joint)\s+cards?|cards?",
     r"passports?|national\s+insurance|ni\s+(?:number|no)|nhs\s+(?:number|no)",
     r"social\s+security|(?:driving|driver'?s?)\s+licen[cs]es?|licen[cs]e\s+(?:number|no)",
@@ -54,7 +57,8 @@ _EN_CUE: Final = re.compile(
 # A piece of every English name above (most sentences have none: no further look).
 _EN_HINT: Final = re.compile(
     r"pin|pass|pwd|memorable|code|combo|combination|otp|2fa|cvv|cvc|ssn|iban|key|lock"
-    r"|pad|safe|alarm|account|card|passport|insurance|ni |nhs|social|licen|id "
+    r"|pad|safe|alarm|intercom|entry|account|card|passport|insurance|ni |nhs|social"
+    r"|licen|id "
     r"|identity|student|candidate|staff|employee|payroll|pension|holder|digit|ref|hkid"
     r"|nric|aadhaar|tax"
     r"|verification|one-time|one time|texted|sent|recovery|backup|steam|authenticat"
@@ -73,13 +77,14 @@ _ZH_CUE: Final = re.compile(
     r"|保险箱|保險箱|夾萬|夹万|钥匙盒|鑰匙盒|密码锁|密碼鎖"
     r"|户号|戶號|电号|電號|工号|工號|客户号|客戶號|会员号|會員號|学号|學號|保单号|保單號"
     r"|登入码|登入碼|登录码|登錄碼|令牌|居留证|居留證|通行证|通行證|驾照|駕照|驾驶证|駕駛證"
-    r"|健保卡|医保卡|醫保卡|社保号|社保號|报警器|報警器|警报器|警報器",
+    r"|健保卡|医保卡|醫保卡|社保号|社保號|报警器|報警器|警报器|警報器"
+    r"|认证码|認證碼|解锁码|解鎖碼|电子锁|電子鎖|智能锁|智能鎖|指纹锁|指紋鎖",
     re.IGNORECASE,
 )
 # A character of every Chinese name above.
 _ZH_HINT: Final = re.compile(
     r"[密口秘验驗校动動取接提安授开開门門恢复復备備身护護账賬帳户戶卡银銀背一保夹夾钥鑰"
-    r"电電工会會学學登令居通驾駕健医醫社报報警]"
+    r"电電工会會学學登令居通驾駕健医醫社报報警认認解智指]"
 )
 _ZH_CARD_EXPIRY: Final = re.compile(r"有效期|到期日|到期")
 
@@ -93,12 +98,12 @@ _EN_LABEL: Final = re.compile(
     r"|degrees|mins?|minutes|hours|days|weeks|months|january|february|march|april|may"
     r"|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul"
     r"|aug|sep|sept|oct|nov|dec|monday|tuesday|wednesday|thursday|friday|saturday"
-    r"|sunday)",
+    r"|sunday|called|named)",
     re.IGNORECASE,
 )
 # Right before a number (no word between), words that make it a time or a date.
 _EN_PREPOSITION: Final = re.compile(
-    r"(?:since|until|till|til|from|at|on|by|in|before|after|around|about|past|between)",
+    r"(?:since|until|till|til|from|at|on|by|in|for|before|after|around|about|past|between)",
     re.IGNORECASE,
 )
 # Words skipped looking back from a number to the word that says what it is.
@@ -111,7 +116,8 @@ _EN_BRIDGE: Final = frozenset(
 )
 _ZH_LABEL: Final = re.compile(
     r"(?:车牌|車牌|航班|单号|單號|快递单|運單|运单|型号|型號|手机|手機|电话|電話|門牌|门牌"
-    r"|房间|房間|巴士|公交|高铁|高鐵|地址|邮编|郵編|尺码|尺碼|楼|樓|路|街|巷|第)"
+    r"|房间|房間|巴士|公交|高铁|高鐵|地址|邮编|郵編|尺码|尺碼|楼|樓|路|街|巷|第"
+    r"|名字叫|名字|名称|名稱)"
     r"[是为為係:：\s号號码碼]{0,4}$"
 )
 # After a number, what makes it a count, a date, a time or an address.
@@ -127,6 +133,7 @@ _EN_NOT_A_UNIT: Final = frozenset(
     remember thanks mate love all it it's its there here i i'm i've we you he she they
     my your our his her their me hash star enter pound tick when before after the on
     to not don't don’t either each every one quick quickly asap though tho yet by
+    anymore any more instead actually
     """.split()
 )
 # Measures and amounts after a number, singular ("300 euro", "2000 points").

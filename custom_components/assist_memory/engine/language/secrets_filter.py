@@ -87,6 +87,22 @@ _EN_PASSWORD: Final = re.compile(
     + _VALUE,
     re.IGNORECASE,
 )
+# "the pass is Lavender-Mint-09": a password, when "pass" is said alone (not a bus or
+# boarding pass) with a value that has a digit or a symbol.
+_EN_PASS: Final = re.compile(
+    r"\b(?:the|my|your|our|his|her|their|and)\s+(?P<kw>pass)\b"
+    + _EN_CONNECTOR
+    + _VALUE,
+    re.IGNORECASE,
+)
+# A wallet's recovery words, said as many words: "the seed words are lunar pistol ...".
+_EN_SEED: Final = re.compile(
+    r"\b(?P<kw>(?:seed|recovery|mnemonic|backup|secret)\s+(?:words|phrase))\b"
+    + _EN_COMPLEMENT
+    + _EN_CONNECTOR
+    + _VALUE,
+    re.IGNORECASE,
+)
 # Keys and tokens: the value must look like one (connector needed).
 _EN_TOKEN: Final = re.compile(
     r"\b(?P<kw>(?:api|secret|access|private|license|licence|product)\s+key"
@@ -136,7 +152,8 @@ _TURNS: Final = re.compile(
 # The prefixes of keys and tokens (a text without a digit, a name of a secret or one
 # of these holds none: most sentences need no further look).
 _KEY_PREFIX: Final = re.compile(
-    r"pass|pw|key|token|secret|bearer|密|口令|令牌|sk-|akia|asia|agpa|aida|aroa"
+    r"pass|pw|key|token|secret|bearer|seed|mnemonic|phrase|recovery|密|口令|令牌|sk-"
+    r"|akia|asia|agpa|aida|aroa"
     r"|gh[pousr]_|glpat|xox|aiza|eyj"
 )
 # How far a value may be from the name of its secret (words; a Chinese character
@@ -197,15 +214,17 @@ def find_secrets(text: str) -> list[SecretMatch]:
 
 
 def _same_shape(text: str, found: list[SecretMatch]) -> list[SecretMatch]:
-    """Other numbers of a secret's shape in the same utterance: its old value.
+    """Other values in the same utterance that give a secret away.
 
-    "The PIN is 1357 now, I changed it from 2468": a number with as many digits as a
-    secret said beside it gives most of it away. Not a room, a year, an amount or a
-    phone number (the words around it say so).
+    The same value said again ("C-1-9-7-4, actually just C1974"), and a number with as
+    many digits as a secret said beside it, its old value ("The PIN is 1357 now, I
+    changed it from 2468"). Not a room, a year, an amount or a phone number (the
+    words around it say so).
     """
     if not found:
         return []
     runs = value_runs(text)
+    said = {_bare(text[m.start : m.end]) for m in found} - {""}
     lengths = {
         run.length
         for run in runs
@@ -215,14 +234,24 @@ def _same_shape(text: str, found: list[SecretMatch]) -> list[SecretMatch]:
     return [
         SecretMatch(_kind(run), run.start, run.end)
         for run in runs
-        if run.length in lengths
-        and not run.has_letters
-        and not any(m.start < run.end and run.start < m.end for m in found)
-        # "changed it from 2468": here a preposition says a change, not a time.
-        and not labelled(text, run.start, prepositions=False)
-        and not counted(text, run.end, surely=True)
-        and not _phone_number(text, run)
+        if not any(m.start < run.end and run.start < m.end for m in found)
+        and (
+            _bare(text[run.start : run.end]) in said
+            or (
+                run.length in lengths
+                and not run.has_letters
+                # "changed it from 2468": a preposition says a change, not a time.
+                and not labelled(text, run.start, prepositions=False)
+                and not counted(text, run.end, surely=True)
+                and not _phone_number(text, run)
+            )
+        )
     ]
+
+
+def _bare(value: str) -> str:
+    """A value's letters and digits, lowercase: "C-1-9-7-4" is "c1974"."""
+    return "".join(c for c in value.casefold() if c.isalnum())
 
 
 def redact(text: str, placeholder: str = REDACTED) -> str:
@@ -254,6 +283,8 @@ def _scan(text: str) -> Iterator[SecretMatch]:
         return
     if keyed:
         yield from _phrases(_EN_PASSWORD, "password", _is_password_value, text)
+        yield from _phrases(_EN_PASS, "password", _is_code_like, text)
+        yield from _phrases(_EN_SEED, "password", _is_password_value, text, words=24)
         yield from _phrases(_EN_TOKEN, "token", _is_token_value, text)
         yield from _phrases(_ZH_PASSWORD, "password", _always, text)
     if _HAN.search(text):
@@ -291,6 +322,9 @@ def _named_values(text: str, all_named: list[Cue]) -> Iterator[SecretMatch]:
         if not named:
             continue
         followed = _followed_by_name(text, run, named)
+        if _named_after(text, run, named):
+            yield SecretMatch(_kind(run), run.start, run.end)
+            continue
         if _attached(text, run, named) and (
             run.read_out or followed or not counted(text, run.end, surely=True)
         ):
@@ -323,6 +357,22 @@ def _followed_by_name(text: str, run: ValueRun, named: list[Cue]) -> bool:
     return any(0 <= cue.start - run.end <= 2 for cue in named)
 
 
+# "9911, that's the gate code now": a value, then what it is.
+_NAMED_AFTER: Final = re.compile(
+    r"\s*,?\s*(?:that's|that’s|thats|that\s+is|that\s+was|it's|it’s|its|is|was)"
+    r"(?:\s+(?:the|my|our|your|his|her|their|new|old|current))*(?:\s+[\w'-]+){0,2}\s+",
+    re.IGNORECASE,
+)
+
+
+def _named_after(text: str, run: ValueRun, named: list[Cue]) -> bool:
+    """The value is said first, then that it is a secret: "9911, that's the gate code"."""
+    return not labelled(text, run.start) and any(
+        cue.start >= run.end and _NAMED_AFTER.fullmatch(text, run.end, cue.start)
+        for cue in named
+    )
+
+
 def _attached(text: str, run: ValueRun, named: list[Cue]) -> bool:
     """A secret's name right before the value, in the same sentence.
 
@@ -347,7 +397,8 @@ def _near(text: str, run: ValueRun, named: list[Cue]) -> bool:
     """
     for cue in named:
         if cue.end <= run.start:
-            gap = text[cue.end : run.start]
+            # "the PIN? oh I changed it, it's 1357": the question names what follows.
+            gap = text[cue.end : run.start].removeprefix("?")
             if not _clause_break(gap) and _distance(gap) <= _NEAR_BEFORE:
                 return True
         elif cue.start >= run.end:
@@ -390,7 +441,7 @@ _EN_WORD_ANSWER: Final = re.compile(
     r"(?P<value>[a-z]{3,})\b"
 )
 _ZH_ANSWER: Final = re.compile(
-    r"(?:答案(?:是|係|为|為|:|：)?|名叫|叫|姓)\s*(?P<value>[\u3400-\u9fff]{1,6})"
+    r"(?:答案(?:是|係|为|為|:|：)?+|名叫|叫|姓)\s*[「『“\"]?(?P<value>[\u3400-\u9fff]{1,6})"
 )
 _NOT_AN_ANSWER: Final = frozenset(
     "I I'm I've Mum Dad Mom The My Our His Her Their This That It".split()
@@ -417,7 +468,13 @@ def _phrases(
     kind: str,
     accept: Callable[[str], bool],
     text: str,
+    *,
+    words: int | None = None,
 ) -> Iterator[SecretMatch]:
+    """The values the pattern finds and `accept` takes.
+
+    A password said in words runs on for a few more of them (`words`: how many).
+    """
     for match in pattern.finditer(text):
         if text.startswith(REDACTED, match.start("value")):
             continue  # withheld already
@@ -428,7 +485,7 @@ def _phrases(
             # Redact the value itself, not a full stop after it.
             end = start + len(raw.rstrip(".,;!?。，；！？)）"))
             if kind == "password" and raw == raw.rstrip(".,;!?。，；！？)）"):
-                end = _passphrase_end(text, end)
+                end = _passphrase_end(text, end, words or _PASSPHRASE_WORDS)
             yield SecretMatch(kind, start, end)
 
 
@@ -445,9 +502,9 @@ _NEXT_WORD: Final = re.compile(r" ([a-z][a-z0-9'-]*)(?![A-Za-z0-9])")
 _PASSPHRASE_WORDS: Final = 4
 
 
-def _passphrase_end(text: str, end: int) -> int:
+def _passphrase_end(text: str, end: int, words: int) -> int:
     """Where a password said as words ends: "purple elephant", "correct horse battery"."""
-    for _ in range(_PASSPHRASE_WORDS):
+    for _ in range(words):
         match = _NEXT_WORD.match(text, end)
         if not match or match.group(1) in _AFTER_A_PASSPHRASE:
             break
@@ -476,6 +533,11 @@ def _is_password_value(value: str) -> bool:
         return False
     # A Chinese word after "password is" is a description, not the password.
     return not ("\u3400" <= value[0] <= "\u9fff")
+
+
+def _is_code_like(value: str) -> bool:
+    """A value with a digit or a symbol among letters, of six characters or more."""
+    return len(value) >= 6 and not value.isalpha() and _is_password_value(value)
 
 
 def _is_token_value(value: str) -> bool:
