@@ -159,7 +159,10 @@ def test_who_is_speaking(
               window.dispatchEvent(new CustomEvent("location-changed"));
             }"""
         )
-        page.get_by_role("button", name="Configure").first.click()
+        # The integration's page loads its parts lazily: slow on a busy machine.
+        configure = page.get_by_role("button", name="Configure").first
+        expect(configure).to_be_visible(timeout=60_000)
+        configure.click()
         page.get_by_text("Who is speaking", exact=True).click()
         # A page per person, by name: Bob's first, with the device he was given.
         expect(page.get_by_text("Who is speaking: Bob")).to_be_visible()

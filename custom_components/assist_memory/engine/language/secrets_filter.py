@@ -15,14 +15,19 @@ candidates. Recognised, in English and Chinese:
 - a value said to be a code, a PIN, a combination, a one-time or verification code, a
   card's number, expiry or CVV, an account's number or sort code, a passport, national
   insurance, NHS, social security, driving licence or ID card number, or the code of a
-  key safe, lockbox, keypad, padlock, safe or alarm panel, however it is said: digits
+  key safe, lockbox, keypad, padlock, safe, alarm or intercom, however it is said:
+  digits
   ("2218", "771 204", "3 5 7 1", "2-2-1-8"), words ("nine one eight two", "double six",
   "oh five", "twelve, thirty, five"), Chinese numerals (四六七零, 幺洞洞拐, 六个八,
   孖八孖六), letters and digits (F7K2Q, E幺二三四五六七八), spelled out ("capital G,
   lowercase r, e, e, n", "T as in tango", "O-T-T-E-R"); right after its name ("the code
   they just texted me is 771 204"), a few words from it ("key safe's by the back
-  door, code's 4 4 1 9"), or, read out digit by digit, anywhere in what was said
-  ("eight two nine four is the alarm code");
+  door, code's 4 4 1 9"), just before it ("9911, that's the gate code now"), after a
+  question naming it ("the PIN? … it's not 1357 anymore"), or, read out digit by
+  digit, anywhere in what was said ("eight two nine four is the alarm code"); the
+  same value said again in another form ("C-1-9-7-4, actually just C1974");
+- a wallet's recovery or seed words, and "pass" for a password ("my pass is
+  Harbour_77");
 - the answer to a security question or a memorable word ("first pet, the answer's
   Rolo", "mother's maiden name, it's Ferreira", 第一只宠物叫豆豆 这个是密保答案), each
   time it is said;
@@ -149,8 +154,9 @@ _TURNS: Final = re.compile(
     r"(?:left|right)\s+\d{1,3}){2,5}(?![\d])",
     re.IGNORECASE,
 )
-# The prefixes of keys and tokens (a text without a digit, a name of a secret or one
-# of these holds none: most sentences need no further look).
+# The prefixes of keys and tokens, and pieces of the names of passwords and recovery
+# words (a text without a digit, a name of a secret or one of these holds none: most
+# sentences need no further look).
 _KEY_PREFIX: Final = re.compile(
     r"pass|pw|key|token|secret|bearer|seed|mnemonic|phrase|recovery|密|口令|令牌|sk-"
     r"|akia|asia|agpa|aida|aroa"
