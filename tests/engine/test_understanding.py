@@ -200,6 +200,17 @@ def test_the_harmless_half_of_a_secret_stays() -> None:
     assert without_secrets("My PIN is 4471") == []
 
 
+def test_a_secret_named_in_another_piece_is_left_out_too() -> None:
+    # The value's piece alone names no secret: the sentence does.
+    said = "the garage keypad, it was 5151 but then Dan changed it to 7272 on Friday"
+    kept = [p.text for p in without_secrets(said)]
+    assert kept == ["the garage keypad"]
+    said = "门禁卡丢了，新的门禁密码是 8 8 1 9 ，周五生效"
+    kept = [p.text for p in without_secrets(said)]
+    assert (kept[0], kept[-1]) == ("门禁卡丢了", "周五生效")
+    assert not any(digit in piece for piece in kept for digit in "0123456789")
+
+
 def test_what_people_say_in_passing_is_kept_in_their_words(
     learned: LearnedExtractor,
 ) -> None:

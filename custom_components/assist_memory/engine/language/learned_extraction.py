@@ -23,7 +23,7 @@ from typing import Final
 
 from .facts import STATED_CONFIDENCE, Fact
 from .rule_extraction import RuleBasedExtractor
-from .secrets_filter import find_secrets, mentions_secret
+from .secrets_filter import SecretMatch, find_secrets, mentions_secret
 from .sentences import (
     _STARTS_HAN,
     _clean,
@@ -106,22 +106,39 @@ def pieces(sentence: str) -> list[Piece]:
 def without_secrets(sentence: str) -> list[Piece]:
     """The sentence's pieces, those that hold a secret left out.
 
-    A piece with a secret is cut at its commas and "and"s first, and only its parts
-    with the secret are left out: "we're with Halifax, account number's 48392011, renewal's in
+    A secret is found in the whole sentence, where its name may be in another piece
+    than its value ("our house alarm, it used to be 4455"), and in each piece. A piece
+    with a secret is cut at its commas and "and"s first, and only its parts with the
+    secret are left out: "we're with Halifax, account number's 48392011, renewal's in
     June" keeps the bank and the renewal.
     """
+    found = find_secrets(sentence)
     kept: list[Piece] = []
+    position = 0
     for piece in pieces(sentence):
-        if not find_secrets(piece.text) and not mentions_secret(piece.text):
+        start = sentence.find(piece.text, position)
+        position = max(position, start + len(piece.text))
+        if not _holds_secret(piece.text, sentence, start, found):
             kept.append(piece)
             continue
-        parts = [p.strip() for p in _SECRET_PARTS.split(piece.text)]
-        kept += [
-            Piece(part, piece.starts_anew and i == 0)
-            for i, part in enumerate(parts)
-            if part and not find_secrets(part) and not mentions_secret(part)
-        ]
+        at = start
+        for i, part in enumerate(p.strip() for p in _SECRET_PARTS.split(piece.text)):
+            part_start = sentence.find(part, at) if part else -1
+            at = max(at, part_start + len(part))
+            if part and not _holds_secret(part, sentence, part_start, found):
+                kept.append(Piece(part, piece.starts_anew and i == 0))
     return kept
+
+
+def _holds_secret(
+    text: str, sentence: str, start: int, found: list[SecretMatch]
+) -> bool:
+    """Whether a piece of the sentence (at `start`; -1: not found) holds a secret."""
+    if start < 0:
+        return bool(found) or bool(find_secrets(text)) or mentions_secret(text)
+    end = start + len(text)
+    overlaps = any(match.start < end and start < match.end for match in found)
+    return overlaps or bool(find_secrets(text)) or mentions_secret(text)
 
 
 def _long_enough(text: str) -> bool:
