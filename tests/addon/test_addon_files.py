@@ -333,6 +333,38 @@ def test_the_image_installs_the_engine_of_the_addon_version(
     assert include in test_requirements.splitlines()
 
 
+def test_the_engine_package_carries_every_file_it_reads() -> None:
+    # The image installs the engine from its package, not from this folder: a data
+    # file left out of it (a trained head's weights, a view) is missing in the add-on.
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    settings = project["tool"]["setuptools"]
+    (package, folder), *_ = settings["package-dir"].items()
+    engine = ROOT / folder
+    listed = settings["package-data"]
+    data = [
+        path
+        for path in engine.rglob("*")
+        if path.is_file() and path.suffix not in {".py", ".pyc"}
+    ]
+    assert data  # the weights and the web UI
+    for path in data:
+        parent = path.relative_to(engine).parent
+        owner = next(
+            (
+                (name, parent.relative_to(Path(*name.split(".")[1:])))
+                for name in sorted(listed, key=len, reverse=True)
+                if parent.is_relative_to(Path(*name.split(".")[1:]))
+                and name.startswith(package)
+            ),
+            None,
+        )
+        assert owner is not None, f"{path.relative_to(ROOT)} is in no package's data"
+        name, inside = owner
+        assert any((inside / path.name).match(pattern) for pattern in listed[name]), (
+            f"{path.relative_to(ROOT)} is not in {name}'s package data"
+        )
+
+
 def test_no_image_is_named_before_one_is_published(config: dict[str, Any]) -> None:
     # With `image`, the Supervisor only pulls; without it, it builds the folder.
     assert "image" not in config
