@@ -2,6 +2,7 @@
 
     script/train_heads.py relevance    the relevance head (search/relevance.py)
     script/train_heads.py keep         the keep and kind heads (language/worth_keeping.py)
+    script/train_heads.py secret       the secret head (language/worth_keeping.py)
 
 Each head is fitted on its corpus's train split only, its choices (the penalty, a
 threshold) made on the development split; the test split is never read here (the
@@ -28,9 +29,17 @@ from household_quality import Household, household_engine, households, scopes_of
 from learning_quality import items as learning_items, measure as measure_learning
 import numpy as np
 from retrieval_quality import labelled_engine, labelled_set
+from secrets_quality import (
+    CORPUS as SECRETS_CORPUS,
+    FRESH as SECRETS_FRESH,
+    PROBE as SECRETS_PROBE,
+    bare as bare_secret,
+    items as secret_items,
+)
 
 from assist_memory_engine.language.learned_extraction import (
     LearnedExtractor,
+    pieces,
     without_secrets,
 )
 from assist_memory_engine.language.sentences import split_sentences
@@ -38,6 +47,7 @@ from assist_memory_engine.language.worth_keeping import (
     KEEP_EXTRA,
     KEEP_HEAD,
     KIND_HEAD,
+    SECRET_HEAD,
     Understanding,
     keep_features,
 )
@@ -381,16 +391,134 @@ def train_keep() -> dict[str, Any]:
     return {**trained_on, "thresholds": thresholds}
 
 
+# The secret head: the share of pieces without a secret it may take for one, on the
+# corpus's development split (everyday speech) and on the probes' (look-alikes said
+# beside secrets: plates, phone numbers, flights), and what it is tried with.
+SECRET_MOST_FLAGGED = 0.005
+SECRET_MOST_FLAGGED_PROBES = 0.04
+SECRET_PENALTIES = (1.0, 10.0, 100.0)
+SECRET_WEIGHTS = (1.0, 5.0)
+SECRET_GRID = tuple(round(0.5 + 0.05 * i, 2) for i in range(10))
+
+
+def secret_examples(found: list[dict[str, Any]]) -> tuple[list[str], list[int]]:
+    """Every piece of every sentence, and whether it holds one of the secrets said."""
+    texts: list[str] = []
+    labels: list[int] = []
+    for item in found:
+        said = [bare_secret(secret) for secret in item["secrets"]]
+        for sentence in split_sentences(item["say"]):
+            for piece in pieces(sentence):
+                texts.append(piece.text)
+                labels.append(
+                    int(any(s and s in bare_secret(piece.text) for s in said))
+                )
+    return texts, labels
+
+
+def train_secret() -> dict[str, Any]:
+    """Fit the secret head on the corpus's train split; its choices on development.
+
+    Development: the corpus's split and both probes' (`script/secrets_quality.py`).
+    Chosen: the most secret pieces found on the probes, with at most the shares of
+    clean pieces above taken for secrets.
+    """
+    vectors = CachedVectors(SentenceVectors(cached=1), "sentences")
+    texts, labels = secret_examples(secret_items(["train"], SECRETS_CORPUS))
+    rows = np.asarray(vectors.vectors(texts), np.float64)
+    y = np.asarray(labels)
+    development = {
+        name: secret_examples(secret_items(["development"], path))
+        for name, path in (
+            ("corpus", SECRETS_CORPUS),
+            ("probe", SECRETS_PROBE),
+            ("fresh", SECRETS_FRESH),
+        )
+    }
+    read = {
+        name: (np.asarray(vectors.vectors(t), np.float64), np.asarray(lab))
+        for name, (t, lab) in development.items()
+    }
+    vectors.save()
+    best: tuple[float, ...] | None = None
+    report: list[dict[str, Any]] = []
+    for l2, weight in itertools.product(SECRET_PENALTIES, SECRET_WEIGHTS):
+        coefficients, bias = fit_logistic(
+            rows, y, l2=l2, weights=1.0 + (weight - 1.0) * y
+        )
+        chances = {
+            name: (probability(x, coefficients, bias), lab)
+            for name, (x, lab) in read.items()
+        }
+        for threshold in SECRET_GRID:
+            counts = {
+                name: (
+                    int(((p >= threshold) & (lab == 1)).sum()),
+                    int(lab.sum()),
+                    int(((p >= threshold) & (lab == 0)).sum()),
+                    int((lab == 0).sum()),
+                )
+                for name, (p, lab) in chances.items()
+            }
+            found = sum(counts[n][0] for n in ("probe", "fresh"))
+            flagged = sum(counts[n][2] for n in ("probe", "fresh")) / max(
+                sum(counts[n][3] for n in ("probe", "fresh")), 1
+            )
+            everyday = counts["corpus"][2] / max(counts["corpus"][3], 1)
+            report.append(
+                {"penalty": l2, "weight": weight, "threshold": threshold, **counts}
+            )
+            if everyday > SECRET_MOST_FLAGGED or flagged > SECRET_MOST_FLAGGED_PROBES:
+                continue
+            key = (found, threshold, -l2, -weight)
+            if best is None or key > best[:4]:
+                best = (*key, l2, weight, threshold)
+    if best is None:
+        raise RuntimeError("no penalty and threshold meet the limits on development")
+    l2, weight, threshold = best[4], best[5], best[6]
+    coefficients, bias = fit_logistic(rows, y, l2=l2, weights=1.0 + (weight - 1.0) * y)
+    chosen = next(
+        r
+        for r in report
+        if (r["penalty"], r["weight"], r["threshold"]) == (l2, weight, threshold)
+    )
+    write_head(
+        WEIGHTS / f"{SECRET_HEAD}.json",
+        model=MODEL_NAME,
+        labels=("other", "secret"),
+        extra=(),
+        weights=[[0.0] * len(coefficients), coefficients.tolist()],
+        bias=[0.0, bias],
+        threshold=threshold,
+        trained_on={
+            "corpus": "tests/data/corpus/extraction.json (train), pieces of sentences",
+            "pieces": len(labels),
+            "with_a_secret": int(y.sum()),
+            "penalty": l2,
+            "secret_weight": weight,
+            "development": (
+                "extraction.json, secrets_probe.json and secrets_fresh.json"
+                " (development): [secret pieces found, secret pieces,"
+                " clean pieces taken, clean pieces]"
+            ),
+            "development_counts": {k: chosen[k] for k in ("corpus", "probe", "fresh")},
+        },
+    )
+    return {"penalty": l2, "weight": weight, "threshold": threshold, **chosen}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Train the head named on the command line and write its weights."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("head", choices=["relevance", "keep"])
+    parser.add_argument("head", choices=["relevance", "keep", "secret"])
     args = parser.parse_args(argv)
     WEIGHTS.mkdir(exist_ok=True)
     if args.head == "relevance":
         print(json.dumps(train_relevance(), indent=1))
     if args.head == "keep":
         print(json.dumps(train_keep(), indent=1, ensure_ascii=False))
+    if args.head == "secret":
+        print(json.dumps(train_secret(), indent=1))
     return 0
 
 

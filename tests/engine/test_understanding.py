@@ -8,6 +8,7 @@ case is one a wrong head or a broken piece of wiring gets wrong.
 from __future__ import annotations
 
 from collections.abc import Iterator
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -209,6 +210,35 @@ def test_a_secret_named_in_another_piece_is_left_out_too() -> None:
     kept = [p.text for p in without_secrets(said)]
     assert (kept[0], kept[-1]) == ("门禁卡丢了", "周五生效")
     assert not any(digit in piece for piece in kept for digit in "0123456789")
+
+
+def test_a_secret_the_filter_does_not_know_is_not_learnt_by_meaning(
+    understood: Understanding,
+) -> None:
+    said = "Grandad's bank login number is 55102938 and he banks with Lloyds"
+    # The filter's names do not reach it: it keeps every piece.
+    assert [p.text for p in without_secrets(said)] == [
+        "Grandad's bank login number is 55102938",
+        "he banks with Lloyds",
+    ]
+    assert understood.secret is not None
+    assert understood.holding_secrets(
+        ["Grandad's bank login number is 55102938", "The bins go out on Thursday"]
+    ) == [True, False]
+    learnt = [
+        f.content for f in LearnedExtractor(understood).extract(said, language="en")
+    ]
+    assert learnt == ["He banks with Lloyds"]
+    # Without the secret head (its weights missing) the filter alone decides.
+    alone = LearnedExtractor(dataclasses.replace(understood, secret=None))
+    assert any(
+        "55102938" in fact.content for fact in alone.extract(said, language="en")
+    )
+    # Everyday facts with numbers stay.
+    kept = LearnedExtractor(understood).extract(
+        "Our flight is BA 2490 on the 14th of March", language="en"
+    )
+    assert any("BA 2490" in fact.content for fact in kept)
 
 
 def test_what_people_say_in_passing_is_kept_in_their_words(

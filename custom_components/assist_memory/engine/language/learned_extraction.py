@@ -195,6 +195,8 @@ class LearnedExtractor:
         if _is_question(sentence.strip()) or sentence.rstrip().endswith(("?", "？")):
             return
         found = [p for p in without_secrets(sentence) if not _NOT_THIS.match(p.text)]
+        secret = self._understanding.holding_secrets([p.text for p in found])
+        found = [piece for piece, held in zip(found, secret, strict=True) if not held]
         if not found:
             return
         # A piece too short to say anything alone goes with the one before it.

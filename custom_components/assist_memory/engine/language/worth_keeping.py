@@ -1,12 +1,15 @@
 """Whether what a person said is worth keeping, and what kind of thing it is.
 
-Decided from meaning, by two small heads over the local model's sentence vector
+Decided from meaning, by small heads over the local model's sentence vector
 (`model/heads.py`, trained by `script/train_heads.py` on utterances written apart by
 several writers): `keep` (a lasting fact, a change, a plan, household history, a
 preference, a correction; not a passing state, a command, a question, hearsay or a
 hypothetical) and `kind` (which of the kept kinds, for the memory's category). The one
 exact cues they are given besides the vector are whether the words make a question,
-and whether they start as one.
+and whether they start as one. A third, `secret`, is a second look after the secrets
+filter (`secrets_filter.py`), whose names and shapes miss the kinds of secret they were
+never shown: a piece of a sentence it finds to hold a code, a password or an identity
+number is not learnt, whatever the filter says.
 
 None of it runs without the local model: `understanding()` is then None and learning
 keeps to its rules (`rule_extraction.py`), the documented lesser mode.
@@ -26,6 +29,7 @@ from .sentences import _is_question
 
 KEEP_HEAD: Final = "keep"
 KIND_HEAD: Final = "kind"
+SECRET_HEAD: Final = "secret"  # noqa: S105 - a head's name, not a password
 # What the keep head reads besides the vector.
 KEEP_EXTRA: Final = ("question", "asking_word_first", "asks_about_something")
 # A sentence that starts as a question would, with or without its question mark.
@@ -67,6 +71,8 @@ class Understanding:
     vectors: SentenceVectors
     keep: Head
     kind: Head
+    # None until its weights are there (learning then keeps to the secrets filter).
+    secret: Head | None = None
 
     def worth_keeping(self, texts: Sequence[str]) -> list[float]:
         """For each text, the probability that it is worth keeping."""
@@ -75,6 +81,13 @@ class Understanding:
             self.keep.says(keep_features(text, vector))[1]
             for text, vector in zip(texts, vectors, strict=True)
         ]
+
+    def holding_secrets(self, texts: Sequence[str]) -> list[bool]:
+        """For each text, whether the secret head finds it holds a secret."""
+        head = self.secret
+        if head is None or not texts:
+            return [False] * len(texts)
+        return [head.says(vector)[0] for vector in self.vectors.vectors(list(texts))]
 
     def category(self, text: str) -> str:
         """The category of a kept text, from the kind its meaning is nearest."""
@@ -100,5 +113,7 @@ def understanding() -> Understanding | None:
         kind = load_head(KIND_HEAD, vectors.model)
         if keep is None or kind is None:
             return None
-        _found = Understanding(vectors, keep, kind)
+        _found = Understanding(
+            vectors, keep, kind, load_head(SECRET_HEAD, vectors.model)
+        )
     return _found
