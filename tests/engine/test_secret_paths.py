@@ -35,7 +35,10 @@ from custom_components.assist_memory.engine.conversation.working import (
     WorkingMemoryManager,
 )
 from custom_components.assist_memory.engine.language.facts import Fact
-from custom_components.assist_memory.engine.language.secrets_filter import REDACTED
+from custom_components.assist_memory.engine.language.secrets_filter import (
+    REDACTED,
+    redact,
+)
 from custom_components.assist_memory.engine.memory.memory_engine import MemoryEngine
 from custom_components.assist_memory.engine.storage.settings import StoreSettings
 from tests.support.data_folder import files_containing
@@ -224,3 +227,27 @@ def test_a_fact_with_a_secret_or_its_marker_is_never_held(tmp_path: Path) -> Non
 
     assert count == 1
     assert [fact.content for fact in held.all()] == [facts[0].content]
+
+
+def test_a_secret_only_meaning_finds_is_kept_by_no_path(turns: TurnMemory) -> None:
+    # The filter's names and shapes do not reach it; the secret head does.
+    said = "Grandad's bank login number is 55102938 and he banks with Lloyds"
+    assert redact(said) == said
+    turns.begin(session_id="meaning", text=said, user_id="anna")
+    turns.end(session_id="meaning", user_text=said, reply="OK.", user_id="anna")
+    batch = turns.extraction_batch("meaning", EAGER)
+    assert batch is not None
+    turns.learn(batch, turns.rule_facts(batch), scope="anna", settings=EAGER)
+
+    (message, _) = turns.log.messages("meaning")
+    assert message.content == (
+        "Grandad's bank login number is [secret withheld] and he banks with Lloyds"
+    )
+    summary = turns.log.summary("meaning")
+    assert summary is not None
+    assert "55102938" not in f"{summary.title} {summary.snippet}"
+    assert summary.title.startswith("Grandad's bank login number is [secret withheld]")
+    kept = [m.content for m in turns.engine.store.get_all()]
+    assert kept == ["He banks with Lloyds"]
+    assert "55102938" not in str(turns.engine.store.export())
+    assert files_containing(turns.engine.store.path.parent, "55102938") == []

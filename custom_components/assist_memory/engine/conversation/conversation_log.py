@@ -32,6 +32,7 @@ import threading
 from typing import Any, Final, Literal, Self
 
 from ..errors import InvalidMemoryError, StorageError
+from ..language.secrets_by_meaning import withheld_by_meaning
 from ..storage.durable import create_private_file, make_private_folder
 from ..storage.models import utc_time
 from .conversation_records import (
@@ -222,6 +223,8 @@ class ConversationLog:
         session_id = validate_session_id(session_id)
         role = _validate_role(role)
         content = validate_message(content)
+        if role == "user":  # a second look, from meaning (the model's, when it runs)
+            content = withheld_by_meaning(content)
         user = _validate_user_id(user_id)
         created_at = self._stamp(when)
         with self._locked() as db:

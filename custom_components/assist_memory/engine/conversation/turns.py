@@ -38,6 +38,7 @@ from ..language.facts import Fact
 from ..language.naming import as_learnt, named, naming_metadata
 from ..language.provenance import SaidMessage, learned_from
 from ..language.rule_extraction import RuleBasedExtractor
+from ..language.secrets_by_meaning import withheld
 from ..language.secrets_filter import mentions_secret, redact
 from ..language.time_phrases import end_of, home_now, with_time
 from ..language.write_back import plan_write_back, states_replaced_fact
@@ -362,7 +363,7 @@ class TurnMemory:
         if self.log.summary(session_id) is None:
             # Redacted whole: a secret cut in two would not be recognised.
             title, snippet = summarize_first_exchange(
-                redact(user_text), redact(done) if done else None
+                withheld(user_text), redact(done) if done else None
             )
             self.log.add_summary(session_id, title, snippet, user_id=user_id)
 
