@@ -148,6 +148,7 @@ from time_quality import (
     measure as measure_time,
 )
 
+from assist_memory_engine.language.secrets_by_meaning import withheld
 from assist_memory_engine.memory.forgetting import forget, forget_all
 from assist_memory_engine.memory.memory_engine import MemoryEngine
 from assist_memory_engine.search import index
@@ -288,9 +289,18 @@ def secrets(splits: Sequence[str]) -> None:
             SECRETS_FRESH,
         ),
     ):
-        tallies = measure_secrets(secret_items(splits, corpus))
+        found = secret_items(splits, corpus)
+        tallies = measure_secrets(found)
         table(title, SECRETS_HEADER, secret_rows(tallies))
         print(f"\n{secrets_listed(tallies)}")
+        # Where a message is kept (the conversation log, a title), meaning looks again.
+        kept = measure_secrets(found, withheld)
+        table(
+            "The same, where a message is kept (the filter, then the secret head)",
+            SECRETS_HEADER,
+            secret_rows(kept),
+        )
+        print(f"\n{secrets_listed(kept)}")
 
 
 def _time_table(title: str, report: TimeReport, *, with_dates: bool = True) -> None:

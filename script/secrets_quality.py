@@ -16,7 +16,7 @@ The test split is reported once, by someone who did not tune on it: `script/benc
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 import json
 from pathlib import Path
@@ -67,13 +67,19 @@ def items(splits: Iterable[str], path: Path = CORPUS) -> list[dict[str, Any]]:
     return [item for item in document["items"] if item["split"] in wanted]
 
 
-def measure(found: Sequence[dict[str, Any]]) -> dict[tuple[str, str], Tally]:
-    """Tallies by (split, language), in the corpus's order of splits and languages."""
+def measure(
+    found: Sequence[dict[str, Any]], withhold: Callable[[str], str] = redact
+) -> dict[tuple[str, str], Tally]:
+    """Tallies by (split, language), in the corpus's order of splits and languages.
+
+    `withhold`: what keeps a message (the filter's `redact`, or `withheld`: the
+    filter, then the second look from meaning where a message is kept).
+    """
     tallies: dict[tuple[str, str], Tally] = defaultdict(Tally)
     for item in found:
         tally = tallies[item["split"], item["lang"]]
         said = item["say"]
-        redacted = bare(redact(said))
+        redacted = bare(withhold(said))
         tally.utterances += 1
         missed = [s for s in item["secrets"] if bare(s) in redacted]
         tally.secrets += len(item["secrets"])

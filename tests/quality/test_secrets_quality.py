@@ -80,3 +80,15 @@ def test_the_probes_are_well_formed(path: Path, size: int) -> None:
     assert {item["lang"] for item in probe} == {"en", "zh-Hans", "zh-Hant"}
     assert all(secret in item["say"] for item in probe for secret in item["secrets"])
     assert len({item["id"] for item in probe}) == len(probe)
+
+
+def test_what_keeps_a_message_is_the_one_measured() -> None:
+    found = [
+        utterance("a", "the box is 4412", ["4412"], ["box"]),
+        utterance("b", "The bins go out on Thursday", [], ["bins"]),
+    ]
+    (kept,) = measure(found).values()
+    (nothing,) = measure(found, lambda said: "").values()
+
+    assert (kept.missed, kept.terms_removed) == (1, 0)
+    assert (nothing.missed, nothing.terms_removed) == (0, 2)
