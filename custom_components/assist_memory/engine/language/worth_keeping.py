@@ -26,6 +26,7 @@ from ..model.heads import Head, Vector, features, load_head
 from ..model.sentence_vectors import SentenceVectors, sentence_vectors
 from .questions import read_question
 from .sentences import _is_question
+from .spoken_values import value_runs
 
 KEEP_HEAD: Final = "keep"
 KIND_HEAD: Final = "kind"
@@ -49,6 +50,22 @@ CATEGORY_OF_KIND: Final = {
     "plan": "event",
     "correction": "fact",
 }
+
+
+# Words a secret is said with, in any language (a piece without them or a value is
+# not read by the secret head).
+_SECRET_WORDS: Final = re.compile(
+    r"pass|code|pin|key|log|secret|phrase|word|account|number|token|card|id\b"
+    r"|[密码碼号號证證卡钥鑰锁鎖]",
+    re.IGNORECASE,
+)
+
+
+def _may_hold_a_secret(text: str) -> bool:
+    """Whether a text has a value (digits, a number said) or a word secrets go with."""
+    return bool(_SECRET_WORDS.search(text)) or any(
+        run.length >= 3 for run in value_runs(text)
+    )
 
 
 def keep_features(text: str, vector: Vector) -> Vector:
@@ -83,11 +100,17 @@ class Understanding:
         ]
 
     def holding_secrets(self, texts: Sequence[str]) -> list[bool]:
-        """For each text, whether the secret head finds it holds a secret."""
+        """For each text, whether the secret head finds it holds a secret.
+
+        Only a text with a value or a word secrets are said with is read (most of
+        what people say has neither: no sentence vector is made for it).
+        """
         head = self.secret
-        if head is None or not texts:
+        looked = [text for text in texts if _may_hold_a_secret(text)]
+        if head is None or not looked:
             return [False] * len(texts)
-        return [head.says(vector)[0] for vector in self.vectors.vectors(list(texts))]
+        said = dict(zip(looked, self.vectors.vectors(looked), strict=True))
+        return [text in said and head.says(said[text])[0] for text in texts]
 
     def category(self, text: str) -> str:
         """The category of a kept text, from the kind its meaning is nearest."""
