@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from custom_components.assist_memory.engine.language import worth_keeping
+from custom_components.assist_memory.engine.language import (
+    secrets_by_meaning,
+    worth_keeping,
+)
 from custom_components.assist_memory.engine.language.secrets_by_meaning import (
     withheld,
     withheld_by_meaning,
@@ -46,3 +49,13 @@ def test_without_the_model_the_filter_alone_decides(
     monkeypatch.setattr(worth_keeping, "understanding", lambda: None)
     said = "Grandad's bank login number is 55102938"
     assert withheld(said) == said
+
+
+def test_a_pasted_text_is_read_only_in_part(monkeypatch: pytest.MonkeyPatch) -> None:
+    said = "Grandad's bank login number is 55102938"
+    # A piece longer than anyone says is left to the filter.
+    long = said + " la" * secrets_by_meaning.LONGEST_PIECE
+    assert withheld_by_meaning(long) == long
+    # Beyond the first pieces with a value, the same.
+    monkeypatch.setattr(secrets_by_meaning, "MOST_PIECES", 0)
+    assert withheld_by_meaning(said) == said

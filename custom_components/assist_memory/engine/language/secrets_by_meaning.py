@@ -10,13 +10,21 @@ has its values withheld (digits, codes, numbers said as words), or the whole pie
 when it has none (a passphrase of words). A piece the filter already withheld from is
 left as it is.
 
-Without the local model nothing changes: the filter alone decides.
+Without the local model nothing changes: the filter alone decides. Nor for a piece
+longer than `LONGEST_PIECE` characters, or beyond the first `MOST_PIECES` of a message
+with a value or a secret's word (a pasted text, not something said: reading it all
+would hold up the message's storing by seconds).
 """
 
 from __future__ import annotations
 
+from typing import Final
+
 from .secrets_filter import REDACTED, redact
 from .spoken_values import value_runs
+
+LONGEST_PIECE: Final = 200
+MOST_PIECES: Final = 12
 
 
 def withheld(text: str) -> str:
@@ -39,13 +47,16 @@ def withheld_by_meaning(text: str) -> str:
     for sentence in split_sentences(text):
         for piece in pieces(sentence):
             start = text.find(piece.text, position)
-            if start < 0 or REDACTED in piece.text:
+            if start < 0:
                 continue
             position = start + len(piece.text)
-            spans.append((start, position))
+            if REDACTED not in piece.text and len(piece.text) <= LONGEST_PIECE:
+                spans.append((start, position))
     if not spans:
         return text
-    held = found.holding_secrets([text[start:end] for start, end in spans])
+    held = found.holding_secrets(
+        [text[start:end] for start, end in spans], at_most=MOST_PIECES
+    )
     parts: list[str] = []
     at = 0
     for (start, end), secret in zip(spans, held, strict=True):

@@ -99,14 +99,17 @@ class Understanding:
             for text, vector in zip(texts, vectors, strict=True)
         ]
 
-    def holding_secrets(self, texts: Sequence[str]) -> list[bool]:
+    def holding_secrets(
+        self, texts: Sequence[str], *, at_most: int | None = None
+    ) -> list[bool]:
         """For each text, whether the secret head finds it holds a secret.
 
         Only a text with a value or a word secrets are said with is read (most of
-        what people say has neither: no sentence vector is made for it).
+        what people say has neither: no sentence vector is made for it); with
+        `at_most`, only the first that many of those.
         """
         head = self.secret
-        looked = [text for text in texts if _may_hold_a_secret(text)]
+        looked = [text for text in texts if _may_hold_a_secret(text)][:at_most]
         if head is None or not looked:
             return [False] * len(texts)
         said = dict(zip(looked, self.vectors.vectors(looked), strict=True))
