@@ -43,14 +43,18 @@ def test_the_helper_thread_ends_when_closed_and_comes_back_when_needed() -> None
     matrix = rng.standard_normal((64, 8)).astype(np.float32)
     vector = rng.standard_normal(8).astype(np.float32)
     split = RowProducts(split_from=10)
-    split.of(matrix, vector)
-    assert len(_helpers()) == 1
-    split.close()
-    assert not _helpers()
-    split.close()  # closing twice is harmless
-    np.testing.assert_allclose(split.of(matrix, vector), matrix @ vector, rtol=1e-5)
-    assert len(_helpers()) == 1
-    split.close()
+    try:
+        split.of(matrix, vector)
+        assert len(_helpers()) == 1
+        split.close()
+        assert not _helpers()
+        split.close()  # closing twice is harmless
+        found = split.of(matrix, vector)
+        # The halves sum in another order than numpy's `@`: equal to float32 rounding.
+        np.testing.assert_allclose(found, matrix @ vector, rtol=1e-5, atol=1e-5)
+        assert len(_helpers()) == 1
+    finally:
+        split.close()
     assert not _helpers()
 
 
@@ -60,5 +64,9 @@ def test_one_core_reads_a_large_matrix_alone(monkeypatch: pytest.MonkeyPatch) ->
     matrix = rng.standard_normal((64, 8)).astype(np.float32)
     vector = rng.standard_normal(8).astype(np.float32)
     alone = RowProducts(split_from=10)
-    np.testing.assert_allclose(alone.of(matrix, vector), matrix @ vector, rtol=1e-5)
-    assert not _helpers()
+    try:
+        found = alone.of(matrix, vector)
+        np.testing.assert_allclose(found, matrix @ vector, rtol=1e-5, atol=1e-5)
+        assert not _helpers()
+    finally:
+        alone.close()

@@ -87,20 +87,49 @@ NAMED_BY_RULES: Final = ("named_by_rules", 0.5)
 
 @dataclass(frozen=True, slots=True)
 class Piece:
-    """A piece of a sentence, and whether a new memory may begin with it."""
+    """A piece of a sentence, whether a new memory may begin with it, and where it is.
+
+    `start`: where the piece begins in the sentence it was cut from (-1: it was made
+    by joining pieces, so it begins nowhere in the sentence).
+    """
 
     text: str
     starts_anew: bool
+    start: int = -1
+
+    @property
+    def end(self) -> int:
+        """Where the piece ends in its sentence."""
+        return self.start + len(self.text)
+
+
+def _cut(
+    pattern: re.Pattern[str], text: str, at: int, strip: str | None
+) -> list[Piece]:
+    """The parts of `text` (found at `at`) between the pattern's matches, stripped.
+
+    Empty parts are left out; the first part left starts anew.
+    """
+    bounds = [0]
+    for match in pattern.finditer(text):
+        bounds += [match.start(), match.end()]
+    bounds.append(len(text))
+    parts: list[Piece] = []
+    for i in range(0, len(bounds), 2):
+        raw = text[bounds[i] : bounds[i + 1]]
+        part = raw.strip(strip)
+        if part:
+            lead = len(raw) - len(raw.lstrip(strip))
+            parts.append(Piece(part, not parts, at + bounds[i] + lead))
+    return parts
 
 
 def pieces(sentence: str) -> list[Piece]:
     """The sentence's pieces, in order (the sentence itself when it has one)."""
     found: list[Piece] = []
-    for clause in _HARD_BREAK.split(sentence):
-        parts = [p.strip(" ,，、.。") for p in _SOFT_BREAK.split(clause)]
-        parts = [p for p in parts if p]
-        found += [Piece(part, i == 0) for i, part in enumerate(parts)]
-    return found or [Piece(sentence, True)]
+    for clause in _cut(_HARD_BREAK, sentence, 0, ""):
+        found += _cut(_SOFT_BREAK, clause.text, clause.start, " ,，、.。")
+    return found or [Piece(sentence, True, 0)]
 
 
 def without_secrets(sentence: str) -> list[Piece]:
@@ -114,31 +143,21 @@ def without_secrets(sentence: str) -> list[Piece]:
     """
     found = find_secrets(sentence)
     kept: list[Piece] = []
-    position = 0
     for piece in pieces(sentence):
-        start = sentence.find(piece.text, position)
-        position = max(position, start + len(piece.text))
-        if not _holds_secret(piece.text, sentence, start, found):
+        if not _holds_secret(piece, found):
             kept.append(piece)
             continue
-        at = start
-        for i, part in enumerate(p.strip() for p in _SECRET_PARTS.split(piece.text)):
-            part_start = sentence.find(part, at) if part else -1
-            at = max(at, part_start + len(part))
-            if part and not _holds_secret(part, sentence, part_start, found):
-                kept.append(Piece(part, piece.starts_anew and i == 0))
+        for part in _cut(_SECRET_PARTS, piece.text, piece.start, None):
+            if not _holds_secret(part, found):
+                anew = piece.starts_anew and part.starts_anew
+                kept.append(Piece(part.text, anew, part.start))
     return kept
 
 
-def _holds_secret(
-    text: str, sentence: str, start: int, found: list[SecretMatch]
-) -> bool:
-    """Whether a piece of the sentence (at `start`; -1: not found) holds a secret."""
-    if start < 0:
-        return bool(found) or bool(find_secrets(text)) or mentions_secret(text)
-    end = start + len(text)
-    overlaps = any(match.start < end and start < match.end for match in found)
-    return overlaps or bool(find_secrets(text)) or mentions_secret(text)
+def _holds_secret(piece: Piece, found: list[SecretMatch]) -> bool:
+    """Whether a piece of the sentence holds a secret (`found`: the sentence's)."""
+    overlaps = any(m.start < piece.end and piece.start < m.end for m in found)
+    return overlaps or bool(find_secrets(piece.text)) or mentions_secret(piece.text)
 
 
 def _long_enough(text: str) -> bool:

@@ -36,22 +36,18 @@ def withheld_by_meaning(text: str) -> str:
     """The text with the values of each piece the secret head flags withheld."""
     # Imported here: the model, its heads and numpy load only where a message is kept.
     from .learned_extraction import pieces
-    from .sentences import split_sentences
+    from .sentences import sentence_spans
     from .worth_keeping import understanding
 
     found = understanding()
     if found is None or found.secret is None or not text.strip():
         return text
-    spans: list[tuple[int, int]] = []
-    position = 0
-    for sentence in split_sentences(text):
-        for piece in pieces(sentence):
-            start = text.find(piece.text, position)
-            if start < 0:
-                continue
-            position = start + len(piece.text)
-            if REDACTED not in piece.text and len(piece.text) <= LONGEST_PIECE:
-                spans.append((start, position))
+    spans = [
+        (start + piece.start, start + piece.end)
+        for start, end in sentence_spans(text)
+        for piece in pieces(text[start:end])
+        if REDACTED not in piece.text and len(piece.text) <= LONGEST_PIECE
+    ]
     if not spans:
         return text
     held = found.holding_secrets(

@@ -24,15 +24,34 @@ _SENTENCE_BREAK: Final = re.compile(r"(?<=[。！？；!?;])|(?<=\.)(?=\s)|\n+")
 
 def split_sentences(text: str) -> list[str]:
     """Sentences of English (. ! ?) and Chinese (。！？；) text, punctuation kept."""
-    sentences: list[str] = []
-    for raw in _SENTENCE_BREAK.split(text):
-        piece = raw.strip()
-        if not piece:
+    return [" ".join(text[a:b] for a, b in parts) for parts in _sentence_parts(text)]
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Where each of the text's sentences (as `split_sentences` finds them) is in it."""
+    return [(parts[0][0], parts[-1][1]) for parts in _sentence_parts(text)]
+
+
+def _sentence_parts(text: str) -> list[list[tuple[int, int]]]:
+    """Where each sentence's parts are in the text.
+
+    A sentence has more than one part where it goes on after an abbreviation ("Dr.
+    Miller").
+    """
+    breaks = [(m.start(), m.end()) for m in _SENTENCE_BREAK.finditer(text)]
+    sentences: list[list[tuple[int, int]]] = []
+    at = 0
+    for start, end in [*breaks, (len(text), len(text))]:
+        raw = text[at:start]
+        part_start = at + len(raw) - len(raw.lstrip())
+        part = (part_start, part_start + len(raw.strip()))
+        at = end
+        if part[0] == part[1]:
             continue
-        if sentences and _ABBREVIATIONS.search(sentences[-1]):
-            sentences[-1] = f"{sentences[-1]} {piece}"
+        if sentences and _ABBREVIATIONS.search(text[slice(*sentences[-1][-1])]):
+            sentences[-1].append(part)
         else:
-            sentences.append(piece)
+            sentences.append([part])
     return sentences
 
 
