@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from custom_components.assist_memory.engine.search.fusion import (
@@ -244,3 +245,41 @@ def test_the_same_fact_in_two_languages_stands_out_above_the_background() -> Non
     assert not neighbours.same_fact("key", "信箱")
     assert not neighbours.same_fact("key", "also key")
     assert not neighbours.same_fact("key", "gone")
+
+
+def test_the_standings_from_kept_sums_are_those_of_every_cosine() -> None:
+    rng = np.random.default_rng(5)
+    neighbours = Neighbours()
+    neighbours.set_background(
+        rng.standard_normal((6, 8)).tolist(),
+        ["a b", "c d", "e f", "甲乙", "丙丁", "戊己"],
+    )
+    systems = [LETTERS, CJK, LETTERS | CJK]
+    for n in range(40):
+        neighbours.put(f"m{n}", rng.standard_normal(8), systems[n % 3])
+    question = rng.standard_normal(8).tolist()
+    neighbours.nearest(question, 5, LETTERS)  # the sums are made here
+    # Then kept as rows change: replaced (into another system), removed, added.
+    for n in range(0, 40, 4):
+        neighbours.put(f"m{n}", rng.standard_normal(8), systems[(n + 1) % 3])
+    neighbours.remove([f"m{n}" for n in range(1, 40, 5)])
+    for n in range(40, 50):
+        neighbours.put(f"m{n}", rng.standard_normal(8), systems[n % 3])
+    for spoken in (LETTERS, CJK):
+        kept = neighbours.nearest(question, 50, spoken)
+        neighbours._sums = None  # summed again from the rows as they are
+        summed = neighbours.nearest(question, 50, spoken)
+        assert kept.keys() == summed.keys()
+        for memory_id, near in summed.items():
+            assert kept[memory_id].standing == pytest.approx(near.standing, abs=1e-5)
+    # And both are the mean and spread of every cosine of the system with its
+    # background's (the memories of letters only, for an English question).
+    rows = neighbours._matrix[: len(neighbours._ids)]
+    query = np.asarray(question) / np.linalg.norm(question)
+    letters = ~(neighbours._systems[: len(rows)] & CJK).astype(bool)
+    background = neighbours._background[:3] @ query
+    cosines = np.concatenate([rows[letters] @ query, background])
+    found = neighbours.nearest(question, 50, LETTERS)
+    some = next(i for i, ok in enumerate(letters) if ok)
+    expected = (rows[some] @ query - cosines.mean()) / cosines.std()
+    assert found[neighbours._ids[some]].standing == pytest.approx(expected, abs=1e-5)

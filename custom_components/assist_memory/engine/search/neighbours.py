@@ -28,8 +28,10 @@ that only told Assist where the spare key is.
 The vectors are the rows of one float32 matrix, searched with one product. A removed
 row is filled with the last one, and the matrix grows by an eighth, so 100 000
 memories of 384 dimensions take about 160 MB, never twice that. What depends on the
-rows alone (which are Chinese, the hubs) is kept until a row changes: a question
-reads the matrix once and its cosines a few times, without copying them.
+rows alone (which are Chinese, the hubs) is kept until a row changes, and each
+writing system's mean and spread of cosines come from its vectors' sums, kept as rows
+change (`moments.py`): a question reads the matrix once and its cosines a few times,
+without copying them.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from typing import Final
 import numpy as np
 
 from ..language.keywords import CJK_CHARACTERS
+from .moments import SystemSums
 from .nearness import Nearness
 from .products import RowProducts
 
@@ -92,6 +95,9 @@ class Neighbours:
         self._background = np.zeros((0, 0), dtype=np.float32)
         self._background_systems = np.zeros(0, dtype=np.uint8)
         self._groups: _Groups | None = None  # until a row changes
+        # Each system's vectors summed ([letters only, chinese]; `moments.py`):
+        # summed on the first question, then kept as rows change.
+        self._sums: tuple[SystemSums, SystemSums] | None = None
         self._products = RowProducts()
 
     def close(self) -> None:
@@ -113,6 +119,7 @@ class Neighbours:
             self._systems = np.zeros(rows, dtype=np.uint8)
             self._towards_other = np.zeros(rows, dtype=np.float32)
             self._groups = None
+            self._sums = None
 
     def set_background(self, vectors: list[list[float]], texts: Iterable[str]) -> None:
         """The background sentences' vectors (`background.py`), in their order."""
@@ -136,7 +143,10 @@ class Neighbours:
             self._systems = np.zeros(0, dtype=np.uint8)
             self._towards_other = np.zeros(0, dtype=np.float32)
             self._averages = None
+            self._sums = None
         slot = self._slots.get(memory_id)
+        if slot is not None:
+            self._count(slot, -1)  # replaced
         if slot is None:
             slot = len(self._ids)
             if slot == len(self._matrix):
@@ -150,6 +160,7 @@ class Neighbours:
             self._ids.append(memory_id)
         self._matrix[slot] = row
         self._systems[slot] = systems
+        self._count(slot, 1)
         self._groups = None
         if self._averages is not None:
             other = self._averages[0 if systems & CJK else 1]
@@ -161,6 +172,7 @@ class Neighbours:
             slot = self._slots.pop(memory_id, None)
             if slot is None:
                 continue
+            self._count(slot, -1)
             self._groups = None
             last_id = self._ids.pop()
             if last_id != memory_id:
@@ -196,7 +208,12 @@ class Neighbours:
         )
         groups = self._current_groups()
         standing = _standing(
-            cosines, groups, background, self._background_systems[: len(background)]
+            cosines,
+            query,
+            groups=groups,
+            sums=self._current_sums(groups),
+            background=background,
+            background_systems=self._background_systems[: len(background)],
         )
         # Across: a memory without a word of the question's writing system.
         across = groups.only_letters if spoken & CJK else groups.only_chinese
@@ -230,6 +247,22 @@ class Neighbours:
                 hubs=self._hub_scores(chinese),
             )
         return self._groups
+
+    def _count(self, slot: int, sign: int) -> None:
+        """Count a row in or out of its writing system's sums, once they are kept."""
+        if self._sums is not None:
+            chinese = bool(self._systems[slot] & CJK)
+            self._sums[chinese].add(self._matrix[slot], sign)
+
+    def _current_sums(self, groups: _Groups) -> tuple[SystemSums, SystemSums]:
+        """Each writing system's sums, summed from the rows the first time."""
+        if self._sums is None:
+            rows = self._matrix[: len(self._ids)]
+            self._sums = (
+                SystemSums.of(rows, groups.only_letters),
+                SystemSums.of(rows, groups.chinese),
+            )
+        return self._sums
 
     def same_fact(self, first: str, second: str) -> bool:
         """Whether two memories of different writing systems say the same thing.
@@ -326,26 +359,25 @@ def _grown(column: np.ndarray, rows: int) -> np.ndarray:
 
 def _standing(
     cosines: np.ndarray,
+    query: np.ndarray,
+    *,
     groups: _Groups,
+    sums: tuple[SystemSums, SystemSums],
     background: np.ndarray,
     background_systems: np.ndarray,
 ) -> np.ndarray:
     """Each cosine in standard deviations above its writing system's mean.
 
-    The mean and spread are those of the system's memories together with its
-    background sentences (`background.py`); a text of both systems stands where it
-    stands least.
+    The mean and spread are those of the system's memories (from their sums,
+    `moments.py`) together with its background sentences (`background.py`); a text of
+    both systems stands where it stands least.
     """
+    letters, chinese = sums
     background_chinese = (background_systems & CJK).astype(bool)
-    squares = cosines * cosines
-    mean, spread = _moments(
-        cosines, squares, groups.only_letters, background[~background_chinese]
-    )
+    mean, spread = _moments(query, letters, sums, background[~background_chinese])
     standing: np.ndarray = (cosines - mean) / spread
     if groups.some_chinese:
-        mean, spread = _moments(
-            cosines, squares, groups.chinese, background[background_chinese]
-        )
+        mean, spread = _moments(query, chinese, sums, background[background_chinese])
         in_chinese = (cosines - mean) / spread
         np.copyto(standing, in_chinese, where=groups.only_chinese)
         np.minimum(standing, in_chinese, out=standing, where=groups.both)
@@ -353,23 +385,21 @@ def _standing(
 
 
 def _moments(
-    cosines: np.ndarray, squares: np.ndarray, chosen: np.ndarray, background: np.ndarray
+    query: np.ndarray,
+    own: SystemSums,
+    every: tuple[SystemSums, SystemSums],
+    background: np.ndarray,
 ) -> tuple[float, float]:
-    """Mean and standard deviation of the chosen cosines with the background's.
+    """Mean and standard deviation of a system's cosines with its background's.
 
-    Summed where chosen, without taking the chosen out (a copy per question); of
-    every cosine when there are none.
+    Of every memory's cosine when the system has neither memories nor background.
     """
-    count = int(np.count_nonzero(chosen)) + len(background)
-    if not count:
-        chosen = np.ones(len(cosines), dtype=bool)
-        count = len(cosines)
-    total = float(np.sum(cosines, where=chosen, dtype=np.float64)) + float(
-        np.sum(background, dtype=np.float64)
-    )
-    total_squares = float(np.sum(squares, where=chosen, dtype=np.float64)) + float(
-        np.sum(np.square(background), dtype=np.float64)
-    )
+    if not own.count and not len(background):
+        own = every[0].plus(every[1])
+    total, total_squares, count = own.moments(query)
+    count += len(background)
+    total += float(np.sum(background, dtype=np.float64))
+    total_squares += float(np.sum(np.square(background), dtype=np.float64))
     mean = total / count
     variance = max(total_squares / count - mean * mean, 0.0)
     return mean, max(variance**0.5, 1e-6)
