@@ -220,6 +220,33 @@ SECRETS: list[tuple[str, str]] = [
         "我们家智能锁密码改了，现在是[secret withheld]",
     ),
     ("密保提示问题的答案是「小白」", "密保提示问题的答案是「[secret withheld]」"),
+    # A pause around the join, a word value said again, what someone logs in with.
+    (
+        "the router password is, um, let me think, velvet-otter-31",
+        "the router password is, um, let me think, [secret withheld]",
+    ),
+    (
+        "backup phrase for the old laptop, in case: harbor lemon quiet tiger",
+        "backup phrase for the old laptop, in case: [secret withheld]",
+    ),
+    (
+        "the gym app password is marmalade, yes marmalade, all lowercase",
+        "the gym app password is [secret withheld], yes [secret withheld], all lowercase",
+    ),
+    (
+        "for the council site I sign in with Green!Door42 every time",
+        "for the council site I sign in with [secret withheld] every time",
+    ),
+    # A keypad or a lock's dials, and a value said before its Chinese name.
+    (
+        "round the back use the pad, 7 3 0 9, then enter",
+        "round the back use the pad, [secret withheld], then enter",
+    ),
+    (
+        "the bike lock has dials, set them to 4 1 1 8",
+        "the bike lock has dials, set them to [secret withheld]",
+    ),
+    ("6174，这个是仓库卷闸门的密码", "[secret withheld]，这个是仓库卷闸门的密码"),
 ]
 
 NOT_SECRETS: list[str] = [
@@ -292,6 +319,9 @@ NOT_SECRETS: list[str] = [
     "set the house alarm for 10 30 tonight",
     "the intercom at flat 12 is broken again",
     "the seed phrase is in the fireproof box",
+    # A connector is a whole word: "password today", "passwords are hardware-backed".
+    "I reset the email password today so the kids need the new one",
+    "I log in with my email address, not with Google",
     "",
 ]
 

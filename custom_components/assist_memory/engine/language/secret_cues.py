@@ -31,6 +31,8 @@ _EN_CUES: Final = (
     r"codes?",
     r"combinations?|combos?|otp|2fa|cvv2?|cvc|ssn|iban|sort\s+codes?",
     r"key\s*safes?|key\s*box(?:es)?|lock\s*box(?:es)?|keypads?|padlocks?",
+    # "use the pad, it's 6641", "turn the dials to 8805": a keypad, a lock's dials.
+    r"(?:the|a|key|number|door)\s+pad|dials",
     r"(?:bike|door|smart|combination|gate|locker|cable|suitcase)\s+locks?",
     r"(?:the|a|hotel|wall|floor|gun|my|our|his|her|their)\s+safe(?:'s)?",
     (
@@ -57,6 +59,7 @@ _EN_CUE: Final = re.compile(
 # A piece of every English name above (most sentences have none: no further look).
 _EN_HINT: Final = re.compile(
     r"pin|pass|pwd|memorable|code|combo|combination|otp|2fa|cvv|cvc|ssn|iban|key|lock"
+    r"|dials"
     r"|pad|safe|alarm|intercom|entry|account|card|passport|insurance|ni |nhs|social"
     r"|licen|id "
     r"|identity|student|candidate|staff|employee|payroll|pension|holder|digit|ref|hkid"

@@ -74,13 +74,22 @@ _VALUE: Final = r"(?P<value>\"[^\"\n]{1,100}\"|'[^'\n]{1,100}'|“[^”\n]{1,100
 # "the password you give them is ...", "the password there is ...": who uses it.
 _EN_COMPLEMENT: Final = (
     r"(?:\s+(?:for|of|on|to|at|in|with)\s+(?:(?:the|my|our|your|this|that)\s+)?"
-    r"[\w'-]+(?:\s+[\w'-]+){0,2}?)?"
-    r"(?:\s+(?:you|i|we|they|he|she)(?:\s+[\w'-]+){1,2}?|\s+(?:there|here))?"
+    r"[\w'-]+(?:\s+[\w'-]+){0,2}?(?![\w'-]))?"
+    r"(?:\s+(?:you|i|we|they|he|she)(?:\s+[\w'-]+){1,2}?(?![\w'-])|\s+(?:there|here))?"
+)
+# A pause in speech around the join: "the password's, hang on, purple giraffe",
+# "seed phrase for the wallet, just in case: orbit velvet ...".
+_PAUSE: Final = (
+    r"(?:\s*[,.…-]*\s*(?:hang\s+on|hold\s+on|wait|um+|uh+|er+|erm"
+    r"|let\s+me\s+(?:think|see)|you\s+know|just\s+in\s+case|in\s+case)(?![A-Za-z])){0,2}"
 )
 # "is", "it's", "= ", "to": what joins a secret's name to its value.
 _EN_CONNECTOR: Final = (
-    r"\s*,?\s*(?:(?:(?:it|that)\s*)?(?:is|was|are|'s|’s)(?:\s+(?:now|still|just))?"
-    r"|its|=|:|：|to|will\s+be|should\s+be)\s*"
+    _PAUSE + r"\s*,?\s*(?:(?:(?:(?:(?<![A-Za-z])(?:it|that)\s*)?(?:'s|’s)"
+    r"|(?<![A-Za-z])(?:(?:it|that)\s*)?(?:is|was|are))(?:\s+(?:now|still|just))?"
+    r"|(?<![A-Za-z])(?:its|to|will\s+be|should\s+be))(?![A-Za-z])|=|:|：)"
+    + _PAUSE
+    + r"\s*[,.…-]*\s*"
 )
 
 # Said with a value of any shape (connector needed).
@@ -106,6 +115,17 @@ _EN_SEED: Final = re.compile(
     + _EN_COMPLEMENT
     + _EN_CONNECTOR
     + _VALUE,
+    re.IGNORECASE,
+)
+# What someone logs in with, when it has a digit or a symbol: "I log in with
+# Mortar&Pestle9", "what I sign in with for the portal is Rentals#Harbour88".
+_EN_LOGIN: Final = re.compile(
+    r"\b(?P<kw>(?:log|sign)\s*(?:in|on)\s+with)\b"
+    + _EN_COMPLEMENT
+    + r"(?:"
+    + _EN_CONNECTOR
+    + r"|\s+)"
+    + r"(?P<value>[^\s,]*[\d#@$%&*!?_+=~^][^\s,]*)",
     re.IGNORECASE,
 )
 # Keys and tokens: the value must look like one (connector needed).
@@ -158,7 +178,8 @@ _TURNS: Final = re.compile(
 # words (a text without a digit, a name of a secret or one of these holds none: most
 # sentences need no further look).
 _KEY_PREFIX: Final = re.compile(
-    r"pass|pw|key|token|secret|bearer|seed|mnemonic|phrase|recovery|密|口令|令牌|sk-"
+    r"pass|pw|key|token|secret|bearer|seed|mnemonic|phrase|recovery|log|sign|密|口令|令牌"
+    r"|sk-"
     r"|akia|asia|agpa|aida|aroa"
     r"|gh[pousr]_|glpat|xox|aiza|eyj"
 )
@@ -208,6 +229,7 @@ def find_secrets(text: str) -> list[SecretMatch]:
     """Every secret in the text, in order of position, overlaps merged."""
     found = list(_scan(text))
     found += _same_shape(text, found)
+    found += _said_again(text, found)
     matches = sorted(found, key=lambda m: (m.start, -m.end))
     merged: list[SecretMatch] = []
     for match in matches:
@@ -255,6 +277,25 @@ def _same_shape(text: str, found: list[SecretMatch]) -> list[SecretMatch]:
     ]
 
 
+def _said_again(text: str, found: list[SecretMatch]) -> list[SecretMatch]:
+    """A value with letters said again as it was: "unicorn, just unicorn"."""
+    again: list[SecretMatch] = []
+    for match in found:
+        value = text[match.start : match.end]
+        if len(value) < 4 or not any(c.isalpha() for c in value):
+            continue
+        boundary = r"(?<![\w])" if value[0].isascii() else ""
+        pattern = (
+            boundary + re.escape(value) + (r"(?![\w])" if value[-1].isascii() else "")
+        )
+        again += [
+            SecretMatch(match.kind, other.start(), other.end())
+            for other in re.finditer(pattern, text, re.IGNORECASE)
+            if not any(m.start < other.end() and other.start() < m.end for m in found)
+        ]
+    return again
+
+
 def _bare(value: str) -> str:
     """A value's letters and digits, lowercase: "C-1-9-7-4" is "c1974"."""
     return "".join(c for c in value.casefold() if c.isalnum())
@@ -290,6 +331,8 @@ def _scan(text: str) -> Iterator[SecretMatch]:
     if keyed:
         yield from _phrases(_EN_PASSWORD, "password", _is_password_value, text)
         yield from _phrases(_EN_PASS, "password", _is_code_like, text)
+        # Said as one code-like word: the words after it are not part of it.
+        yield from _phrases(_EN_LOGIN, "password", _is_code_like, text, words=0)
         yield from _phrases(_EN_SEED, "password", _is_password_value, text, words=24)
         yield from _phrases(_EN_TOKEN, "token", _is_token_value, text)
         yield from _phrases(_ZH_PASSWORD, "password", _always, text)
@@ -366,7 +409,9 @@ def _followed_by_name(text: str, run: ValueRun, named: list[Cue]) -> bool:
 # "9911, that's the gate code now": a value, then what it is.
 _NAMED_AFTER: Final = re.compile(
     r"\s*,?\s*(?:that's|that’s|thats|that\s+is|that\s+was|it's|it’s|its|is|was)"
-    r"(?:\s+(?:the|my|our|your|his|her|their|new|old|current))*(?:\s+[\w'-]+){0,2}\s+",
+    r"(?:\s+(?:the|my|our|your|his|her|their|new|old|current))*(?:\s+[\w'-]+){0,2}\s+"
+    # 2580，这个是车库门的密码
+    r"|\s*[，,、]?\s*(?:这个|這個|这|這|呢個|它)?(?:就)?(?:是|係)[\u3400-\u9fff]{0,10}",
     re.IGNORECASE,
 )
 
@@ -491,7 +536,8 @@ def _phrases(
             # Redact the value itself, not a full stop after it.
             end = start + len(raw.rstrip(".,;!?。，；！？)）"))
             if kind == "password" and raw == raw.rstrip(".,;!?。，；！？)）"):
-                end = _passphrase_end(text, end, words or _PASSPHRASE_WORDS)
+                more = _PASSPHRASE_WORDS if words is None else words
+                end = _passphrase_end(text, end, more)
             yield SecretMatch(kind, start, end)
 
 
