@@ -322,6 +322,8 @@ NOT_SECRETS: list[str] = [
     # A connector is a whole word: "password today", "passwords are hardware-backed".
     "I reset the email password today so the kids need the new one",
     "I log in with my email address, not with Google",
+    # A card reader is a device, its number no card's.
+    "the card machine's number is R N 5 5 0 2 8, it's under the till",
     "",
 ]
 

@@ -39,7 +39,9 @@ _EN_CUES: Final = (
         r"safe\s+(?:code|combination|pin)|(?:burglar|house|home|security)\s+alarms?"
         r"|alarm\s+(?:panel|system|pin)|intercom|door\s+entry"
     ),
-    r"accounts?|(?:credit|debit|bank|cash|payment|pension|joint)\s+cards?|cards?",
+    # Not a device that reads cards: "the card reader's a SumUp Air".
+    r"accounts?|(?:credit|debit|bank|cash|payment|pension|joint)\s+cards?"
+    r"|cards?(?!\s+(?:readers?|terminals?|machines?|games?|tables?))",
     r"passports?|national\s+insurance|ni\s+(?:number|no)|nhs\s+(?:number|no)",
     r"social\s+security|(?:driving|driver'?s?)\s+licen[cs]es?|licen[cs]e\s+(?:number|no)",
     r"(?:id|identity)\s+(?:card|number|no)|student\s+(?:id|number|no)",
