@@ -135,6 +135,7 @@ from secrets_quality import (
     CORPUS as SECRETS_CORPUS,
     FRESH as SECRETS_FRESH,
     HEADER as SECRETS_HEADER,
+    MORE as SECRETS_MORE,
     PROBE as SECRETS_PROBE,
     items as secret_items,
     listed as secrets_listed,
@@ -287,6 +288,13 @@ def secrets(splits: Sequence[str]) -> None:
                 " (tests/data/corpus/secrets_fresh.json), by split and language"
             ),
             SECRETS_FRESH,
+        ),
+        (
+            (
+                "Secrets said at home, by two more writers with briefs of their own"
+                " (tests/data/corpus/secrets_more.json), by split and language"
+            ),
+            SECRETS_MORE,
         ),
     ):
         found = secret_items(splits, corpus)

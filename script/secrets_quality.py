@@ -31,6 +31,8 @@ CORPUS = ROOT / "tests" / "data" / "corpus" / "extraction.json"
 PROBE = ROOT / "tests" / "data" / "corpus" / "secrets_probe.json"
 # And again by another writer, with other speakers and look-alikes that must stay.
 FRESH = ROOT / "tests" / "data" / "corpus" / "secrets_fresh.json"
+# And by two more writers with briefs of their own, said at home.
+MORE = ROOT / "tests" / "data" / "corpus" / "secrets_more.json"
 SPLITS: Final = ("train", "development", "test")
 LANGUAGES: Final = ("en", "zh-Hans", "zh-Hant")
 _DIGIT_GAP: Final = re.compile(r"(?<=\d)[\s-]+(?=\d)")

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from script.secrets_quality import FRESH, PROBE, bare, items, listed, measure
+from script.secrets_quality import FRESH, MORE, PROBE, bare, items, listed, measure
 
 
 def utterance(
@@ -72,7 +72,7 @@ def test_only_the_splits_asked_for_are_read(tmp_path: Path) -> None:
         items(["holdout"], corpus)
 
 
-@pytest.mark.parametrize(("path", "size"), [(PROBE, 260), (FRESH, 300)])
+@pytest.mark.parametrize(("path", "size"), [(PROBE, 260), (FRESH, 300), (MORE, 400)])
 def test_the_probes_are_well_formed(path: Path, size: int) -> None:
     probe = items(["development", "test"], path)
 

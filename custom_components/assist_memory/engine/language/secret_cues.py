@@ -40,8 +40,10 @@ _EN_CUES: Final = (
         r"|alarm\s+(?:panel|system|pin)|intercom|door\s+entry"
     ),
     # Not a device that reads cards: "the card reader's a SumUp Air".
-    r"accounts?|(?:credit|debit|bank|cash|payment|pension|joint)\s+cards?"
-    r"|cards?(?!\s+(?:readers?|terminals?|machines?|games?|tables?))",
+    (
+        r"accounts?|(?:credit|debit|bank|cash|payment|pension|joint)\s+cards?"
+        r"|cards?(?!\s+(?:readers?|terminals?|machines?|games?|tables?))"
+    ),
     r"passports?|national\s+insurance|ni\s+(?:number|no)|nhs\s+(?:number|no)",
     r"social\s+security|(?:driving|driver'?s?)\s+licen[cs]es?|licen[cs]e\s+(?:number|no)",
     r"(?:id|identity)\s+(?:card|number|no)|student\s+(?:id|number|no)",
