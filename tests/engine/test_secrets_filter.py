@@ -247,6 +247,15 @@ SECRETS: list[tuple[str, str]] = [
         "the bike lock has dials, set them to [secret withheld]",
     ),
     ("6174，这个是仓库卷闸门的密码", "[secret withheld]，这个是仓库卷闸门的密码"),
+    # A memorable date in words, a form's answer in Chinese.
+    (
+        "and for the building society the memorable date is the ninth of May, ok",
+        "and for the building society the memorable date is [secret withheld], ok",
+    ),
+    (
+        "小学叫什么名字那个问题，我答案填的是红星",
+        "小学叫什么名字那个问题，我答案填的是[secret withheld]",
+    ),
 ]
 
 NOT_SECRETS: list[str] = [
@@ -324,6 +333,9 @@ NOT_SECRETS: list[str] = [
     "I log in with my email address, not with Google",
     # A card reader is a device, its number no card's.
     "the card machine's number is R N 5 5 0 2 8, it's under the till",
+    # A quiz's answer, and a question's words, are no secret.
+    "这道题的答案是三十六，老师说的",
+    "我们的旅行计划答案是去东京",
     "",
 ]
 

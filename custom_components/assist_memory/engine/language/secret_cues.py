@@ -152,10 +152,13 @@ _MEASURES: Final = frozenset(
     """.split()
 )
 _SECURITY_HINT: Final = re.compile(
-    r"security|secret|memorable|maiden|密|保安|安全|提示"
+    r"security|secret|memorable|maiden|密|保安|安全|提示|答案"
 )
 _SECURITY: Final = re.compile(
-    r"security\s+(?:question|answer)|secret\s+question|memorable\s+(?:word|name|place)"
+    r"security\s+(?:question|answer)|secret\s+question"
+    r"|memorable\s+(?:word|name|place|date)"
+    # "the answer I wrote / set is …": a form's answer, 我答案写的是豆豆.
+    r"|答案(?:写|寫|填|设|設)的?(?:是|係)"
     r"|maiden\s+name|密保|保安問題|保安问题|安全問題|安全问题|密碼提示|密码提示|提示問題"
     r"|提示问题",
     re.IGNORECASE,

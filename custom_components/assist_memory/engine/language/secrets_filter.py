@@ -492,20 +492,31 @@ _EN_WORD_ANSWER: Final = re.compile(
     r"(?P<value>[a-z]{3,})\b"
 )
 _ZH_ANSWER: Final = re.compile(
-    r"(?:答案(?:是|係|为|為|:|：)?+|名叫|叫|姓)\s*[「『“\"]?(?P<value>[\u3400-\u9fff]{1,6})"
+    r"(?:答案(?>(?:(?:写|寫|填|设|設)的?)?(?:是|係|为|為|:|：)?)|名叫|叫|姓)"
+    r"\s*[「『“\"]?(?P<value>[\u3400-\u9fff]{1,6})"
+)
+# A memorable date, said in words: "the memorable date is the fourth of June".
+_EN_DATE_ANSWER: Final = re.compile(
+    r"\bmemorable\s+date(?:'s|’s)?\b(?:\s+(?:is|was))?\s*:?\s+"
+    r"(?P<value>(?:the\s+)?[\w'-]+(?:\s+(?:of\s+)?[\w'-]+){0,3}?)"
+    r"(?=\s*(?:[,.;!?]|$)|\s+(?:for|and|but|so|if|on|in|at|with|because)\b)",
+    re.IGNORECASE,
 )
 _NOT_AN_ANSWER: Final = frozenset(
     "I I'm I've Mum Dad Mom The My Our His Her Their This That It".split()
 )
+# A question's words are no answer: 第一个宠物叫什么.
+_ASKING: Final = ("什么", "什麼", "啥", "谁", "誰", "哪")
 
 
 def _answers(text: str) -> Iterator[SecretMatch]:
     """The answers to a security question, each time they are said."""
     values = {
         match.group("value")
-        for pattern in (_EN_ANSWER, _EN_WORD_ANSWER, _ZH_ANSWER)
+        for pattern in (_EN_ANSWER, _EN_WORD_ANSWER, _ZH_ANSWER, _EN_DATE_ANSWER)
         for match in pattern.finditer(text)
         if match.group("value") not in _NOT_AN_ANSWER
+        and not match.group("value").startswith(_ASKING)
         and match.group("value").casefold() not in _NOT_A_VALUE
     }
     for value in values:
