@@ -8,8 +8,8 @@ Each head is fitted on its corpus's train split only, its choices (the penalty, 
 threshold) made on the development split; the test split is never read here (the
 bench reports it). The weights go to
 custom_components/assist_memory/engine/model/weights/<head>.json with what they were
-trained on; running this again on the same corpus writes the same file
-(tests/quality/test_heads_retrain.py checks the decisions).
+trained on; running this again on the same corpus writes the same file (the fitting
+is deterministic: tests/quality/test_heads_training.py).
 """
 
 from __future__ import annotations
@@ -440,8 +440,8 @@ def train_secret() -> dict[str, Any]:
         for name, (t, lab) in development.items()
     }
     vectors.save()
-    best: tuple[float, ...] | None = None
-    report: list[dict[str, Any]] = []
+    # The best key yet (found, threshold, -penalty, -weight), its choice and weights.
+    best: tuple[tuple[float, ...], dict[str, Any], np.ndarray, float] | None = None
     for l2, weight in itertools.product(SECRET_PENALTIES, SECRET_WEIGHTS):
         coefficients, bias = fit_logistic(
             rows, y, l2=l2, weights=1.0 + (weight - 1.0) * y
@@ -465,23 +465,16 @@ def train_secret() -> dict[str, Any]:
                 sum(counts[n][3] for n in ("probe", "fresh")), 1
             )
             everyday = counts["corpus"][2] / max(counts["corpus"][3], 1)
-            report.append(
-                {"penalty": l2, "weight": weight, "threshold": threshold, **counts}
-            )
             if everyday > SECRET_MOST_FLAGGED or flagged > SECRET_MOST_FLAGGED_PROBES:
                 continue
             key = (found, threshold, -l2, -weight)
-            if best is None or key > best[:4]:
-                best = (*key, l2, weight, threshold)
+            if best is None or key > best[0]:
+                choice = {"penalty": l2, "weight": weight, "threshold": threshold}
+                best = (key, {**choice, **counts}, coefficients, bias)
     if best is None:
         raise RuntimeError("no penalty and threshold meet the limits on development")
-    l2, weight, threshold = best[4], best[5], best[6]
-    coefficients, bias = fit_logistic(rows, y, l2=l2, weights=1.0 + (weight - 1.0) * y)
-    chosen = next(
-        r
-        for r in report
-        if (r["penalty"], r["weight"], r["threshold"]) == (l2, weight, threshold)
-    )
+    _, chosen, coefficients, bias = best
+    l2, weight, threshold = chosen["penalty"], chosen["weight"], chosen["threshold"]
     write_head(
         WEIGHTS / f"{SECRET_HEAD}.json",
         model=MODEL_NAME,
@@ -504,7 +497,7 @@ def train_secret() -> dict[str, Any]:
             "development_counts": {k: chosen[k] for k in ("corpus", "probe", "fresh")},
         },
     )
-    return {"penalty": l2, "weight": weight, "threshold": threshold, **chosen}
+    return chosen
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -147,7 +147,7 @@ class Neighbours:
         slot = self._slots.get(memory_id)
         if slot is not None:
             self._count(slot, -1)  # replaced
-        if slot is None:
+        else:
             slot = len(self._ids)
             if slot == len(self._matrix):
                 rows = slot + max(64, slot // 8)
