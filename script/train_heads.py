@@ -3,6 +3,7 @@
     script/train_heads.py relevance    the relevance head (search/relevance.py)
     script/train_heads.py keep         the keep and kind heads (language/worth_keeping.py)
     script/train_heads.py secret       the secret head (language/worth_keeping.py)
+    script/train_heads.py centres      the average vectors (model/centres.py)
 
 Each head is fitted on its corpus's train split only, its choices (the penalty, a
 threshold) made on the development split; the test split is never read here (the
@@ -51,9 +52,11 @@ from assist_memory_engine.language.worth_keeping import (
     Understanding,
     keep_features,
 )
+from assist_memory_engine.model.centres import CENTRES, load_centres
 from assist_memory_engine.model.heads import WEIGHTS, Head, load_head
-from assist_memory_engine.model.local_model import MODEL_NAME
+from assist_memory_engine.model.local_model import MODEL_NAME, LocalEmbedder
 from assist_memory_engine.model.sentence_vectors import SentenceVectors
+from assist_memory_engine.search.neighbours import CJK, spoken_system, writing_systems
 from assist_memory_engine.search.relevance import FEATURES, RELEVANCE_HEAD, features
 
 # The penalties tried on the development split.
@@ -198,8 +201,9 @@ def choose_answering(split: str) -> tuple[dict[str, float], dict[str, Any]]:
                 asked.append((set(question["answer"]), ranked))
     table: dict[str, Any] = {}
     best: tuple[float, dict[str, float]] | None = None
-    for first in ANSWER_GRID:
-        for second in SECOND_GRID:
+    # From the highest thresholds down: of choices that answer as many, the quieter.
+    for first in reversed(ANSWER_GRID):
+        for second in reversed(SECOND_GRID):
             right = wrong = given = 0
             answerable = sum(1 for answer, _ in asked if answer)
             for answer, ranked in asked:
@@ -500,10 +504,44 @@ def train_secret() -> dict[str, Any]:
     return chosen
 
 
+def train_centres() -> dict[str, Any]:
+    """The average question and memory vectors, per writing system, of the train split."""
+    model = LocalEmbedder()
+    houses = households("train")
+    memories = [m["content"] for house in houses for m in house.memories]
+    questions = [q["say"] for house in houses for q in house.questions]
+    memory_rows = np.asarray(model.embed(memories), np.float64)
+    question_rows = np.asarray([model.embed_query(q) for q in questions], np.float64)
+    memory_chinese = np.array([bool(writing_systems(t) & CJK) for t in memories])
+    question_chinese = np.array([bool(spoken_system(q) & CJK) for q in questions])
+
+    def averages(rows: np.ndarray, chinese: np.ndarray) -> list[list[float]]:
+        rows = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+        return [
+            [float(f"{v:.7g}") for v in rows[chinese == flag].mean(axis=0)]
+            for flag in (False, True)
+        ]
+
+    trained_on: dict[str, Any] = {
+        "corpus": "tests/data/corpus/households.json (train)",
+        "memories": [int((~memory_chinese).sum()), int(memory_chinese.sum())],
+        "questions": [int((~question_chinese).sum()), int(question_chinese.sum())],
+    }
+    data = {
+        "model": MODEL_NAME,
+        "trained_on": trained_on,
+        "questions": averages(question_rows, question_chinese),
+        "memories": averages(memory_rows, memory_chinese),
+    }
+    (WEIGHTS / f"{CENTRES}.json").write_text(json.dumps(data) + "\n", encoding="utf-8")
+    load_centres.cache_clear()
+    return trained_on
+
+
 def main(argv: list[str] | None = None) -> int:
     """Train the head named on the command line and write its weights."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("head", choices=["relevance", "keep", "secret"])
+    parser.add_argument("head", choices=["relevance", "keep", "secret", "centres"])
     args = parser.parse_args(argv)
     WEIGHTS.mkdir(exist_ok=True)
     if args.head == "relevance":
@@ -512,6 +550,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(train_keep(), indent=1, ensure_ascii=False))
     if args.head == "secret":
         print(json.dumps(train_secret(), indent=1))
+    if args.head == "centres":
+        print(json.dumps(train_centres(), indent=1))
     return 0
 
 

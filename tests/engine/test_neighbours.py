@@ -11,7 +11,9 @@ import math
 import numpy as np
 import pytest
 
+from custom_components.assist_memory.engine.model.centres import Centres
 from custom_components.assist_memory.engine.search.fusion import (
+    ACROSS_WORDS,
     MEANING_WHEN_NO_WORD,
     MEANING_WHEN_WORDS_MATCH,
     fused_keyword_scores,
@@ -19,7 +21,6 @@ from custom_components.assist_memory.engine.search.fusion import (
 from custom_components.assist_memory.engine.search.nearness import Nearness
 from custom_components.assist_memory.engine.search.neighbours import (
     CJK,
-    HUB_WEIGHT,
     LETTERS,
     Neighbours,
     spoken_system,
@@ -119,25 +120,49 @@ def test_a_mixed_sentence_stands_where_it_stands_least() -> None:
     assert not found["mixed"].across  # it shares the question's writing system
 
 
-def test_a_hub_of_the_other_language_is_lowered() -> None:
-    """Two Chinese memories as near the question; one is near every English memory."""
-    neighbours = Neighbours()
-    # English memories all turned the same way: their average points there.
-    for n, cosine in enumerate(spread(300, 0.80)):
-        neighbours.put(f"en{n}", at(cosine, 0.1 * (n % 3)), LETTERS)
-    for n, cosine in enumerate(spread(300, 0.70)):
-        neighbours.put(f"zh{n}", at(cosine, 1.5 + n), CJK)
-    neighbours.nearest(QUESTION, 5, LETTERS)  # the averages, before the two come
-    neighbours.put("hub", at(0.70, 0.0), CJK)
-    neighbours.put("answer", at(0.70, math.pi), CJK)
+def _centres(questions: list[list[float]], memories: list[list[float]]) -> Centres:
+    return Centres(
+        "model",
+        np.asarray(questions, np.float32),
+        np.asarray(memories, np.float32),
+    )
 
-    english = neighbours.nearest(QUESTION, 700, LETTERS)
-    chinese = neighbours.nearest(QUESTION, 700, CJK)
 
-    assert english["hub"].cosine == pytest.approx(english["answer"].cosine)
-    assert english["answer"].standing - english["hub"].standing > HUB_WEIGHT
-    # For a Chinese question they are in its own language: not lowered.
-    assert chinese["hub"].standing == pytest.approx(chinese["answer"].standing)
+def test_the_average_question_is_taken_off() -> None:
+    """A memory near every question (the hub) no longer outranks the answer."""
+    # Of length 1, and the average English question is its second coordinate.
+    question = [2 / math.sqrt(5), 1 / math.sqrt(5), 0.0]
+    centres = _centres([[0.0, 1 / math.sqrt(5), 0.0], [0, 0, 0.5]], [[0.0] * 3] * 2)
+    memories = {"hub": [0.6, 0.8, 0.0], "answer": [1.0, 0.0, 0.3], "other": [0, 0, 1]}
+    plain, centred = Neighbours(), Neighbours(centres)
+    for memory_id, vector in memories.items():
+        plain.put(memory_id, vector, LETTERS)
+        centred.put(memory_id, vector, LETTERS)
+
+    assert next(iter(plain.nearest(question, 3, LETTERS))) == "hub"
+    found = centred.nearest(question, 3, LETTERS)
+    assert next(iter(found)) == "answer"
+    assert found["answer"].cosine == pytest.approx(1 / math.hypot(1.0, 0.3))
+    # A Chinese question takes off the Chinese average: the hub stays first.
+    assert next(iter(centred.nearest(question, 3, CJK))) == "hub"
+
+
+def test_a_writing_systems_average_memory_is_taken_off() -> None:
+    """Every Chinese memory leans one way: what is left decides, across languages."""
+    centres = _centres([[0.0] * 3, [0.0] * 3], [[0.0] * 3, [0.0, 0.0, 0.9]])
+    neighbours = Neighbours(centres)
+    neighbours.put("english", [0.8, 0.6, 0.0], LETTERS)
+    neighbours.put("chinese", [0.3, 0.0, math.sqrt(1 - 0.3**2)], CJK)
+    neighbours.set_background([[0.1, 0.0, 1.0], [0.0, 1.0, 0.0]], ["背景", "ground"])
+
+    found = neighbours.nearest([1.0, 0.0, 0.0], 2, LETTERS)
+
+    assert found["chinese"].cosine > found["english"].cosine
+    left = math.sqrt(1 - 0.3**2) - 0.9
+    assert found["chinese"].cosine == pytest.approx(0.3 / math.hypot(0.3, left))
+    # Another model's size is taken as it comes.
+    neighbours.put("other size", [1.0, 0.0], LETTERS)
+    assert neighbours.nearest([1.0, 0.0], 1, LETTERS)["other size"].cosine == 1.0
 
 
 def test_rows_are_removed_replaced_and_of_one_size() -> None:
@@ -197,7 +222,7 @@ def test_fusion_lets_meaning_decide_when_no_word_is_shared() -> None:
     )
 
 
-def test_fusion_gives_another_language_the_average_word_match() -> None:
+def test_fusion_gives_another_language_most_of_the_average_word_match() -> None:
     """It could not share a word: its words are unknown, not absent."""
     lexical = {"partial": 0.6, "weak": 0.2, "other": 0.0, "unmatched": 0.0}
     nearest = {
@@ -208,10 +233,11 @@ def test_fusion_gives_another_language_the_average_word_match() -> None:
     }
     scores = fused_keyword_scores(lexical, nearest)
     weight = _weight(best_word_match=0.6)
-    # Both stand highest (meaning 1); the question's language's average word match
-    # (partial, weak, unmatched) is given to the other only.
+    # Both stand highest (meaning 1); nine tenths of the question's language's
+    # average word match (partial, weak, unmatched) is given to the other only.
     assert scores["unmatched"] == pytest.approx(weight)
-    assert scores["other"] == pytest.approx(weight + (1 - weight) * 0.8 / 3)
+    average = ACROSS_WORDS * 0.8 / 3
+    assert scores["other"] == pytest.approx(weight + (1 - weight) * average)
 
 
 def _weight(best_word_match: float) -> float:
@@ -237,7 +263,7 @@ def test_the_same_fact_in_two_languages_stands_out_above_the_background() -> Non
         background * 2, ["An everyday sentence"] * 40 + ["一句日常的话"] * 40
     )
     neighbours.put("key", QUESTION, LETTERS)
-    neighbours.put("钥匙", at(0.99), CJK)  # the same fact, in Chinese
+    neighbours.put("钥匙", at(0.995), CJK)  # the same fact, in Chinese
     neighbours.put("信箱", at(0.76), CJK)  # another fact on the subject
     neighbours.put("also key", at(0.99), LETTERS)  # the same language: not asked
     assert neighbours.same_fact("key", "钥匙")

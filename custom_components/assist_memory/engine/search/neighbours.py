@@ -12,11 +12,11 @@ as far as the other's. A Chinese sentence with English words is near English
 questions by those words and near Chinese ones by the rest: it stands where it stands
 least.
 
-Some memories sit near the other language as a whole ("過年要準備紅包和年貨" is near
-any English question about things put away): they would stand high for every
-question in that language. A memory across the question's language is lowered by how
-far it stands out, among its own writing system's memories, in its similarity to the
-other's average (a hub, in the literature on cross-lingual retrieval).
+With the local model, the average question and the average memory of each writing
+system are taken off the vectors first (`model/centres.py`): what is left is what a
+text says rather than its language or its being a question, and a memory near the
+other language as a whole ("過年要準備紅包和年貨" near any English question about
+things put away) no longer stands high for every question in it.
 
 A handful of memories says little about where a writing system's memories sit for a
 question: one of three is always the nearest. So each system's memories are read
@@ -28,7 +28,7 @@ that only told Assist where the spare key is.
 The vectors are the rows of one float32 matrix, searched with one product. A removed
 row is filled with the last one, and the matrix grows by an eighth, so 100 000
 memories of 384 dimensions take about 160 MB, never twice that. What depends on the
-rows alone (which are Chinese, the hubs) is kept until a row changes, and each
+rows alone (which are Chinese) is kept until a row changes, and each
 writing system's mean and spread of cosines come from its vectors' sums, kept as rows
 change (`moments.py`): a question reads the matrix once and its cosines a few times,
 without copying them.
@@ -44,6 +44,7 @@ from typing import Final
 import numpy as np
 
 from ..language.keywords import CJK_CHARACTERS
+from ..model.centres import Centres
 from .moments import SystemSums
 from .nearness import Nearness
 from .products import RowProducts
@@ -54,14 +55,14 @@ _OTHER_WORD: Final = re.compile(f"[^\\W\\d_{CJK_CHARACTERS}]{{2,}}")
 # A text's writing systems, as bits.
 LETTERS: Final = 1
 CJK: Final = 2
-# How much of a hub's standing out is taken off its standing across languages.
-HUB_WEIGHT: Final = 0.5
 # Two memories in different writing systems are the same fact when each stands at
 # least this far above the other system's background sentences as seen from the
-# other. With multilingual-e5-small, translations stood 3.3 to 4.3 above (the spare
-# key, grandma's spicy food, the cat's name, an allergy); facts on one subject that
-# differ ("under the mat" / "in the mailbox") 3.2 at most, others far less.
-SAME_FACT_STANDING: Final = 3.3
+# other. With multilingual-e5-small and its averages taken off, on ten translations
+# and ten pairs on one subject that differ ("under the mat" / "in the mailbox", the
+# penicillin / peanuts allergy): 6 translations of 10 reach it, 2 different pairs
+# (with the vectors as they come the old 3.3 took 5 and 2). A guess more than a
+# measure: those pairs are few, written here.
+SAME_FACT_STANDING: Final = 4.0
 
 
 def writing_systems(text: str) -> int:
@@ -82,16 +83,13 @@ class Neighbours:
 
     name = "in-process"
 
-    def __init__(self) -> None:
+    def __init__(self, centres: Centres | None = None) -> None:
+        """`centres`: the model's average vectors, taken off every vector (or None)."""
+        self._centres = centres
         self._slots: dict[str, int] = {}
         self._ids: list[str] = []
         self._matrix = np.zeros((0, 0), dtype=np.float32)
         self._systems = np.zeros(0, dtype=np.uint8)
-        # Each row's similarity to the other writing system's average vector, with
-        # the averages of the last refresh (a tenth more or fewer rows refreshes).
-        self._towards_other = np.zeros(0, dtype=np.float32)
-        self._averages: np.ndarray | None = None  # [letters, chinese]
-        self._averaged_rows = 0
         self._background = np.zeros((0, 0), dtype=np.float32)
         self._background_systems = np.zeros(0, dtype=np.uint8)
         self._groups: _Groups | None = None  # until a row changes
@@ -117,7 +115,6 @@ class Neighbours:
         if not self._ids:
             self._matrix = np.zeros((rows, size), dtype=np.float32)
             self._systems = np.zeros(rows, dtype=np.uint8)
-            self._towards_other = np.zeros(rows, dtype=np.float32)
             self._groups = None
             self._sums = None
 
@@ -125,10 +122,9 @@ class Neighbours:
         """The background sentences' vectors (`background.py`), in their order."""
         rows = np.asarray(vectors, dtype=np.float32).reshape(len(vectors), -1)
         rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
-        self._background = rows
-        self._background_systems = np.array(
-            [writing_systems(text) for text in texts], dtype=np.uint8
-        )
+        systems = np.array([writing_systems(text) for text in texts], dtype=np.uint8)
+        self._background = self._centred(rows, systems)
+        self._background_systems = systems
 
     def put(
         self, memory_id: str, vector: list[float] | np.ndarray, systems: int
@@ -136,13 +132,12 @@ class Neighbours:
         """Add or replace a memory's vector (`systems`: its text's `writing_systems`)."""
         row = np.array(vector, dtype=np.float32)
         row /= float(np.linalg.norm(row)) or 1.0
+        row = self._centred(row[None, :], np.array([systems], np.uint8))[0]
         if self._matrix.shape[1] != row.size:  # another model's size: start again
             self._slots.clear()
             self._ids.clear()
             self._matrix = np.zeros((0, row.size), dtype=np.float32)
             self._systems = np.zeros(0, dtype=np.uint8)
-            self._towards_other = np.zeros(0, dtype=np.float32)
-            self._averages = None
             self._sums = None
         slot = self._slots.get(memory_id)
         if slot is not None:
@@ -155,16 +150,18 @@ class Neighbours:
                 grown[:slot] = self._matrix[:slot]
                 self._matrix = grown
                 self._systems = _grown(self._systems, rows)
-                self._towards_other = _grown(self._towards_other, rows)
             self._slots[memory_id] = slot
             self._ids.append(memory_id)
         self._matrix[slot] = row
         self._systems[slot] = systems
         self._count(slot, 1)
         self._groups = None
-        if self._averages is not None:
-            other = self._averages[0 if systems & CJK else 1]
-            self._towards_other[slot] = float(row @ other)
+
+    def _centred(self, rows: np.ndarray, systems: np.ndarray) -> np.ndarray:
+        """Unit rows with their writing system's average memory taken off (`centres`)."""
+        if self._centres is None or rows.shape[1:] != (self._centres.size,):
+            return rows
+        return self._centres.memories_of(rows, (systems & CJK).astype(bool))
 
     def remove(self, memory_ids: Iterable[str]) -> None:
         """Forget vectors."""
@@ -179,7 +176,6 @@ class Neighbours:
                 last = len(self._ids)
                 self._matrix[slot] = self._matrix[last]
                 self._systems[slot] = self._systems[last]
-                self._towards_other[slot] = self._towards_other[last]
                 self._ids[slot] = last_id
                 self._slots[last_id] = slot
 
@@ -200,6 +196,8 @@ class Neighbours:
             return {}
         query = np.asarray(vector, dtype=np.float32)
         query /= float(np.linalg.norm(query)) or 1.0
+        if self._centres is not None and query.shape == (self._centres.size,):
+            query = self._centres.question(query, bool(spoken & CJK))
         cosines = self._products.of(self._matrix[:count], query)
         background = (
             self._products.of(self._background, query)
@@ -217,8 +215,6 @@ class Neighbours:
         )
         # Across: a memory without a word of the question's writing system.
         across = groups.only_letters if spoken & CJK else groups.only_chinese
-        if groups.hubs is not None:
-            standing -= HUB_WEIGHT * across * groups.hubs
         best = np.arange(count)
         if count > k:
             best = np.argpartition(-standing, k)[:k]
@@ -233,7 +229,7 @@ class Neighbours:
         }
 
     def _current_groups(self) -> _Groups:
-        """Which rows are Chinese, and the hubs (None while either system has none)."""
+        """Which rows are Chinese, in which ways."""
         if self._groups is None:
             systems = self._systems[: len(self._ids)]
             chinese = (systems & CJK).astype(bool)
@@ -244,7 +240,6 @@ class Neighbours:
                 only_chinese=~letters,
                 both=chinese & letters,
                 some_chinese=bool(chinese.any()),
-                hubs=self._hub_scores(chinese),
             )
         return self._groups
 
@@ -296,35 +291,6 @@ class Neighbours:
         spread = max(float(cosines.std()), 1e-6)
         return (float(self._matrix[slot] @ query) - float(cosines.mean())) / spread
 
-    def _hub_scores(self, chinese: np.ndarray) -> np.ndarray | None:
-        """How near each memory is to the other writing system's average vector.
-
-        In standard deviations among its own system's memories; None while either
-        system has none.
-        """
-        count = len(self._ids)
-        if self._averages is None or abs(count - self._averaged_rows) > count // 10:
-            matrix = self._matrix[:count]
-            self._averages = np.array(
-                [_average(matrix, ~chinese), _average(matrix, chinese)]
-            )
-            # One product per average: one with both (a transposed pair) made numpy
-            # buffer 40 MB at 100 000 memories.
-            towards_letters = self._products.of(matrix, self._averages[0])
-            towards_chinese = self._products.of(matrix, self._averages[1])
-            self._towards_other[:count] = np.where(
-                chinese, towards_letters, towards_chinese
-            )
-            self._averaged_rows = count
-        if not chinese.any() or chinese.all():
-            return None
-        hubs = np.zeros(count, dtype=np.float32)
-        towards_other = self._towards_other[:count]
-        for group in (chinese, ~chinese):
-            own = towards_other[group]
-            hubs[group] = (own - own.mean()) / max(float(own.std()), 1e-6)
-        return hubs
-
 
 @dataclass(frozen=True, slots=True)
 class _Groups:
@@ -335,19 +301,6 @@ class _Groups:
     only_chinese: np.ndarray  # no word of another script
     both: np.ndarray  # a Chinese sentence with English words
     some_chinese: bool
-    hubs: np.ndarray | None  # None while either system has no memory
-
-
-def _average(matrix: np.ndarray, chosen: np.ndarray) -> np.ndarray:
-    """The average of the chosen rows (zeros for none), without copying them.
-
-    (Taking them out would copy half of 150 MB at 100 000 memories.)
-    """
-    count = int(chosen.sum())
-    average: np.ndarray = np.einsum("i,ij->j", chosen.astype(np.float32), matrix) / max(
-        count, 1
-    )
-    return average
 
 
 def _grown(column: np.ndarray, rows: int) -> np.ndarray:

@@ -22,6 +22,7 @@ from typing import Final
 
 import numpy as np
 
+from ..model.centres import load_centres
 from ..model.embeddings import Embedder, EmbeddingError
 from ..storage.models import Memory
 from ..storage.store_files import StoreChange
@@ -116,7 +117,7 @@ class VectorIndex:
                 "CREATE TABLE IF NOT EXISTS memory_vectors(id TEXT PRIMARY KEY, hash TEXT)"
             )
             self._forget_other_model(db)
-            self._neighbours = Neighbours()
+            self._neighbours = Neighbours(load_centres(self._model))
             self._background_from_cache(db)
         self._thread = threading.Thread(
             target=self._work, name="assist_memory_embeddings", daemon=True
