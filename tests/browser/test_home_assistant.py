@@ -195,21 +195,8 @@ def open_manager(page: Page, home_assistant: HomeAssistant) -> Locator:
 
 def converse(home_assistant: HomeAssistant, text: str, token: str = "") -> None:
     """One exchange with the memory agent, as dev or the user of `token` (waiting
-    while an options reload has it away: at most two minutes).
-
-    Asked once every memory has its vector, as a minute later at home: before, a
-    memory just added is found by its words only.
-    """
+    while an options reload has it away: at most two minutes)."""
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        status, stats = ha.request(
-            "GET",
-            f"{home_assistant.url}/api/assist_memory/memory/stats",
-            token=home_assistant.token,
-        )
-        if status == 200 and stats["embedded"] >= stats["count"]:
-            break
-        time.sleep(0.2)
     while True:
         status, answer = ha.request(
             "POST",
