@@ -44,18 +44,16 @@ class Centres:
 
     def question(self, vector: Rows, chinese: bool) -> Rows:
         """A question's vector with its average taken off, of length 1."""
-        return _unit(vector - self.questions[int(chinese)])
+        return _unit_rows(vector[None, :] - self.questions[int(chinese)])[0]
 
     def memories_of(self, rows: Rows, chinese: npt.NDArray[np.bool_]) -> Rows:
         """Memories' vectors (rows) with their averages taken off, each of length 1."""
-        centred = rows - self.memories[chinese.astype(np.intp)]
-        norms = np.linalg.norm(centred, axis=1, keepdims=True)
-        result: Rows = (centred / np.maximum(norms, 1e-12)).astype(np.float32)
-        return result
+        return _unit_rows(rows - self.memories[chinese.astype(np.intp)])
 
 
-def _unit(vector: Rows) -> Rows:
-    result: Rows = (vector / (float(np.linalg.norm(vector)) or 1.0)).astype(np.float32)
+def _unit_rows(rows: Rows) -> Rows:
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    result: Rows = (rows / np.maximum(norms, 1e-12)).astype(np.float32)
     return result
 
 
