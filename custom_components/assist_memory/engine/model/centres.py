@@ -44,7 +44,8 @@ class Centres:
 
     def question(self, vector: Rows, chinese: bool) -> Rows:
         """A question's vector with its average taken off, of length 1."""
-        return _unit_rows(vector[None, :] - self.questions[int(chinese)])[0]
+        row: Rows = _unit_rows(vector[None, :] - self.questions[int(chinese)])[0]
+        return row
 
     def memories_of(self, rows: Rows, chinese: npt.NDArray[np.bool_]) -> Rows:
         """Memories' vectors (rows) with their averages taken off, each of length 1."""
