@@ -56,8 +56,10 @@ def corpus_day() -> datetime:
 
 
 def _carries_date(fact: Fact, wanted: str) -> bool:
-    """Whether a fact says the date a label wants (YYYY-MM-DD or YYYY-MM)."""
+    """Whether a fact says the date a label wants (YYYY-MM-DD, YYYY-MM or YYYY)."""
     parts = [int(p) for p in wanted.split("-")]
+    if len(parts) == 1:
+        return str(parts[0]) in fact.content
     month = _MONTHS[parts[1] - 1]
     if len(parts) == 2:
         forms = [f"{month} {parts[0]}", f"{parts[0]}年{parts[1]}月"]

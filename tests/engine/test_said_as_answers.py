@@ -10,6 +10,10 @@ from custom_components.assist_memory.engine.search.scoring import (
     ScoredMemory,
     ScoreParts,
 )
+from custom_components.assist_memory.engine.search.second_round import (
+    SECOND_ROUND_WEIGHT,
+    merged,
+)
 from custom_components.assist_memory.engine.storage.models import Memory
 
 HEAD = Head(
@@ -65,3 +69,14 @@ def test_without_a_head_or_a_confidence_nothing_is_marked() -> None:
     assert said_as_answers(results, None) == results
     assert said_as_answers(results, HEAD) == results
     assert said_as_answers([], HEAD) == []
+
+
+def test_a_memory_found_again_by_the_second_round_keeps_its_confidence() -> None:
+    # The second round has no vectors: its copy of a memory has no confidence.
+    first = [result("answer", 0.5, 0.8), result("other", 0.4, 0.2)]
+    second = [result("answer", 0.9, None), result("new", 0.8, None)]
+    ranking = merged(first, second, limit=3)
+    assert [r.memory.id for r in ranking] == ["answer", "new", "other"]
+    assert ranking[0].score == 0.9 * SECOND_ROUND_WEIGHT
+    assert ranking[0].answer_confidence == 0.8
+    assert ranking[1].answer_confidence is None

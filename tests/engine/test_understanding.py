@@ -333,3 +333,23 @@ def test_results_say_how_sure_the_engine_is(household: MemoryEngine) -> None:
     assert found[0].to_dict()["answer_confidence"] == round(
         found[0].answer_confidence, 4
     )
+
+
+def test_a_memory_without_the_value_asked_for_is_not_an_answer(
+    tmp_path: Path,
+) -> None:
+    with embedded_engine(
+        tmp_path / "memory.jsonl",
+        (
+            "Jordan walks the dog on Tuesdays and Thursdays at noon",
+            "Jordan gets £15 for each walk",
+            "The bins go out on Tuesday night",
+        ),
+    ) as engine:
+        found = engine.search("How much do we pay Jordan?", limit=3)
+        confidence = {r.memory.content: r.answer_confidence for r in found}
+        assert confidence["Jordan walks the dog on Tuesdays and Thursdays at noon"] == 0
+        assert (confidence["Jordan gets £15 for each walk"] or 0) > 0
+        # The order stays the search's: only the confidence knows.
+        walks = engine.search("When does Jordan walk the dog?", limit=3)
+        assert (walks[0].answer_confidence or 0) > 0

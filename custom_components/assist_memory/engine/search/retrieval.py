@@ -16,6 +16,7 @@ import functools
 import itertools
 from typing import TYPE_CHECKING, Final
 
+from ..language.asked_values import AskedValue, asked_value, holds_value
 from ..language.keywords import (
     Keywords,
     cjk_pairs,
@@ -224,6 +225,7 @@ class Retriever:
         keyword_scores, confidence = relevance(
             gathered.evidence, self._relevance_head, gathered.nearest
         )
+        value = asked_value(message)
         results: list[ScoredMemory] = []
         for memory_id, memory in gathered.memories.items():
             terms = gathered.terms_of[memory_id]
@@ -254,7 +256,9 @@ class Retriever:
                     parts.total(),
                     parts,
                     matched,
-                    None if confidence is None else confidence[memory_id],
+                    None
+                    if confidence is None
+                    else _answer_confidence(confidence[memory_id], value, memory),
                 )
             )
         results.sort(key=lambda r: (r.score, r.memory.updated_at), reverse=True)
@@ -308,6 +312,18 @@ class _Gathered:
     asked: TimeAsked | None
     topic_keywords: Keywords | None
     now: datetime
+
+
+def _answer_confidence(
+    confidence: float, value: AskedValue | None, memory: Memory
+) -> float:
+    """The head's confidence, or 0 for a memory without the value the question asks.
+
+    ("How much do we pay the dog walker?": a memory with no amount does not answer.)
+    """
+    if value is not None and not holds_value(value, memory.content):
+        return 0.0
+    return confidence
 
 
 def _near_enough(near: Nearness | None) -> bool:

@@ -72,8 +72,15 @@ def merged(
     for result in second:
         weighted = dataclasses.replace(result, score=result.score * SECOND_ROUND_WEIGHT)
         known = best.get(result.memory.id)
-        if known is None or weighted.score > known.score:
+        if known is None:
             best[result.memory.id] = weighted
+        elif weighted.score > known.score:
+            # The first round's confidence: the second has no vectors to judge by.
+            best[result.memory.id] = dataclasses.replace(
+                weighted,
+                answer_confidence=known.answer_confidence,
+                answers=known.answers,
+            )
     ranking = sorted(
         best.values(), key=lambda r: (r.score, r.memory.updated_at), reverse=True
     )
