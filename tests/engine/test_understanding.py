@@ -191,6 +191,18 @@ def test_a_sentence_is_cut_where_a_new_thought_may_begin() -> None:
     found = pieces("我们家的狗叫豆豆，然后它三岁了")
     assert [p.starts_anew for p in found] == [True, True]
     assert [p.text for p in pieces("no break here")] == ["no break here"]
+    # A space a recogniser writes between Chinese words is a pause; one between a
+    # number and what it counts is not.
+    assert [p.text for p in pieces("唔好意思 飲宴係 19 號 唔係 20 號")] == [
+        "唔好意思",
+        "飲宴係 19 號",
+        "唔係 20 號",
+    ]
+    assert [p.text for p in pieces("密码改了 1234 我明天再说")] == [
+        "密码改了",
+        "1234",
+        "我明天再说",
+    ]
 
 
 def test_the_harmless_half_of_a_secret_stays() -> None:
