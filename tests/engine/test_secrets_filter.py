@@ -173,6 +173,15 @@ SECRETS: list[tuple[str, str]] = [
     ("这个API key是ZX81QW77PLM2，帮我记着", "这个API key是[secret withheld]，帮我记着"),
     ("車庫門的code是5 0 2 8喔", "車庫門的code是[secret withheld]喔"),
     ("路由器密码我改成panda_hill_42了", "路由器密码我改成[secret withheld]了"),
+    # By their shape alone: words and a number joined by hyphens, a generated token.
+    (
+        "Router admin is admin slash Kettle-Moon-55, I never changed the username",
+        "Router admin is admin slash [secret withheld], I never changed the username",
+    ),
+    (
+        "公司VPN存一下：ak-7Hq2Lz9Wm4Xc8Vb1，下礼拜过期",
+        "公司VPN存一下：[secret withheld]，下礼拜过期",
+    ),
     # Names of secrets: a login code, a token code, a residence permit, an alarm.
     ("登录码是七三九一零四", "登录码是[secret withheld]"),
     ("我的令牌码是Q7XK2", "我的令牌码是[secret withheld]"),
@@ -282,6 +291,9 @@ NOT_SECRETS: list[str] = [
     "My phone number ends in 42",
     "Flight LH 1234 leaves at 9",
     "Supercalifragilisticexpialidocious",
+    "My MacBookPro2021 and the iPhone15ProMax need charging",
+    "The Coca-Cola-500ml bottles and the WH1000XM4 headphones",
+    "She lives in a mother-in-law flat in Stratford-upon-Avon",
     "light.living_room_ceiling_lamp_2",
     "sensor.living_room_temperature_sensor_battery_level",
     "https://github.com/home-assistant/core/pull/123456",

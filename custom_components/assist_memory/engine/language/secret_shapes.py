@@ -18,6 +18,7 @@ two checks kept are those that tell a card or an IBAN from any other long number
 from __future__ import annotations
 
 from collections.abc import Iterator
+import itertools
 import re
 from typing import Final
 
@@ -71,6 +72,16 @@ _LONG_TOKEN: Final = re.compile(
     r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/=_-]{24,}(?![A-Za-z0-9+/=_-])"
 )
 _WORDISH_PART: Final = re.compile(r"^(?:[A-Za-z]+|\d+)$")
+# A shorter run that may be a generated token ("ak-7Hq2Lz9Wm4Xc8Vb1"), when one of its
+# parts looks random (`_looks_random`).
+_SHORT_TOKEN: Final = re.compile(
+    r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{10,23}(?![A-Za-z0-9_-])"
+)
+# Words joined by hyphens with a number at the end, as passwords are made to be
+# remembered: Kettle-Moon-55, tan-family-888.
+_PASSPHRASE: Final = re.compile(
+    _START + r"[A-Za-z]{3,}(?:[-_][A-Za-z]{3,})+[-_]\d{2,}" + _END
+)
 _CARD: Final = re.compile(r"(?<![\d+.,])\d(?:[ -]?\d){12,18}(?![\d.,]\d)")
 _IBAN: Final = re.compile(
     _START + r"[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,4})?" + _END,
@@ -86,6 +97,11 @@ def shapes(text: str) -> Iterator[tuple[str, int, int]]:
     for match in _LONG_TOKEN.finditer(text):
         if _looks_like_token(match.group()):
             yield "token", match.start(), match.end()
+    for match in _SHORT_TOKEN.finditer(text):
+        if any(_looks_random(part) for part in re.split(r"[_-]+", match.group())):
+            yield "token", match.start(), match.end()
+    for match in _PASSPHRASE.finditer(text):
+        yield "password", match.start(), match.end()
     for match in _CARD.finditer(text):
         if _looks_like_card(match.group()):
             yield "card_number", match.start(), match.end()
@@ -102,6 +118,22 @@ def _looks_like_token(candidate: str) -> bool:
         return False
     parts = [part for part in re.split(r"[_/-]+", candidate) if part]
     return not all(_WORDISH_PART.match(part) for part in parts)
+
+
+def _looks_random(part: str) -> bool:
+    """10 or more letters and digits of both cases that keep changing kind.
+
+    Digit, capital or small letter change from one character to the next at least 6
+    times in 10: "7Hq2Lz9Wm4Xc8Vb1" does; a model or a name with a number does not
+    ("iPhone15ProMax", "MacBookPro2021", "WH1000XM4", "TK1979").
+    """
+    if len(part) < 10:
+        return False
+    kinds = ["d" if c.isdigit() else "u" if c.isupper() else "l" for c in part]
+    if min(kinds.count(kind) for kind in "dul") < 2:
+        return False
+    changes = sum(a != b for a, b in itertools.pairwise(kinds))
+    return changes >= 0.6 * len(part)
 
 
 def _looks_like_card(candidate: str) -> bool:
