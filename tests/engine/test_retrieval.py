@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+import dataclasses
 from datetime import UTC, datetime, timedelta
 import math
 from pathlib import Path
@@ -34,7 +35,10 @@ from custom_components.assist_memory.engine.search.scoring import (
     frequency_score,
     recency_score,
 )
-from custom_components.assist_memory.engine.search.second_round import names_in
+from custom_components.assist_memory.engine.search.second_round import (
+    follow_up,
+    names_in,
+)
 from custom_components.assist_memory.engine.storage.models import Memory
 
 NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
@@ -776,6 +780,22 @@ def test_no_second_round_when_the_best_result_has_every_word(
     results = retriever.retrieve("Mila kids school shoes")
 
     assert [r.memory.id for r in results] == ["answer"]
+
+
+def test_a_memory_found_by_meaning_alone_gives_no_names() -> None:
+    # "whisky" found "Anna takes her COFFEE black" by meaning alone: near, not an
+    # answer; searching its "COFFEE" again would bring in memories about coffee.
+    near = ScoredMemory(
+        Memory(id="near", content="Anna takes her COFFEE black"),
+        0.3,
+        ScoreParts(keyword=0.3, category=1, recency=1, frequency=0, confidence=1),
+    )
+    assert follow_up("whisky", [near]) is None
+    assert follow_up("whisky", [dataclasses.replace(near, answers=True)]) == (
+        "whisky COFFEE"
+    )
+    matched = dataclasses.replace(near, matched=("anna",))
+    assert follow_up("What does Anna take?", [matched]) == "What does Anna take? COFFEE"
 
 
 @pytest.mark.parametrize(

@@ -48,7 +48,10 @@ def follow_up(
     """The second round's query, or None when there is nothing new to search.
 
     New: the names the best results give, and `related`, the household's words for
-    what the question names (`expansion.py`: "son" for Leo, 小宝 for 儿子).
+    what the question names (`expansion.py`: "son" for Leo, 小宝 for 儿子). A result
+    gives its names when it shares a word with the question or search is sure it
+    answers: one found by meaning alone may be only near ("whisky" finds "Anna takes
+    her coffee black"), and its names would bring in memories about something else.
     """
     said = {word.lower() for word in _WORD.findall(question)}
     said |= {re.sub(r"['\u2019]s$", "", word) for word in said}
@@ -56,6 +59,7 @@ def follow_up(
         [
             name
             for result in first[:NAMED_BY_BEST]
+            if result.matched or result.answers
             for name in names_in(result.memory.content)
             if name.lower() not in said
         ]
