@@ -32,6 +32,7 @@ from .sentences import (
     split_sentences,
 )
 from .speech import in_speakers_script, spoken_clean
+from .spoken_values import ZH_UNITS
 from .third_person import _capitalize, _en_third_person, _zh_third_person
 from .worth_keeping import Understanding
 
@@ -46,18 +47,14 @@ _HARD_BREAK: Final = re.compile(
     r"|\s*[，,\s]\s*(?:然后|然後|还有|還有|而且|但是|不过|不過|所以|另外|对了|對了)[，,\s]*",
     re.IGNORECASE,
 )
-# What a number counts in Chinese (19 號, 3 点, 2 个, 500 块).
-_UNITS: Final = (
-    "號号点點时時个個月日年岁歲元块塊蚊分楼樓层層位次名路度公斤米件张張本支隻只杯碗周週"
-)
 # Where a sentence pauses without a new thought: a Chinese comma, a comma after Chinese,
 # a space between Chinese words (speech recognisers write pauses so), a space between
 # Chinese and a number, but not between a number and what it counts ("飲宴係 19 號":
 # spacing put around digits, not a pause).
 _SOFT_BREAK: Final = re.compile(
     r"\s*[，、]\s*|(?<=[\u4e00-\u9fff]),\s*|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])"
-    rf"|(?<=\d)\s+(?=[\u4e00-\u9fff])(?![{_UNITS}])"
-    rf"|(?<=[\u4e00-\u9fff])\s+(?=\d)(?!\d*(?:[.:]\d+)?\s*[{_UNITS}])"
+    rf"|(?<=\d)\s+(?=[\u4e00-\u9fff])(?![{ZH_UNITS}])"
+    rf"|(?<=[\u4e00-\u9fff])\s+(?=\d)(?!\d*(?:[.:]\d+)?\s*[{ZH_UNITS}])"
 )
 # What a correction says it is not, after the value it corrects to: "the 10th not the
 # 9th", "Thursday, not Wednesday", "7:40 rather than 6:40".

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import re
 from typing import Final
 
+from .spoken_values import ZH_UNITS
+
 # A word before "code" that makes it no secret: a dress code, a postcode, an error.
 _HARMLESS_CODES: Final = (
     r"dress|zip|post|postal|area|country|dialling|dialing|promo|promotional|discount"
@@ -128,10 +130,7 @@ _ZH_LABEL: Final = re.compile(
     r"[是为為係:：\s号號码碼]{0,4}$"
 )
 # After a number, what makes it a count, a date, a time or an address.
-_ZH_UNIT: Final = re.compile(
-    r"^\s*[月日号號点點时時分秒块塊元圆角毛岁歲年个個次位楼樓层層室栋棟单元路街巷弄线線"
-    r"公里米斤克度%％倍人只隻条條张張台臺辆輛本件份瓶杯碗顿頓周週天期届班折]"
-)
+_ZH_UNIT: Final = re.compile(rf"^\s*[{ZH_UNITS}]")
 # After a number, words that do not make it a count ("4417, and ...", "5508 in case").
 _EN_NOT_A_UNIT: Final = frozenset(
     """

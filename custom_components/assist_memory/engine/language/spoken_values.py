@@ -45,6 +45,12 @@ _ZH_COUNT: Final = {
     for char in chars
 }
 _ZH_NUMERAL: Final = rf"(?:[{_ZH_DIGIT}十百千孖]|(?<=[二三四五六七八九两兩俩倆])[个個](?=[{_ZH_DIGIT}]))+"
+# After a number in Chinese, what makes it a count, a date, a time, an amount or an
+# address (300 號, 19 号, 3 点, 500 块, 50 蚊, 2 个): characters for a regex class.
+ZH_UNITS: Final = (
+    "月日号號点點时時分秒块塊元圆角毛蚊岁歲年个個次位名楼樓层層室栋棟单元路街巷弄线線"
+    "公里米斤克度%％倍人只隻支条條张張台臺辆輛本件份瓶杯碗顿頓周週天期届班折"
+)
 # Numbers that say a time, a date, an amount or a measure: never part of a value.
 _MEASURED: Final = (
     r"[£$€¥]\s?\d[\d,.]*"
