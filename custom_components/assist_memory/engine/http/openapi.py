@@ -371,7 +371,7 @@ def request_schemas() -> dict[str, dict[str, Any]]:
         "HeldFact": _open(
             {
                 "id": _text(ONE_WORD, max_length=64),
-                "content": _text(ANY_NOT_BLANK, max_length=MAX_HELD_LENGTH),
+                "content": _text(NOT_BLANK, max_length=MAX_HELD_LENGTH),
                 "reason": {"type": "string", "enum": list(HOLD_REASONS)},
                 "said_at": _TIME,
                 "device_id": _NULLABLE_TEXT,
