@@ -11,7 +11,7 @@ from typing import Final
 
 # A memory found by meaning alone must stand this far above its writing system's
 # memories and background sentences to be found at all.
-MIN_STANDING: Final = 1.25
+MIN_STANDING: Final = 1.75
 
 
 @dataclass(frozen=True, slots=True)
