@@ -135,6 +135,7 @@ from secrets_quality import (
     CORPUS as SECRETS_CORPUS,
     FRESH as SECRETS_FRESH,
     HEADER as SECRETS_HEADER,
+    HOME as SECRETS_HOME,
     MORE as SECRETS_MORE,
     PROBE as SECRETS_PROBE,
     items as secret_items,
@@ -295,6 +296,14 @@ def secrets(splits: Sequence[str]) -> None:
                 " (tests/data/corpus/secrets_more.json), by split and language"
             ),
             SECRETS_MORE,
+        ),
+        (
+            (
+                "Secrets said at home, by four writers more (tests/data/corpus/"
+                "secrets_home.json, whose train split the secret head learns from)"
+                ", by split and language"
+            ),
+            SECRETS_HOME,
         ),
     ):
         found = secret_items(splits, corpus)

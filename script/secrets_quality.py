@@ -33,6 +33,9 @@ PROBE = ROOT / "tests" / "data" / "corpus" / "secrets_probe.json"
 FRESH = ROOT / "tests" / "data" / "corpus" / "secrets_fresh.json"
 # And by two more writers with briefs of their own, said at home.
 MORE = ROOT / "tests" / "data" / "corpus" / "secrets_more.json"
+# And by four more, with train, development and test splits: the secret head learns
+# from its train split too.
+HOME = ROOT / "tests" / "data" / "corpus" / "secrets_home.json"
 SPLITS: Final = ("train", "development", "test")
 LANGUAGES: Final = ("en", "zh-Hans", "zh-Hant")
 _DIGIT_GAP: Final = re.compile(r"(?<=\d)[\s-]+(?=\d)")

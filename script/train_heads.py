@@ -33,6 +33,7 @@ from retrieval_quality import labelled_engine, labelled_set
 from secrets_quality import (
     CORPUS as SECRETS_CORPUS,
     FRESH as SECRETS_FRESH,
+    HOME as SECRETS_HOME,
     PROBE as SECRETS_PROBE,
     bare as bare_secret,
     items as secret_items,
@@ -402,6 +403,8 @@ SECRET_MOST_FLAGGED = 0.005
 SECRET_MOST_FLAGGED_PROBES = 0.04
 SECRET_PENALTIES = (1.0, 10.0, 100.0)
 SECRET_WEIGHTS = (1.0, 5.0)
+# The sets written apart whose development splits choose the secret head.
+PROBES = ("probe", "fresh", "home")
 SECRET_GRID = tuple(round(0.5 + 0.05 * i, 2) for i in range(10))
 
 
@@ -421,14 +424,17 @@ def secret_examples(found: list[dict[str, Any]]) -> tuple[list[str], list[int]]:
 
 
 def train_secret() -> dict[str, Any]:
-    """Fit the secret head on the corpus's train split; its choices on development.
+    """Fit the secret head on the train splits; its choices on development.
 
-    Development: the corpus's split and both probes' (`script/secrets_quality.py`).
-    Chosen: the most secret pieces found on the probes, with at most the shares of
+    Trained on the extraction corpus's and the home set's train splits. Development:
+    the corpus's split and the sets written apart (`PROBES`, `script/secrets_quality.py`).
+    Chosen: the most secret pieces found on those sets, with at most the shares of
     clean pieces above taken for secrets.
     """
     vectors = CachedVectors(SentenceVectors(cached=1), "sentences")
-    texts, labels = secret_examples(secret_items(["train"], SECRETS_CORPUS))
+    texts, labels = secret_examples(
+        secret_items(["train"], SECRETS_CORPUS) + secret_items(["train"], SECRETS_HOME)
+    )
     rows = np.asarray(vectors.vectors(texts), np.float64)
     y = np.asarray(labels)
     development = {
@@ -437,6 +443,7 @@ def train_secret() -> dict[str, Any]:
             ("corpus", SECRETS_CORPUS),
             ("probe", SECRETS_PROBE),
             ("fresh", SECRETS_FRESH),
+            ("home", SECRETS_HOME),
         )
     }
     read = {
@@ -464,9 +471,9 @@ def train_secret() -> dict[str, Any]:
                 )
                 for name, (p, lab) in chances.items()
             }
-            found = sum(counts[n][0] for n in ("probe", "fresh"))
-            flagged = sum(counts[n][2] for n in ("probe", "fresh")) / max(
-                sum(counts[n][3] for n in ("probe", "fresh")), 1
+            found = sum(counts[n][0] for n in PROBES)
+            flagged = sum(counts[n][2] for n in PROBES) / max(
+                sum(counts[n][3] for n in PROBES), 1
             )
             everyday = counts["corpus"][2] / max(counts["corpus"][3], 1)
             if everyday > SECRET_MOST_FLAGGED or flagged > SECRET_MOST_FLAGGED_PROBES:
@@ -488,17 +495,18 @@ def train_secret() -> dict[str, Any]:
         bias=[0.0, bias],
         threshold=threshold,
         trained_on={
-            "corpus": "tests/data/corpus/extraction.json (train), pieces of sentences",
+            "corpus": "tests/data/corpus/extraction.json and secrets_home.json"
+            " (train), pieces of sentences",
             "pieces": len(labels),
             "with_a_secret": int(y.sum()),
             "penalty": l2,
             "secret_weight": weight,
             "development": (
-                "extraction.json, secrets_probe.json and secrets_fresh.json"
-                " (development): [secret pieces found, secret pieces,"
+                "extraction.json, secrets_probe.json, secrets_fresh.json and"
+                " secrets_home.json (development): [secret pieces found, secret pieces,"
                 " clean pieces taken, clean pieces]"
             ),
-            "development_counts": {k: chosen[k] for k in ("corpus", "probe", "fresh")},
+            "development_counts": {k: chosen[k] for k in ("corpus", *PROBES)},
         },
     )
     return chosen

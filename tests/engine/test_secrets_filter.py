@@ -221,6 +221,25 @@ SECRETS: list[tuple[str, str]] = [
         "the recovery phrase is maple orbit velvet canyon drum silver, keep it",
         "the recovery phrase is [secret withheld], keep it",
     ),
+    # Recovery words said as a list, in English and in Chinese; a passphrase in
+    # Chinese quotes; a recovery key (Taiwan's 金鑰); a dial's turns said in words.
+    (
+        "the seed phrase is ocean, hurdle, pilot, crisp, amber, whale, doctor, fancy.",
+        "the seed phrase is [secret withheld].",
+    ),
+    (
+        "錢包的助記詞：garden，lucky，fabric，stone，hint，zebra，eager，motor。",
+        "錢包的助記詞：[secret withheld]。",
+    ),
+    (
+        "通關密語是「紫色 颱風 鳳梨酥」，硬碟用的",
+        "通關密語是[secret withheld]，硬碟用的",
+    ),
+    ("救援金鑰是 F4K9-R2M7", "救援金鑰是 [secret withheld]"),
+    (
+        "the safe opens on left twenty-four, right thirteen, left seven, then pull",
+        "the safe opens on [secret withheld], then pull",
+    ),
     # Chinese: an unlock code, a verification code (Taiwan), a smart lock changed.
     ("阿爸部手機解鎖碼係三五三五", "阿爸部手機解鎖碼係[secret withheld]"),
     ("蝦皮的認證碼是 4 4 1 0 2 9", "蝦皮的認證碼是 [secret withheld]"),
@@ -268,6 +287,9 @@ SECRETS: list[tuple[str, str]] = [
 ]
 
 NOT_SECRETS: list[str] = [
+    # Directions are no dial's turns; a list of words after no secret's name stays.
+    "turn left at the lights, then right, and left again",
+    "the shopping list is eggs, milk, bread, butter, jam, tea",
     "Turn left at the church, then right",
     "这个code是什么意思",
     "My library card number is on the fridge",

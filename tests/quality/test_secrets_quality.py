@@ -11,7 +11,17 @@ from typing import Any
 
 import pytest
 
-from script.secrets_quality import FRESH, MORE, PROBE, bare, items, listed, measure
+from script.secrets_quality import (
+    FRESH,
+    HOME,
+    MORE,
+    PROBE,
+    SPLITS,
+    bare,
+    items,
+    listed,
+    measure,
+)
 
 
 def utterance(
@@ -72,13 +82,21 @@ def test_only_the_splits_asked_for_are_read(tmp_path: Path) -> None:
         items(["holdout"], corpus)
 
 
-@pytest.mark.parametrize(("path", "size"), [(PROBE, 260), (FRESH, 300), (MORE, 400)])
+@pytest.mark.parametrize(
+    ("path", "size"), [(PROBE, 260), (FRESH, 300), (MORE, 400), (HOME, 1000)]
+)
 def test_the_probes_are_well_formed(path: Path, size: int) -> None:
-    probe = items(["development", "test"], path)
+    probe = items(SPLITS, path)
 
     assert len(probe) == size
     assert {item["lang"] for item in probe} == {"en", "zh-Hans", "zh-Hant"}
     assert all(secret in item["say"] for item in probe for secret in item["secrets"])
+    assert all(
+        value in item["say"]
+        for item in probe
+        for label in item["keep"]
+        for value in label["require"]
+    )
     assert len({item["id"] for item in probe}) == len(probe)
 
 

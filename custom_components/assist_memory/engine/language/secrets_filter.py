@@ -52,7 +52,7 @@ from typing import Final
 
 from .secret_cues import Cue, counted, cues, labelled, security_context
 from .secret_shapes import luhn_valid, shapes
-from .spoken_values import ValueRun, value_runs
+from .spoken_values import NUMBER_WORD, ValueRun, value_runs
 
 REDACTED: Final = "[secret withheld]"
 
@@ -142,16 +142,19 @@ _ZH_JOIN: Final = r"(?:是|为|為|係|系|:|：|=|改成了?|改为|改為|设�
 _ZH_CONNECTOR: Final = (
     r"\s*(?:(?:我|我们|我們|他|她|你)?(?:已经|已經|刚|剛)?" + _ZH_JOIN + r")?\s*"
 )
-# A literal value in a Chinese sentence: Latin letters, digits and symbols, or Chinese
-# numerals read out one by one.
+# A literal value in a Chinese sentence: words in quotes (a passphrase: 「紫色 颱風」),
+# a wallet's recovery words (six or more Latin words in a list), Latin letters, digits
+# and symbols, or Chinese numerals read out one by one.
 _ZH_VALUE: Final = (
-    r"(?P<value>[A-Za-z0-9!@#$%^&*()_+=.~\-]{3,64}|[零〇一二三四五六七八九幺两]{4,})"
+    r"(?P<value>「[^」\n]{1,64}」|“[^”\n]{1,64}”"
+    r"|[A-Za-z]+(?:\s*[，,、]\s*[A-Za-z]+){5,23}"
+    r"|[A-Za-z0-9!@#$%^&*()_+=.~\-]{3,64}|[零〇一二三四五六七八九幺两]{4,})"
 )
 _ZH_PASSWORD: Final = re.compile(
     r"(?P<kw>(?:wi-?fi|无线|無線|网络|網絡|網路|路由器|银行卡|銀行卡|信用卡|支付|手机|手機"
     r"|电脑|電腦|邮箱|郵箱|账户|賬戶|账号|賬號|门禁|門禁|开门|開門|门锁|門鎖|保险箱|保險箱"
     r"|保险柜|保險櫃|报警器?|報警器?|警报|警報|安防|解锁|解鎖|登录|登錄|登陆)?"
-    r"(?:密码|密碼|口令|密钥|密鑰|秘钥|秘鑰|令牌)(?:码|碼)?)"
+    r"(?:密码|密碼|口令|密语|密語|密钥|密鑰|秘钥|秘鑰|金钥|金鑰|令牌|助记词|助記詞)(?:码|碼)?)"
     + _ZH_CONNECTOR
     + _ZH_VALUE,
     re.IGNORECASE,
@@ -169,9 +172,9 @@ _ZH_IDENTITY: Final = re.compile(
     re.IGNORECASE,
 )
 # A lock's combination said as turns: "left 12, right 30, left 5".
+_TURN: Final = r"(?:left|right)\s+(?:to\s+)?(?:\d{1,3}(?![\d])|" + NUMBER_WORD + r"\b)"
 _TURNS: Final = re.compile(
-    r"(?<![A-Za-z])(?:left|right)\s+\d{1,3}(?:\s*,?\s*(?:then\s+|and\s+)?"
-    r"(?:left|right)\s+\d{1,3}){2,5}(?![\d])",
+    r"(?<![A-Za-z])" + _TURN + r"(?:\s*,?\s*(?:then\s+|and\s+)?" + _TURN + r"){2,5}",
     re.IGNORECASE,
 )
 # The prefixes of keys and tokens, and pieces of the names of passwords and recovery
@@ -179,6 +182,7 @@ _TURNS: Final = re.compile(
 # sentences need no further look).
 _KEY_PREFIX: Final = re.compile(
     r"pass|pw|key|token|secret|bearer|seed|mnemonic|phrase|recovery|log|sign|密|口令|令牌"
+    r"|金钥|金鑰|助记|助記"
     r"|sk-"
     r"|akia|asia|agpa|aida|aroa"
     r"|gh[pousr]_|glpat|xox|aiza|eyj"
@@ -342,7 +346,7 @@ def _scan(text: str) -> Iterator[SecretMatch]:
     if keyed or digits:
         for kind, start, end in shapes(text):
             yield SecretMatch(kind, start, end)
-    if digits:
+    if digits or ("left" in folded and "right" in folded):
         for match in _TURNS.finditer(text):
             yield SecretMatch("combination", match.start(), match.end())
     if named:
@@ -546,9 +550,13 @@ def _phrases(
             start = match.start("value")
             # Redact the value itself, not a full stop after it.
             end = start + len(raw.rstrip(".,;!?。，；！？)）"))
-            if kind == "password" and raw == raw.rstrip(".,;!?。，；！？)）"):
+            # Recovery words are often said as a list: "ocean, hurdle, pilot, ...".
+            listed = (words or 0) > _PASSPHRASE_WORDS
+            if kind == "password" and (
+                listed or raw == raw.rstrip(".,;!?。，；！？)）")
+            ):
                 more = _PASSPHRASE_WORDS if words is None else words
-                end = _passphrase_end(text, end, more)
+                end = _passphrase_end(text, end, more, listed=listed)
             yield SecretMatch(kind, start, end)
 
 
@@ -561,14 +569,23 @@ _AFTER_A_PASSPHRASE: Final = frozenset(
     """.split()
 )
 _NEXT_WORD: Final = re.compile(r" ([a-z][a-z0-9'-]*)(?![A-Za-z0-9])")
+_NEXT_LISTED_WORD: Final = re.compile(r"[,，、]\s*([a-z][a-z0-9'-]*)(?![A-Za-z0-9])")
 # A passphrase said in words has at most this many of them after the first.
 _PASSPHRASE_WORDS: Final = 4
 
 
-def _passphrase_end(text: str, end: int, words: int) -> int:
-    """Where a password said as words ends: "purple elephant", "correct horse battery"."""
+def _passphrase_end(text: str, end: int, words: int, *, listed: bool = False) -> int:
+    """Where a password said as words ends: "purple elephant", "correct horse battery".
+
+    `listed`: the words may be a list, separated by commas ("ocean, hurdle, ...").
+    """
+    following = (
+        _NEXT_LISTED_WORD
+        if listed and _NEXT_LISTED_WORD.match(text, end)
+        else _NEXT_WORD
+    )
     for _ in range(words):
-        match = _NEXT_WORD.match(text, end)
+        match = following.match(text, end)
         if not match or match.group(1) in _AFTER_A_PASSPHRASE:
             break
         end = match.end()

@@ -29,7 +29,7 @@ _TENS: Final = "twenty thirty forty fifty sixty seventy eighty ninety".split()
 # Words that say one digit ("oh" and "o" for zero, as in "nine oh one four").
 _DIGIT_WORDS: Final = frozenset([*_ONES, "zero", "oh", "o", "nought", "nil"])
 _REPEATS: Final = frozenset({"double", "triple", "treble"})
-_NUMBER_WORD: Final = (
+NUMBER_WORD: Final = (
     r"(?:(?:" + "|".join(_TENS) + r")(?:[\s-]?(?:" + "|".join(_ONES) + r"))?"
     r"|" + "|".join(_TEENS) + r"|zero|nought|nil|oh|o|" + "|".join(_ONES)
     + r"|hundred|double|triple|treble)"
@@ -76,7 +76,7 @@ _TOKEN: Final = re.compile(
                 r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?:\([0-9A-Za-z]\))?(?![A-Za-z0-9]))"
             ),
             r"(?P<digits>[#*]?\d+(?:\([0-9A-Za-z]\))?[#*]?)",
-            rf"(?P<words>(?<![A-Za-z'])(?:{_NUMBER_WORD})(?![A-Za-z']))",
+            rf"(?P<words>(?<![A-Za-z'])(?:{NUMBER_WORD})(?![A-Za-z']))",
             rf"(?P<zh>{_ZH_NUMERAL})",
             r"(?P<letter>(?<![A-Za-z0-9'])[A-Za-z](?![A-Za-z0-9']))",
         )
