@@ -240,6 +240,29 @@ SECRETS: list[tuple[str, str]] = [
         "the safe opens on left twenty-four, right thirteen, left seven, then pull",
         "the safe opens on [secret withheld], then pull",
     ),
+    # Said again after 就是, and its old value beside the new one; a Malaysian
+    # identity card number.
+    (
+        "蝦皮的密碼是 Shopee 底線 chiayi 九九，就是 Shopee_chiayi99。",
+        "蝦皮的密碼是 [secret withheld] 底線 chiayi 九九，就是 [secret withheld]。",
+    ),
+    (
+        "網銀密碼我改成 Tn-2024x 了，舊的那個 tainan1955 不要再用。",
+        "網銀密碼我改成 [secret withheld] 了，舊的那個 [secret withheld] 不要再用。",
+    ),
+    (
+        "Old Wi-Fi password was Kk-12ab34, we changed it to Hh-78kL2q.",
+        "Old Wi-Fi password was [secret withheld], we changed it to [secret withheld].",
+    ),
+    (
+        "My IC number is 880412-14-5563, for the insurance form",
+        "My IC number is [secret withheld], for the insurance form",
+    ),
+    # A password spelled out after a filler, then said again written out.
+    (
+        "the password's, like, lowercase p, capital L, u, m, 8, 8, so pLum88!",
+        "the password's, like, [secret withheld], so [secret withheld]!",
+    ),
     # Chinese: an unlock code, a verification code (Taiwan), a smart lock changed.
     ("阿爸部手機解鎖碼係三五三五", "阿爸部手機解鎖碼係[secret withheld]"),
     ("蝦皮的認證碼是 4 4 1 0 2 9", "蝦皮的認證碼是 [secret withheld]"),
@@ -289,6 +312,10 @@ SECRETS: list[tuple[str, str]] = [
 NOT_SECRETS: list[str] = [
     # Directions are no dial's turns; a list of words after no secret's name stays.
     "turn left at the lights, then right, and left again",
+    # What follows "so" after a password is not always the password said again.
+    "we changed it to the blue one last week, the bins go out on Monday",
+    "the parcel's order number is 880412-14, it comes Friday",
+    "my password is [secret withheld], so the flight BA2490 is on the list",
     "the shopping list is eggs, milk, bread, butter, jam, tea",
     "Turn left at the church, then right",
     "这个code是什么意思",

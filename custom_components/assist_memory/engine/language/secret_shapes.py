@@ -6,8 +6,8 @@ letters and digits that mixes both), card numbers (13 to 19 digits, plain or in
 groups, that pass the Luhn check), IBANs (their mod-97 check), and identity numbers
 whose format is exact: a UK National Insurance number (QQ 12 34 56 C), a UK driving
 licence number (MORGA 753116 SM9IJ), a Chinese resident identity number (18 digits
-holding a date of birth), a Hong Kong identity card number (A123456(7)) and a Taiwan
-one (A123456789).
+holding a date of birth), a Hong Kong identity card number (A123456(7)), a Taiwan
+one (A123456789) and a Malaysian one (880412-14-5563).
 
 The check digits are our own few lines: `python-stdnum` knows them too (and more
 countries), but people say identity numbers whose check digit is wrong as often as
@@ -66,6 +66,13 @@ _SHAPES: Final = (
         ),
     ),
     ("identity_number", re.compile(_START + r"[A-Z]{1,2}\d{6}\s?\([0-9A]\)")),
+    # A Malaysian identity card (MyKad, MyKid): a date of birth, a place, a number.
+    (
+        "identity_number",
+        re.compile(
+            _START + r"\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])-\d{2}-\d{4}" + _END
+        ),
+    ),
     ("identity_number", re.compile(_START + r"[A-Z][12]\d{8}" + _END)),
 )
 _LONG_TOKEN: Final = re.compile(

@@ -81,7 +81,8 @@ _EN_COMPLEMENT: Final = (
 # "seed phrase for the wallet, just in case: orbit velvet ...".
 _PAUSE: Final = (
     r"(?:\s*[,.…-]*\s*(?:hang\s+on|hold\s+on|wait|um+|uh+|er+|erm"
-    r"|let\s+me\s+(?:think|see)|you\s+know|just\s+in\s+case|in\s+case)(?![A-Za-z])){0,2}"
+    r"|like|actually|basically|let\s+me\s+(?:think|see)|you\s+know|just\s+in\s+case"
+    r"|in\s+case)(?![A-Za-z])){0,2}"
 )
 # "is", "it's", "= ", "to": what joins a secret's name to its value.
 _EN_CONNECTOR: Final = (
@@ -234,6 +235,7 @@ def find_secrets(text: str) -> list[SecretMatch]:
     found = list(_scan(text))
     found += _same_shape(text, found)
     found += _said_again(text, found)
+    found += _restated(text, found)
     matches = sorted(found, key=lambda m: (m.start, -m.end))
     merged: list[SecretMatch] = []
     for match in matches:
@@ -298,6 +300,41 @@ def _said_again(text: str, found: list[SecretMatch]) -> list[SecretMatch]:
             if not any(m.start < other.end() and other.start() < m.end for m in found)
         ]
     return again
+
+
+# "…, so Creeper$2009", "…，就是xiaomi1188": a password said again, written out; and
+# its old or new value ("we changed it to Hh-78kL2q", "原来那个 admin123 改掉了").
+_RESTATED: Final = re.compile(
+    r"(?:(?<![A-Za-z])(?:so(?:\s+like)?|i\.?e\.?|that's|that is|which is|making it"
+    r"|so it's|all together|(?:changed|change|changing)\s+it\s+to|used\s+to\s+be"
+    r"|the\s+(?:old|new|previous)\s+one\s+(?:is|was))"
+    r"\s*[,:]?\s+|(?:就是|就係|即係|也就是|原来那个|原來那個|舊的那個|旧的那个|以前的|原来的|原來的)"
+    r"\s*)(?P<value>[^\s,;，。；]+)",
+    re.IGNORECASE,
+)
+
+
+def _restated(text: str, found: list[SecretMatch]) -> list[SecretMatch]:
+    """A code-like value in a secret's sentence, said as it again or as its change.
+
+    ("the password's lowercase p, capital L, u, m, 8, 8, exclamation mark, so pLum88!",
+    "old Wi-Fi password was …, we changed it to Hh-78kL2q")
+    """
+    restated: list[SecretMatch] = []
+    for match in found:
+        ends = _SENTENCE_END.search(text, match.end)
+        sentence_end = ends.start() if ends else len(text)
+        starts = [m.end() for m in _SENTENCE_END.finditer(text, 0, match.start)]
+        sentence_start = starts[-1] if starts else 0
+        for again in _RESTATED.finditer(text, sentence_start, sentence_end):
+            raw = again.group("value")
+            value = _clean_value(raw)
+            start = again.start("value")
+            if _is_code_like(value) and not any(
+                m.start < again.end() and start < m.end for m in found
+            ):
+                restated.append(SecretMatch(match.kind, start, start + len(value)))
+    return restated
 
 
 def _bare(value: str) -> str:
