@@ -147,7 +147,8 @@ def test_memory_manager(
     token_label, token_refused = token_words
     context = browser.new_context(locale=locale, accept_downloads=True)
     page = context.new_page()
-    page.set_default_timeout(15_000)
+    # The longest walk of the suite, beside the other browser tests on a 2-core CI.
+    page.set_default_timeout(30_000)
     try:
         # Without a token the manager asks for one; a wrong one is said to be wrong.
         page.goto(server.url + "/")
