@@ -16,6 +16,7 @@ from custom_components.assist_memory.engine.language.secrets_filter import (
     mentions_secret,
     redact,
 )
+from custom_components.assist_memory.engine.language.spoken_values import value_runs
 
 # (text, what redact leaves)
 SECRETS: list[tuple[str, str]] = [
@@ -482,3 +483,10 @@ def test_learning_never_stores_a_withheld_secret() -> None:
     facts = RuleBasedExtractor().extract(redact("My wifi password is hunter2"))
 
     assert facts == []
+
+
+def test_a_currency_sign_inside_a_word_is_no_amount() -> None:
+    # A value the secret head reads ("so Creeper$2009"); an amount is none.
+    said = "so Creeper$2009"
+    assert [said[r.start : r.end] for r in value_runs(said)] == ["2009"]
+    assert value_runs("it costs $2009 a year") == []

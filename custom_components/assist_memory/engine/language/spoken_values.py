@@ -51,9 +51,10 @@ ZH_UNITS: Final = (
     "月日号號点點时時分秒块塊元圆角毛蚊岁歲年个個次位名楼樓层層室栋棟单元路街巷弄线線"
     "公里米斤克度%％倍人只隻支条條张張台臺辆輛本件份瓶杯碗顿頓周週天期届班折"
 )
-# Numbers that say a time, a date, an amount or a measure: never part of a value.
+# Numbers that say a time, a date, an amount or a measure: never part of a value. (A
+# currency sign right after a letter is a symbol in a password: Creeper$2009.)
 _MEASURED: Final = (
-    r"[£$€¥]\s?\d[\d,.]*"
+    r"(?<![A-Za-z0-9])[£$€¥]\s?\d[\d,.]*"
     r"|\d+(?:[:.]\d+)+(?:\s?(?:am|pm))?"
     r"|\d+(?:st|nd|rd|th|am|pm|%|°|k|kg|km|g|ml|cm|mm|m|s|h|p|x|mph|kmh)(?![A-Za-z0-9])"
 )
