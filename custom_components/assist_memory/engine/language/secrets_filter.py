@@ -47,6 +47,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+import itertools
 import re
 from typing import Final
 
@@ -320,20 +321,19 @@ def _restated(text: str, found: list[SecretMatch]) -> list[SecretMatch]:
     ("the password's lowercase p, capital L, u, m, 8, 8, exclamation mark, so pLum88!",
     "old Wi-Fi password was …, we changed it to Hh-78kL2q")
     """
+    bounds = [0, *(end.end() for end in _SENTENCE_END.finditer(text)), len(text)]
     restated: list[SecretMatch] = []
-    for match in found:
-        ends = _SENTENCE_END.search(text, match.end)
-        sentence_end = ends.start() if ends else len(text)
-        starts = [m.end() for m in _SENTENCE_END.finditer(text, 0, match.start)]
-        sentence_start = starts[-1] if starts else 0
-        for again in _RESTATED.finditer(text, sentence_start, sentence_end):
-            raw = again.group("value")
-            value = _clean_value(raw)
-            start = again.start("value")
+    for start, end in itertools.pairwise(bounds):
+        kinds = [m.kind for m in found if start <= m.start < end]
+        if not kinds:
+            continue
+        for again in _RESTATED.finditer(text, start, end):
+            value = _clean_value(again.group("value"))
+            at = again.start("value")
             if _is_code_like(value) and not any(
-                m.start < again.end() and start < m.end for m in found
+                m.start < again.end() and at < m.end for m in found
             ):
-                restated.append(SecretMatch(match.kind, start, start + len(value)))
+                restated.append(SecretMatch(kinds[0], at, at + len(value)))
     return restated
 
 
@@ -374,7 +374,9 @@ def _scan(text: str) -> Iterator[SecretMatch]:
         yield from _phrases(_EN_PASS, "password", _is_code_like, text)
         # Said as one code-like word: the words after it are not part of it.
         yield from _phrases(_EN_LOGIN, "password", _is_code_like, text, words=0)
-        yield from _phrases(_EN_SEED, "password", _is_password_value, text, words=24)
+        yield from _phrases(
+            _EN_SEED, "password", _is_password_value, text, words=24, listed=True
+        )
         yield from _phrases(_EN_TOKEN, "token", _is_token_value, text)
         yield from _phrases(_ZH_PASSWORD, "password", _always, text)
     if _HAN.search(text):
@@ -573,10 +575,12 @@ def _phrases(
     text: str,
     *,
     words: int | None = None,
+    listed: bool = False,
 ) -> Iterator[SecretMatch]:
     """The values the pattern finds and `accept` takes.
 
-    A password said in words runs on for a few more of them (`words`: how many).
+    A password said in words runs on for a few more of them (`words`: how many);
+    `listed`: words that are often said as a list ("ocean, hurdle, pilot, ...").
     """
     for match in pattern.finditer(text):
         if text.startswith(REDACTED, match.start("value")):
@@ -587,8 +591,6 @@ def _phrases(
             start = match.start("value")
             # Redact the value itself, not a full stop after it.
             end = start + len(raw.rstrip(".,;!?。，；！？)）"))
-            # Recovery words are often said as a list: "ocean, hurdle, pilot, ...".
-            listed = (words or 0) > _PASSPHRASE_WORDS
             if kind == "password" and (
                 listed or raw == raw.rstrip(".,;!?。，；！？)）")
             ):
